@@ -1,0 +1,131 @@
+"""SSRF guard: the URLs of issue 6 item 3 are refused, and a loopback listener sees no connection."""
+
+from __future__ import annotations
+
+import socket
+
+import pytest
+
+from arena.netguard import (
+    UnsafeURLError,
+    guarded_create_connection,
+    is_public_address,
+    validate_bot_url,
+)
+
+HOSTILE_URLS = [
+    "http://127.1/",
+    "http://2130706433/",
+    "http://0x7f.1/",
+    "http://017700000001/",
+    "http://[::ffff:7f00:1]/",
+    "http://[::ffff:127.0.0.1]/",
+    "http://169.254.169.254/",
+    "http://[fd00:ec2::254]/",
+    "http://100.100.100.200/",
+    "http://0.0.0.0/",
+    "http://[::]/",
+    "http://[::1]/",
+    "http://localhost:8000/",
+    "http://10.0.0.1/",
+    "http://192.168.1.1/",
+    "http://172.16.0.1/",
+    "http://224.0.0.1/",
+    "http://[ff02::1]/",
+    "http://[fe80::1]/",
+    "http://240.0.0.1/",
+    "http://[2002:7f00:1::]/",  # 6to4 wrapping 127.0.0.1
+    "http://[2001:0:4136:e378:8000:63bf:80ff:fffe]/",  # Teredo
+    "http://[64:ff9b::a00:1]/",  # NAT64 of 10.0.0.1
+    "http://[::7f00:1]/",  # IPv4-compatible 127.0.0.1
+]
+
+
+@pytest.mark.parametrize("url", HOSTILE_URLS)
+def test_hostile_urls_are_refused(url: str) -> None:
+    with pytest.raises(UnsafeURLError) as info:
+        validate_bot_url(url, allow_private=False)
+    assert "address" in str(info.value)
+
+
+@pytest.mark.parametrize("url", HOSTILE_URLS)
+def test_private_urls_pass_when_operator_allows_them(url: str) -> None:
+    validate_bot_url(url, allow_private=True)
+
+
+@pytest.mark.parametrize(
+    ("url", "fragment"),
+    [
+        ("ftp://example.com/", "scheme"),
+        ("file:///etc/passwd", "scheme"),
+        ("gopher://1.1.1.1/", "scheme"),
+        ("example.com/bot", "scheme"),
+        ("http://", "host"),
+        ("http://user:pw@8.8.8.8/", "credentials"),
+        ("http://user@8.8.8.8/", "credentials"),
+        ("http://8.8.8.8:99999/", "malformed"),
+        ("http://8.8.8.8/ x", "whitespace"),
+        ("", "non-empty"),
+    ],
+)
+def test_malformed_urls_are_refused_even_when_private_allowed(url: str, fragment: str) -> None:
+    with pytest.raises(UnsafeURLError) as info:
+        validate_bot_url(url, allow_private=True)
+    assert fragment in str(info.value)
+
+
+def test_public_literal_addresses_are_accepted() -> None:
+    validate_bot_url("http://8.8.8.8/", allow_private=False)
+    validate_bot_url("https://[2606:4700:4700::1111]:8443/bot", allow_private=False)
+
+
+def test_a_name_is_refused_if_any_of_its_addresses_is_private() -> None:
+    def resolver(host: str, port: int) -> list[str]:
+        return ["8.8.8.8", "10.1.2.3"]
+
+    with pytest.raises(UnsafeURLError, match="10.1.2.3"):
+        validate_bot_url("http://bot.example/", allow_private=False, resolver=resolver)
+
+
+def test_unresolvable_host_is_refused() -> None:
+    with pytest.raises(UnsafeURLError, match="cannot be resolved"):
+        validate_bot_url("http://no-such-host.invalid/", allow_private=False)
+
+
+@pytest.mark.parametrize(
+    ("address", "public"),
+    [("8.8.8.8", True), ("1.1.1.1", True), ("2606:4700::1111", True), ("2002:808:808::1", True),
+     ("100.64.0.1", False), ("198.18.0.1", False), ("::ffff:10.0.0.1", False), ("ff0e::1", False)],
+)
+def test_is_public_address(address: str, public: bool) -> None:
+    assert is_public_address(address) is public
+
+
+@pytest.fixture
+def loopback_listener():
+    server = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    server.bind(("127.0.0.1", 0))
+    server.listen(8)
+    server.settimeout(0.3)
+    yield server
+    server.close()
+
+
+@pytest.mark.parametrize("host", ["127.0.0.1", "127.1", "2130706433", "localhost"])
+def test_guarded_connection_never_reaches_a_loopback_listener(loopback_listener, host: str) -> None:
+    port = loopback_listener.getsockname()[1]
+    with pytest.raises(ConnectionRefusedError, match="loopback"):
+        guarded_create_connection((host, port), timeout=1.0, allow_private=False)
+    with pytest.raises(TimeoutError):
+        loopback_listener.accept()
+
+
+def test_guarded_connection_checks_the_connected_peer(loopback_listener) -> None:
+    """Even if resolution were bypassed, the peer address of the connected socket is checked."""
+    port = loopback_listener.getsockname()[1]
+    sock = guarded_create_connection(("127.0.0.1", port), timeout=1.0, allow_private=True)
+    try:
+        conn, _ = loopback_listener.accept()  # allowed: the operator enabled private URLs
+        conn.close()
+    finally:
+        sock.close()
