@@ -1,0 +1,86 @@
+"""What a bot's reply must look like, and the move the arena plays when a bot fails.
+
+Fallback policy (documented in docs/bot-protocol.md): deterministic, legal, and neither clever nor suicidal —
+play the lowest legal card; for a pass of N cards pass the N lowest legal cards. "Lowest" is by rank
+2 < 3 < ... < 9 < T < J < Q < K < A, then suit C < D < H < S. The same choice is made for every game, so a bot
+that fails gains nothing from the fallback and a replay of the match shows exactly what the arena played.
+"""
+
+from __future__ import annotations
+
+import enum
+import json
+from typing import Any
+
+RANK_ORDER = "23456789TJQKA"
+SUIT_ORDER = "CDHS"
+MAX_CARD_CODE_LEN = 3  # "10H" is the longest accepted spelling
+
+
+class Outcome(enum.StrEnum):
+    """Result of one call to a bot (recorded for every call)."""
+
+    OK = "ok"
+    TIMEOUT = "timeout"
+    CONNECT_ERROR = "connect_error"
+    UNSAFE_ADDRESS = "unsafe_address"
+    HTTP_STATUS = "http_status"
+    TOO_LARGE = "too_large"
+    BAD_JSON = "bad_json"
+    BAD_SHAPE = "bad_shape"
+    ILLEGAL_MOVE = "illegal_move"
+    PROTOCOL_ERROR = "protocol_error"
+
+
+class ReplyError(ValueError):
+    def __init__(self, outcome: Outcome, detail: str) -> None:
+        super().__init__(detail)
+        self.outcome = outcome
+
+
+def card_sort_key(card: str) -> tuple[int, int]:
+    code = card.upper().replace("10", "T")
+    return RANK_ORDER.index(code[0]), SUIT_ORDER.index(code[1])
+
+
+def fallback_move(decision: dict[str, Any]) -> str | list[str]:
+    """The documented deterministic fallback for a decision {"kind", "count", "legal"}."""
+    legal = sorted(decision["legal"], key=card_sort_key)
+    count = int(decision.get("count", 1))
+    if decision["kind"] == "pass":
+        return legal[:count]
+    return legal[0]
+
+
+def parse_reply(body: bytes, decision: dict[str, Any]) -> str | list[str]:
+    """The move in a bot's /move reply body, or ReplyError saying what is wrong with it.
+
+    Only the shape is checked here (JSON object with "move": a card code, or a list of `count` distinct codes
+    for a pass); legality is the engine's job, which reports an illegal move with the same strike policy.
+    """
+    try:
+        data = json.loads(body)
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise ReplyError(Outcome.BAD_JSON, f"reply is not JSON: {exc}") from None
+    if not isinstance(data, dict) or "move" not in data:
+        raise ReplyError(Outcome.BAD_SHAPE, 'reply must be a JSON object with a "move" member')
+    move = data["move"]
+    count = int(decision.get("count", 1))
+    if decision["kind"] == "pass":
+        if (
+            not isinstance(move, list)
+            or len(move) != count
+            or not all(_looks_like_card(c) for c in move)
+            or len({c.upper() for c in move}) != count
+        ):
+            raise ReplyError(Outcome.BAD_SHAPE, f'"move" must be a list of {count} distinct cards')
+        return [str(c) for c in move]
+    if isinstance(move, list) and len(move) == 1:
+        move = move[0]  # tolerate ["QS"] for a single card
+    if not _looks_like_card(move):
+        raise ReplyError(Outcome.BAD_SHAPE, '"move" must be a card code such as "QS"')
+    return str(move)
+
+
+def _looks_like_card(value: object) -> bool:
+    return isinstance(value, str) and 2 <= len(value) <= MAX_CARD_CODE_LEN

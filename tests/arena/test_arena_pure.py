@@ -1,0 +1,182 @@
+"""Pure arena logic: Elo, matchmaking, fallback policy, reply validation (no I/O)."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from arena.elo import (
+    EloConfig,
+    expected_score,
+    k_factor,
+    places_from_totals,
+    places_with_forfeits,
+    rating_deltas,
+)
+from arena.matchmaking import Candidate, pick_table
+from arena.policy import Outcome, ReplyError, fallback_move, parse_reply
+
+# --- Elo ---------------------------------------------------------------------------------------------------
+
+
+def test_expected_score_is_symmetric_and_half_for_equal_ratings() -> None:
+    assert expected_score(1500, 1500) == 0.5
+    assert expected_score(1700, 1500) + expected_score(1500, 1700) == pytest.approx(1.0)
+    assert expected_score(1900, 1500) == pytest.approx(1 / (1 + 10 ** (-1)))
+
+
+def test_two_player_match_is_classic_elo() -> None:
+    deltas = rating_deltas({"a": 1500, "b": 1500}, {"a": 50, "b": 50}, {"a": 1, "b": 2})
+    assert deltas == {"a": pytest.approx(16.0), "b": pytest.approx(-16.0)}
+
+
+def test_four_player_pairwise_decomposition_by_hand() -> None:
+    ratings = {"a": 1600.0, "b": 1500.0, "c": 1500.0, "d": 1400.0}
+    games = {p: 100 for p in ratings}
+    places = {"a": 2, "b": 1, "c": 3, "d": 3}  # c and d tie for third
+    deltas = rating_deltas(ratings, games, places)
+    k_pair = 32 / 3
+    e = expected_score
+    want_a = k_pair * ((0 - e(1600, 1500)) + (1 - e(1600, 1500)) + (1 - e(1600, 1400)))
+    want_c = k_pair * ((0 - e(1500, 1600)) + (0 - e(1500, 1500)) + (0.5 - e(1500, 1400)))
+    want_d = k_pair * ((0 - e(1400, 1600)) + (0 - e(1400, 1500)) + (0.5 - e(1400, 1500)))
+    assert deltas["a"] == pytest.approx(want_a)
+    assert deltas["c"] == pytest.approx(want_c)
+    assert deltas["d"] == pytest.approx(want_d)
+    # With one K for everybody the match is zero-sum.
+    assert sum(deltas.values()) == pytest.approx(0.0, abs=1e-9)
+
+
+def test_provisional_k_for_first_twenty_games() -> None:
+    config = EloConfig(k=32, provisional_k=64, provisional_games=20)
+    assert k_factor(0, config) == 64
+    assert k_factor(19, config) == 64
+    assert k_factor(20, config) == 32
+    deltas = rating_deltas({"new": 1500, "old": 1500}, {"new": 3, "old": 300}, {"new": 1, "old": 2})
+    assert deltas["new"] == pytest.approx(32.0)
+    assert deltas["old"] == pytest.approx(-16.0)
+
+
+def test_a_match_moves_a_rating_by_at_most_k() -> None:
+    deltas = rating_deltas({p: 1000.0 + 500 * i for i, p in enumerate("abcde")}, dict.fromkeys("abcde", 99),
+                           {"a": 1, "b": 2, "c": 3, "d": 4, "e": 5})
+    assert all(abs(d) <= 32 for d in deltas.values())
+    assert deltas["a"] > 0 > deltas["e"]
+
+
+def test_all_tied_equal_ratings_change_nothing() -> None:
+    deltas = rating_deltas(dict.fromkeys("abcd", 1500.0), dict.fromkeys("abcd", 0), dict.fromkeys("abcd", 1))
+    assert all(d == pytest.approx(0.0) for d in deltas.values())
+
+
+def test_places_from_totals_both_directions_with_ties() -> None:
+    totals = {"a": 10, "b": 30, "c": 10, "d": 5}
+    assert places_from_totals(totals, lower_is_better=True) == {"d": 1, "a": 2, "c": 2, "b": 4}
+    assert places_from_totals(totals, lower_is_better=False) == {"b": 1, "a": 2, "c": 2, "d": 4}
+
+
+def test_forfeiting_bots_rank_last() -> None:
+    places = {"a": 1, "b": 2, "c": 3, "d": 4}
+    assert places_with_forfeits(places, {"a"}) == {"a": 5, "b": 2, "c": 3, "d": 4}
+    assert places_with_forfeits(places, {"a", "c"}) == {"a": 5, "b": 2, "c": 5, "d": 4}
+    deltas = rating_deltas(dict.fromkeys("abcd", 1500.0), dict.fromkeys("abcd", 50),
+                           places_with_forfeits(places, {"a"}))
+    assert deltas["a"] == pytest.approx(-16.0)
+
+
+# --- matchmaking -------------------------------------------------------------------------------------------
+
+
+def test_pick_table_prefers_fewest_games_then_close_ratings() -> None:
+    candidates = [
+        Candidate("newbie", 1500, 0),
+        Candidate("near", 1510, 10),
+        Candidate("far", 1900, 10),
+        Candidate("mid", 1450, 11),
+        Candidate("close-but-busy", 1500, 10, available=False),
+        Candidate("veteran", 1500, 500),
+    ]
+    table = pick_table(candidates, 3, random.Random(1))
+    assert table is not None
+    assert table[0] == "newbie"
+    assert set(table) == {"newbie", "near", "mid"}
+
+
+def test_pick_table_needs_enough_available_bots() -> None:
+    candidates = [Candidate("a", 1500, 0), Candidate("b", 1500, 0), Candidate("c", 1500, 0, available=False)]
+    assert pick_table(candidates, 3, random.Random(0)) is None
+
+
+def test_pick_table_avoids_the_same_group_twice_in_a_row() -> None:
+    candidates = [Candidate(c, 1500 + i, 0) for i, c in enumerate("abcde")]
+    rng = random.Random(7)
+    first = pick_table(candidates, 4, rng)
+    assert first is not None
+    for seed in range(50):
+        again = pick_table(candidates, 4, random.Random(seed), last_group=frozenset(first))
+        assert again is not None and frozenset(again) != frozenset(first)
+        assert len(set(again)) == 4
+
+
+def test_same_group_allowed_when_no_alternative_exists() -> None:
+    candidates = [Candidate(c, 1500, 0) for c in "abcd"]
+    assert set(pick_table(candidates, 4, random.Random(0), last_group=frozenset("abcd"))) == set("abcd")
+
+
+def test_repeated_matchmaking_balances_game_counts() -> None:
+    rng = random.Random(3)
+    games = dict.fromkeys("abcdefghij", 0)
+    ratings = {b: 1200 + 60 * i for i, b in enumerate(games)}
+    last = None
+    for _ in range(200):
+        table = pick_table([Candidate(b, ratings[b], games[b]) for b in games], 4, rng, last_group=last)
+        assert table is not None
+        for b in table:
+            games[b] += 1
+        last = frozenset(table)
+    assert max(games.values()) - min(games.values()) <= 4
+
+
+# --- fallback policy and reply validation -------------------------------------------------------------------
+
+
+def test_fallback_play_is_lowest_legal_card() -> None:
+    assert fallback_move({"kind": "play", "count": 1, "legal": ["KS", "2H", "TD", "2C"]}) == "2C"
+    assert fallback_move({"kind": "sore", "count": 1, "legal": ["AS", "QD"]}) == "QD"
+
+
+def test_fallback_pass_is_the_lowest_cards() -> None:
+    decision = {"kind": "pass", "count": 3, "legal": ["AS", "TH", "9C", "2D", "QS", "9D"]}
+    assert fallback_move(decision) == ["2D", "9C", "9D"]
+
+
+PLAY = {"kind": "play", "count": 1, "legal": ["QS", "2C"]}
+PASS = {"kind": "pass", "count": 3, "legal": ["2C", "3C", "4C", "5C"]}
+
+
+def test_parse_reply_accepts_good_moves() -> None:
+    assert parse_reply(b'{"move": "QS"}', PLAY) == "QS"
+    assert parse_reply(b'{"move": ["qs"], "note": "x"}', PLAY) == "qs"
+    assert parse_reply(b'{"move": ["2C", "3C", "4C"]}', PASS) == ["2C", "3C", "4C"]
+
+
+@pytest.mark.parametrize(
+    ("body", "decision", "outcome"),
+    [
+        (b"not json", PLAY, Outcome.BAD_JSON),
+        (b"\xff\xfe", PLAY, Outcome.BAD_JSON),
+        (b"", PLAY, Outcome.BAD_JSON),
+        (b'["QS"]', PLAY, Outcome.BAD_SHAPE),
+        (b'{"card": "QS"}', PLAY, Outcome.BAD_SHAPE),
+        (b'{"move": 12}', PLAY, Outcome.BAD_SHAPE),
+        (b'{"move": "the queen"}', PLAY, Outcome.BAD_SHAPE),
+        (b'{"move": ["2C", "3C"]}', PASS, Outcome.BAD_SHAPE),
+        (b'{"move": ["2C", "2c", "3C"]}', PASS, Outcome.BAD_SHAPE),
+        (b'{"move": "2C"}', PASS, Outcome.BAD_SHAPE),
+    ],
+)
+def test_parse_reply_rejects_bad_replies(body: bytes, decision: dict, outcome: Outcome) -> None:
+    with pytest.raises(ReplyError) as info:
+        parse_reply(body, decision)
+    assert info.value.outcome is outcome
