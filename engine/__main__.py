@@ -1,0 +1,120 @@
+"""Command line: ``python -m engine replay|play|bench``.
+
+python -m engine replay game.json --json [--trace]
+python -m engine play --game spot-hearts --players 4 --bots heuristic,random,random,random --seed 1 [--json]
+python -m engine bench --game spot-hearts --games 2000 --seed 1
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any
+
+from .bench import bench
+from .bots import make_bot, play_game
+from .errors import EngineError
+from .game import new_game
+from .replay import replay_summary
+
+
+def _option(text: str) -> tuple[str, Any]:
+    key, _, value = text.partition("=")
+    try:
+        return key, json.loads(value)
+    except json.JSONDecodeError:
+        return key, value
+
+
+def cmd_replay(args: argparse.Namespace) -> int:
+    try:
+        with open(args.file) if args.file != "-" else sys.stdin as fh:
+            record = json.load(fh)
+        summary = replay_summary(record, trace=args.trace)
+    except (OSError, json.JSONDecodeError, EngineError) as exc:
+        summary = {"ok": False, "error": type(exc).__name__, "reason": str(exc)}
+    if args.json:
+        print(json.dumps(summary))
+    else:
+        print(render_summary(summary))
+    return 0 if summary["ok"] else 1
+
+
+def render_summary(summary: dict[str, Any]) -> str:
+    lines = []
+    for i, rnd in enumerate(summary.get("rounds", [])):
+        lines.append(f"Round {i + 1} (dealer {rnd['dealer']})")
+        for t in rnd["tricks"]:
+            seats = [(t["leader"] + k) for k in range(len(t["cards"]))]
+            cards = "  ".join(
+                f"{s % len(summary['totals'])}:{c}" for s, c in zip(seats, t["cards"], strict=True)
+            )
+            won = "nobody (all Aces)" if t["winner"] is None else f"seat {t['winner']}"
+            lines.append(f"  {cards}  -> {won}")
+        if rnd["points"] is not None:
+            lines.append(f"  points {rnd['points']}")
+    if "totals" in summary:
+        lines.append(
+            f"Totals {summary['totals']}" + (f"  winners {summary['winners']}" if summary.get("over") else "")
+        )
+    if not summary["ok"]:
+        lines.append(
+            f"ILLEGAL move #{summary.get('index')} by seat {summary.get('seat')}: {summary['reason']}"
+        )
+    return "\n".join(lines)
+
+
+def cmd_play(args: argparse.Namespace) -> int:
+    names = args.bots.split(",")
+    try:
+        game = new_game(args.game, args.players, dict(args.option), seed=args.seed)
+        if len(names) != args.players:
+            raise EngineError(f"--bots names {len(names)} bots for {args.players} players")
+        bots = [make_bot(name, seed=f"{args.seed}/{seat}") for seat, name in enumerate(names)]
+    except (EngineError, ValueError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    play_game(game, bots)
+    if args.json:
+        print(json.dumps(game.record()))
+        return 0
+    print(f"{game.rules.info.name}, {args.players} players, seed {args.seed}, bots {', '.join(names)}")
+    print(render_summary({"ok": True, **replay_summary(game.record())}))
+    return 0
+
+
+def cmd_bench(args: argparse.Namespace) -> int:
+    print(json.dumps(bench(args.game, args.games, args.seed, args.players, public=args.public)))
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m engine", description="Trick Arena rules engine")
+    sub = parser.add_subparsers(dest="command", required=True)
+    p = sub.add_parser("replay", help="replay a JSON record and summarise it")
+    p.add_argument("file", help="record file, or - for standard input")
+    p.add_argument("--json", action="store_true", help="print JSON")
+    p.add_argument("--trace", action="store_true", help="list every decision with its legal moves")
+    p.set_defaults(func=cmd_replay)
+    p = sub.add_parser("play", help="play a full game between house bots")
+    p.add_argument("--game", required=True)
+    p.add_argument("--players", type=int, required=True)
+    p.add_argument("--bots", required=True, help="comma-separated: random, heuristic, eps-0.3, ...")
+    p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--option", action="append", type=_option, default=[], metavar="KEY=VALUE")
+    p.add_argument("--json", action="store_true", help="print the replay record")
+    p.set_defaults(func=cmd_play)
+    p = sub.add_parser("bench", help="rounds per second with random bots")
+    p.add_argument("--game", default="spot-hearts")
+    p.add_argument("--games", type=int, default=2000, help="rounds to play")
+    p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--players", type=int)
+    p.add_argument("--public", action="store_true", help="use the public API even where a fast path exists")
+    p.set_defaults(func=cmd_bench)
+    args = parser.parse_args(argv)
+    return args.func(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,110 @@
+"""Bot interface, the random bot, epsilon mixtures and a loop that plays a whole game."""
+
+from __future__ import annotations
+
+import random
+import re
+from collections.abc import Sequence
+from typing import Any, Protocol
+
+from ..state import GameState, Move
+
+
+class Bot(Protocol):
+    name: str
+
+    def choose(self, view: dict[str, Any]) -> Move: ...
+
+
+def choose_random(rng: random.Random, decision: dict[str, Any]) -> Move:
+    """The random policy, defined exactly so the fast path can reproduce it.
+
+    A play or sore card: ``legal[int(rng.random() * len(legal))]``.  A pass: that draw
+    three times without replacement from the legal cards in order.
+    """
+    legal = decision["legal"]
+    if decision["kind"] != "pass":
+        return legal[int(rng.random() * len(legal))]
+    pool = list(legal)
+    picked = [pool.pop(int(rng.random() * len(pool))) for _ in range(decision["count"])]
+    return picked
+
+
+class RandomBot:
+    name = "random"
+
+    def __init__(self, seed: int | str | None = None) -> None:
+        self.rng = random.Random(seed)
+
+    def choose(self, view: dict[str, Any]) -> Move:
+        return choose_random(self.rng, view["decision"])
+
+
+class EpsilonBot:
+    """The game's heuristic, but a uniformly random legal move with probability ``epsilon``.
+
+    ``eps-0.0`` is the heuristic and ``eps-1.0`` plays like ``random``: a graded scale of strength.
+    """
+
+    def __init__(self, epsilon: float, seed: int | str | None = None) -> None:
+        self.epsilon = epsilon
+        self.name = f"eps-{epsilon:g}"
+        self.rng = random.Random(seed)
+
+    def choose(self, view: dict[str, Any]) -> Move:
+        from .heuristics import heuristic_move  # late: heuristics import game modules
+
+        if self.rng.random() < self.epsilon:
+            return choose_random(self.rng, view["decision"])
+        return heuristic_move(view)
+
+
+class HeuristicBot(EpsilonBot):
+    name = "heuristic"
+
+    def __init__(self, seed: int | str | None = None) -> None:
+        super().__init__(0.0, seed)
+        self.name = "heuristic"
+
+
+BOT_NAMES = (
+    "random",
+    "heuristic",
+    "eps-0.1",
+    "eps-0.2",
+    "eps-0.3",
+    "eps-0.4",
+    "eps-0.5",
+    "eps-0.6",
+    "eps-0.7",
+    "eps-0.8",
+    "eps-0.9",
+)
+_EPS = re.compile(r"^eps-(0(\.\d+)?|1(\.0+)?)$")
+
+
+def make_bot(name: str, seed: int | str | None = None) -> Bot:
+    """A house bot by name: ``random``, ``heuristic`` or ``eps-X`` (0 <= X <= 1)."""
+    if name == "random":
+        return RandomBot(seed)
+    if name == "heuristic":
+        return HeuristicBot(seed)
+    if isinstance(name, str) and _EPS.match(name):
+        return EpsilonBot(float(name[4:]), seed)
+    raise ValueError(f"unknown house bot {name!r}; use random, heuristic or eps-0.1 .. eps-0.9")
+
+
+def is_bot_name(name: str) -> bool:
+    try:
+        make_bot(name)
+    except ValueError:
+        return False
+    return True
+
+
+def play_game(game: GameState, bots: Sequence[Bot]) -> GameState:
+    """Let ``bots[seat]`` play every decision of ``game`` until it is over."""
+    while not game.over:
+        for seat in game.to_act():
+            game.apply(seat, bots[seat].choose(game.view(seat)))
+    return game

@@ -1,0 +1,88 @@
+"""Cards and their canonical notation (R-CARD).
+
+A card is an ``int`` from 0 to 51: ``suit * 13 + rank_index``, suits in the order
+clubs, diamonds, hearts, spades and ranks from 2 up to the Ace.  Ints keep the hot
+paths (legal moves, trick winners, simulations) cheap; :class:`Card` adds the
+notation on top without costing anything in comparisons or hashing.
+
+>>> Card.parse("QS")
+Card('QS')
+>>> str(Card.parse("10h"))
+'TH'
+>>> Card.parse("QS") == Card.parse("qs") == 49
+True
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+SUITS = "CDHS"
+RANKS = "23456789TJQKA"
+CLUBS, DIAMONDS, HEARTS, SPADES = range(4)
+
+
+class CardError(ValueError):
+    """A text that is not a card code."""
+
+
+class Card(int):
+    """One card: an int 0..51 with a readable code."""
+
+    __slots__ = ()
+
+    @classmethod
+    def parse(cls, text: str) -> Card:
+        """Parse a card code (``"QS"``, ``"10H"``, ``"th"``); raises :class:`CardError`."""
+        if not isinstance(text, str):
+            raise CardError(f"a card code must be a string like 'QS', not {type(text).__name__}")
+        code = text.strip().upper()
+        if code.startswith("10"):
+            code = "T" + code[2:]
+        if len(code) != 2 or code[0] not in RANKS or code[1] not in SUITS:
+            raise CardError(f"{text!r} is not a card code (rank 2-9,T/10,J,Q,K,A + suit C,D,H,S, e.g. 'QS')")
+        return CARDS[SUITS.index(code[1]) * 13 + RANKS.index(code[0])]
+
+    @property
+    def suit(self) -> int:
+        return self // 13
+
+    @property
+    def rank(self) -> int:
+        """2..14 (Ace high)."""
+        return self % 13 + 2
+
+    @property
+    def code(self) -> str:
+        return CODES[self]
+
+    def __str__(self) -> str:
+        return CODES[self]
+
+    def __repr__(self) -> str:
+        return f"Card('{CODES[self]}')"
+
+
+CODES: tuple[str, ...] = tuple(r + s for s in SUITS for r in RANKS)
+CARDS: tuple[Card, ...] = tuple(Card(i) for i in range(52))
+SUIT_OF: tuple[int, ...] = tuple(i // 13 for i in range(52))
+RANK_OF: tuple[int, ...] = tuple(i % 13 + 2 for i in range(52))
+FULL_DECK: tuple[int, ...] = tuple(range(52))
+
+
+def card(suit: int, rank: int) -> int:
+    """The card of ``suit`` (0..3) and ``rank`` (2..14)."""
+    return suit * 13 + rank - 2
+
+
+def parse_card(text: str) -> int:
+    return Card.parse(text)
+
+
+def codes(cards: Iterable[int]) -> list[str]:
+    """Card ints to their codes, in the given order."""
+    return [CODES[c] for c in cards]
+
+
+def suit_name(suit: int) -> str:
+    return SUITS[suit]

@@ -1,0 +1,89 @@
+"""Card Commons (``card-commons.txt``): Hearts for 3-4 with free heart leads and a fixed moon."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from ..cards import HEARTS, SUIT_OF
+from ..rules import (
+    MAX_TARGET,
+    QUEEN_OF_SPADES,
+    THREE_OF_CLUBS,
+    TWO_OF_CLUBS,
+    GameInfo,
+    OptionSpec,
+    Rules,
+    hearts_pass_offset,
+    points_taken,
+)
+
+if TYPE_CHECKING:
+    from ..state import GameState
+
+POINTS = tuple(1 if SUIT_OF[c] == HEARTS else 13 if c == QUEEN_OF_SPADES else 0 for c in range(52))
+MOON = 26
+
+
+class CardCommons(Rules):
+    info = GameInfo(
+        id="card-commons",
+        name="Card Commons",
+        min_players=3,
+        max_players=4,
+        summary=(
+            "Hearts for 3 or 4: each heart 1, the Q♠ 13. Pass 3 (left, right, across, hold; 3 players "
+            "left, right, hold); the 2♣ (3 players: 3♣) leads; hearts may be led after the first trick; "
+            "taking every heart and the Q♠ scores -26 for you and 0 for the others. Lowest total wins "
+            "once someone reaches the target."
+        ),
+        options={
+            "target": OptionSpec(
+                100,
+                "game ends after the round in which a total reaches this (R-CC-END)",
+                minimum=1,
+                maximum=MAX_TARGET,
+            )
+        },
+    )
+    low_wins = True
+    pass_count = 3
+
+    def deck(self, players: int, options: dict[str, Any]) -> list[int]:
+        return [c for c in range(52) if not (players == 3 and c == TWO_OF_CLUBS)]
+
+    def pass_offset(self, players: int, round_no: int) -> int:
+        return hearts_pass_offset(players, round_no)  # R-CC-PASS
+
+    def opening_card(self, players: int) -> int:
+        return THREE_OF_CLUBS if players == 3 else TWO_OF_CLUBS  # R-CC-LEAD
+
+    def first_leader(self, state: GameState) -> int:
+        opener = self.opening_card(state.players)
+        return next(s for s, hand in enumerate(state.hands) if opener in hand)
+
+    def legal_plays(self, state: GameState, seat: int) -> list[int]:
+        if not state.trick and not state.tricks:
+            return [self.opening_card(state.players)]
+        # R-CC-FIRST: when void, anything goes, even on the first trick; any lead after it.
+        return super().legal_plays(state, seat)
+
+    def why_not(self, state: GameState, seat: int, played: int) -> str:
+        if not state.trick:
+            return f"the {self.opening_card(state.players)} leads the first trick (R-CC-LEAD)"
+        return super().why_not(state, seat, played)
+
+    def moon_shooter(self, state: GameState) -> int | None:
+        """R-CC-MOON: the seat that took all 13 hearts and the Q♠, if any."""
+        for seat, cards in enumerate(state.won):
+            if sum(POINTS[c] for c in cards) == MOON:
+                return seat
+        return None
+
+    def round_points(self, state: GameState) -> list[int]:
+        shooter = self.moon_shooter(state)
+        if shooter is None:
+            return points_taken(state.won, POINTS)
+        return [-MOON if seat == shooter else 0 for seat in range(state.players)]
+
+    def round_summary(self, state: GameState) -> dict[str, Any]:
+        return {"moon": self.moon_shooter(state)}

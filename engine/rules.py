@@ -1,0 +1,196 @@
+"""The shared trick-taking core's rule steps.
+
+A :class:`Rules` object is a game's rule book as small named steps: which deck,
+whether there is a sore-card phase or a passing cycle, who leads first, which
+cards are legal, what a played card changes (hearts broken, trump set), who
+wins a trick, how a round scores and when the game ends.  Each game module
+subclasses it and overrides only the steps that differ; :mod:`engine.state`
+drives any of them through the same phases.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from .cards import HEARTS, SPADES, SUIT_OF, SUITS, card
+from .errors import OptionsError
+
+if TYPE_CHECKING:
+    from .state import GameState
+
+QUEEN_OF_SPADES = card(SPADES, 12)
+TWO_OF_CLUBS = card(0, 2)
+THREE_OF_CLUBS = card(0, 3)
+
+# R-SEAT: pass offsets, seat i passes to i + offset.
+LEFT, RIGHT, ACROSS, HOLD = 1, -1, 2, 0
+DIRECTION_NAMES = {LEFT: "left", RIGHT: "right", ACROSS: "across", HOLD: "hold"}
+
+MAX_TARGET = 100_000
+
+
+@dataclass(frozen=True)
+class OptionSpec:
+    """One table option: its default, its type and what it means."""
+
+    default: Any
+    doc: str
+    kind: type = int
+    minimum: int | None = None
+    maximum: int | None = None
+
+
+@dataclass(frozen=True)
+class GameInfo:
+    """What a client needs to offer a game: ids, player counts, options, summary."""
+
+    id: str
+    name: str
+    min_players: int
+    max_players: int
+    summary: str
+    options: dict[str, OptionSpec] = field(default_factory=dict)
+
+    @property
+    def defaults(self) -> dict[str, Any]:
+        return {k: spec.default for k, spec in self.options.items()}
+
+    @property
+    def option_docs(self) -> dict[str, str]:
+        return {k: spec.doc for k, spec in self.options.items()}
+
+
+class Rules:
+    """Base rule book: follow suit, no trump, highest of the suit led wins."""
+
+    info: GameInfo
+    #: Sore Spot's secret sore card before play (R-SIMUL).
+    has_sore_phase = False
+    #: Lowest total wins (hearts family) or highest (Sore Spot, Sloppy Seconds).
+    low_wins = False
+    #: Cards passed per pass phase; 0 means the game never passes.
+    pass_count = 0
+
+    # ----- setup ---------------------------------------------------------
+    def validate_options(self, players: int, options: dict[str, Any]) -> dict[str, Any]:
+        """Check the player count and options; return options with defaults filled in."""
+        info = self.info
+        if not isinstance(players, int) or isinstance(players, bool):
+            raise OptionsError(f"players must be an integer, not {players!r}")
+        if not info.min_players <= players <= info.max_players:
+            span = (
+                f"exactly {info.min_players}"
+                if info.min_players == info.max_players
+                else f"{info.min_players} to {info.max_players}"
+            )
+            raise OptionsError(f"{info.name} is played by {span} players, not {players}")
+        if not isinstance(options, dict):
+            raise OptionsError("options must be an object")
+        unknown = sorted(set(options) - set(info.options))
+        if unknown:
+            known = ", ".join(sorted(info.options)) or "none"
+            raise OptionsError(f"unknown option(s) for {info.id}: {', '.join(unknown)} (known: {known})")
+        out = info.defaults
+        for key, value in options.items():
+            out[key] = self.check_option(key, value, players)
+        return out
+
+    def check_option(self, key: str, value: Any, players: int) -> Any:
+        spec = self.info.options[key]
+        if spec.kind is int:
+            if not isinstance(value, int) or isinstance(value, bool):
+                raise OptionsError(f"option {key} must be an integer, not {value!r}")
+            if spec.minimum is not None and value < spec.minimum:
+                raise OptionsError(f"option {key} must be at least {spec.minimum}, not {value}")
+            if spec.maximum is not None and value > spec.maximum:
+                raise OptionsError(f"option {key} must be at most {spec.maximum}, not {value}")
+        return value
+
+    def deck(self, players: int, options: dict[str, Any]) -> list[int]:
+        return list(range(52))
+
+    def first_dealer_from_seed(self) -> bool:
+        """R-DEALER: only games whose text says "determined randomly" draw the first dealer."""
+        return False
+
+    def pass_offset(self, players: int, round_no: int) -> int | None:
+        """The pass offset of a round (R-SEAT), HOLD for a hold round, None if the game never passes."""
+        return None
+
+    # ----- play ----------------------------------------------------------
+    def first_leader(self, state: GameState) -> int:
+        return (state.dealer + 1) % state.players
+
+    def legal_plays(self, state: GameState, seat: int) -> list[int]:
+        return follow_suit(state.hands[seat], state.trick)
+
+    def on_play(self, state: GameState, seat: int, played: int) -> None:
+        """What a played card changes beyond the trick itself (hearts broken, trump)."""
+
+    def why_not(self, state: GameState, seat: int, played: int) -> str:
+        """Why a card in the hand is not legal now (for error messages)."""
+        return f"you must follow the suit led ({SUITS[SUIT_OF[state.trick[0]]]})"
+
+    def trick_winner(self, state: GameState) -> int | None:
+        """Seat that wins the full trick in ``state.trick`` / ``state.trick_seats``."""
+        return highest_of_led_suit(state.trick, state.trick_seats)
+
+    # ----- scoring -------------------------------------------------------
+    def round_points(self, state: GameState) -> list[int]:
+        raise NotImplementedError
+
+    def game_over(self, state: GameState) -> bool:
+        target = state.options["target"]
+        return any(total >= target for total in state.totals)
+
+    def winners(self, totals: Sequence[int]) -> list[int]:
+        """R-TIE-WIN: every seat on the best total shares the win."""
+        best = min(totals) if self.low_wins else max(totals)
+        return [seat for seat, total in enumerate(totals) if total == best]
+
+    def round_summary(self, state: GameState) -> dict[str, Any]:
+        """Game-specific facts kept in a finished round's summary (trump, moon, ...)."""
+        return {}
+
+    # ----- views ---------------------------------------------------------
+    def public_extras(self, state: GameState) -> dict[str, Any]:
+        """Game-specific public facts for seat and spectator views."""
+        return {}
+
+
+# ----- steps shared by several games ------------------------------------
+
+
+def follow_suit(hand: Sequence[int], trick: Sequence[int]) -> list[int]:
+    """Cards of the suit led if the hand has any, else the whole hand."""
+    if not trick:
+        return list(hand)
+    led = SUIT_OF[trick[0]]
+    same = [c for c in hand if SUIT_OF[c] == led]
+    return same or list(hand)
+
+
+def highest_of_led_suit(trick: Sequence[int], seats: Sequence[int]) -> int:
+    led = SUIT_OF[trick[0]]
+    best = 0
+    for i in range(1, len(trick)):
+        if SUIT_OF[trick[i]] == led and trick[i] > trick[best]:
+            best = i
+    return seats[best]
+
+
+def hearts_pass_offset(players: int, round_no: int) -> int:
+    """R-CC-PASS / R-SH-PASS: 4 players left, right, across, hold; 3 players left, right, hold."""
+    cycle = (LEFT, RIGHT, ACROSS, HOLD) if players == 4 else (LEFT, RIGHT, HOLD)
+    return cycle[round_no % len(cycle)]
+
+
+def points_taken(won: Sequence[Sequence[int]], value: Sequence[int]) -> list[int]:
+    """Sum of per-card ``value`` over each seat's won cards."""
+    return [sum(value[c] for c in cards) for cards in won]
+
+
+def is_heart(c: int) -> bool:
+    return SUIT_OF[c] == HEARTS

@@ -1,0 +1,354 @@
+"""The game state: one object drives any :class:`~engine.rules.Rules` through its phases.
+
+Phases of a round: ``sore`` (Sore Spot: every seat lays a secret card), ``pass``
+(hearts games: every seat chooses three cards), ``play`` (tricks), and ``over``
+once the game has ended.  Simultaneous phases collect one choice per seat and
+resolve them together (R-SIMUL).
+
+Dealing is explicit chance: a round's hands are either given by the caller or a
+pure function of ``(seed, round)`` (R-DEAL), so a game is reproduced exactly by
+its seed or deals plus its move list.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+from typing import Any
+
+from .cards import CODES, Card, CardError, codes
+from .errors import GameOverError, IllegalMoveError, MalformedMoveError, NotYourTurnError, OptionsError
+from .rules import DIRECTION_NAMES, HOLD, Rules
+
+Move = str | list[str]
+
+PLAY, PASS, SORE, OVER = "play", "pass", "sore", "over"
+
+
+def deal_from_seed(
+    seed: int | str, round_no: int, deck: Sequence[int], players: int, dealer: int
+) -> list[list[int]]:
+    """R-DEAL: shuffle ``deck`` from (seed, round) and deal one at a time starting left of the dealer."""
+    cards = list(deck)
+    random.Random(f"{seed}/{round_no}").shuffle(cards)
+    hands: list[list[int]] = [[] for _ in range(players)]
+    for i, c in enumerate(cards):
+        hands[(dealer + 1 + i) % players].append(c)
+    for hand in hands:
+        hand.sort()
+    return hands
+
+
+def first_dealer_from_seed(seed: int | str, players: int) -> int:
+    """R-DEALER: "the first dealer is determined randomly", derived from the table's seed."""
+    return random.Random(f"{seed}/dealer").randrange(players)
+
+
+class GameState:
+    """A game in progress.  Create one with :func:`engine.new_game`.
+
+    >>> import engine
+    >>> g = engine.new_game("spot-hearts", players=4, seed=7)
+    >>> g.phase, g.to_act()
+    ('pass', [0, 1, 2, 3])
+    """
+
+    def __init__(
+        self,
+        rules: Rules,
+        players: int,
+        options: dict[str, Any],
+        seed: int | str | None,
+        deals: list[dict[str, Any]],
+    ) -> None:
+        self.rules = rules
+        self.game_id = rules.info.id
+        self.players = players
+        self.options = options
+        self.seed = seed
+        self._given_deals = deals
+        self.deck = sorted(rules.deck(players, options))
+        self.totals = [0] * players
+        self.history: list[dict[str, Any]] = []  # finished rounds: dealer, tricks, points, ...
+        self.moves: list[dict[str, Any]] = []  # accepted moves in order: {"seat", "move"}
+        self.dealt: list[dict[str, Any]] = []  # the deal of every round so far: {"dealer", "hands"}
+        self.winners: list[int] = []
+        self.round_no = -1
+        if deals:
+            self._first_dealer = deals[0]["dealer"]
+        elif seed is not None and rules.first_dealer_from_seed():
+            self._first_dealer = first_dealer_from_seed(seed, players)
+        else:
+            self._first_dealer = 0
+        self._start_round()
+
+    # ----- round setup ----------------------------------------------------
+    def _start_round(self) -> None:
+        self.round_no += 1
+        n = self.players
+        if self.round_no < len(self._given_deals):
+            deal = self._given_deals[self.round_no]
+            self.dealer = deal["dealer"]
+            self.hands = [sorted(h) for h in deal["hands"]]
+        elif self.seed is not None:
+            self.dealer = (self._first_dealer + self.round_no) % n
+            self.hands = deal_from_seed(self.seed, self.round_no, self.deck, n, self.dealer)
+        else:
+            raise OptionsError(f"round {self.round_no} has no explicit deal and the game has no seed")
+        self.dealt.append({"dealer": self.dealer, "hands": [codes(h) for h in self.hands]})
+        self.leader: int | None = None
+        self.turn = -1
+        self.trick: list[int] = []
+        self.trick_seats: list[int] = []
+        self.tricks: list[dict[str, Any]] = []
+        self.won: list[list[int]] = [[] for _ in range(n)]
+        self.pending: dict[int, list[int]] = {}
+        self.sore_cards: list[int | None] = [None] * n
+        self.passed: list[list[int] | None] = [None] * n
+        self.received: list[list[int] | None] = [None] * n
+        self.trump: int | None = None
+        self.broken: list[int] = []
+        self.hearts_broken = False
+        offset = self.rules.pass_offset(n, self.round_no)
+        self.pass_offset = offset
+        if self.rules.has_sore_phase:
+            self.phase = SORE
+        elif offset not in (None, HOLD):
+            self.phase = PASS
+        else:
+            self._start_play()
+
+    def _start_play(self) -> None:
+        self.phase = PLAY
+        self.leader = self.rules.first_leader(self)
+        self.turn = self.leader
+
+    # ----- queries --------------------------------------------------------
+    @property
+    def over(self) -> bool:
+        return self.phase == OVER
+
+    @property
+    def version(self) -> int:
+        """Number of accepted moves: a client's handle for "has anything changed"."""
+        return len(self.moves)
+
+    def to_act(self) -> list[int]:
+        """Seats that must act now; several during a simultaneous phase, none once over."""
+        if self.phase == PLAY:
+            return [self.turn]
+        if self.phase in (PASS, SORE):
+            return [s for s in range(self.players) if s not in self.pending]
+        return []
+
+    def _legal_ints(self, seat: int) -> list[int]:
+        if self.phase == PLAY:
+            return self.rules.legal_plays(self, seat) if seat == self.turn else []
+        if self.phase in (PASS, SORE):
+            return list(self.hands[seat]) if seat not in self.pending else []
+        return []
+
+    def legal_moves(self, seat: int) -> list[str]:
+        """Legal card codes for ``seat`` now.  In a pass phase: the cards to choose three of."""
+        self._check_seat(seat)
+        return codes(self._legal_ints(seat))
+
+    def decision(self, seat: int) -> dict[str, Any] | None:
+        """What ``seat`` must decide now, or None: ``{"kind", "count", "legal"}``."""
+        legal = self.legal_moves(seat)
+        if not legal:
+            return None
+        count = self.rules.pass_count if self.phase == PASS else 1
+        return {"kind": self.phase, "count": count, "legal": legal}
+
+    # ----- moves ----------------------------------------------------------
+    def apply(self, seat: int, move: Move) -> None:
+        """Apply ``seat``'s move; on any error nothing changes.
+
+        A play or sore card is a card code; a pass is a list of three codes.
+        """
+        self._check_seat(seat)
+        if self.phase == OVER:
+            raise GameOverError("the game is over", [])
+        cards = self._parse(move)
+        if seat not in self.to_act():
+            who = " ".join(str(s) for s in self.to_act())
+            raise NotYourTurnError(f"seat {seat} has nothing to decide now; waiting for seat(s) {who}", [])
+        legal = self._legal_ints(seat)
+        bad = [c for c in cards if c not in legal]
+        if bad:
+            raise IllegalMoveError(self._why_illegal(seat, bad[0], legal), codes(legal))
+        self.moves.append({"seat": seat, "move": _move_json(move, cards, self.phase)})
+        if self.phase == PLAY:
+            self._play(seat, cards[0])
+        else:
+            self.pending[seat] = cards
+            if len(self.pending) == self.players:
+                self._resolve_simultaneous()
+
+    def _check_seat(self, seat: int) -> None:
+        if not isinstance(seat, int) or isinstance(seat, bool) or not 0 <= seat < self.players:
+            raise MalformedMoveError(f"seat must be an integer from 0 to {self.players - 1}, not {seat!r}")
+
+    def _parse(self, move: Move) -> list[int]:
+        if self.phase == PASS:
+            want = self.rules.pass_count
+            if not isinstance(move, list | tuple) or len(move) != want:
+                raise MalformedMoveError(f'a pass is a list of {want} card codes, e.g. ["2C", "3D", "QS"]')
+            try:
+                cards = [Card.parse(m) for m in move]
+            except CardError as exc:
+                raise MalformedMoveError(str(exc)) from None
+            if len(set(cards)) != want:
+                raise MalformedMoveError(f"a pass names {want} different cards")
+            return cards
+        if not isinstance(move, str):
+            what = "sore card" if self.phase == SORE else "play"
+            raise MalformedMoveError(f'a {what} is one card code such as "QS", not {move!r}')
+        try:
+            return [Card.parse(move)]
+        except CardError as exc:
+            raise MalformedMoveError(str(exc)) from None
+
+    def _why_illegal(self, seat: int, bad: int, legal: list[int]) -> str:
+        if bad not in self.hands[seat]:
+            return f"{CODES[bad]} is not in seat {seat}'s hand"
+        return f"{CODES[bad]} may not be played now: {self.rules.why_not(self, seat, bad)}"
+
+    def _resolve_simultaneous(self) -> None:
+        n = self.players
+        if self.phase == SORE:
+            for seat, (c,) in self.pending.items():
+                self.hands[seat].remove(c)
+                self.sore_cards[seat] = c
+        else:
+            offset = self.pass_offset or 0
+            for seat, cards in self.pending.items():
+                for c in cards:
+                    self.hands[seat].remove(c)
+                self.passed[seat] = sorted(cards)
+            for seat in range(n):
+                given = self.passed[seat] or []
+                target = (seat + offset) % n
+                self.received[target] = given
+                self.hands[target].extend(given)
+                self.hands[target].sort()
+        self.pending = {}
+        if self.phase == SORE and self.rules.pass_offset(n, self.round_no) not in (None, HOLD):
+            self.phase = PASS  # no game has both today; kept so the order of phases is explicit
+            return
+        self._start_play()
+
+    def _play(self, seat: int, c: int) -> None:
+        self.hands[seat].remove(c)
+        self.trick.append(c)
+        self.trick_seats.append(seat)
+        self.rules.on_play(self, seat, c)
+        if len(self.trick) < self.players:
+            self.turn = (seat + 1) % self.players
+            return
+        winner = self.rules.trick_winner(self)
+        self.tricks.append({"leader": self.leader, "cards": codes(self.trick), "winner": winner})
+        if winner is not None:
+            self.won[winner].extend(self.trick)
+            self.leader = winner
+        # winner None (Sore Spot, all Aces, R-SS-WIN): the cards leave play and the same seat leads.
+        self.trick = []
+        self.trick_seats = []
+        self.turn = self.leader
+        if not self.hands[self.leader]:
+            self._end_round()
+
+    def _end_round(self) -> None:
+        points = self.rules.round_points(self)
+        for seat in range(self.players):
+            self.totals[seat] += points[seat]
+        summary: dict[str, Any] = {"dealer": self.dealer, "tricks": list(self.tricks), "points": points}
+        if self.pass_offset is not None:
+            summary["pass_direction"] = DIRECTION_NAMES[self.pass_offset]
+        if self.rules.has_sore_phase:
+            summary["sore_cards"] = codes(c for c in self.sore_cards if c is not None)
+        summary.update(self.rules.round_summary(self))
+        self.history.append(summary)
+        if self.rules.game_over(self):
+            self.phase = OVER
+            self.winners = self.rules.winners(self.totals)
+        else:
+            self._start_round()
+
+    # ----- views ----------------------------------------------------------
+    def _public(self) -> dict[str, Any]:
+        view: dict[str, Any] = {
+            "game": self.game_id,
+            "players": self.players,
+            "options": dict(self.options),
+            "version": self.version,
+            "round": self.round_no,
+            "dealer": self.dealer,
+            "phase": self.phase,
+            "to_act": self.to_act(),
+            "hand_sizes": [len(h) for h in self.hands],
+            "trick": {
+                "leader": self.leader if self.phase == PLAY else None,
+                "cards": [
+                    {"seat": s, "card": CODES[c]} for s, c in zip(self.trick_seats, self.trick, strict=True)
+                ],
+            },
+            "tricks": list(self.tricks),
+            "scores": list(self.totals),
+            "rounds": [{"dealer": r["dealer"], "points": r["points"]} for r in self.history],
+            "over": self.over,
+            "winners": list(self.winners),
+        }
+        if self.pass_offset is not None:
+            view["pass_direction"] = DIRECTION_NAMES[self.pass_offset]
+        if self.rules.has_sore_phase:
+            # R-SIMUL: sore cards show only once every seat has laid one.
+            view["sore_cards"] = [None if c is None else CODES[c] for c in self.sore_cards]
+        view.update(self.rules.public_extras(self))
+        return view
+
+    def view(self, seat: int) -> dict[str, Any]:
+        """What ``seat`` may see: its hand, its own pending choice and passes, and the public table."""
+        self._check_seat(seat)
+        view = self._public()
+        view["seat"] = seat
+        view["hand"] = codes(self.hands[seat])
+        if seat in self.pending:
+            view["chosen"] = codes(self.pending[seat])
+        if self.passed[seat] is not None:
+            view["passed"] = codes(self.passed[seat] or [])
+            view["received"] = codes(self.received[seat] or [])
+        decision = self.decision(seat)
+        view["decision"] = decision
+        view["legal"] = decision["legal"] if decision else []
+        return view
+
+    def spectator_view(self) -> dict[str, Any]:
+        """The public table: no hands, no pending choices."""
+        view = self._public()
+        view["seat"] = None
+        return view
+
+    def record(self) -> dict[str, Any]:
+        """The replay record: every hand dealt so far, the seed, and the moves.
+
+        It holds every hand, so services show it only once the game is over.
+        """
+        rec: dict[str, Any] = {
+            "game": self.game_id,
+            "players": self.players,
+            "options": dict(self.options),
+            "deals": [dict(d) for d in self.dealt],
+            "moves": [dict(m) for m in self.moves],
+        }
+        if self.seed is not None:
+            rec["seed"] = self.seed
+        return rec
+
+
+def _move_json(move: Move, cards: list[int], phase: str) -> Move:
+    """The canonical form of an accepted move for the log (R-CARD codes)."""
+    if phase == PASS:
+        return codes(cards)
+    return CODES[cards[0]]
