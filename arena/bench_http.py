@@ -1,0 +1,103 @@
+"""`python -m arena bench-http`: which HTTP client should call bots? Measure, don't guess.
+
+Each client runs a bare keep-alive loop of POST /move against the same fast local stdlib bot (TCP_NODELAY),
+then the arena's own BotClient (http.client + deadline socket + SSRF guard + reply parsing) does the same.
+"""
+
+from __future__ import annotations
+
+import http.client
+import json
+import statistics
+import time
+from collections.abc import Callable
+
+from arena.botclient import BotClient
+from arena.botserver import BotServerConfig, serve_bot
+
+SAMPLE_REQUEST = {
+    "protocol": 1, "game": "spot-hearts", "table": "bench", "match": "bench", "seat": 0,
+    "decision": {"kind": "play", "count": 1, "legal": ["2C", "5D", "QS"]}, "deadline_ms": 1000,
+    "view": {"hand": ["2C", "5D", "QS", "AH", "TH"], "trick": [], "scores": [0, 0, 0, 0]},
+    "legal": ["2C", "5D", "QS"],
+}
+
+
+def _time_loop(call: Callable[[], object], calls: int) -> dict[str, float]:
+    for _ in range(min(200, calls)):  # warm up: connection open, code paths hot
+        call()
+    latencies = []
+    start = time.perf_counter()
+    for _ in range(calls):
+        t0 = time.perf_counter()
+        call()
+        latencies.append(time.perf_counter() - t0)
+    elapsed = time.perf_counter() - start
+    latencies.sort()
+    return {
+        "calls_per_s": round(calls / elapsed, 1),
+        "mean_us": round(statistics.fmean(latencies) * 1e6, 1),
+        "p50_us": round(latencies[len(latencies) // 2] * 1e6, 1),
+        "p99_us": round(latencies[int(len(latencies) * 0.99)] * 1e6, 1),
+    }
+
+
+def http_client_loop(url: str) -> Callable[[], object]:
+    host, port = url.split("://", 1)[1].split(":")
+    conn = http.client.HTTPConnection(host, int(port), timeout=5)
+    body = json.dumps(SAMPLE_REQUEST).encode()
+    headers = {"Content-Type": "application/json"}
+
+    def call() -> object:
+        conn.request("POST", "/move", body=body, headers=headers)
+        response = conn.getresponse()
+        return json.loads(response.read())
+
+    return call
+
+
+def requests_loop(url: str) -> Callable[[], object]:
+    import requests
+
+    session = requests.Session()
+
+    def call() -> object:
+        return session.post(f"{url}/move", json=SAMPLE_REQUEST, timeout=5, allow_redirects=False).json()
+
+    return call
+
+
+def httpx_loop(url: str) -> Callable[[], object]:
+    import httpx
+
+    client = httpx.Client(timeout=5, follow_redirects=False)
+
+    def call() -> object:
+        return client.post(f"{url}/move", json=SAMPLE_REQUEST).json()
+
+    return call
+
+
+def botclient_loop(url: str) -> Callable[[], object]:
+    client = BotClient(url, allow_private=True)
+
+    def call() -> object:
+        move, result = client.move(SAMPLE_REQUEST, 1.0)
+        if move is None:
+            raise RuntimeError(f"bench bot failed: {result}")
+        return move
+
+    return call
+
+
+def run(calls: int = 3000) -> dict[str, object]:
+    bot = serve_bot(BotServerConfig(behaviour="good"))
+    try:
+        results: dict[str, object] = {}
+        for name, factory in [("http.client", http_client_loop), ("requests", requests_loop),
+                              ("httpx", httpx_loop), ("arena BotClient (http.client)", botclient_loop)]:
+            results[name] = _time_loop(factory(bot.url), calls)
+        return {"bench": "bench-http", "calls": calls, "server": "stdlib ThreadingHTTPServer, TCP_NODELAY",
+                "clients": results}
+    finally:
+        bot.stop()

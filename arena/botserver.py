@@ -1,0 +1,207 @@
+"""A tiny stdlib HTTP bot speaking protocol v1 — the reference bot, the bench target and the test double.
+
+``serve_bot(behaviour)`` starts a threaded ``http.server`` on 127.0.0.1 (HTTP/1.1 keep-alive, TCP_NODELAY)
+in a daemon thread. Behaviours:
+
+* ``good``: a legal move (the engine house bot named by ``house_bot`` if given, else the first legal cards)
+* ``sleep``: answers after ``delay_s`` seconds
+* ``dribble``: sends a valid answer one byte every ``delay_s`` seconds
+* ``huge``: a 10 MB body
+* ``status500``: HTTP 500
+* ``garbage``: 200 with a body that is not JSON
+* ``illegal``: a well-formed move that is never legal ("ZZ" is not a card; "XX" for passes)
+* ``wrongcard``: a real card code that is not among the legal moves
+* ``redirect``: 307 to ``redirect_to`` (default the loopback address of the server itself)
+* ``flaky``: alternates good answers and HTTP 500
+* ``down_info``: good moves, but ``GET /`` answers 503 (fails health checks)
+
+``python -m arena serve-bot --port P --house-bot heuristic`` runs one in the foreground.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import socket
+import threading
+import time
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+BEHAVIOURS = ("good", "sleep", "dribble", "huge", "status500", "garbage", "illegal", "wrongcard", "redirect",
+              "flaky", "down_info")
+
+
+@dataclass
+class BotServerConfig:
+    behaviour: str = "good"
+    name: str = "local-bot"
+    house_bot: str | None = None
+    delay_s: float = 2.0
+    redirect_to: str | None = None
+    seed: int = 0
+    games: list[str] = field(default_factory=lambda: ["sore-spot", "card-commons", "sloppy-seconds",
+                                                      "spot-hearts"])
+
+
+class _Server(ThreadingHTTPServer):
+    daemon_threads = True
+    allow_reuse_address = True
+    request_queue_size = 128
+
+    def __init__(self, address: tuple[str, int], config: BotServerConfig) -> None:
+        super().__init__(address, _Handler)
+        self.config = config
+        self.counter = itertools.count()
+        self.requests: list[str] = []  # paths seen (tests look at them)
+        self._house_bots: dict[int, Any] = {}
+        self._lock = threading.Lock()
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        pass  # clients hanging up on a misbehaving bot are expected; stay quiet
+
+    def get_request(self) -> tuple[socket.socket, Any]:
+        sock, address = super().get_request()
+        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        return sock, address
+
+    def choose(self, request: dict[str, Any]) -> Any:
+        decision = request["decision"]
+        if self.config.house_bot:
+            with self._lock:
+                key = threading.get_ident()
+                if key not in self._house_bots:
+                    from engine.bots import make_bot
+
+                    self._house_bots[key] = make_bot(self.config.house_bot, self.config.seed)
+                bot = self._house_bots[key]
+            return bot.choose(request["view"])
+        legal = request["legal"]
+        if decision["kind"] == "pass":
+            return legal[: decision["count"]]
+        return legal[0]
+
+
+class _Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    server: _Server
+
+    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - stdlib signature
+        pass  # a bench must not print a line per request
+
+    def _send(self, status: int, body: bytes, content_type: str = "application/json",
+              extra: dict[str, str] | None = None) -> None:
+        self.send_response(status)
+        self.send_header("Content-Type", content_type)
+        self.send_header("Content-Length", str(len(body)))
+        for key, value in (extra or {}).items():
+            self.send_header(key, value)
+        self.end_headers()
+        self.wfile.write(body)
+
+    def do_GET(self) -> None:  # noqa: N802 - stdlib naming
+        self.server.requests.append(f"GET {self.path}")
+        config = self.server.config
+        if config.behaviour == "down_info":
+            self._send(503, b'{"error": "down"}')
+            return
+        info = {"name": config.name, "author": "trick-arena", "version": "1", "games": config.games}
+        self._send(200, json.dumps(info).encode())
+
+    def do_POST(self) -> None:  # noqa: N802 - stdlib naming
+        self.server.requests.append(f"POST {self.path}")
+        length = int(self.headers.get("Content-Length") or 0)
+        raw = self.rfile.read(length)
+        if not self.path.endswith("/move"):
+            self._send(200, b"{}")
+            return
+        request = json.loads(raw)
+        behaviour = self.server.config.behaviour
+        delay = self.server.config.delay_s
+        if behaviour == "flaky":
+            behaviour = "status500" if next(self.server.counter) % 2 else "good"
+        if behaviour == "sleep":
+            time.sleep(delay)
+        if behaviour == "status500":
+            self._send(500, b'{"error": "boom"}')
+        elif behaviour == "garbage":
+            self._send(200, b"<html>this is not json")
+        elif behaviour == "huge":
+            self._send_huge()
+        elif behaviour == "redirect":
+            target = self.server.config.redirect_to or f"http://127.0.0.1:{self.server.server_address[1]}/move"
+            self._send(307, b"", extra={"Location": target})
+        elif behaviour == "illegal":
+            is_pass = request["decision"]["kind"] == "pass"
+            bad = ["XX", "YY", "ZZ"][: request["decision"]["count"]] if is_pass else "ZZ"
+            self._send(200, json.dumps({"move": bad}).encode())
+        elif behaviour == "wrongcard":
+            self._send(200, json.dumps({"move": _a_card_not_in(request)}).encode())
+        elif behaviour == "dribble":
+            body = json.dumps({"move": self.server.choose(request)}).encode()
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            for byte in body:
+                self.wfile.write(bytes([byte]))
+                self.wfile.flush()
+                time.sleep(delay)
+        else:
+            self._send(200, json.dumps({"move": self.server.choose(request)}).encode())
+
+    def _send_huge(self) -> None:
+        size = 10 * 1024 * 1024
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(size))
+        self.end_headers()
+        block = b" " * 65536
+        try:
+            for _ in range(size // len(block)):
+                self.wfile.write(block)
+        except OSError:
+            pass  # the arena hangs up after 64 KiB: expected
+
+
+def _a_card_not_in(request: dict[str, Any]) -> Any:
+    legal = {c.upper() for c in request["legal"]}
+    for rank in "23456789TJQKA":
+        for suit in "CDHS":
+            if rank + suit not in legal:
+                card = rank + suit
+                return [card, *sorted(legal)[:2]] if request["decision"]["kind"] == "pass" else card
+    return "2C"
+
+
+class RunningBot:
+    def __init__(self, server: _Server, thread: threading.Thread) -> None:
+        self.server = server
+        self.thread = thread
+
+    @property
+    def port(self) -> int:
+        return self.server.server_address[1]
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    @property
+    def requests(self) -> list[str]:
+        return self.server.requests
+
+    def stop(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+
+def serve_bot(config: BotServerConfig | None = None, port: int = 0) -> RunningBot:
+    config = config or BotServerConfig()
+    if config.behaviour not in BEHAVIOURS:
+        raise ValueError(f"unknown behaviour {config.behaviour!r}; one of {', '.join(BEHAVIOURS)}")
+    server = _Server(("127.0.0.1", port), config)
+    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.1}, daemon=True)
+    thread.start()
+    return RunningBot(server, thread)
