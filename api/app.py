@@ -1,0 +1,79 @@
+"""The app factory: config, flask-smorest Api, blueprints, rate limits, the one error handler."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from flask import Flask, abort, request, send_from_directory
+from flask_limiter import Limiter
+from flask_limiter.util import get_remote_address
+from flask_smorest import Api
+
+from api import keys
+from api.config import load_config
+from api.problems import register_error_handlers
+from api.schemas import ProblemSchema
+from api.services import EXTENSION, build_services
+
+# endpoint -> (config key with the limit, methods it applies to)
+RATE_LIMITED = {
+    "bots.register_bot": ("LIMIT_REGISTRATION", ["POST"]),
+    "tables.create_table": ("LIMIT_TABLE_CREATION", ["POST"]),
+    "seats.post_move": ("LIMIT_MOVES", ["POST"]),
+}
+
+BODY_METHODS = {"POST", "PUT", "PATCH"}
+
+
+class TrickArenaApi(Api):
+    # Document every error response with the problem+json schema our handler actually produces.
+    ERROR_SCHEMA = ProblemSchema
+
+
+def create_app(config: dict[str, Any] | None = None) -> Flask:
+    app = Flask(__name__)
+    app.config.update(load_config(config))
+    app.json.sort_keys = False  # keep schema field order in responses
+
+    api = TrickArenaApi(app, spec_kwargs={"info": {"description": "Play trick-taking card games over HTTP."}})
+    api.spec.components.security_scheme("seatToken", {"type": "http", "scheme": "bearer",
+                                                       "description": "seat token or bot owner token"})
+    from api.blueprints import bots, games, health, seats, tables
+
+    for blueprint in (health.blp, games.blp, tables.blp, seats.blp, bots.blp):
+        api.register_blueprint(blueprint)
+    register_error_handlers(app)
+
+    app.extensions[EXTENSION] = build_services(app.config["REDIS_URL"], app.config["KEY_PREFIX"],
+                                               app.config["RQ_QUEUE"], app.config["ALLOW_PRIVATE_BOT_URLS"])
+    _install_rate_limits(app)
+    _install_swagger_assets(app)
+    app.before_request(_require_json_bodies)
+    return app
+
+
+def _install_rate_limits(app: Flask) -> None:
+    app.config.setdefault("RATELIMIT_STORAGE_URI", app.config["REDIS_URL"])
+    app.config.setdefault("RATELIMIT_KEY_PREFIX", keys.rate_limit_prefix(app.config["KEY_PREFIX"]))
+    app.config.setdefault("RATELIMIT_HEADERS_ENABLED", True)
+    app.config.setdefault("RATELIMIT_STRATEGY", "moving-window")
+    # One limiter per app (tests build many apps on different prefixes); limits wrap the registered views.
+    limiter = Limiter(get_remote_address, app=app)
+    for endpoint, (config_key, methods) in RATE_LIMITED.items():
+        limit = app.config[config_key]
+        app.view_functions[endpoint] = limiter.limit(limit, methods=methods)(app.view_functions[endpoint])
+    app.extensions["trick_arena_limiter"] = limiter
+
+
+def _install_swagger_assets(app: Flask) -> None:
+    import swagger_ui_bundle
+
+    @app.get("/api/docs/static/<path:filename>")
+    def swagger_static(filename: str):  # noqa: ANN202 - a Flask view
+        return send_from_directory(swagger_ui_bundle.swagger_ui_path, filename, max_age=3600)
+
+
+def _require_json_bodies() -> None:
+    # Bodies must be JSON; an empty body is fine for endpoints that take none (join, delete).
+    if request.method in BODY_METHODS and (request.content_length or 0) > 0 and not request.is_json:
+        abort(415, description="send the request body as application/json")

@@ -1,0 +1,58 @@
+"""Bot registry: register, list, detail, update / disable, delete (owner token for changes)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from flask import request, url_for
+from flask_smorest import Blueprint
+
+from api.schemas import BotCreatedSchema, BotCreateSchema, BotListQuerySchema, BotSchema, BotUpdateSchema
+from api.services import services
+from api.tokens import bearer_token
+
+blp = Blueprint("bots", __name__, url_prefix="/api/bots", description="Bot registry (records only)")
+
+OWNER = [{"seatToken": []}]
+
+
+@blp.post("")
+@blp.arguments(BotCreateSchema)
+@blp.response(201, BotCreatedSchema)
+def register_bot(body: dict[str, Any]) -> tuple[dict[str, Any], int, dict[str, str]]:
+    """Register a bot. The owner token is shown only in this answer."""
+    record, token = services().bots.register(body["name"], body["games"], body.get("url"))
+    location = url_for("bots.get_bot", bot_id=record["bot_id"])
+    return {**record, "owner_token": token}, 201, {"Location": location}
+
+
+@blp.get("")
+@blp.arguments(BotListQuerySchema, location="query")
+@blp.response(200, BotSchema(many=True))
+def list_bots(query: dict[str, Any]) -> list[dict[str, Any]]:
+    """Registered bots, oldest first (optionally only those playing `game`)."""
+    return services().bots.list(query.get("game"), query["limit"])
+
+
+@blp.get("/<bot_id>")
+@blp.response(200, BotSchema)
+def get_bot(bot_id: str) -> dict[str, Any]:
+    """One bot."""
+    return services().bots.get(bot_id)
+
+
+@blp.patch("/<bot_id>")
+@blp.arguments(BotUpdateSchema)
+@blp.response(200, BotSchema)
+@blp.doc(security=OWNER)
+def update_bot(changes: dict[str, Any], bot_id: str) -> dict[str, Any]:
+    """Change games or URL, or disable (`{"enabled": false}`) / re-enable. Owner token required."""
+    return services().bots.update(bot_id, bearer_token(request.headers.get("Authorization")), changes)
+
+
+@blp.delete("/<bot_id>")
+@blp.response(204)
+@blp.doc(security=OWNER)
+def delete_bot(bot_id: str) -> None:
+    """Delete the bot record. Owner token required."""
+    services().bots.delete(bot_id, bearer_token(request.headers.get("Authorization")))

@@ -1,0 +1,36 @@
+"""The games the engine plays, with their options and a rules summary."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from flask_smorest import Blueprint
+
+import engine
+from api.problems import ApiProblem
+from api.schemas import GameSchema
+
+blp = Blueprint("games", __name__, url_prefix="/api/games", description="Games and their options")
+
+
+def _game(info: Any) -> dict[str, Any]:
+    return {"id": info.id, "name": info.name,
+            "min_players": info.min_players, "max_players": info.max_players,
+            "defaults": dict(info.defaults), "option_docs": dict(info.option_docs), "summary": info.summary}
+
+
+@blp.get("")
+@blp.response(200, GameSchema(many=True))
+def list_games() -> list[dict[str, Any]]:
+    """Every game, with player counts, default options and a rules summary."""
+    return [_game(info) for info in engine.GAMES.values()]
+
+
+@blp.get("/<game_id>")
+@blp.response(200, GameSchema)
+def get_game(game_id: str) -> dict[str, Any]:
+    """One game."""
+    info = engine.GAMES.get(game_id)
+    if info is None:
+        raise ApiProblem(404, "game-not-found", f"no game {game_id!r}; known: {', '.join(engine.GAMES)}")
+    return _game(info)

@@ -1,0 +1,104 @@
+"""Tables: create (seats open or house bots), list, spectate, and the replay record once over."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from flask import current_app, url_for
+from flask_smorest import Blueprint
+
+from api.house import enqueue_drive, house_seats_to_act, is_house_bot
+from api.problems import ApiProblem
+from api.schemas import TableCreateSchema, TableListQuerySchema, TableSchema, TableSummarySchema
+from api.services import services
+from api.store import SeatKind, SeatSpec, TableRecord, TableStatus
+
+blp = Blueprint("tables", __name__, url_prefix="/api/tables", description="Tables: create and spectate")
+
+OPEN_SEAT = "open"
+
+
+def parse_seats(names: list[str]) -> list[SeatSpec]:
+    seats = []
+    for index, name in enumerate(names):
+        if name == OPEN_SEAT:
+            seats.append(SeatSpec(SeatKind.OPEN))
+        elif is_house_bot(name):
+            seats.append(SeatSpec(SeatKind.HOUSE, name))
+        else:
+            raise ApiProblem(422, "bad-seats",
+                             f"seat {index}: {name!r} is neither 'open' nor a house bot name "
+                             "(random, heuristic, eps-0.1 .. eps-0.9)",
+                             errors={"seats": {str(index): ["unknown seat kind"]}})
+    return seats
+
+
+def public_table(record: TableRecord, view: dict[str, Any]) -> dict[str, Any]:
+    over = record.status == TableStatus.OVER
+    return {
+        "table_id": record.table_id, "game": record.game, "players": record.players,
+        "options": record.options,
+        "seats": [{"seat": i, "kind": s.kind.value, "name": s.name, "joined": record.joined[i]}
+                  for i, s in enumerate(record.seats)],
+        "status": record.status.value, "version": record.version, "to_act": record.to_act,
+        "seed_commitment": record.commitment,
+        # The seed decides every deal: never before the end (hidden information).
+        "seed": record.seed if over else None, "seed_nonce": record.nonce if over else None,
+        "view": view, "created": record.created, "updated": record.updated,
+    }
+
+
+def kick_house_bots(record_or_seats: list[SeatSpec], to_act: list[int], table_id: str) -> None:
+    if house_seats_to_act(record_or_seats, to_act):
+        enqueue_drive(services().house_queue, table_id, current_app.config["KEY_PREFIX"])
+
+
+@blp.post("")
+@blp.arguments(TableCreateSchema)
+@blp.response(201, TableSchema)
+def create_table(body: dict[str, Any]) -> tuple[dict[str, Any], int, dict[str, str]]:
+    """Open a table. Seats are 'open' (join them for a seat token) or house bot names."""
+    seats = parse_seats(body["seats"])
+    players = body.get("players", len(seats))
+    record = services().tables.create_table(body["game"], players, body["options"], seats,
+                                            move_timeout=current_app.config["SEAT_MOVE_TIMEOUT"])
+    kick_house_bots(record.seats, record.to_act, record.table_id)
+    view = services().tables.spectator_view(record.table_id)
+    location = url_for("tables.get_table", table_id=record.table_id)
+    return public_table(record, view), 201, {"Location": location}
+
+
+@blp.get("")
+@blp.arguments(TableListQuerySchema, location="query")
+@blp.response(200, TableSummarySchema(many=True))
+def list_tables(query: dict[str, Any]) -> list[dict[str, Any]]:
+    """The most recent tables."""
+    store = services().tables
+    summaries = []
+    for table_id in store.list_tables(query["limit"]):
+        try:
+            record = store.load_table(table_id)
+        except ApiProblem:
+            continue  # removed meanwhile
+        summaries.append({"table_id": table_id, "game": record.game, "status": record.status.value,
+                          "version": record.version})
+    return summaries
+
+
+@blp.get("/<table_id>")
+@blp.response(200, TableSchema)
+def get_table(table_id: str) -> dict[str, Any]:
+    """The public table: seats, status, who must act, the seed commitment (the seed once over), no hands."""
+    store = services().tables
+    record = store.load_table(table_id)
+    return public_table(record, store.spectator_view(table_id))
+
+
+@blp.get("/<table_id>/replay")
+@blp.response(200, description="The engine's replay record (accepted by `python -m engine replay`).")
+@blp.alt_response(409, description="The game is not over yet.")
+def get_replay(table_id: str) -> Any:
+    """Replay record of a finished table: every deal, every move, the seed."""
+    return current_app.response_class(
+        response=current_app.json.dumps(services().tables.replay_record(table_id)),
+        mimetype="application/json")

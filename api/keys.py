@@ -1,0 +1,161 @@
+"""Every Redis key and channel name used by Trick Arena is built here, and only here.
+
+A flat module of functions over a prefix so that tests (unique prefix per test) and several deployments
+can share one Redis server without ever touching each other's keys.
+"""
+
+from __future__ import annotations
+
+DEFAULT_PREFIX = "ta:"
+
+
+# --- tables -------------------------------------------------------------------------------------------------
+
+def table(prefix: str, table_id: str) -> str:
+    """Hash: the table record (game, options, seats, seed, status, version, ...)."""
+    return f"{prefix}table:{table_id}"
+
+
+def table_moves(prefix: str, table_id: str) -> str:
+    """List: accepted moves, JSON {"seat", "move"} in order; its length equals the table version."""
+    return f"{prefix}table:{table_id}:moves"
+
+
+def table_views(prefix: str, table_id: str) -> str:
+    """Hash: seat index (and "spectator") -> JSON view at the current version, precomputed at each move."""
+    return f"{prefix}table:{table_id}:views"
+
+
+def tables_index(prefix: str) -> str:
+    """Sorted set: table id scored by creation time."""
+    return f"{prefix}tables"
+
+
+def table_events(prefix: str, table_id: str) -> str:
+    """Pub/sub channel: the new version number is published here after every accepted change."""
+    return f"{prefix}ev:{table_id}"
+
+
+def table_events_pattern(prefix: str) -> str:
+    """Pattern matching every table_events channel (one listener per process subscribes to it)."""
+    return f"{prefix}ev:*"
+
+
+def table_id_from_channel(prefix: str, channel: str) -> str:
+    return channel[len(f"{prefix}ev:"):]
+
+
+# --- bot registry ------------------------------------------------------------------------------------------
+
+def bot(prefix: str, bot_id: str) -> str:
+    """Hash: a registered bot record."""
+    return f"{prefix}bot:{bot_id}"
+
+
+def bots_index(prefix: str) -> str:
+    """Sorted set: bot id scored by registration time."""
+    return f"{prefix}bots"
+
+
+def bot_name(prefix: str, name: str) -> str:
+    """String: bot id owning this (case-folded) name; makes names unique."""
+    return f"{prefix}botname:{name.casefold()}"
+
+
+# --- infrastructure ----------------------------------------------------------------------------------------
+
+def rate_limit_prefix(prefix: str) -> str:
+    """Prefix handed to Flask-Limiter's Redis storage."""
+    return f"{prefix}rl"
+
+
+def house_queue(prefix: str) -> str:
+    """RQ queue name for house-bot driving jobs (RQ adds its own "rq:" keys around it)."""
+    return f"{prefix.rstrip(':')}-house"
+
+
+# --- arena (appended by the arena helper; ladders, ratings, matches) ----------------------------------------
+
+def arena_ladders(prefix: str) -> str:
+    """Set: ids of every ladder."""
+    return f"{prefix}arena:ladders"
+
+
+def arena_ladder(prefix: str, ladder_id: str) -> str:
+    """String: the ladder's configuration (JSON)."""
+    return f"{prefix}arena:ladder:{ladder_id}"
+
+
+def arena_members(prefix: str, ladder_id: str) -> str:
+    """Hash: bot id -> member JSON (kind house/http/poll, house bot name or URL) of a ladder."""
+    return f"{prefix}arena:ladder:{ladder_id}:members"
+
+
+def arena_ratings(prefix: str, ladder_id: str) -> str:
+    """Sorted set: bot id scored by its current rating on the ladder."""
+    return f"{prefix}arena:ladder:{ladder_id}:ratings"
+
+
+def arena_stats(prefix: str, ladder_id: str, bot_id: str) -> str:
+    """Hash: games, wins, strikes, forfeits, latency_ms_sum, calls of a bot on a ladder."""
+    return f"{prefix}arena:ladder:{ladder_id}:stats:{bot_id}"
+
+
+def arena_history(prefix: str, ladder_id: str, bot_id: str) -> str:
+    """List: newest first, JSON {match, rating, delta, place, at} per rated match of a bot."""
+    return f"{prefix}arena:ladder:{ladder_id}:history:{bot_id}"
+
+
+def arena_recent(prefix: str, ladder_id: str) -> str:
+    """List: newest first, ids of the ladder's finished (rated or aborted) matches."""
+    return f"{prefix}arena:ladder:{ladder_id}:recent"
+
+
+def arena_active(prefix: str, ladder_id: str) -> str:
+    """Set: ids of the ladder's queued or running matches."""
+    return f"{prefix}arena:ladder:{ladder_id}:active"
+
+
+def arena_last_group(prefix: str, ladder_id: str) -> str:
+    """String: JSON list of the bot ids of the ladder's most recently scheduled table."""
+    return f"{prefix}arena:ladder:{ladder_id}:last-group"
+
+
+def arena_match(prefix: str, match_id: str) -> str:
+    """String: the match document (JSON: spec, status, result, per-call stats)."""
+    return f"{prefix}arena:match:{match_id}"
+
+
+def arena_match_games(prefix: str, match_id: str) -> str:
+    """String: JSON list of the replay records of a finished match's games."""
+    return f"{prefix}arena:match:{match_id}:games"
+
+
+def arena_match_lease(prefix: str, match_id: str) -> str:
+    """String with a short TTL: refreshed by the worker playing the match; gone = the worker died."""
+    return f"{prefix}arena:match:{match_id}:lease"
+
+
+def arena_match_applied(prefix: str, match_id: str) -> str:
+    """String: the idempotency key set by the rating script; present = ratings already applied."""
+    return f"{prefix}arena:match:{match_id}:applied"
+
+
+def arena_health(prefix: str, bot_id: str) -> str:
+    """Hash: failures (consecutive), paused (0/1), checked_at, last_error of an HTTP bot's health checks."""
+    return f"{prefix}arena:health:{bot_id}"
+
+
+def arena_poll_seats(prefix: str, bot_id: str) -> str:
+    """Hash: table id -> JSON {seat, token, match} of a polling bot's seats in running ladder matches."""
+    return f"{prefix}arena:poll-seats:{bot_id}"
+
+
+def arena_scheduler_lock(prefix: str) -> str:
+    """String with TTL: held by the one running scheduler."""
+    return f"{prefix}arena:scheduler-lock"
+
+
+def arena_queue(prefix: str) -> str:
+    """RQ queue name for match jobs."""
+    return f"{prefix.rstrip(':')}-arena"

@@ -1,0 +1,144 @@
+"""Long-poll wake-ups: one pattern subscription per process, fanned out to waiting requests.
+
+Hundreds of waiting polls share one Redis pub/sub connection: each waiter registers a threading.Event under
+its table id, and the listener thread sets the events of the waiters a published version satisfies. Under
+gevent (monkey-patched) the thread is a greenlet and the events are cooperative, so the same code serves both
+gunicorn worker classes.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import os
+import threading
+import time
+from collections.abc import Callable
+
+import redis
+
+from api import keys
+
+log = logging.getLogger(__name__)
+
+
+class _Waiter:
+    __slots__ = ("after", "event")
+
+    def __init__(self, after: int) -> None:
+        self.after = after
+        self.event = threading.Event()
+
+
+class VersionWatcher:
+    def __init__(self, client: redis.Redis, prefix: str) -> None:
+        self._client = client
+        self._prefix = prefix
+        self._lock = threading.Lock()
+        self._waiters: dict[str, set[_Waiter]] = {}
+        self._subscribed = threading.Event()
+        self._thread: threading.Thread | None = None
+        self._pid = os.getpid()
+
+    # --- waiting side ---------------------------------------------------------------------------------------
+
+    def wait(self, table_id: str, after: int, timeout: float, current_version: Callable[[], int]) -> int:
+        """Return the table version once it is > after, or the current version after `timeout` seconds."""
+        version = current_version()
+        if version > after or timeout <= 0:
+            return version
+        self._ensure_listening()
+        waiter = _Waiter(after)
+        with self._lock:
+            self._waiters.setdefault(table_id, set()).add(waiter)
+        try:
+            deadline = time.monotonic() + timeout
+            while True:
+                # Re-read after registering: a move committed before we subscribed is not missed.
+                version = current_version()
+                remaining = deadline - time.monotonic()
+                if version > after or remaining <= 0:
+                    return version
+                waiter.event.wait(remaining)
+                waiter.event.clear()
+        finally:
+            with self._lock:
+                table_waiters = self._waiters.get(table_id)
+                if table_waiters is not None:
+                    table_waiters.discard(waiter)
+                    if not table_waiters:
+                        del self._waiters[table_id]
+
+    @property
+    def waiting(self) -> int:
+        with self._lock:
+            return sum(len(waiters) for waiters in self._waiters.values())
+
+    # --- listener side --------------------------------------------------------------------------------------
+
+    def _ensure_listening(self) -> None:
+        if self._thread is not None and self._thread.is_alive():
+            self._subscribed.wait(10)
+            return
+        with self._lock:
+            if self._thread is None or not self._thread.is_alive():
+                self._subscribed.clear()
+                self._thread = threading.Thread(target=self._listen_forever, name="ta-version-watcher",
+                                                daemon=True)
+                self._thread.start()
+        self._subscribed.wait(10)
+
+    def _listen_forever(self) -> None:
+        pattern = keys.table_events_pattern(self._prefix)
+        while True:
+            pubsub = self._client.pubsub(ignore_subscribe_messages=False)
+            try:
+                pubsub.psubscribe(pattern)
+                for message in pubsub.listen():
+                    kind = message.get("type")
+                    if kind == "psubscribe":
+                        self._subscribed.set()
+                        # Anything published while we were (re)connecting was lost: wake all to re-check.
+                        self._wake_all()
+                    elif kind == "pmessage":
+                        self._dispatch(message["channel"], message["data"])
+            except Exception:  # the listener must outlive any Redis hiccup
+                log.warning("version watcher lost its Redis subscription; reconnecting", exc_info=True)
+                self._subscribed.clear()
+                time.sleep(0.5)
+            finally:
+                with contextlib.suppress(Exception):
+                    pubsub.close()
+
+    def _dispatch(self, channel: str | bytes, data: str | bytes) -> None:
+        if isinstance(channel, bytes):
+            channel = channel.decode()
+        try:
+            version = int(data)
+        except (TypeError, ValueError):
+            return
+        table_id = keys.table_id_from_channel(self._prefix, channel)
+        with self._lock:
+            for waiter in self._waiters.get(table_id, ()):
+                if version > waiter.after:
+                    waiter.event.set()
+
+    def _wake_all(self) -> None:
+        with self._lock:
+            for waiters in self._waiters.values():
+                for waiter in waiters:
+                    waiter.event.set()
+
+
+_watchers: dict[tuple[int, str, int], VersionWatcher] = {}
+_watchers_guard = threading.Lock()
+
+
+def get_watcher(client: redis.Redis, prefix: str) -> VersionWatcher:
+    """The process-wide watcher for this connection pool and key prefix (recreated after a fork)."""
+    key = (id(client.connection_pool), prefix, os.getpid())
+    with _watchers_guard:
+        watcher = _watchers.get(key)
+        if watcher is None:
+            watcher = _watchers[key] = VersionWatcher(client, prefix)
+        return watcher

@@ -1,0 +1,122 @@
+"""The one error handler: everything a client can get wrong (or we can) becomes application/problem+json.
+
+RFC 9457 body: {type, title, status, detail} plus `legal` for a refused move and `errors` for field
+validation. Unexpected exceptions are logged server-side and answered with a generic 500: no stack trace,
+no exception text ever reaches a client.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from http import HTTPStatus
+from typing import Any
+
+from flask import Flask, Response
+from werkzeug.exceptions import HTTPException
+
+from engine.errors import (
+    EngineError,
+    GameOverError,
+    IllegalMoveError,
+    MalformedMoveError,
+    NotYourTurnError,
+    OptionsError,
+)
+
+PROBLEM_MEDIA_TYPE = "application/problem+json"
+PROBLEM_TYPE_BASE = "/problems/"
+
+log = logging.getLogger(__name__)
+
+
+class ApiProblem(Exception):
+    """Raised by views and the store for a client-facing error with its own problem type."""
+
+    def __init__(self, status: int, slug: str, detail: str, title: str | None = None,
+                 headers: dict[str, str] | None = None, **extra: Any) -> None:
+        super().__init__(detail)
+        self.status = status
+        self.slug = slug
+        self.detail = detail
+        self.title = title or slug.replace("-", " ").capitalize()
+        self.headers = headers or {}
+        self.extra = extra
+
+
+# engine error class -> (status, problem slug, title); the most specific class is listed first.
+ENGINE_ERRORS: list[tuple[type[EngineError], int, str, str]] = [
+    (MalformedMoveError, 400, "malformed-move", "Malformed move"),
+    (IllegalMoveError, 422, "illegal-move", "Illegal move"),
+    (NotYourTurnError, 409, "not-your-turn", "Not your turn"),
+    (GameOverError, 409, "game-over", "Game over"),
+    (OptionsError, 422, "invalid-options", "Invalid game options"),
+    (EngineError, 422, "rejected-by-engine", "Rejected by the rules engine"),
+]
+
+# Werkzeug's 422 from webargs/marshmallow carries the field messages in `.data["messages"]`.
+VALIDATION_SLUG = "validation-failed"
+
+
+def problem_response(status: int, slug: str | None, title: str, detail: str,
+                     headers: dict[str, str] | None = None, **extra: Any) -> Response:
+    body: dict[str, Any] = {
+        "type": f"{PROBLEM_TYPE_BASE}{slug}" if slug else "about:blank",
+        "title": title,
+        "status": status,
+        "detail": detail,
+    }
+    body.update(extra)
+    response = Response(json.dumps(body), status=status, mimetype=PROBLEM_MEDIA_TYPE)
+    for name, value in (headers or {}).items():
+        response.headers[name] = value
+    return response
+
+
+def _flatten_messages(messages: Any) -> dict[str, Any]:
+    # webargs nests messages by location ({"json": {"field": [...]}}); clients care about the fields.
+    if isinstance(messages, dict) and len(messages) == 1:
+        (location, inner), = messages.items()
+        if location in {"json", "query", "querystring", "headers", "path", "view_args", "form"}:
+            return inner if isinstance(inner, dict) else {"_schema": inner}
+    return messages if isinstance(messages, dict) else {"_schema": messages}
+
+
+def _http_problem(error: HTTPException) -> Response:
+    status = error.code or 500
+    headers = {name: value for name, value in error.get_headers() if name.lower() != "content-type"}
+    data = getattr(error, "data", None) or {}
+    messages = data.get("messages") if isinstance(data, dict) else None
+    if status == 422 and messages is not None:
+        return problem_response(422, VALIDATION_SLUG, "Validation failed",
+                                "the request body or query string does not match the schema; see errors",
+                                headers=headers, errors=_flatten_messages(messages))
+    detail = error.description or HTTPStatus(status).description
+    if status == 429:
+        detail = f"rate limit exceeded ({error.description}); retry after the Retry-After delay"
+    allowed = getattr(error, "valid_methods", None)
+    if status == 405 and allowed:
+        detail = f"{detail} Allowed: {', '.join(sorted(allowed))}."
+    return problem_response(status, None, HTTPStatus(status).phrase, detail, headers=headers)
+
+
+def handle_error(error: Exception) -> Response:
+    if isinstance(error, ApiProblem):
+        return problem_response(error.status, error.slug, error.title, error.detail, error.headers,
+                                **error.extra)
+    if isinstance(error, EngineError):
+        for cls, status, slug, title in ENGINE_ERRORS:
+            if isinstance(error, cls):
+                extra = {"legal": error.legal} if cls is not OptionsError else {}
+                return problem_response(status, slug, title, str(error), **extra)
+    if isinstance(error, HTTPException):
+        return _http_problem(error)
+    log.exception("unhandled error", exc_info=error)
+    return problem_response(500, None, "Internal Server Error",
+                            "the server failed to handle this request; it has been logged")
+
+
+def register_error_handlers(app: Flask) -> None:
+    # Registered after flask-smorest's Api so that ours replaces its HTTPException handler.
+    app.register_error_handler(HTTPException, handle_error)
+    app.register_error_handler(Exception, handle_error)

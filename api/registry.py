@@ -1,0 +1,117 @@
+"""Registered bots: records only (the arena calls them). Owner tokens shown once, stored hashed."""
+
+from __future__ import annotations
+
+import json
+import secrets
+import time
+from typing import Any
+
+import redis
+
+import engine
+from api import keys
+from api.problems import ApiProblem
+from api.tokens import hash_token, new_token, token_matches
+from arena.netguard import UnsafeURLError, validate_bot_url
+
+PUBLIC_FIELDS = ("bot_id", "name", "games", "url", "enabled", "created", "updated")
+
+
+class BotRegistry:
+    def __init__(self, client: redis.Redis, prefix: str, allow_private_urls: bool = False) -> None:
+        self.redis = client
+        self.prefix = prefix
+        self.allow_private_urls = allow_private_urls
+
+    # --- validation -----------------------------------------------------------------------------------------
+
+    @staticmethod
+    def _check_games(games: list[str]) -> list[str]:
+        unknown = [game for game in games if game not in engine.GAMES]
+        if unknown:
+            raise ApiProblem(422, "unknown-game",
+                             f"unknown game(s) {', '.join(unknown)}; known: {', '.join(engine.GAMES)}",
+                             errors={"games": [f"unknown: {g}" for g in unknown]})
+        return sorted(set(games))
+
+    def _check_url(self, url: str | None) -> str | None:
+        if url is None:
+            return None
+        try:
+            validate_bot_url(url, allow_private=self.allow_private_urls)
+        except UnsafeURLError as error:
+            raise ApiProblem(422, "unsafe-bot-url", str(error), errors={"url": [str(error)]}) from None
+        return url
+
+    # --- records --------------------------------------------------------------------------------------------
+
+    def register(self, name: str, games: list[str], url: str | None) -> tuple[dict[str, Any], str]:
+        games = self._check_games(games)
+        url = self._check_url(url)
+        bot_id = secrets.token_hex(8)
+        if not self.redis.set(keys.bot_name(self.prefix, name), bot_id, nx=True):
+            raise ApiProblem(409, "bot-name-taken", f"a bot named {name!r} is already registered")
+        token = new_token()
+        now = time.time()
+        fields = {"bot_id": bot_id, "name": name, "games": json.dumps(games), "url": url or "",
+                  "enabled": "1", "created": now, "updated": now, "owner_hash": hash_token(token)}
+        pipe = self.redis.pipeline(transaction=True)
+        pipe.hset(keys.bot(self.prefix, bot_id), mapping=fields)
+        pipe.zadd(keys.bots_index(self.prefix), {bot_id: now})
+        pipe.execute()
+        return self.get(bot_id), token
+
+    def _raw(self, bot_id: str) -> dict[str, str]:
+        raw = self.redis.hgetall(keys.bot(self.prefix, bot_id))
+        if not raw:
+            raise ApiProblem(404, "bot-not-found", f"no bot {bot_id!r}")
+        return raw
+
+    @staticmethod
+    def _public(raw: dict[str, str]) -> dict[str, Any]:
+        return {"bot_id": raw["bot_id"], "name": raw["name"], "games": json.loads(raw["games"]),
+                "url": raw["url"] or None, "enabled": raw["enabled"] == "1",
+                "created": float(raw["created"]), "updated": float(raw["updated"])}
+
+    def get(self, bot_id: str) -> dict[str, Any]:
+        return self._public(self._raw(bot_id))
+
+    def list(self, game: str | None = None, limit: int = 100) -> list[dict[str, Any]]:
+        bot_ids = self.redis.zrange(keys.bots_index(self.prefix), 0, -1)
+        pipe = self.redis.pipeline(transaction=False)
+        for bot_id in bot_ids:
+            pipe.hgetall(keys.bot(self.prefix, bot_id))
+        bots = [self._public(raw) for raw in pipe.execute() if raw]
+        if game is not None:
+            bots = [bot for bot in bots if game in bot["games"]]
+        return bots[:limit]
+
+    def check_owner(self, bot_id: str, token: str | None) -> dict[str, str]:
+        raw = self._raw(bot_id)
+        if not token:
+            raise ApiProblem(401, "token-required", "send the owner token as 'Authorization: Bearer <token>'",
+                             headers={"WWW-Authenticate": 'Bearer realm="bot"'})
+        if not token_matches(token, raw["owner_hash"]):
+            raise ApiProblem(403, "bad-token", f"this token does not own bot {bot_id}")
+        return raw
+
+    def update(self, bot_id: str, token: str | None, changes: dict[str, Any]) -> dict[str, Any]:
+        self.check_owner(bot_id, token)
+        fields: dict[str, Any] = {"updated": time.time()}
+        if "games" in changes:
+            fields["games"] = json.dumps(self._check_games(changes["games"]))
+        if "url" in changes:
+            fields["url"] = self._check_url(changes["url"]) or ""
+        if "enabled" in changes:
+            fields["enabled"] = "1" if changes["enabled"] else "0"
+        self.redis.hset(keys.bot(self.prefix, bot_id), mapping=fields)
+        return self.get(bot_id)
+
+    def delete(self, bot_id: str, token: str | None) -> None:
+        raw = self.check_owner(bot_id, token)
+        pipe = self.redis.pipeline(transaction=True)
+        pipe.delete(keys.bot(self.prefix, bot_id))
+        pipe.zrem(keys.bots_index(self.prefix), bot_id)
+        pipe.delete(keys.bot_name(self.prefix, raw["name"]))
+        pipe.execute()

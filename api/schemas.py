@@ -1,0 +1,186 @@
+"""Marshmallow schemas: the only mapping between JSON bodies and Python, and the source of the OpenAPI doc."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from marshmallow import Schema, ValidationError, fields, validate
+
+SEAT_KINDS_HELP = ("'open' (a polling client joins it) or a house bot name: "
+                   "random, heuristic, eps-0.1 .. eps-0.9")
+
+
+class ProblemSchema(Schema):
+    type = fields.String(required=True, metadata={"example": "/problems/illegal-move"})
+    title = fields.String(required=True)
+    status = fields.Integer(required=True)
+    detail = fields.String(required=True)
+    legal = fields.List(fields.String(), metadata={"description": "legal moves (refused moves only)"})
+    errors = fields.Dict(metadata={"description": "field -> messages (422 validation only)"})
+
+
+class MoveField(fields.Field):
+    """A card code ("QS") for play/sore decisions, or a list of card codes for a pass."""
+
+    def _deserialize(self, value: Any, attr: str | None, data: Any, **kwargs: Any) -> str | list[str]:
+        if isinstance(value, str) and 0 < len(value) <= 8:
+            return value
+        if (isinstance(value, list) and 0 < len(value) <= 13
+                and all(isinstance(card, str) and 0 < len(card) <= 8 for card in value)):
+            return value
+        raise ValidationError("a move is a card code string (e.g. \"QS\") or a list of card codes for a pass")
+
+    def _serialize(self, value: Any, attr: str | None, obj: Any, **kwargs: Any) -> Any:
+        return value
+
+
+# --- health / hello --------------------------------------------------------------------------------------
+
+class HealthSchema(Schema):
+    status = fields.String(required=True)
+    redis = fields.Boolean(required=True)
+
+
+class HelloSchema(Schema):
+    hello = fields.String(required=True)
+
+
+# --- games -----------------------------------------------------------------------------------------------
+
+class GameSchema(Schema):
+    id = fields.String(required=True, metadata={"example": "spot-hearts"})
+    name = fields.String(required=True)
+    min_players = fields.Integer(required=True)
+    max_players = fields.Integer(required=True)
+    defaults = fields.Dict(required=True, metadata={"description": "default option values"})
+    option_docs = fields.Dict(keys=fields.String(), values=fields.String(), required=True)
+    summary = fields.String(required=True, metadata={"description": "rules summary"})
+
+
+# --- tables ----------------------------------------------------------------------------------------------
+
+class TableCreateSchema(Schema):
+    game = fields.String(required=True, metadata={"example": "spot-hearts"})
+    players = fields.Integer(validate=validate.Range(min=2, max=8),
+                             metadata={"description": "defaults to the number of seats"})
+    options = fields.Dict(keys=fields.String(), load_default=dict)
+    seats = fields.List(fields.String(validate=validate.Length(min=1, max=32)), required=True,
+                        validate=validate.Length(min=2, max=8),
+                        metadata={"description": f"one per player: {SEAT_KINDS_HELP}",
+                                  "example": ["open", "heuristic", "heuristic", "random"]})
+
+
+class SeatInfoSchema(Schema):
+    seat = fields.Integer(required=True)
+    kind = fields.String(required=True, metadata={"description": "open | house | bot"})
+    name = fields.String(allow_none=True, metadata={"description": "house bot name or registered bot id"})
+    joined = fields.Boolean(required=True, metadata={"description": "an open seat has been claimed"})
+
+
+class TableSchema(Schema):
+    table_id = fields.String(required=True)
+    game = fields.String(required=True)
+    players = fields.Integer(required=True)
+    options = fields.Dict(required=True)
+    seats = fields.List(fields.Nested(SeatInfoSchema), required=True)
+    status = fields.String(required=True, metadata={"description": "playing | over"})
+    version = fields.Integer(required=True, metadata={"description": "number of accepted moves"})
+    to_act = fields.List(fields.Integer(), required=True)
+    seed_commitment = fields.String(
+        required=True, metadata={"description": "sha256 of '<seed_nonce>:<seed>', published at start"})
+    seed = fields.Integer(allow_none=True, metadata={"description": "revealed once the game is over"})
+    seed_nonce = fields.String(allow_none=True, metadata={"description": "revealed once the game is over"})
+    view = fields.Dict(required=True, metadata={"description": "spectator view: the public table, no hands"})
+    created = fields.Float(required=True)
+    updated = fields.Float(required=True)
+
+
+class TableSummarySchema(Schema):
+    table_id = fields.String(required=True)
+    game = fields.String(required=True)
+    status = fields.String(required=True)
+    version = fields.Integer(required=True)
+
+
+class TableListQuerySchema(Schema):
+    limit = fields.Integer(load_default=50, validate=validate.Range(min=1, max=200))
+
+
+class JoinSchema(Schema):
+    table_id = fields.String(required=True)
+    seat = fields.Integer(required=True)
+    token = fields.String(required=True, metadata={"description": "seat token: shown once, send as Bearer"})
+    state_url = fields.String(required=True)
+    moves_url = fields.String(required=True)
+
+
+class SeatStateQuerySchema(Schema):
+    after = fields.Integer(validate=validate.Range(min=-1),
+                           metadata={"description": "long-poll: answer when version > after"})
+    wait = fields.Float(load_default=0.0, validate=validate.Range(min=0, max=30),
+                        metadata={"description": "long-poll: seconds to wait for a newer version (<= 30)"})
+
+
+class SeatStateSchema(Schema):
+    table_id = fields.String(required=True)
+    seat = fields.Integer(required=True)
+    version = fields.Integer(required=True)
+    status = fields.String(required=True)
+    to_act = fields.List(fields.Integer(), required=True)
+    your_turn = fields.Boolean(required=True)
+    deadline = fields.Float(allow_none=True, metadata={"description": "unix time the decision is due"})
+    view = fields.Dict(required=True, metadata={"description": "own hand + public table (+ legal, decision)"})
+
+
+class MoveRequestSchema(Schema):
+    move = MoveField(required=True, metadata={"description": "card code, or list of card codes for a pass",
+                                              "oneOf": [{"type": "string"},
+                                                        {"type": "array", "items": {"type": "string"}}],
+                                              "example": "QS"})
+    expected_version = fields.Integer(required=True, validate=validate.Range(min=0),
+                                      metadata={"description": "the version your decision was read at"})
+
+
+class MoveResultSchema(Schema):
+    version = fields.Integer(required=True)
+    status = fields.String(required=True)
+    to_act = fields.List(fields.Integer(), required=True)
+
+
+# --- bot registry ----------------------------------------------------------------------------------------
+
+BOT_NAME = validate.Regexp(r"^[A-Za-z0-9][A-Za-z0-9_.-]{1,39}$",
+                           error="2-40 characters: letters, digits, '_', '.', '-'; "
+                                 "starting with a letter or digit")
+
+
+class BotCreateSchema(Schema):
+    name = fields.String(required=True, validate=BOT_NAME)
+    games = fields.List(fields.String(), required=True, validate=validate.Length(min=1, max=10))
+    url = fields.String(allow_none=True, validate=validate.Length(max=2000),
+                        metadata={"description": "HTTP endpoint the arena calls; omit for a polling bot"})
+
+
+class BotUpdateSchema(Schema):
+    games = fields.List(fields.String(), validate=validate.Length(min=1, max=10))
+    url = fields.String(allow_none=True, validate=validate.Length(max=2000))
+    enabled = fields.Boolean()
+
+
+class BotSchema(Schema):
+    bot_id = fields.String(required=True)
+    name = fields.String(required=True)
+    games = fields.List(fields.String(), required=True)
+    url = fields.String(allow_none=True)
+    enabled = fields.Boolean(required=True)
+    created = fields.Float(required=True)
+    updated = fields.Float(required=True)
+
+
+class BotCreatedSchema(BotSchema):
+    owner_token = fields.String(required=True, metadata={"description": "shown once; send as Bearer"})
+
+
+class BotListQuerySchema(Schema):
+    game = fields.String(metadata={"description": "only bots that play this game"})
+    limit = fields.Integer(load_default=100, validate=validate.Range(min=1, max=500))

@@ -1,0 +1,40 @@
+"""Per-app service objects (Redis client, stores, RQ queue), reachable from views via current_app."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import redis
+from flask import current_app
+from rq import Queue
+
+from api.registry import BotRegistry
+from api.store import TableStore
+
+EXTENSION = "trick_arena"
+
+
+@dataclass
+class Services:
+    redis: redis.Redis
+    tables: TableStore
+    bots: BotRegistry
+    house_queue: Queue
+
+
+def build_services(redis_url: str, prefix: str, queue_name: str, allow_private_urls: bool) -> Services:
+    # Generous pool: every waiting long-poll holds no connection, but bursts of requests do.
+    client = redis.Redis.from_url(redis_url, decode_responses=True, max_connections=512,
+                                  health_check_interval=30)
+    # RQ pickles/zlibs job payloads, so its connection must not decode responses.
+    rq_client = redis.Redis.from_url(redis_url)
+    return Services(
+        redis=client,
+        tables=TableStore(client, prefix),
+        bots=BotRegistry(client, prefix, allow_private_urls=allow_private_urls),
+        house_queue=Queue(queue_name, connection=rq_client),
+    )
+
+
+def services() -> Services:
+    return current_app.extensions[EXTENSION]

@@ -1,0 +1,431 @@
+"""Tables in Redis: create, load, join, apply a move atomically, wait for a newer version.
+
+Layout (key builders in api.keys): a hash with the table record, a list with the move log and a hash with
+every seat's view (and the spectator's) precomputed at the current version, so reading a seat's state is one
+round trip and never runs the engine.
+
+A move is computed on an in-process engine game and committed by a Lua script that checks the version the
+move was computed from: two concurrent writers (threads, processes, the API and the house-bot worker) can
+never both commit, and a commit is all-or-nothing. The loser re-reads and re-checks the move.
+
+Client-visible optimistic concurrency: a mover sends the version it saw. It is stale if its decision has
+changed since: in a simultaneous phase (passing, laying sore cards) another seat's submission bumps the
+version without touching yours, so the check is `decision_since[seat] <= expected <= version`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import secrets
+import threading
+import time
+from collections import OrderedDict
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Any
+
+import redis
+
+import engine
+from api import keys
+from api.notify import get_watcher
+from api.problems import ApiProblem
+from api.tokens import hash_token, new_token, token_matches
+
+COMMIT_RETRIES = 20
+
+
+class TableStatus(StrEnum):
+    PLAYING = "playing"
+    OVER = "over"
+
+
+class SeatKind(StrEnum):
+    OPEN = "open"  # a polling client joins it and gets a seat token
+    HOUSE = "house"  # played by the house-bot RQ job (engine.bots)
+    BOT = "bot"  # a registered bot, driven by the arena (which applies moves through this store)
+
+
+@dataclass(frozen=True)
+class SeatSpec:
+    kind: SeatKind
+    name: str | None = None  # house bot name or registered bot id; None for an open seat
+
+
+@dataclass
+class TableRecord:
+    table_id: str
+    game: str
+    players: int
+    options: dict[str, Any]
+    seats: list[SeatSpec]
+    joined: list[bool]
+    seed: int
+    nonce: str
+    commitment: str
+    status: TableStatus
+    version: int
+    to_act: list[int]
+    decision_since: list[int]
+    turn_started: list[float]
+    created: float
+    updated: float
+    deals: list[dict[str, Any]] | None = None
+    move_timeout: float | None = None
+    labels: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def over(self) -> bool:
+        return self.status == TableStatus.OVER
+
+    def deadline(self, seat: int) -> float | None:
+        """When the seat's pending decision is due (advisory for practice tables), None if nothing is due."""
+        if self.move_timeout is None or seat not in self.to_act:
+            return None
+        return self.turn_started[seat] + self.move_timeout
+
+
+@dataclass(frozen=True)
+class MoveResult:
+    version: int
+    status: TableStatus
+    to_act: list[int]
+    seats: list[SeatSpec]
+
+
+@dataclass(frozen=True)
+class SeatSnapshot:
+    """What a seat may see, read in one round trip: used by GET seat state and the long-poll."""
+
+    version: int
+    status: TableStatus
+    to_act: list[int]
+    view: dict[str, Any]
+    deadline: float | None
+
+
+def seed_commitment(seed: int, nonce: str) -> str:
+    """sha256 published at creation; with the nonce and seed revealed at the end anyone can check the deal."""
+    return hashlib.sha256(f"{nonce}:{seed}".encode()).hexdigest()
+
+
+# Commit a computed move iff the table is still at the version it was computed from.
+COMMIT_SCRIPT = """
+if redis.call('HGET', KEYS[1], 'version') ~= ARGV[1] then return 0 end
+redis.call('RPUSH', KEYS[2], ARGV[3])
+redis.call('HSET', KEYS[1], 'version', ARGV[2], 'status', ARGV[4], 'to_act', ARGV[5],
+           'decision_since', ARGV[6], 'turn_started', ARGV[7], 'updated', ARGV[8])
+if ARGV[10] ~= '' then redis.call('HSET', KEYS[1], 'record', ARGV[10]) end
+for i = 11, #ARGV, 2 do redis.call('HSET', KEYS[3], ARGV[i], ARGV[i + 1]) end
+redis.call('PUBLISH', ARGV[9], ARGV[2])
+return 1
+"""
+
+
+class _GameCache:
+    """Per-process LRU of live engine games by table, so a move does not replay the whole log.
+
+    A game is *taken* out while a move is tried on it and only put back at the version it then has, so a
+    failed commit can never leave a game that is ahead of Redis in the cache.
+    """
+
+    def __init__(self, size: int = 2048) -> None:
+        self._size = size
+        self._games: OrderedDict[tuple[str, str], tuple[int, Any]] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def take(self, key: tuple[str, str], version: int) -> Any | None:
+        with self._lock:
+            entry = self._games.pop(key, None)
+        if entry is not None and entry[0] == version:
+            return entry[1]
+        return None
+
+    def put(self, key: tuple[str, str], version: int, game: Any) -> None:
+        with self._lock:
+            self._games[key] = (version, game)
+            self._games.move_to_end(key)
+            while len(self._games) > self._size:
+                self._games.popitem(last=False)
+
+
+_games = _GameCache()
+# Moves on one table from one process are serialised so they do not fight over the commit.
+_table_locks: dict[str, threading.Lock] = {}
+_table_locks_guard = threading.Lock()
+
+
+def _table_lock(key: str) -> threading.Lock:
+    with _table_locks_guard:
+        lock = _table_locks.get(key)
+        if lock is None:
+            if len(_table_locks) > 10_000:
+                _table_locks.clear()  # locks are only an optimisation: the Lua check guarantees correctness
+            lock = _table_locks[key] = threading.Lock()
+        return lock
+
+
+def decoding_client(conn: redis.Redis) -> redis.Redis:
+    """The store reads strings; RQ hands jobs a bytes connection, so build a decoding twin when needed."""
+    kwargs = conn.connection_pool.connection_kwargs
+    if kwargs.get("decode_responses"):
+        return conn
+    return _decoding_twin(conn)
+
+
+_twins: dict[int, redis.Redis] = {}
+
+
+def _decoding_twin(conn: redis.Redis) -> redis.Redis:
+    pool = conn.connection_pool
+    twin = _twins.get(id(pool))
+    if twin is None:
+        twin = redis.Redis(connection_pool=pool.__class__(connection_class=pool.connection_class,
+                                                           **{**pool.connection_kwargs,
+                                                              "decode_responses": True}))
+        _twins[id(pool)] = twin
+    return twin
+
+
+def _dumps(value: Any) -> str:
+    return json.dumps(value, separators=(",", ":"))
+
+
+class TableStore:
+    def __init__(self, conn: redis.Redis, prefix: str = keys.DEFAULT_PREFIX) -> None:
+        self.redis = decoding_client(conn)
+        self.prefix = prefix
+        self._commit = self.redis.register_script(COMMIT_SCRIPT)
+
+    # --- create / load -------------------------------------------------------------------------------------
+
+    def create_table(self, game: str, players: int, options: dict[str, Any] | None, seats: list[SeatSpec],
+                     seed: int | None = None, deals: list[dict[str, Any]] | None = None,
+                     move_timeout: float | None = None, labels: dict[str, str] | None = None) -> TableRecord:
+        """Validate, deal and store a new table. Live tables get a secret seed (pass one only for replays)."""
+        if len(seats) != players:
+            raise ApiProblem(422, "bad-seats", f"{players} players need {players} seats, got {len(seats)}")
+        normalized = engine.validate_options(game, players, options or {})
+        seed = secrets.randbits(63) if seed is None else seed
+        extra = {"deals": deals} if deals else {}
+        live = engine.new_game(game, players=players, options=normalized, seed=seed, **extra)
+        table_id = secrets.token_hex(8)
+        nonce = secrets.token_hex(16)
+        now = time.time()
+        to_act = list(live.to_act())
+        record = TableRecord(
+            table_id=table_id, game=game, players=players, options=dict(live.options), seats=list(seats),
+            joined=[False] * players, seed=seed, nonce=nonce, commitment=seed_commitment(seed, nonce),
+            status=TableStatus.OVER if live.over else TableStatus.PLAYING, version=live.version,
+            to_act=to_act, decision_since=[live.version] * players, turn_started=[now] * players,
+            created=now, updated=now, deals=deals, move_timeout=move_timeout, labels=dict(labels or {}),
+        )
+        fields = {
+            "game": game, "players": players, "options": _dumps(record.options),
+            "seats": _dumps([{"kind": s.kind.value, "name": s.name} for s in seats]),
+            "seed": str(seed), "nonce": nonce, "commitment": record.commitment,
+            "status": record.status.value, "version": record.version, "to_act": _dumps(to_act),
+            "decision_since": _dumps(record.decision_since), "turn_started": _dumps(record.turn_started),
+            "created": now, "updated": now, "labels": _dumps(record.labels),
+        }
+        if deals:
+            fields["deals"] = _dumps(deals)
+        if move_timeout is not None:
+            fields["move_timeout"] = move_timeout
+        pipe = self.redis.pipeline(transaction=True)
+        pipe.hset(keys.table(self.prefix, table_id), mapping=fields)
+        pipe.hset(keys.table_views(self.prefix, table_id), mapping=self._views(live))
+        pipe.zadd(keys.tables_index(self.prefix), {table_id: now})
+        pipe.execute()
+        _games.put((self.prefix, table_id), live.version, live)
+        return record
+
+    def load_table(self, table_id: str) -> TableRecord:
+        raw = self.redis.hgetall(keys.table(self.prefix, table_id))
+        if not raw:
+            raise ApiProblem(404, "table-not-found", f"no table {table_id!r}")
+        seats = [SeatSpec(SeatKind(s["kind"]), s["name"]) for s in json.loads(raw["seats"])]
+        players = int(raw["players"])
+        return TableRecord(
+            table_id=table_id, game=raw["game"], players=players, options=json.loads(raw["options"]),
+            seats=seats, joined=[f"token:{i}" in raw for i in range(players)], seed=int(raw["seed"]),
+            nonce=raw["nonce"], commitment=raw["commitment"], status=TableStatus(raw["status"]),
+            version=int(raw["version"]), to_act=json.loads(raw["to_act"]),
+            decision_since=json.loads(raw["decision_since"]), turn_started=json.loads(raw["turn_started"]),
+            created=float(raw["created"]), updated=float(raw["updated"]),
+            deals=json.loads(raw["deals"]) if "deals" in raw else None,
+            move_timeout=float(raw["move_timeout"]) if "move_timeout" in raw else None,
+            labels=json.loads(raw.get("labels", "{}")),
+        )
+
+    def list_tables(self, limit: int = 50) -> list[str]:
+        return list(self.redis.zrevrange(keys.tables_index(self.prefix), 0, limit - 1))
+
+    def replay_record(self, table_id: str) -> dict[str, Any]:
+        """The engine's replay record; only once the game is over (it contains every hand)."""
+        status, record = self.redis.hmget(keys.table(self.prefix, table_id), ["status", "record"])
+        if status is None:
+            raise ApiProblem(404, "table-not-found", f"no table {table_id!r}")
+        if status != TableStatus.OVER or record is None:
+            raise ApiProblem(409, "game-not-over", "the replay record is published when the game is over")
+        return json.loads(record)
+
+    def moves(self, table_id: str) -> list[dict[str, Any]]:
+        return [json.loads(m) for m in self.redis.lrange(keys.table_moves(self.prefix, table_id), 0, -1)]
+
+    # --- seats ----------------------------------------------------------------------------------------------
+
+    def join(self, table_id: str, seat: int) -> str:
+        """Claim an open seat: returns its token (shown once; only its hash is stored)."""
+        record = self.load_table(table_id)
+        self._check_seat_index(record, seat)
+        if record.seats[seat].kind != SeatKind.OPEN:
+            kind = record.seats[seat].kind
+            raise ApiProblem(409, "seat-not-open", f"seat {seat} is played by a {kind} bot")
+        token = new_token()
+        if not self.redis.hsetnx(keys.table(self.prefix, table_id), f"token:{seat}", hash_token(token)):
+            raise ApiProblem(409, "seat-taken", f"seat {seat} has already been joined")
+        return token
+
+    def authenticate(self, table_id: str, seat: int, token: str | None) -> None:
+        stored, players = self.redis.hmget(keys.table(self.prefix, table_id), [f"token:{seat}", "players"])
+        self._check_token(table_id, seat, token, stored, players)
+
+    def _check_token(self, table_id: str, seat: int, token: str | None, stored: str | None,
+                     players: str | None) -> None:
+        if players is None:
+            raise ApiProblem(404, "table-not-found", f"no table {table_id!r}")
+        if not 0 <= seat < int(players):
+            raise ApiProblem(404, "seat-not-found", f"table {table_id} has no seat {seat}")
+        if not token:
+            raise ApiProblem(401, "token-required", "send the seat token as 'Authorization: Bearer <token>'",
+                             headers={"WWW-Authenticate": 'Bearer realm="seat"'})
+        if stored is None or not token_matches(token, stored):
+            raise ApiProblem(403, "bad-token", f"this token does not hold seat {seat} of table {table_id}")
+
+    @staticmethod
+    def _check_seat_index(record: TableRecord, seat: int) -> None:
+        if not 0 <= seat < record.players:
+            raise ApiProblem(404, "seat-not-found", f"table {record.table_id} has no seat {seat}")
+
+    def seat_snapshot(self, table_id: str, seat: int, token: str | None = None,
+                      check_token: bool = True) -> SeatSnapshot:
+        """A seat's view with version, status and who must act, in one round trip (token checked if asked)."""
+        pipe = self.redis.pipeline(transaction=True)
+        fields = [f"token:{seat}", "players", "version", "status", "to_act", "turn_started", "move_timeout"]
+        pipe.hmget(keys.table(self.prefix, table_id), fields)
+        pipe.hget(keys.table_views(self.prefix, table_id), str(seat))
+        (stored, players, version, status, to_act, turn_started, move_timeout), view = pipe.execute()
+        if check_token:
+            self._check_token(table_id, seat, token, stored, players)
+        elif players is None:
+            raise ApiProblem(404, "table-not-found", f"no table {table_id!r}")
+        if view is None:
+            raise ApiProblem(404, "seat-not-found", f"table {table_id} has no seat {seat}")
+        acting = json.loads(to_act)
+        deadline = None
+        if move_timeout is not None and seat in acting:
+            deadline = json.loads(turn_started)[seat] + float(move_timeout)
+        return SeatSnapshot(int(version), TableStatus(status), acting, json.loads(view), deadline)
+
+    def spectator_view(self, table_id: str) -> dict[str, Any]:
+        view = self.redis.hget(keys.table_views(self.prefix, table_id), "spectator")
+        if view is None:
+            raise ApiProblem(404, "table-not-found", f"no table {table_id!r}")
+        return json.loads(view)
+
+    # --- moves ----------------------------------------------------------------------------------------------
+
+    def apply_move(self, table_id: str, seat: int, move: Any, expected_version: int) -> MoveResult:
+        """Apply `move` for `seat` if the seat's decision is still the one seen at `expected_version`.
+
+        Raises ApiProblem 409 (stale / not your turn / over), or the engine's error for a bad move (nothing
+        changes). Safe under any concurrency: the commit re-checks the version atomically.
+        """
+        cache_key = (self.prefix, table_id)
+        with _table_lock(f"{self.prefix}{table_id}"):
+            for _ in range(COMMIT_RETRIES):
+                record = self.load_table(table_id)
+                self._check_seat_index(record, seat)
+                self._check_can_move(record, seat, expected_version)
+                live = _games.take(cache_key, record.version) or self._rebuild(record)
+                try:
+                    live.apply(seat, move)
+                except engine.EngineError:
+                    _games.put(cache_key, record.version, live)  # a rejected move changes nothing
+                    raise
+                if self._commit_move(record, live, seat):
+                    _games.put(cache_key, live.version, live)
+                    return MoveResult(live.version, TableStatus.OVER if live.over else TableStatus.PLAYING,
+                                      list(live.to_act()), record.seats)
+                # Another writer committed first: the game we moved on is ahead of nothing; rebuild.
+        raise ApiProblem(409, "busy", "the table kept changing while this move was applied; retry")
+
+    def _check_can_move(self, record: TableRecord, seat: int, expected_version: int) -> None:
+        if record.over:
+            raise ApiProblem(409, "game-over", "the game is over", legal=[])
+        if seat not in record.to_act:
+            raise ApiProblem(409, "not-your-turn", f"seat {seat} has nothing to decide now "
+                             f"(waiting for seat(s) {', '.join(map(str, record.to_act))})", legal=[],
+                             version=record.version)
+        if not record.decision_since[seat] <= expected_version <= record.version:
+            raise ApiProblem(409, "stale-version",
+                             f"expected_version {expected_version} is stale: the table is at version "
+                             f"{record.version} and this decision was opened at version "
+                             f"{record.decision_since[seat]}; fetch the state again",
+                             version=record.version)
+
+    def _rebuild(self, record: TableRecord) -> Any:
+        extra = {"deals": record.deals} if record.deals else {}
+        live = engine.new_game(record.game, players=record.players, options=record.options, seed=record.seed,
+                               **extra)
+        for entry in self.moves(record.table_id):
+            live.apply(entry["seat"], entry["move"])
+        return live
+
+    def _views(self, live: Any) -> dict[str, str]:
+        views = {str(seat): _dumps(live.view(seat)) for seat in range(live.players)}
+        views["spectator"] = _dumps(live.spectator_view())
+        return views
+
+    def _commit_move(self, record: TableRecord, live: Any, seat: int) -> bool:
+        now = time.time()
+        to_act = list(live.to_act())
+        decision_since = list(record.decision_since)
+        turn_started = list(record.turn_started)
+        for other in to_act:
+            # A seat's decision is new if it did not have one before, or if it just made one.
+            if other not in record.to_act or other == seat:
+                decision_since[other] = live.version
+                turn_started[other] = now
+        over = bool(live.over)
+        final_record = _dumps(live.record()) if over else ""
+        view_args: list[str] = []
+        for name, view in self._views(live).items():
+            view_args += [name, view]
+        args = [record.version, live.version, _dumps(live.moves[-1]),
+                (TableStatus.OVER if over else TableStatus.PLAYING).value, _dumps(to_act),
+                _dumps(decision_since), _dumps(turn_started), now,
+                keys.table_events(self.prefix, record.table_id), final_record, *view_args]
+        table_id = record.table_id
+        table_keys = [keys.table(self.prefix, table_id), keys.table_moves(self.prefix, table_id),
+                      keys.table_views(self.prefix, table_id)]
+        return bool(self._commit(keys=table_keys, args=args))
+
+    # --- waiting --------------------------------------------------------------------------------------------
+
+    def current_version(self, table_id: str) -> int:
+        version = self.redis.hget(keys.table(self.prefix, table_id), "version")
+        if version is None:
+            raise ApiProblem(404, "table-not-found", f"no table {table_id!r}")
+        return int(version)
+
+    def wait_for_version(self, table_id: str, after: int, timeout: float) -> int:
+        """Block until the table's version exceeds `after` or `timeout` seconds pass; returns the version.
+
+        Wakes on the table's pub/sub notification (one shared listener per process), never sleep-polls.
+        """
+        watcher = get_watcher(self.redis, self.prefix)
+        return watcher.wait(table_id, after, timeout, lambda: self.current_version(table_id))
+

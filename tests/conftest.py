@@ -1,0 +1,158 @@
+"""Shared fixtures: a real Redis server, per-test key prefixes, the Flask app, RQ workers, a live HTTP server.
+
+The session starts its own redis-server on a free loopback port (no persistence) unless REDIS_URL is set;
+a server we did not start is never flushed: every test works under its own key prefix, and the session's
+keys are deleted by prefix at the end.
+"""
+
+from __future__ import annotations
+
+import itertools
+import os
+import secrets
+import subprocess
+import sys
+import tempfile
+import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import pytest
+import redis
+from werkzeug.serving import make_server
+
+from api.devredis import start_throwaway
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+_counter = itertools.count()
+
+
+@pytest.fixture(scope="session")
+def redis_url() -> Iterator[str]:
+    """URL of a real Redis: $REDIS_URL, or a throwaway redis-server started for this session."""
+    given = os.environ.get("REDIS_URL")
+    if given:
+        yield given
+        return
+    server = start_throwaway()
+    try:
+        yield server.url
+    finally:
+        server.stop()
+
+
+@pytest.fixture(scope="session")
+def session_prefix(redis_url: str) -> Iterator[str]:
+    prefix = f"tatest:{secrets.token_hex(4)}:"
+    yield prefix
+    client = redis.Redis.from_url(redis_url)
+    try:
+        for key in client.scan_iter(match=f"{prefix}*", count=1000):
+            client.delete(key)
+    finally:
+        client.close()
+
+
+@pytest.fixture
+def key_prefix(session_prefix: str) -> str:
+    """A key prefix no other test uses."""
+    return f"{session_prefix}{next(_counter)}:"
+
+
+@pytest.fixture
+def redis_conn(redis_url: str) -> Iterator[redis.Redis]:
+    """A string-decoding client on the session's Redis."""
+    client = redis.Redis.from_url(redis_url, decode_responses=True)
+    yield client
+    client.close()
+
+
+@pytest.fixture
+def make_app(redis_url: str, key_prefix: str) -> Callable[..., Any]:
+    """Factory: create_app() on the session Redis under this test's prefix; keyword args override config."""
+    from api import create_app
+
+    def factory(**overrides: Any) -> Any:
+        config = {
+            "TESTING": True,
+            "REDIS_URL": redis_url,
+            "KEY_PREFIX": key_prefix,
+            "ALLOW_PRIVATE_BOT_URLS": True,
+            "LIMIT_REGISTRATION": "1000/minute",
+            "LIMIT_TABLE_CREATION": "1000/minute",
+            "LIMIT_MOVES": "100000/minute",
+        }
+        config.update(overrides)
+        return create_app(config)
+
+    return factory
+
+
+@pytest.fixture
+def app(make_app: Callable[..., Any]) -> Any:
+    return make_app()
+
+
+@pytest.fixture
+def client(app: Any) -> Any:
+    return app.test_client()
+
+
+@contextmanager
+def running_rq_worker(redis_url: str, queue: str, extra_env: dict[str, str] | None = None) -> Iterator[Any]:
+    """A real `rq worker` subprocess on `queue` (SimpleWorker: no fork per job, so fast in tests)."""
+    env = {**os.environ, "PYTHONPATH": str(REPO_ROOT), **(extra_env or {})}
+    command = [sys.executable, "-m", "rq.cli", "worker", "--url", redis_url,
+               "--worker-class", "rq.worker.SimpleWorker", "--quiet", queue]
+    # The worker's stderr goes to a file a failing test can read (process.log) without ever filling a pipe.
+    with tempfile.TemporaryFile() as log:
+        process = subprocess.Popen(command, cwd=REPO_ROOT, env=env, stdout=subprocess.DEVNULL, stderr=log)
+        process.log = log  # type: ignore[attr-defined]
+        try:
+            yield process
+        finally:
+            process.terminate()
+            try:
+                process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait()
+
+
+@pytest.fixture
+def rq_worker(redis_url: str) -> Callable[..., Any]:
+    """Factory: rq_worker(queue_name) starts a worker subprocess for the rest of the test."""
+    stack: list[Any] = []
+
+    def start(queue: str, extra_env: dict[str, str] | None = None) -> Any:
+        context = running_rq_worker(redis_url, queue, extra_env)
+        process = context.__enter__()
+        stack.append(context)
+        return process
+
+    yield start
+    for context in reversed(stack):
+        context.__exit__(None, None, None)
+
+
+@contextmanager
+def serving(wsgi_app: Any) -> Iterator[str]:
+    """Serve a WSGI app on 127.0.0.1:<free port> from a thread (threaded: long-polls do not block others)."""
+    server = make_server("127.0.0.1", 0, wsgi_app, threaded=True)
+    thread = threading.Thread(target=server.serve_forever, name="live-server", daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_port}"
+    finally:
+        server.shutdown()
+        thread.join(timeout=10)
+        server.server_close()
+
+
+@pytest.fixture
+def live_server(app: Any) -> Iterator[str]:
+    """Base URL of `app` served over real HTTP on loopback."""
+    with serving(app) as base_url:
+        yield base_url
