@@ -21,6 +21,42 @@ def bench_http(calls: int) -> None:
     click.echo(json.dumps(run(calls)))
 
 
+@main.command("scheduler")
+@click.option("--tick", type=float, default=None, help="Seconds between ticks ($TA_ARENA_TICK_S, 1).")
+@click.option("--no-default-ladders", is_flag=True, help="Do not create the 4-player ladder per game.")
+@click.option("--stop-after", type=float, default=None, help="Exit after this many seconds (tests, demos).")
+def scheduler_command(tick: float | None, no_default_ladders: bool, stop_after: float | None) -> None:
+    """Keep every ladder busy: sync members, recover lost matches, enqueue new ones, health-check bots."""
+    import dataclasses
+    import logging
+
+    from arena.config import load_settings
+    from arena.model import default_ladders
+    from arena.scheduler import run_forever
+
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
+    settings = load_settings()
+    if tick is not None:
+        settings = dataclasses.replace(settings, tick_s=tick)
+    run_forever(settings, [] if no_default_ladders else default_ladders(), stop_after_s=stop_after)
+
+
+@main.command("worker")
+@click.option("--burst", is_flag=True, help="Exit when the queue is empty.")
+@click.option("--simple", is_flag=True, help="No fork per job (SimpleWorker): keeps bot connections alive.")
+def worker_command(burst: bool, simple: bool) -> None:
+    """An RQ worker on the arena queue ($REDIS_URL, $TA_KEY_PREFIX); run as many as you like, anywhere."""
+    import redis
+    from rq import SimpleWorker, Worker
+
+    from arena.config import load_settings
+
+    settings = load_settings()
+    conn = redis.Redis.from_url(settings.redis_url)
+    worker_class = SimpleWorker if simple else Worker
+    worker_class([settings.queue_name], connection=conn).work(burst=burst, with_scheduler=False)
+
+
 @main.command("serve-bot")
 @click.option("--port", default=9001, show_default=True)
 @click.option("--behaviour", default="good", show_default=True)

@@ -1,0 +1,98 @@
+"""RQ jobs: thin functions over ids. All the work is in arena.match (play) and arena.store (persist).
+
+``run_match(match_id, prefix)``: job id = match id. It may run more than once (RQ Retry after an exception,
+or the scheduler re-enqueueing a match whose worker was SIGKILLed); each run plays the match from scratch and
+the rating script applies at most one result per match.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+from typing import Any
+
+import redis
+from rq import Queue, Retry, get_current_job
+
+from arena.botclient import BotClient
+from arena.config import allow_private_urls
+from arena.match import MatchRunner, make_drivers
+from arena.model import LadderConfig, MatchSpec, MatchStatus
+from arena.store import ArenaStore
+
+RETRIES = 2  # exceptions (Redis blips, bugs) re-run the job right away; interval 0 needs no RQ scheduler
+# A worker refreshes its match lease after every decision; the scheduler re-runs a match whose lease lapsed.
+MIN_LEASE_S = float(os.environ.get("TA_ARENA_MIN_LEASE_S", 10.0))
+# Kept-alive bot connections survive between matches in a long-lived (SimpleWorker) process.
+_CLIENTS: dict[str, BotClient] = {}
+
+
+def lease_seconds(deadline_ms: int) -> float:
+    """Long enough to cover the slowest single decision (one deadline) several times over."""
+    return max(MIN_LEASE_S, 3 * deadline_ms / 1000.0 + 1)
+
+
+def worker_name() -> str:
+    job = get_current_job()
+    origin = job.worker_name if job is not None and job.worker_name else "inline"
+    return f"{origin}@{socket.gethostname()}:{os.getpid()}"
+
+
+def _connection() -> redis.Redis:
+    job = get_current_job()
+    if job is None:
+        raise RuntimeError("run_match must run inside an RQ job (or pass a store to play_match)")
+    return job.connection
+
+
+def run_match(match_id: str, prefix: str) -> dict[str, Any]:
+    """RQ entry point: play match `match_id` and apply its rating (at most once)."""
+    return play_match(ArenaStore(_connection(), prefix), match_id)
+
+
+def play_match(store: ArenaStore, match_id: str, worker: str | None = None) -> dict[str, Any]:
+    doc = store.match(match_id)
+    if doc is None:
+        return {"match": match_id, "status": "missing"}
+    spec = MatchSpec.from_json(doc["spec"])
+    worker = worker or worker_name()
+    lease = lease_seconds(spec.deadline_ms)
+    doc = store.start_attempt(match_id, worker, lease)
+    if doc is None or doc["status"] in (MatchStatus.RATED, MatchStatus.ABORTED):
+        return {"match": match_id, "status": doc["status"] if doc else "missing", "applied": False}
+    drivers = make_drivers(spec, allow_private_urls(), _CLIENTS)
+    runner = MatchRunner(spec, drivers, heartbeat=lambda: store.refresh_lease(match_id, worker, lease))
+    result = runner.run()
+    applied = store.apply_result(spec, result, doc)
+    return {"match": match_id, "status": MatchStatus.RATED.value, "applied": applied,
+            "places": result.places, "deltas": result.deltas}
+
+
+def health_check(bot_id: str, url: str, prefix: str, timeout_s: float = 2.0) -> dict[str, Any]:
+    """RQ entry point: GET {url}/ once; three failures in a row pause the bot until a check passes."""
+    store = ArenaStore(_connection(), prefix)
+    return check_bot_health(store, bot_id, url, timeout_s)
+
+
+def check_bot_health(store: ArenaStore, bot_id: str, url: str, timeout_s: float = 2.0) -> dict[str, Any]:
+    client = BotClient(url, allow_private=allow_private_urls())
+    try:
+        result = client.info(timeout_s)
+    finally:
+        client.close()
+    paused = store.record_health(bot_id, result.ok, "" if result.ok else f"{result.outcome}: {result.detail}")
+    return {"bot": bot_id, "ok": result.ok, "outcome": result.outcome.value, "paused": paused,
+            "latency_ms": round(result.latency_ms, 3)}
+
+
+def enqueue_match(queue: Queue, spec: MatchSpec, ladder: LadderConfig, prefix: str) -> None:
+    queue.enqueue_call(
+        "arena.jobs.run_match", args=(spec.match_id, prefix), job_id=spec.match_id,
+        timeout=ladder.job_timeout_s, retry=Retry(max=RETRIES), result_ttl=3600, failure_ttl=7 * 24 * 3600,
+        description=f"match {spec.match_id} on {ladder.ladder_id}",
+    )
+
+
+def enqueue_health_check(queue: Queue, bot_id: str, url: str, prefix: str) -> None:
+    queue.enqueue_call("arena.jobs.health_check", args=(bot_id, url, prefix), timeout=30, result_ttl=60,
+                       failure_ttl=3600, at_front=True, description=f"health check of {bot_id}")

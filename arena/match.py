@@ -1,0 +1,230 @@
+"""Playing one ladder match: the engine, one driver per bot, strikes, fallback moves, the aggregate result.
+
+No Redis here: the caller hands in the spec and one driver per bot, and gets a ``MatchResult`` back; the job
+(arena.jobs) stores it and applies the rating. The same code runs offline in ``simulate-ladder``.
+
+Duplicate matches: the same deals (the engine deals from ``(seed, round)``, R-DEAL) are played once per
+rotation of the bots through the seats, each game a fresh table, and the result is the sum of each bot's game
+totals. Luck of the cards then cancels out: every bot held every hand once.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+import engine
+from arena.botclient import PROTOCOL_VERSION, BotClient, CallResult
+from arena.elo import places_from_totals, places_with_forfeits, rating_deltas
+from arena.model import BotCallStats, MatchResult, MatchSpec, Member, MemberKind, Strike
+from arena.policy import Outcome, fallback_move
+
+
+@dataclass(frozen=True)
+class DecisionRequest:
+    """What a driver gets for one decision; ``payload`` is the protocol v1 /move body."""
+
+    game_no: int
+    table_id: str
+    seat: int
+    view: dict[str, Any]
+    payload: dict[str, Any]
+    deadline_s: float
+
+
+@dataclass(frozen=True)
+class DriverAnswer:
+    move: Any | None  # None: the bot failed; `failure` says how
+    call: CallResult | None = None  # the HTTP exchange, when there was one
+    failure: Outcome | None = None
+    detail: str = ""
+
+
+class SeatDriver(Protocol):
+    def begin_game(self, game_no: int, payload: dict[str, Any]) -> CallResult | None: ...
+
+    def decide(self, request: DecisionRequest) -> DriverAnswer: ...
+
+    def end_game(self, game_no: int, payload: dict[str, Any]) -> CallResult | None: ...
+
+
+class HouseDriver:
+    """An engine bot, in-process. Fresh RNG per game so a duplicate match is reproducible."""
+
+    def __init__(self, house_bot: str, seed: str) -> None:
+        from engine.bots import make_bot
+
+        self._make = make_bot
+        self.house_bot = house_bot
+        self.seed = seed
+        self.bot = make_bot(house_bot, seed)
+
+    def begin_game(self, game_no: int, payload: dict[str, Any]) -> None:
+        self.bot = self._make(self.house_bot, f"{self.seed}:{game_no}")
+
+    def decide(self, request: DecisionRequest) -> DriverAnswer:
+        return DriverAnswer(self.bot.choose(request.view))
+
+    def end_game(self, game_no: int, payload: dict[str, Any]) -> None:
+        return None
+
+
+class HttpDriver:
+    """A bot behind a URL, protocol v1, through a kept-alive BotClient."""
+
+    NOTIFY_TIMEOUT_S = 0.5
+
+    def __init__(self, client: BotClient) -> None:
+        self.client = client
+
+    def begin_game(self, game_no: int, payload: dict[str, Any]) -> CallResult:
+        return self.client.notify("start", payload, self.NOTIFY_TIMEOUT_S)
+
+    def decide(self, request: DecisionRequest) -> DriverAnswer:
+        move, result = self.client.move(request.payload, request.deadline_s)
+        if move is None:
+            return DriverAnswer(None, result, result.outcome, result.detail)
+        return DriverAnswer(move, result)
+
+    def end_game(self, game_no: int, payload: dict[str, Any]) -> CallResult:
+        return self.client.notify("end", payload, self.NOTIFY_TIMEOUT_S)
+
+
+def house_seed(spec: MatchSpec, member: Member) -> str:
+    return f"{spec.seed}:{member.bot_id}"
+
+
+def rotation_seating(entrants: list[Member], rotation: int) -> list[Member]:
+    """Seat s of game `rotation` holds entrant (s + rotation) mod n: over n games each bot sits everywhere."""
+    n = len(entrants)
+    return [entrants[(seat + rotation) % n] for seat in range(n)]
+
+
+class MatchRunner:
+    def __init__(self, spec: MatchSpec, drivers: dict[str, SeatDriver],
+                 heartbeat: Callable[[], None] | None = None, heartbeat_every_s: float = 1.0) -> None:
+        self.spec = spec
+        self.drivers = drivers
+        self.heartbeat = heartbeat
+        self.heartbeat_every_s = heartbeat_every_s
+        self._last_beat = time.monotonic()
+        self.strike_counts: Counter[str] = Counter()
+        self.forfeited: set[str] = set()
+        self.strikes: list[Strike] = []
+        self.calls = {m.bot_id: BotCallStats() for m in spec.entrants if m.kind is not MemberKind.HOUSE}
+
+    def run(self) -> MatchResult:
+        spec = self.spec
+        rotations = spec.players if spec.duplicate else 1
+        totals: Counter[str] = Counter({m.bot_id: 0 for m in spec.entrants})
+        games: list[dict[str, Any]] = []
+        records: list[dict[str, Any]] = []
+        for game_no in range(rotations):
+            seating = rotation_seating(spec.entrants, game_no)
+            game = self._play_game(game_no, seating)
+            for seat, member in enumerate(seating):
+                totals[member.bot_id] += game.totals[seat]
+            games.append({"game_no": game_no, "table": self.table_id(game_no),
+                          "seating": [m.bot_id for m in seating], "totals": list(game.totals),
+                          "winners": [seating[s].bot_id for s in game.winners], "moves": game.version})
+            records.append(game.record())
+        low_wins = engine.rules_for(spec.game).low_wins
+        places = places_with_forfeits(places_from_totals(dict(totals), low_wins), self.forfeited)
+        deltas = rating_deltas(spec.pre_ratings, spec.pre_games, places)
+        best = min(places.values())
+        return MatchResult(
+            match_id=spec.match_id, totals=dict(totals), places=places, deltas=deltas,
+            winners=[bot for bot, place in places.items() if place == best],
+            forfeited=sorted(self.forfeited), strikes=self.strikes, calls=self.calls, games=games,
+            records=records,
+        )
+
+    def table_id(self, game_no: int) -> str:
+        return f"{self.spec.match_id}.{game_no}"
+
+    def _notify(self, kind: str, member: Member, result: CallResult | None) -> None:
+        if result is not None and member.bot_id in self.calls:
+            self.calls[member.bot_id].add(kind, result.outcome.value, result.latency_ms)
+
+    def _play_game(self, game_no: int, seating: list[Member]) -> Any:
+        spec = self.spec
+        game = engine.new_game(spec.game, spec.players, spec.options, seed=spec.seed)
+        table_id = self.table_id(game_no)
+        for seat, member in enumerate(seating):
+            if member.bot_id not in self.forfeited:
+                payload = {"game": spec.game, "table": table_id, "match": spec.match_id, "seat": seat,
+                           "players": spec.players, "options": game.options}
+                self._notify("start", member, self.drivers[member.bot_id].begin_game(game_no, payload))
+        while not game.over:
+            for seat in game.to_act():
+                if seat in game.to_act():  # a simultaneous phase may have resolved meanwhile
+                    self._decide(game, game_no, seat, seating[seat])
+                    self._beat()  # after every decision: a lease must outlive one slow bot, not a round
+        for seat, member in enumerate(seating):
+            if member.bot_id not in self.forfeited:
+                payload = {"game": spec.game, "table": table_id, "match": spec.match_id, "seat": seat,
+                           "totals": list(game.totals), "winners": list(game.winners)}
+                self._notify("end", member, self.drivers[member.bot_id].end_game(game_no, payload))
+        return game
+
+    def _beat(self) -> None:
+        if self.heartbeat is not None and time.monotonic() - self._last_beat >= self.heartbeat_every_s:
+            self._last_beat = time.monotonic()
+            self.heartbeat()
+
+    def _decide(self, game: Any, game_no: int, seat: int, member: Member) -> None:
+        view = game.view(seat)
+        decision = view["decision"]
+        bot_id = member.bot_id
+        if bot_id in self.forfeited:
+            game.apply(seat, fallback_move(decision))  # autopilot after a forfeit
+            return
+        payload = {
+            "protocol": PROTOCOL_VERSION, "game": self.spec.game, "table": self.table_id(game_no),
+            "match": self.spec.match_id, "seat": seat, "decision": decision,
+            "deadline_ms": self.spec.deadline_ms, "view": view, "legal": decision["legal"],
+        }
+        request = DecisionRequest(game_no, self.table_id(game_no), seat, view, payload,
+                                  self.spec.deadline_ms / 1000.0)
+        try:
+            answer = self.drivers[bot_id].decide(request)
+        except Exception as exc:  # noqa: BLE001 - no bot behaviour may crash a match
+            answer = DriverAnswer(None, None, Outcome.PROTOCOL_ERROR, f"driver error: {exc!r}")
+        if answer.call is not None and bot_id in self.calls:
+            self.calls[bot_id].add("move", answer.call.outcome.value, answer.call.latency_ms)
+        failure, detail = answer.failure, answer.detail
+        if answer.move is not None:
+            try:
+                game.apply(seat, answer.move)
+                return
+            except (engine.MalformedMoveError, engine.IllegalMoveError) as exc:
+                failure, detail = Outcome.ILLEGAL_MOVE, f"{answer.move!r}: {exc}"
+        self._strike(bot_id, game_no, game.version, failure or Outcome.PROTOCOL_ERROR, detail)
+        game.apply(seat, fallback_move(decision))
+
+    def _strike(self, bot_id: str, game_no: int, version: int, reason: Outcome, detail: str) -> None:
+        self.strikes.append(Strike(bot_id, game_no, version, reason.value, detail[:300]))
+        self.strike_counts[bot_id] += 1
+        if self.strike_counts[bot_id] >= self.spec.strike_limit:
+            self.forfeited.add(bot_id)
+
+
+def make_drivers(spec: MatchSpec, allow_private: bool,
+                 clients: dict[str, BotClient] | None = None) -> dict[str, SeatDriver]:
+    """One driver per entrant; HTTP clients are reused from `clients` (keyed by URL) to keep connections."""
+    clients = clients if clients is not None else {}
+    drivers: dict[str, SeatDriver] = {}
+    for member in spec.entrants:
+        if member.kind is MemberKind.HOUSE:
+            drivers[member.bot_id] = HouseDriver(member.house_bot or "random", house_seed(spec, member))
+        elif member.kind is MemberKind.HTTP and member.url:
+            client = clients.get(member.url)
+            if client is None or client.allow_private != allow_private:
+                client = clients[member.url] = BotClient(member.url, allow_private=allow_private)
+            drivers[member.bot_id] = HttpDriver(client)
+        else:
+            raise ValueError(f"member {member.bot_id} of kind {member.kind} cannot be driven in-process")
+    return drivers

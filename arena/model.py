@@ -1,0 +1,160 @@
+"""Arena value types: ladders, members, match specs and results (JSON round-trippable, no I/O)."""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+import engine
+
+DEFAULT_HOUSE_BOTS = ("heuristic", "eps-0.2", "eps-0.4", "eps-0.6", "eps-0.8", "random")
+HOUSE_PREFIX = "house:"
+
+
+class MemberKind(enum.StrEnum):
+    HOUSE = "house"  # an engine bot played in-process
+    HTTP = "http"  # a registered bot with a URL: called over HTTP (protocol v1)
+    POLL = "poll"  # a registered bot without URL: moves through the move API of a real table
+
+
+class MatchStatus(enum.StrEnum):
+    QUEUED = "queued"
+    RUNNING = "running"
+    RATED = "rated"
+    ABORTED = "aborted"
+
+
+@dataclass(frozen=True)
+class Member:
+    bot_id: str
+    kind: MemberKind
+    house_bot: str | None = None
+    url: str | None = None
+    name: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return {k: (v.value if isinstance(v, enum.Enum) else v) for k, v in asdict(self).items()}
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> Member:
+        return cls(data["bot_id"], MemberKind(data["kind"]), data.get("house_bot"), data.get("url"),
+                   data.get("name"))
+
+    @classmethod
+    def house(cls, name: str) -> Member:
+        return cls(f"{HOUSE_PREFIX}{name}", MemberKind.HOUSE, house_bot=name, name=name)
+
+
+@dataclass(frozen=True)
+class LadderConfig:
+    ladder_id: str
+    game: str
+    players: int
+    options: dict[str, Any] = field(default_factory=dict)
+    duplicate: bool = True
+    deadline_ms: int = 1000
+    strike_limit: int = 5
+    house_bots: tuple[str, ...] = DEFAULT_HOUSE_BOTS
+    max_active: int = 2  # concurrent matches the scheduler keeps queued/running for this ladder
+    job_timeout_s: int = 3600
+
+    def __post_init__(self) -> None:
+        engine.validate_options(self.game, self.players, self.options)  # raises OptionsError
+
+    def to_json(self) -> dict[str, Any]:
+        data = asdict(self)
+        data["house_bots"] = list(self.house_bots)
+        return data
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> LadderConfig:
+        data = dict(data)
+        data["house_bots"] = tuple(data.get("house_bots", DEFAULT_HOUSE_BOTS))
+        return cls(**data)
+
+
+def default_ladders() -> list[LadderConfig]:
+    """A 4-player ladder per game (duplicate on: 4-player ladders replay deals with bots rotated)."""
+    return [LadderConfig(ladder_id=f"{game}-4p", game=game, players=4) for game in engine.GAMES]
+
+
+@dataclass
+class MatchSpec:
+    match_id: str
+    ladder_id: str
+    game: str
+    players: int
+    options: dict[str, Any]
+    seed: int
+    duplicate: bool
+    entrants: list[Member]  # seat order of the first game
+    deadline_ms: int
+    strike_limit: int
+    pre_ratings: dict[str, float]
+    pre_games: dict[str, int]
+    created: float = 0.0
+
+    def to_json(self) -> dict[str, Any]:
+        data = asdict(self)
+        data["entrants"] = [m.to_json() for m in self.entrants]
+        return data
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> MatchSpec:
+        data = dict(data)
+        data["entrants"] = [Member.from_json(m) for m in data["entrants"]]
+        return cls(**data)
+
+
+@dataclass
+class Strike:
+    bot_id: str
+    game_no: int
+    version: int
+    reason: str
+    detail: str
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass
+class BotCallStats:
+    """Every call to one bot in a match, in order: (kind "move"/"start"/"end", outcome, latency ms)."""
+
+    calls: list[tuple[str, str, float]] = field(default_factory=list)
+
+    def add(self, kind: str, outcome: str, latency_ms: float) -> None:
+        self.calls.append((kind, outcome, round(latency_ms, 3)))
+
+    @property
+    def move_calls(self) -> int:
+        return sum(1 for kind, _, _ in self.calls if kind == "move")
+
+    @property
+    def latency_sum_ms(self) -> float:
+        """Latency of /move calls only: the ladder's mean latency is about decisions."""
+        return sum(latency for kind, _, latency in self.calls if kind == "move")
+
+
+@dataclass
+class MatchResult:
+    match_id: str
+    totals: dict[str, int]  # aggregate over the match's games (sum of each bot's game totals)
+    places: dict[str, float]  # 1 = best; forfeits last
+    deltas: dict[str, float]
+    winners: list[str]
+    forfeited: list[str]
+    strikes: list[Strike]
+    calls: dict[str, BotCallStats]
+    games: list[dict[str, Any]]  # per game: seating, totals, winners, version count
+    records: list[dict[str, Any]]  # replay records (engine format), one per game
+
+    def summary_json(self) -> dict[str, Any]:
+        return {
+            "totals": self.totals, "places": self.places, "deltas": self.deltas, "winners": self.winners,
+            "forfeited": self.forfeited, "strikes": [s.to_json() for s in self.strikes], "games": self.games,
+            "calls": {bot: {"moves": s.move_calls, "latency_ms_sum": round(s.latency_sum_ms, 3),
+                            "log": s.calls} for bot, s in self.calls.items()},
+        }

@@ -1,0 +1,198 @@
+"""`python -m arena scheduler`: the loop that keeps every ladder busy (one instance at a time).
+
+Each tick, for every ladder:
+1. sync members from the bot registry (enabled bots listing the ladder's game join; house bots stay);
+2. recover matches whose worker died (lease gone) or whose job failed for good: re-enqueue from scratch up
+   to MAX_ATTEMPTS, else mark aborted — either way nobody's rating moves for the lost run;
+3. top the ladder up to `max_active` queued/running matches, choosing players with arena.matchmaking.
+Every `health_every_s`, HTTP members get a health-check job (3 failures in a row pause them).
+
+A plain loop rather than rq-scheduler: the work is "look at state, enqueue what is missing", which a periodic
+job would do the same way, and one process with a Redis lock (SET NX PX) is easy to reason about.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import random
+import secrets
+import socket
+import time
+from dataclasses import dataclass, field
+
+import redis
+from rq import Queue
+from rq.exceptions import NoSuchJobError
+from rq.job import Job, JobStatus
+
+from api import keys
+from arena.config import ArenaSettings
+from arena.jobs import enqueue_health_check, enqueue_match
+from arena.matchmaking import Candidate, pick_table
+from arena.model import LadderConfig, MatchSpec, MatchStatus, Member, MemberKind
+from arena.store import ArenaStore
+
+log = logging.getLogger("arena.scheduler")
+MAX_ATTEMPTS = 3
+
+
+def registered_members(conn: redis.Redis, prefix: str, game: str) -> list[Member]:
+    """Enabled registered bots that play `game`: HTTP members if they have a URL, polling ones otherwise."""
+    index = conn.zrange(keys.bots_index(prefix), 0, -1)
+    pipe = conn.pipeline(transaction=False)
+    for bot_id in index:
+        pipe.hgetall(keys.bot(prefix, bot_id))
+    members = []
+    for raw in pipe.execute():
+        if not raw or raw.get("enabled") != "1":
+            continue
+        try:
+            games = json.loads(raw.get("games", "[]"))
+        except ValueError:
+            continue
+        if game not in games:
+            continue
+        url = raw.get("url") or None
+        kind = MemberKind.HTTP if url else MemberKind.POLL
+        members.append(Member(raw["bot_id"], kind, url=url, name=raw.get("name")))
+    return members
+
+
+@dataclass
+class Scheduler:
+    store: ArenaStore
+    queue: Queue
+    settings: ArenaSettings
+    rng: random.Random = field(default_factory=lambda: random.Random(secrets.randbits(64)))
+    _health_due: dict[str, float] = field(default_factory=dict)
+
+    def tick(self) -> dict[str, int]:
+        counts = {"created": 0, "requeued": 0, "aborted": 0, "health_checks": 0}
+        http_members: dict[str, str] = {}
+        for ladder in self.store.ladders():
+            self.sync_members(ladder)
+            members = self.store.members(ladder.ladder_id)
+            http_members.update({m.bot_id: m.url for m in members if m.kind is MemberKind.HTTP and m.url})
+            busy = self.recover(ladder, counts)
+            counts["created"] += self.fill(ladder, members, busy)
+        counts["health_checks"] = self.schedule_health_checks(http_members)
+        return counts
+
+    def sync_members(self, ladder: LadderConfig) -> None:
+        added, removed = self.store.set_members(
+            ladder.ladder_id, registered_members(self.store.redis, self.store.prefix, ladder.game))
+        if added or removed:
+            log.info("ladder %s: joined %s, left %s", ladder.ladder_id, added, removed)
+
+    def recover(self, ladder: LadderConfig, counts: dict[str, int]) -> set[str]:
+        """Handle dead or failed matches; return the bot ids seated in live ones."""
+        busy: set[str] = set()
+        for match_id in self.store.active_matches(ladder.ladder_id):
+            doc = self.store.match(match_id)
+            if doc is None:
+                self.store.redis.srem(keys.arena_active(self.store.prefix, ladder.ladder_id), match_id)
+                continue
+            status = doc["status"]
+            if status in (MatchStatus.RATED, MatchStatus.ABORTED):
+                self.store.redis.srem(keys.arena_active(self.store.prefix, ladder.ladder_id), match_id)
+                continue
+            problem = self._problem(match_id, status)
+            if problem is not None:
+                if doc.get("attempts", 0) >= MAX_ATTEMPTS:
+                    self.store.abort_match(ladder.ladder_id, match_id, f"{problem}; gave up after "
+                                           f"{doc.get('attempts', 0)} attempts")
+                    counts["aborted"] += 1
+                    continue
+                self.store.requeue_match(match_id, problem)
+                enqueue_match(self.queue, MatchSpec.from_json(doc["spec"]), ladder, self.store.prefix)
+                counts["requeued"] += 1
+            busy.update(m["bot_id"] for m in doc["spec"]["entrants"])
+        return busy
+
+    def _problem(self, match_id: str, status: str) -> str | None:
+        # Lease gone but the match not final: the worker died mid-match (or lost Redis for a lease).
+        if (status == MatchStatus.RUNNING and self.store.lease_holder(match_id) is None
+                and not self.store.is_applied(match_id)):
+            return "worker lost (lease expired)"
+        if status == MatchStatus.QUEUED:
+            try:
+                job_status = Job.fetch(match_id, connection=self.queue.connection).get_status()
+            except NoSuchJobError:
+                return "job missing"
+            if job_status in (JobStatus.FAILED, JobStatus.STOPPED, JobStatus.CANCELED):
+                return f"job {job_status}"
+        return None
+
+    def fill(self, ladder: LadderConfig, members: list[Member], busy: set[str]) -> int:
+        active = len(self.store.active_matches(ladder.ladder_id))
+        if active >= ladder.max_active:
+            return 0
+        ratings = self.store.ratings(ladder.ladder_id)
+        ids = [m.bot_id for m in members]
+        stats = self.store.stats(ladder.ladder_id, ids)
+        paused = self.store.paused_bots([m.bot_id for m in members if m.kind is MemberKind.HTTP])
+        by_id = {m.bot_id: m for m in members}
+        created = 0
+        last = self.store.last_group(ladder.ladder_id)
+        while active + created < ladder.max_active:
+            candidates = [
+                Candidate(m.bot_id, ratings.get(m.bot_id, 1500.0), stats[m.bot_id]["games"],
+                          available=(m.bot_id not in busy and m.bot_id not in paused
+                                     and m.kind is not MemberKind.POLL))
+                for m in members
+            ]
+            table = pick_table(candidates, ladder.players, self.rng, last_group=last)
+            if table is None:
+                break
+            spec = MatchSpec(
+                match_id=f"m{secrets.token_hex(8)}", ladder_id=ladder.ladder_id, game=ladder.game,
+                players=ladder.players, options=ladder.options, seed=secrets.randbits(63),
+                duplicate=ladder.duplicate, entrants=[by_id[b] for b in table],
+                deadline_ms=ladder.deadline_ms,
+                strike_limit=ladder.strike_limit, pre_ratings={b: ratings.get(b, 1500.0) for b in table},
+                pre_games={b: stats[b]["games"] for b in table}, created=time.time(),
+            )
+            self.store.create_match(spec)
+            enqueue_match(self.queue, spec, ladder, self.store.prefix)
+            busy.update(table)
+            last = frozenset(table)
+            created += 1
+        return created
+
+    def schedule_health_checks(self, http_members: dict[str, str]) -> int:
+        now = time.monotonic()
+        count = 0
+        for bot_id, url in http_members.items():
+            if self._health_due.get(bot_id, 0.0) <= now:
+                enqueue_health_check(self.queue, bot_id, url, self.store.prefix)
+                self._health_due[bot_id] = now + self.settings.health_every_s
+                count += 1
+        return count
+
+
+def run_forever(settings: ArenaSettings, ladders: list[LadderConfig] | None = None,
+                stop_after_s: float | None = None) -> None:
+    """The scheduler process: install ladders, then tick until stopped (holding a lock while alive)."""
+    conn = redis.Redis.from_url(settings.redis_url)
+    store = ArenaStore(conn, settings.prefix)
+    for ladder in ladders or []:
+        if store.ladder(ladder.ladder_id) is None:
+            store.save_ladder(ladder)
+    scheduler = Scheduler(store, Queue(settings.queue_name, connection=conn), settings)
+    me = f"{socket.gethostname()}:{os.getpid()}"
+    lock = keys.arena_scheduler_lock(settings.prefix)
+    started = time.monotonic()
+    lock_ms = int(max(5.0, settings.tick_s * 5) * 1000)
+    while stop_after_s is None or time.monotonic() - started < stop_after_s:
+        holder = store.redis.set(lock, me, nx=True, px=lock_ms) or store.redis.get(lock) == me
+        if holder:
+            store.redis.pexpire(lock, lock_ms)
+            try:
+                counts = scheduler.tick()
+                if any(counts.values()):
+                    log.info("tick: %s", counts)
+            except redis.RedisError as exc:  # Redis restarting: keep trying, state is all in Redis
+                log.warning("tick failed: %s", exc)
+        time.sleep(settings.tick_s)

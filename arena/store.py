@@ -1,0 +1,298 @@
+"""The arena's Redis state: ladders, members, ratings, per-bot stats and history, matches, health.
+
+Every key comes from ``api.keys`` (arena section). The one write that must never happen twice — applying a
+match's rating changes — is a single Lua script that checks and sets the match's idempotency key in the same
+atomic step as every rating, stat, history and match-status write.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from typing import Any
+
+import redis
+
+from api import keys
+from arena.elo import INITIAL_RATING
+from arena.model import LadderConfig, MatchResult, MatchSpec, MatchStatus, Member, MemberKind
+
+MATCH_TTL_S = 14 * 24 * 3600  # match documents and replays are kept two weeks
+APPLIED_TTL_S = 60 * 24 * 3600  # far beyond any job retry: a re-run can never re-apply
+RECENT_LIMIT = 200
+HISTORY_LIMIT = 500
+HEALTH_FAILURES_TO_PAUSE = 3
+
+# KEYS: 1 applied, 2 match doc, 3 ratings zset, 4 recent list, 5 active set, 6 games doc,
+#       then per bot: stats hash, history list.
+# ARGV: 1 match id, 2 now, 3 bot count, 4 final match doc, 5 games doc, 6 recent limit, 7 history limit,
+#       8 match ttl, 9 applied ttl, 10 initial rating, then 8 per bot:
+#       bot id, delta, won, strikes, forfeited, latency sum, move calls, place.
+APPLY_RESULT_LUA = """
+if redis.call('EXISTS', KEYS[1]) == 1 then
+  return 0
+end
+local n = tonumber(ARGV[3])
+for i = 0, n - 1 do
+  local a = 11 + i * 8
+  local bot = ARGV[a]
+  local delta = tonumber(ARGV[a + 1])
+  redis.call('ZADD', KEYS[3], 'NX', ARGV[10], bot)
+  local rating = redis.call('ZINCRBY', KEYS[3], delta, bot)
+  local stats = KEYS[7 + i * 2]
+  local history = KEYS[8 + i * 2]
+  redis.call('HINCRBY', stats, 'games', 1)
+  redis.call('HINCRBY', stats, 'wins', tonumber(ARGV[a + 2]))
+  redis.call('HINCRBY', stats, 'strikes', tonumber(ARGV[a + 3]))
+  redis.call('HINCRBY', stats, 'forfeits', tonumber(ARGV[a + 4]))
+  redis.call('HINCRBYFLOAT', stats, 'latency_ms_sum', ARGV[a + 5])
+  redis.call('HINCRBY', stats, 'move_calls', tonumber(ARGV[a + 6]))
+  redis.call('LPUSH', history, cjson.encode({match = ARGV[1], rating = tonumber(rating), delta = delta,
+                                             place = tonumber(ARGV[a + 7]), at = tonumber(ARGV[2])}))
+  redis.call('LTRIM', history, 0, tonumber(ARGV[7]) - 1)
+end
+redis.call('SET', KEYS[2], ARGV[4], 'EX', ARGV[8])
+redis.call('SET', KEYS[6], ARGV[5], 'EX', ARGV[8])
+redis.call('LPUSH', KEYS[4], ARGV[1])
+redis.call('LTRIM', KEYS[4], 0, tonumber(ARGV[6]) - 1)
+redis.call('SREM', KEYS[5], ARGV[1])
+redis.call('SET', KEYS[1], ARGV[2], 'EX', ARGV[9])
+return 1
+"""
+
+# Health check bookkeeping in one step: consecutive failures and the paused flag can never disagree.
+# KEYS: 1 health hash. ARGV: 1 ok (1/0), 2 now, 3 error text, 4 failures to pause. Returns paused (0/1).
+HEALTH_LUA = """
+if ARGV[1] == '1' then
+  redis.call('HSET', KEYS[1], 'failures', 0, 'paused', 0, 'checked_at', ARGV[2], 'last_error', '')
+  return 0
+end
+local failures = redis.call('HINCRBY', KEYS[1], 'failures', 1)
+local paused = 0
+if failures >= tonumber(ARGV[4]) then paused = 1 end
+redis.call('HSET', KEYS[1], 'paused', paused, 'checked_at', ARGV[2], 'last_error', ARGV[3])
+return paused
+"""
+
+
+class ArenaStore:
+    def __init__(self, conn: redis.Redis, prefix: str = keys.DEFAULT_PREFIX) -> None:
+        pool = conn.connection_pool
+        if not pool.connection_kwargs.get("decode_responses"):
+            # RQ hands jobs a bytes client; the arena reads JSON strings, so it gets a decoding twin.
+            kwargs = {**pool.connection_kwargs, "decode_responses": True}
+            conn = redis.Redis(connection_pool=redis.ConnectionPool(connection_class=pool.connection_class,
+                                                                    **kwargs))
+        self.redis = conn
+        self.prefix = prefix
+        self._apply = conn.register_script(APPLY_RESULT_LUA)
+        self._health = conn.register_script(HEALTH_LUA)
+
+    @classmethod
+    def from_url(cls, url: str, prefix: str = keys.DEFAULT_PREFIX) -> ArenaStore:
+        return cls(redis.Redis.from_url(url, decode_responses=True), prefix)
+
+    # --- ladders and members -------------------------------------------------------------------------------
+
+    def save_ladder(self, config: LadderConfig) -> None:
+        """Create or update a ladder; its house bots become (permanent) members rated from 1500."""
+        p = self.prefix
+        pipe = self.redis.pipeline(transaction=True)
+        pipe.set(keys.arena_ladder(p, config.ladder_id), json.dumps(config.to_json()))
+        pipe.sadd(keys.arena_ladders(p), config.ladder_id)
+        for name in config.house_bots:
+            member = Member.house(name)
+            pipe.hset(keys.arena_members(p, config.ladder_id), member.bot_id, json.dumps(member.to_json()))
+            pipe.zadd(keys.arena_ratings(p, config.ladder_id), {member.bot_id: INITIAL_RATING}, nx=True)
+        pipe.execute()
+
+    def ladder(self, ladder_id: str) -> LadderConfig | None:
+        raw = self.redis.get(keys.arena_ladder(self.prefix, ladder_id))
+        return LadderConfig.from_json(json.loads(raw)) if raw else None
+
+    def ladders(self) -> list[LadderConfig]:
+        ids = sorted(self.redis.smembers(keys.arena_ladders(self.prefix)))
+        return [ladder for ladder in (self.ladder(i) for i in ids) if ladder is not None]
+
+    def members(self, ladder_id: str) -> list[Member]:
+        raw = self.redis.hgetall(keys.arena_members(self.prefix, ladder_id))
+        return [Member.from_json(json.loads(v)) for _, v in sorted(raw.items())]
+
+    def set_members(self, ladder_id: str, wanted: list[Member]) -> tuple[list[str], list[str]]:
+        """Make the registered (non-house) members exactly `wanted`; returns (added, removed) bot ids.
+
+        A removed bot keeps its rating and history (it may come back); it just is not matched any more.
+        """
+        p = self.prefix
+        current = {m.bot_id: m for m in self.members(ladder_id) if m.kind is not MemberKind.HOUSE}
+        wanted_by_id = {m.bot_id: m for m in wanted}
+        removed = [b for b in current if b not in wanted_by_id]
+        changed = [m for b, m in wanted_by_id.items() if current.get(b) != m]
+        if not removed and not changed:
+            return [], []
+        pipe = self.redis.pipeline(transaction=True)
+        if removed:
+            pipe.hdel(keys.arena_members(p, ladder_id), *removed)
+        for member in changed:
+            pipe.hset(keys.arena_members(p, ladder_id), member.bot_id, json.dumps(member.to_json()))
+            pipe.zadd(keys.arena_ratings(p, ladder_id), {member.bot_id: INITIAL_RATING}, nx=True)
+        pipe.execute()
+        return [m.bot_id for m in changed if m.bot_id not in current], removed
+
+    # --- ratings and stats ---------------------------------------------------------------------------------
+
+    def ratings(self, ladder_id: str) -> dict[str, float]:
+        return dict(self.redis.zrange(keys.arena_ratings(self.prefix, ladder_id), 0, -1, withscores=True))
+
+    def ranked(self, ladder_id: str) -> list[tuple[str, float]]:
+        return self.redis.zrevrange(keys.arena_ratings(self.prefix, ladder_id), 0, -1, withscores=True)
+
+    def stats(self, ladder_id: str, bot_ids: list[str]) -> dict[str, dict[str, float]]:
+        pipe = self.redis.pipeline(transaction=False)
+        for bot_id in bot_ids:
+            pipe.hgetall(keys.arena_stats(self.prefix, ladder_id, bot_id))
+        out: dict[str, dict[str, float]] = {}
+        for bot_id, raw in zip(bot_ids, pipe.execute(), strict=True):
+            calls = int(raw.get("move_calls", 0))
+            out[bot_id] = {
+                "games": int(raw.get("games", 0)), "wins": int(raw.get("wins", 0)),
+                "strikes": int(raw.get("strikes", 0)), "forfeits": int(raw.get("forfeits", 0)),
+                "move_calls": calls,
+                "mean_latency_ms": round(float(raw.get("latency_ms_sum", 0)) / calls, 3) if calls else None,
+            }
+        return out
+
+    def history(self, ladder_id: str, bot_id: str, limit: int = 100) -> list[dict[str, Any]]:
+        raw = self.redis.lrange(keys.arena_history(self.prefix, ladder_id, bot_id), 0, limit - 1)
+        return [json.loads(item) for item in raw]
+
+    def recent_matches(self, ladder_id: str, limit: int = 20) -> list[str]:
+        return self.redis.lrange(keys.arena_recent(self.prefix, ladder_id), 0, limit - 1)
+
+    # --- matches -------------------------------------------------------------------------------------------
+
+    def create_match(self, spec: MatchSpec) -> None:
+        doc = {"match_id": spec.match_id, "ladder_id": spec.ladder_id, "status": MatchStatus.QUEUED.value,
+               "spec": spec.to_json(), "attempts": 0, "created": spec.created or time.time()}
+        pipe = self.redis.pipeline(transaction=True)
+        pipe.set(keys.arena_match(self.prefix, spec.match_id), json.dumps(doc), ex=MATCH_TTL_S)
+        pipe.sadd(keys.arena_active(self.prefix, spec.ladder_id), spec.match_id)
+        pipe.set(keys.arena_last_group(self.prefix, spec.ladder_id),
+                 json.dumps(sorted(m.bot_id for m in spec.entrants)))
+        pipe.execute()
+
+    def match(self, match_id: str) -> dict[str, Any] | None:
+        raw = self.redis.get(keys.arena_match(self.prefix, match_id))
+        return json.loads(raw) if raw else None
+
+    def match_games(self, match_id: str) -> list[dict[str, Any]] | None:
+        raw = self.redis.get(keys.arena_match_games(self.prefix, match_id))
+        return json.loads(raw) if raw else None
+
+    def active_matches(self, ladder_id: str) -> list[str]:
+        return sorted(self.redis.smembers(keys.arena_active(self.prefix, ladder_id)))
+
+    def last_group(self, ladder_id: str) -> frozenset[str] | None:
+        raw = self.redis.get(keys.arena_last_group(self.prefix, ladder_id))
+        return frozenset(json.loads(raw)) if raw else None
+
+    def update_match(self, match_id: str, **changes: Any) -> dict[str, Any] | None:
+        """Read-modify-write of the match document under WATCH (status moves are rare and small)."""
+        key = keys.arena_match(self.prefix, match_id)
+        with self.redis.pipeline(transaction=True) as pipe:
+            while True:
+                try:
+                    pipe.watch(key)
+                    raw = pipe.get(key)
+                    if raw is None:
+                        return None
+                    doc = json.loads(raw)
+                    if doc["status"] in (MatchStatus.RATED, MatchStatus.ABORTED):
+                        return doc  # final states never change
+                    doc.update({k: (v.value if isinstance(v, MatchStatus) else v)
+                                for k, v in changes.items()})
+                    pipe.multi()
+                    pipe.set(key, json.dumps(doc), keepttl=True)
+                    pipe.execute()
+                    return doc
+                except redis.WatchError:
+                    continue
+
+    def start_attempt(self, match_id: str, worker: str, lease_s: float) -> dict[str, Any] | None:
+        doc = self.match(match_id)
+        if doc is None or doc["status"] in (MatchStatus.RATED, MatchStatus.ABORTED):
+            return doc
+        self.refresh_lease(match_id, worker, lease_s)
+        return self.update_match(match_id, status=MatchStatus.RUNNING, attempts=doc["attempts"] + 1,
+                                 worker=worker, started=time.time())
+
+    def refresh_lease(self, match_id: str, worker: str, lease_s: float) -> None:
+        self.redis.set(keys.arena_match_lease(self.prefix, match_id), worker, px=int(lease_s * 1000))
+
+    def lease_holder(self, match_id: str) -> str | None:
+        return self.redis.get(keys.arena_match_lease(self.prefix, match_id))
+
+    def requeue_match(self, match_id: str, reason: str) -> dict[str, Any] | None:
+        return self.update_match(match_id, status=MatchStatus.QUEUED, requeued_because=reason)
+
+    def abort_match(self, ladder_id: str, match_id: str, reason: str) -> None:
+        """Final: the match costs nobody any rating (it was never applied, and now never will be)."""
+        doc = self.update_match(match_id, status=MatchStatus.ABORTED, aborted_because=reason,
+                                finished=time.time())
+        pipe = self.redis.pipeline(transaction=True)
+        pipe.srem(keys.arena_active(self.prefix, ladder_id), match_id)
+        if doc is not None and doc["status"] == MatchStatus.ABORTED:
+            # Claim the idempotency key: a zombie worker finishing this match later cannot rate it.
+            pipe.set(keys.arena_match_applied(self.prefix, match_id), f"aborted {time.time()}", nx=True,
+                     ex=APPLIED_TTL_S)
+            pipe.lpush(keys.arena_recent(self.prefix, ladder_id), match_id)
+            pipe.ltrim(keys.arena_recent(self.prefix, ladder_id), 0, RECENT_LIMIT - 1)
+        pipe.execute()
+
+    def apply_result(self, spec: MatchSpec, result: MatchResult, doc: dict[str, Any]) -> bool:
+        """Store the result and apply every rating change, once per match. True if this call did it."""
+        p, lid, mid = self.prefix, spec.ladder_id, spec.match_id
+        now = time.time()
+        final = {**doc, "status": MatchStatus.RATED.value, "finished": now, "result": result.summary_json()}
+        strikes_by_bot: dict[str, int] = {}
+        for strike in result.strikes:
+            strikes_by_bot[strike.bot_id] = strikes_by_bot.get(strike.bot_id, 0) + 1
+        bot_keys: list[str] = []
+        bot_args: list[Any] = []
+        for member in spec.entrants:
+            bot = member.bot_id
+            calls = result.calls.get(bot)
+            bot_keys += [keys.arena_stats(p, lid, bot), keys.arena_history(p, lid, bot)]
+            bot_args += [bot, repr(result.deltas[bot]), int(bot in result.winners),
+                         strikes_by_bot.get(bot, 0), int(bot in result.forfeited),
+                         repr(calls.latency_sum_ms if calls else 0.0), calls.move_calls if calls else 0,
+                         repr(float(result.places[bot]))]
+        script_keys = [keys.arena_match_applied(p, mid), keys.arena_match(p, mid), keys.arena_ratings(p, lid),
+                       keys.arena_recent(p, lid), keys.arena_active(p, lid), keys.arena_match_games(p, mid),
+                       *bot_keys]
+        args = [mid, repr(now), len(spec.entrants), json.dumps(final), json.dumps(result.records),
+                RECENT_LIMIT, HISTORY_LIMIT, MATCH_TTL_S, APPLIED_TTL_S, repr(INITIAL_RATING), *bot_args]
+        return bool(self._apply(keys=script_keys, args=args))
+
+    def is_applied(self, match_id: str) -> bool:
+        return bool(self.redis.exists(keys.arena_match_applied(self.prefix, match_id)))
+
+    # --- health --------------------------------------------------------------------------------------------
+
+    def record_health(self, bot_id: str, ok: bool, error: str = "") -> bool:
+        """Record one health check; returns True if the bot is (now) paused."""
+        return bool(self._health(keys=[keys.arena_health(self.prefix, bot_id)],
+                                 args=["1" if ok else "0", repr(time.time()), error[:300],
+                                       HEALTH_FAILURES_TO_PAUSE]))
+
+    def health(self, bot_id: str) -> dict[str, Any]:
+        raw = self.redis.hgetall(keys.arena_health(self.prefix, bot_id))
+        return {"failures": int(raw.get("failures", 0)), "paused": raw.get("paused") == "1",
+                "checked_at": float(raw["checked_at"]) if raw.get("checked_at") else None,
+                "last_error": raw.get("last_error") or None}
+
+    def paused_bots(self, bot_ids: list[str]) -> set[str]:
+        pipe = self.redis.pipeline(transaction=False)
+        for bot_id in bot_ids:
+            pipe.hget(keys.arena_health(self.prefix, bot_id), "paused")
+        return {b for b, flag in zip(bot_ids, pipe.execute(), strict=True) if flag == "1"}
