@@ -21,6 +21,8 @@ from api import keys
 
 log = logging.getLogger(__name__)
 
+BACKOFF_MIN, BACKOFF_MAX = 0.25, 5.0  # seconds between reconnection attempts
+
 
 class _Waiter:
     __slots__ = ("after", "event")
@@ -90,6 +92,7 @@ class VersionWatcher:
 
     def _listen_forever(self) -> None:
         pattern = keys.table_events_pattern(self._prefix)
+        backoff = BACKOFF_MIN
         while True:
             pubsub = self._client.pubsub(ignore_subscribe_messages=False)
             try:
@@ -98,14 +101,17 @@ class VersionWatcher:
                     kind = message.get("type")
                     if kind == "psubscribe":
                         self._subscribed.set()
+                        backoff = BACKOFF_MIN
                         # Anything published while we were (re)connecting was lost: wake all to re-check.
                         self._wake_all()
                     elif kind == "pmessage":
                         self._dispatch(message["channel"], message["data"])
-            except Exception:  # the listener must outlive any Redis hiccup
-                log.warning("version watcher lost its Redis subscription; reconnecting", exc_info=True)
+            except Exception as error:  # the listener must outlive any Redis hiccup
                 self._subscribed.clear()
-                time.sleep(0.5)
+                if backoff == BACKOFF_MIN:  # one warning per outage, not one per retry
+                    log.warning("version watcher lost its Redis subscription (%s); reconnecting", error)
+                time.sleep(backoff)
+                backoff = min(backoff * 2, BACKOFF_MAX)
             finally:
                 with contextlib.suppress(Exception):
                     pubsub.close()

@@ -352,7 +352,9 @@ class TableStore:
                 live = _games.take(cache_key, record.version) or self._rebuild(record)
                 try:
                     live.apply(seat, move)
-                except engine.EngineError:
+                except engine.EngineError as error:
+                    if not error.legal:  # e.g. a malformed move: still tell the client what it may play
+                        error.legal = live.legal_moves(seat)
                     _games.put(cache_key, record.version, live)  # a rejected move changes nothing
                     raise
                 if self._commit_move(record, live, seat):

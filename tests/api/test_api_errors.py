@@ -1,0 +1,99 @@
+"""Every error status the API can answer is application/problem+json, without a stack trace."""
+
+from __future__ import annotations
+
+from api_helpers import assert_problem, bearer, join, open_table
+
+
+def test_404_unknown_route_and_unknown_table(client):
+    assert_problem(client.get("/api/no-such-thing"), 404)
+    assert_problem(client.get("/api/tables/doesnotexist"), 404, "table-not-found")
+    assert_problem(client.get("/api/games/chess"), 404, "game-not-found")
+
+
+def test_405_lists_allowed_methods(client):
+    response = client.delete("/api/games")
+    body = assert_problem(response, 405)
+    assert "GET" in response.headers["Allow"]
+    assert "GET" in body["detail"]
+
+
+def test_415_non_json_body(client):
+    response = client.post("/api/tables", data="game=spot-hearts",
+                           content_type="application/x-www-form-urlencoded")
+    assert_problem(response, 415)
+
+
+def test_413_body_over_the_cap(make_app):
+    client = make_app(MAX_CONTENT_LENGTH=1024).test_client()
+    body = {"game": "spot-hearts", "seats": ["open"] * 4, "pad": "x" * 5000}
+    response = client.post("/api/tables", json=body)
+    assert_problem(response, 413)
+
+
+def test_422_validation_names_the_fields(client):
+    body = assert_problem(client.post("/api/tables", json={"seats": "open"}), 422, "validation-failed")
+    assert set(body["errors"]) == {"game", "seats"}
+
+
+def test_422_bad_options_and_unknown_seat_kind(client):
+    bad_options = {"game": "spot-hearts", "seats": ["open"] * 4, "options": {"target": -5}}
+    body = assert_problem(client.post("/api/tables", json=bad_options), 422, "invalid-options")
+    assert "target" in body["detail"]
+    bad_seat = {"game": "spot-hearts", "seats": ["open", "open", "open", "alphago"]}
+    assert_problem(client.post("/api/tables", json=bad_seat), 422, "bad-seats")
+    assert_problem(client.post("/api/tables", json={"game": "poker", "seats": ["open"] * 4}), 422)
+
+
+def test_400_malformed_move_and_400_bad_json(client):
+    table = open_table(client, ["open", "random", "random", "random"])
+    token = join(client, table["table_id"], 0)
+    response = client.post(f"/api/tables/{table['table_id']}/seats/0/moves", headers=bearer(token),
+                           json={"move": ["ZZ", "2C", "3C"], "expected_version": 0})
+    body = assert_problem(response, 400, "malformed-move")
+    assert body["legal"], "a refused move lists the legal choices"
+    response = client.post(f"/api/tables/{table['table_id']}/seats/0/moves", headers=bearer(token),
+                           data="{not json", content_type="application/json")
+    assert_problem(response, 400)
+
+
+def test_401_without_token_and_403_with_a_wrong_one(client):
+    table = open_table(client, ["open", "open", "random", "random"])
+    token0 = join(client, table["table_id"], 0)
+    join(client, table["table_id"], 1)
+    response = client.get(f"/api/tables/{table['table_id']}/seats/0")
+    assert_problem(response, 401, "token-required")
+    assert response.headers["WWW-Authenticate"].startswith("Bearer")
+    seats_url = f"/api/tables/{table['table_id']}/seats"
+    assert_problem(client.get(f"{seats_url}/1", headers=bearer(token0)), 403, "bad-token")
+    assert_problem(client.get(f"{seats_url}/0", headers=bearer("forged")), 403)
+
+
+def test_409_seat_taken_and_409_replay_before_the_end(client):
+    table = open_table(client, ["open", "random", "random", "random"])
+    join(client, table["table_id"], 0)
+    assert_problem(client.post(f"/api/tables/{table['table_id']}/seats/0/join"), 409, "seat-taken")
+    assert_problem(client.post(f"/api/tables/{table['table_id']}/seats/1/join"), 409, "seat-not-open")
+    assert_problem(client.get(f"/api/tables/{table['table_id']}/replay"), 409, "game-not-over")
+
+
+def test_429_with_retry_after(make_app):
+    client = make_app(LIMIT_TABLE_CREATION="2/minute").test_client()
+    for _ in range(2):
+        open_table(client, ["random"] * 4)
+    response = client.post("/api/tables", json={"game": "spot-hearts", "seats": ["random"] * 4})
+    assert_problem(response, 429)
+    assert int(response.headers["Retry-After"]) > 0
+
+
+def test_500_hides_the_exception(make_app):
+    app = make_app()
+
+    def explode():
+        raise RuntimeError("secret internal detail /etc/passwd")
+
+    app.add_url_rule("/api/explode", "explode", explode)
+    response = app.test_client().get("/api/explode")
+    assert_problem(response, 500)
+    assert "secret internal detail" not in response.get_data(as_text=True)
+    assert "RuntimeError" not in response.get_data(as_text=True)

@@ -1,0 +1,147 @@
+"""The Redis table store: atomic version-checked moves, hidden seed, rebuild from the log."""
+
+from __future__ import annotations
+
+import hashlib
+import threading
+
+import pytest
+
+import engine
+import engine.bots
+from api import keys, store
+from api.problems import ApiProblem
+from api.store import SeatKind, SeatSpec, TableStatus, TableStore
+
+OPEN4 = [SeatSpec(SeatKind.OPEN)] * 4
+
+
+@pytest.fixture
+def tables(redis_conn, key_prefix) -> TableStore:
+    return TableStore(redis_conn, key_prefix)
+
+
+def first_pass(tables: TableStore, table_id: str, seat: int) -> list[str]:
+    return tables.seat_snapshot(table_id, seat, check_token=False).view["legal"][:3]
+
+
+def test_create_and_load_round_trip(tables):
+    record = tables.create_table("spot-hearts", 4, {"target": 100}, OPEN4, seed=42)
+    loaded = tables.load_table(record.table_id)
+    assert loaded.game == "spot-hearts" and loaded.options == {"target": 100}
+    assert loaded.status == TableStatus.PLAYING and loaded.version == 0 and loaded.to_act == [0, 1, 2, 3]
+    assert loaded.seed == 42
+    assert loaded.commitment == hashlib.sha256(f"{loaded.nonce}:42".encode()).hexdigest()
+
+
+def test_live_tables_get_distinct_secret_seeds(tables):
+    seeds = {tables.create_table("spot-hearts", 4, {}, OPEN4).seed for _ in range(5)}
+    assert len(seeds) == 5
+
+
+def test_twenty_threads_same_move_exactly_one_applied(tables, redis_conn, key_prefix):
+    record = tables.create_table("spot-hearts", 4, {}, OPEN4, seed=3)
+    move = first_pass(tables, record.table_id, 0)
+    barrier = threading.Barrier(20)
+    outcomes: list[str] = []
+    lock = threading.Lock()
+
+    def post() -> None:
+        # Each thread has its own store object, as separate requests would.
+        mine = TableStore(redis_conn, key_prefix)
+        barrier.wait()
+        try:
+            mine.apply_move(record.table_id, 0, move, expected_version=0)
+            outcome = "ok"
+        except ApiProblem as problem:
+            outcome = f"{problem.status}"
+        with lock:
+            outcomes.append(outcome)
+
+    threads = [threading.Thread(target=post) for _ in range(20)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert outcomes.count("ok") == 1
+    assert outcomes.count("409") == 19
+    assert tables.load_table(record.table_id).version == 1
+    assert len(tables.moves(record.table_id)) == 1
+
+
+def test_lua_commit_refuses_a_stale_base_version(tables, redis_conn, key_prefix):
+    """Two processes computing on the same version: only the first commit lands (no half-write)."""
+    record = tables.create_table("spot-hearts", 4, {}, OPEN4, seed=5)
+    game_a = engine.new_game("spot-hearts", 4, record.options, seed=5)
+    game_b = engine.new_game("spot-hearts", 4, record.options, seed=5)
+    game_a.apply(0, game_a.legal_moves(0)[:3])
+    game_b.apply(1, game_b.legal_moves(1)[:3])
+    assert tables._commit_move(record, game_a, 0) is True
+    views_before = redis_conn.hgetall(keys.table_views(key_prefix, record.table_id))
+    assert tables._commit_move(record, game_b, 1) is False
+    assert redis_conn.hgetall(keys.table_views(key_prefix, record.table_id)) == views_before
+    assert tables.moves(record.table_id) == [{"seat": 0, "move": game_a.moves[0]["move"]}]
+
+
+def test_simultaneous_pass_other_seats_do_not_make_you_stale(tables):
+    record = tables.create_table("spot-hearts", 4, {}, OPEN4, seed=9)
+    passes = {seat: first_pass(tables, record.table_id, seat) for seat in range(4)}
+    # Everybody read version 0; they submit one after the other with expected_version 0.
+    for seat in range(4):
+        result = tables.apply_move(record.table_id, seat, passes[seat], expected_version=0)
+    assert result.version == 4
+    loaded = tables.load_table(record.table_id)
+    assert len(loaded.to_act) == 1  # play phase: the holder of the 2 of clubs leads
+    leader = loaded.to_act[0]
+    with pytest.raises(ApiProblem) as stale:
+        tables.apply_move(record.table_id, leader, "2C", expected_version=0)
+    assert stale.value.status == 409 and stale.value.slug == "stale-version"
+    tables.apply_move(record.table_id, leader, "2C", expected_version=4)
+
+
+def test_illegal_move_changes_nothing(tables, redis_conn, key_prefix):
+    record = tables.create_table("spot-hearts", 4, {}, OPEN4, seed=11)
+    table_key = keys.table(key_prefix, record.table_id)
+    views_key = keys.table_views(key_prefix, record.table_id)
+    before = (redis_conn.hgetall(table_key), redis_conn.hgetall(views_key))
+    hand = tables.seat_snapshot(record.table_id, 0, check_token=False).view["hand"]
+    not_mine = next(code for code in (f"{r}{s}" for s in "CDHS" for r in "23456789TJQKA") if code not in hand)
+    with pytest.raises(engine.IllegalMoveError) as illegal:
+        tables.apply_move(record.table_id, 0, [hand[0], hand[1], not_mine], expected_version=0)
+    assert sorted(illegal.value.legal) == sorted(hand)
+    with pytest.raises(engine.MalformedMoveError):
+        tables.apply_move(record.table_id, 0, "QS", expected_version=0)  # a pass needs three cards
+    after = (redis_conn.hgetall(table_key), redis_conn.hgetall(views_key))
+    assert after == before
+
+
+def test_a_fresh_process_rebuilds_the_game_from_the_log(tables, monkeypatch):
+    record = tables.create_table("spot-hearts", 4, {}, OPEN4, seed=13)
+    for seat in range(4):
+        tables.apply_move(record.table_id, seat, first_pass(tables, record.table_id, seat), 0)
+    monkeypatch.setattr(store, "_games", store._GameCache())  # as if another process served the next move
+    leader = tables.load_table(record.table_id).to_act[0]
+    result = tables.apply_move(record.table_id, leader, "2C", expected_version=4)
+    replayed = engine.new_game("spot-hearts", 4, record.options, seed=13)
+    for entry in tables.moves(record.table_id):
+        replayed.apply(entry["seat"], entry["move"])
+    assert result.version == replayed.version == 5
+    assert tables.seat_snapshot(record.table_id, 2, check_token=False).view == replayed.view(2)
+
+
+def test_finished_game_publishes_record_and_reveals_seed(tables):
+    record = tables.create_table("spot-hearts", 4, {"target": 1}, OPEN4, seed=21)
+    bot = engine.bots.make_bot("random", 1)
+    while True:
+        loaded = tables.load_table(record.table_id)
+        if loaded.over:
+            break
+        for seat in loaded.to_act:
+            snapshot = tables.seat_snapshot(record.table_id, seat, check_token=False)
+            tables.apply_move(record.table_id, seat, bot.choose(snapshot.view), snapshot.version)
+    replay = tables.replay_record(record.table_id)
+    assert replay["seed"] == 21
+    assert engine.load(replay).over
+    with pytest.raises(ApiProblem) as over:
+        tables.apply_move(record.table_id, 0, "2C", loaded.version)
+    assert over.value.status == 409
