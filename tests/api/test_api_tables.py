@@ -1,0 +1,126 @@
+"""Games, tables and seats through the Flask test client: contract, hidden information, OpenAPI."""
+
+from __future__ import annotations
+
+import json
+import random
+
+from api_helpers import assert_problem, bearer, join, open_table
+
+import engine
+
+
+def _card_strings(value) -> set[str]:
+    """Every string anywhere in a JSON value."""
+    if isinstance(value, str):
+        return {value}
+    if isinstance(value, dict):
+        return set().union(*(_card_strings(v) for v in value.values())) if value else set()
+    if isinstance(value, list):
+        return set().union(*(_card_strings(v) for v in value)) if value else set()
+    return set()
+
+
+def test_games_list_options_and_rules_summary(client):
+    games = {game["id"]: game for game in client.get("/api/games").get_json()}
+    assert set(games) == set(engine.GAMES)
+    hearts = games["spot-hearts"]
+    assert hearts["min_players"] == hearts["max_players"] == 4
+    assert hearts["defaults"] == engine.GAMES["spot-hearts"].defaults
+    assert hearts["summary"] and "target" in hearts["option_docs"]
+    assert client.get("/api/games/sore-spot").get_json()["max_players"] == 6
+
+
+def test_create_table_public_view_has_no_hands_and_no_seed(client):
+    table = open_table(client, ["open", "heuristic", "random", "eps-0.5"])
+    assert [seat["kind"] for seat in table["seats"]] == ["open", "house", "house", "house"]
+    assert table["seed"] is None and table["seed_nonce"] is None
+    assert "hand" not in table["view"] and "hands" not in table["view"]
+    fetched = client.get(f"/api/tables/{table['table_id']}").get_json()
+    assert fetched["seed_commitment"] == table["seed_commitment"]
+    listed = client.get("/api/tables").get_json()
+    assert table["table_id"] in [entry["table_id"] for entry in listed]
+
+
+def test_players_must_match_seats(client):
+    response = client.post("/api/tables", json={"game": "spot-hearts", "players": 4, "seats": ["open"] * 3})
+    assert_problem(response, 422, "bad-seats")
+
+
+def test_a_seat_never_sees_another_seats_cards_in_a_whole_game(client):
+    """Four polling seats play a game to the end; after every move each seat's state is checked."""
+    table = open_table(client, ["open"] * 4, options={"target": 1})
+    table_id = table["table_id"]
+    tokens = [join(client, table_id, seat) for seat in range(4)]
+    rng = random.Random(7)
+    while True:
+        states = [client.get(f"/api/tables/{table_id}/seats/{seat}", headers=bearer(tokens[seat])).get_json()
+                  for seat in range(4)]
+        hands = [set(state["view"]["hand"]) for state in states]
+        spectator = client.get(f"/api/tables/{table_id}").get_json()
+        assert not _card_strings(spectator) & set().union(*hands), "spectators see no hand"
+        for seat, state in enumerate(states):
+            others = set().union(*(hands[other] for other in range(4) if other != seat))
+            known = set(state["view"].get("passed", []))  # cards this seat passed on: it knows where they are
+            leaked = _card_strings(state) & (others - known)
+            assert not leaked, f"seat {seat} sees {leaked}"
+        if states[0]["status"] == "over":
+            break
+        assert spectator["seed"] is None
+        for seat in states[0]["to_act"]:
+            view = states[seat]["view"]
+            decision = view["decision"]
+            move = rng.sample(view["legal"], decision["count"]) if decision["kind"] == "pass" \
+                else rng.choice(view["legal"])
+            response = client.post(f"/api/tables/{table_id}/seats/{seat}/moves", headers=bearer(tokens[seat]),
+                                   json={"move": move, "expected_version": states[seat]["version"]})
+            assert response.status_code == 200, response.get_json()
+    final = client.get(f"/api/tables/{table_id}").get_json()
+    assert final["status"] == "over" and final["seed"] is not None
+    record = client.get(f"/api/tables/{table_id}/replay").get_json()
+    assert engine.replay_summary(record)["totals"] == final["view"]["scores"]
+
+
+def test_illegal_move_is_422_with_legal_moves_and_changes_nothing(client):
+    table = open_table(client, ["open"] * 4)
+    table_id = table["table_id"]
+    tokens = [join(client, table_id, seat) for seat in range(4)]
+    for seat in range(4):
+        state = client.get(f"/api/tables/{table_id}/seats/{seat}", headers=bearer(tokens[seat])).get_json()
+        view = state["view"]
+        client.post(f"/api/tables/{table_id}/seats/{seat}/moves", headers=bearer(tokens[seat]),
+                    json={"move": view["legal"][:3], "expected_version": 0})
+    leader = client.get(f"/api/tables/{table_id}").get_json()["to_act"][0]
+    state = client.get(f"/api/tables/{table_id}/seats/{leader}", headers=bearer(tokens[leader])).get_json()
+    wrong = next(card for card in state["view"]["hand"] if card not in state["view"]["legal"])
+    response = client.post(f"/api/tables/{table_id}/seats/{leader}/moves", headers=bearer(tokens[leader]),
+                           json={"move": wrong, "expected_version": state["version"]})
+    body = assert_problem(response, 422, "illegal-move")
+    assert body["legal"] == state["view"]["legal"] == ["2C"]
+    after = client.get(f"/api/tables/{table_id}/seats/{leader}", headers=bearer(tokens[leader])).get_json()
+    assert after == state
+    # not your turn / stale version are 409
+    other = (leader + 1) % 4
+    response = client.post(f"/api/tables/{table_id}/seats/{other}/moves", headers=bearer(tokens[other]),
+                           json={"move": "3C", "expected_version": state["version"]})
+    assert_problem(response, 409, "not-your-turn")
+    response = client.post(f"/api/tables/{table_id}/seats/{leader}/moves", headers=bearer(tokens[leader]),
+                           json={"move": "2C", "expected_version": 0})
+    assert_problem(response, 409, "stale-version")
+
+
+def test_openapi_document_and_self_hosted_docs_page(client):
+    spec = client.get("/api/openapi.json").get_json()
+    assert spec["openapi"].startswith("3.")
+    paths = spec["paths"]
+    for path in ("/api/games", "/api/tables", "/api/tables/{table_id}/seats/{seat}",
+                 "/api/tables/{table_id}/seats/{seat}/moves", "/api/tables/{table_id}/seats/{seat}/join",
+                 "/api/tables/{table_id}/replay", "/api/bots", "/api/bots/{bot_id}"):
+        assert path in paths, path
+    move_body = paths["/api/tables/{table_id}/seats/{seat}/moves"]["post"]["requestBody"]
+    assert "MoveRequest" in json.dumps(move_body)
+    assert {"Problem", "MoveRequest", "SeatState"} <= set(spec["components"]["schemas"])
+    page = client.get("/api/docs").get_data(as_text=True)
+    assert "/api/openapi.json" in page and "cdn" not in page.lower() and "https://" not in page
+    for asset in ("swagger-ui-bundle.js", "swagger-ui.css", "swagger-ui-standalone-preset.js"):
+        assert client.get(f"/api/docs/static/{asset}").status_code == 200
