@@ -1,0 +1,161 @@
+"""BotClient against real bot servers on 127.0.0.1: deadlines, size cap, redirects, keep-alive, outcomes."""
+
+from __future__ import annotations
+
+import socket
+import threading
+import time
+
+from arena.botclient import BotClient
+from arena.policy import Outcome
+
+PLAY = {"kind": "play", "count": 1, "legal": ["2C", "3C"]}
+
+
+def move_request(deadline_ms: int = 300) -> dict:
+    return {"protocol": 1, "game": "spot-hearts", "table": "t", "match": "m", "seat": 0, "decision": PLAY,
+            "deadline_ms": deadline_ms, "view": {"hand": ["2C", "3C"]}, "legal": PLAY["legal"]}
+
+
+def test_good_bot_answers_and_the_connection_is_kept_alive(bot_server) -> None:
+    bot = bot_server("good")
+    client = BotClient(bot.url, allow_private=True)
+    first_socket = None
+    for _ in range(20):
+        move, result = client.move(move_request(), 1.0)
+        assert move == "2C" and result.outcome is Outcome.OK and result.status == 200
+        assert result.latency_ms > 0
+        first_socket = first_socket or client._conn.sock
+        assert client._conn.sock is first_socket  # one TCP connection for every call
+    assert len(bot.requests) == 20
+
+
+def test_info_is_the_health_check(bot_server) -> None:
+    assert BotClient(bot_server("good", name="alice").url, allow_private=True).info(1.0).ok
+    down = BotClient(bot_server("down_info").url, allow_private=True).info(1.0)
+    assert down.outcome is Outcome.HTTP_STATUS and down.status == 503
+
+
+def test_sleeping_bot_times_out_at_the_deadline(bot_server) -> None:
+    client = BotClient(bot_server("sleep", delay_s=3.0).url, allow_private=True)
+    start = time.monotonic()
+    move, result = client.move(move_request(), 0.3)
+    elapsed = time.monotonic() - start
+    assert move is None and result.outcome is Outcome.TIMEOUT
+    assert 0.29 <= elapsed < 0.6
+
+
+def test_dribbling_bot_is_cut_off_at_the_deadline_not_per_byte(bot_server) -> None:
+    # 0.1 s per byte passes any per-recv timeout of 0.3 s, but the whole answer needs about 1.4 s.
+    client = BotClient(bot_server("dribble", delay_s=0.1).url, allow_private=True)
+    start = time.monotonic()
+    move, result = client.move(move_request(), 0.3)
+    elapsed = time.monotonic() - start
+    assert move is None and result.outcome is Outcome.TIMEOUT
+    assert elapsed < 0.6
+
+
+def test_dribbled_headers_are_bounded_too() -> None:
+    """A server that trickles the status line and headers one byte at a time is cut off at the deadline."""
+    server = socket.socket()
+    server.bind(("127.0.0.1", 0))
+    server.listen(1)
+    stop = threading.Event()
+
+    def trickle() -> None:
+        conn, _ = server.accept()
+        conn.recv(65536)
+        for byte in b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nX-Padding: aaaaaaaaaaaaaaaa\r\n":
+            if stop.is_set():
+                break
+            try:
+                conn.send(bytes([byte]))
+            except OSError:
+                break
+            time.sleep(0.05)
+        conn.close()
+
+    thread = threading.Thread(target=trickle, daemon=True)
+    thread.start()
+    client = BotClient(f"http://127.0.0.1:{server.getsockname()[1]}", allow_private=True)
+    start = time.monotonic()
+    move, result = client.move(move_request(), 0.4)
+    elapsed = time.monotonic() - start
+    stop.set()
+    server.close()
+    assert move is None and result.outcome is Outcome.TIMEOUT
+    assert elapsed < 0.7
+
+
+def test_ten_megabyte_answer_is_refused_after_at_most_64_kib(bot_server) -> None:
+    client = BotClient(bot_server("huge").url, allow_private=True)
+    start = time.monotonic()
+    move, result = client.move(move_request(), 2.0)
+    assert move is None and result.outcome is Outcome.TOO_LARGE
+    assert time.monotonic() - start < 1.0
+
+
+def test_large_body_without_content_length_is_capped() -> None:
+    server = socket.socket()
+    server.bind(("127.0.0.1", 0))
+    server.listen(1)
+
+    def chunked_flood() -> None:
+        conn, _ = server.accept()
+        conn.recv(65536)
+        conn.sendall(b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n")
+        try:
+            for _ in range(200):  # 200 chunks of 16 KiB = 3.2 MB if nobody hangs up
+                conn.sendall(b"4000\r\n" + b" " * 0x4000 + b"\r\n")
+        except OSError:
+            pass
+        conn.close()
+
+    threading.Thread(target=chunked_flood, daemon=True).start()
+    client = BotClient(f"http://127.0.0.1:{server.getsockname()[1]}", allow_private=True)
+    move, result = client.move(move_request(), 2.0)
+    server.close()
+    assert move is None and result.outcome is Outcome.TOO_LARGE
+
+
+def test_status_500_garbage_and_wrong_shape(bot_server) -> None:
+    failing = BotClient(bot_server("status500").url, allow_private=True)
+    move, result = failing.move(move_request(), 1.0)
+    assert move is None and result.outcome is Outcome.HTTP_STATUS and result.status == 500
+    garbage = BotClient(bot_server("garbage").url, allow_private=True)
+    move, result = garbage.move(move_request(), 1.0)
+    assert move is None and result.outcome is Outcome.BAD_JSON
+
+
+def test_redirect_is_not_followed(bot_server) -> None:
+    target = bot_server("good")
+    redirecting = bot_server("redirect", redirect_to=f"{target.url}/move")
+    client = BotClient(redirecting.url, allow_private=True)
+    move, result = client.move(move_request(), 1.0)
+    assert move is None and result.outcome is Outcome.HTTP_STATUS and result.status == 307
+    assert target.requests == []
+
+
+def test_refused_connection_is_an_outcome_not_an_exception() -> None:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    move, result = BotClient(f"http://127.0.0.1:{port}", allow_private=True).move(move_request(), 1.0)
+    assert move is None and result.outcome is Outcome.CONNECT_ERROR
+
+
+def test_loopback_bot_is_refused_when_private_urls_are_not_allowed(bot_server) -> None:
+    bot = bot_server("good")
+    move, result = BotClient(bot.url, allow_private=False).move(move_request(), 1.0)
+    assert move is None and result.outcome is Outcome.UNSAFE_ADDRESS
+    assert bot.requests == []
+
+
+def test_stale_keep_alive_connection_is_replaced_transparently(bot_server) -> None:
+    bot = bot_server("good")
+    client = BotClient(bot.url, allow_private=True)
+    assert client.move(move_request(), 1.0)[0] == "2C"
+    # The kept-alive connection dies while idle (as when a bot restarts): the next call reconnects once.
+    client._conn.sock.shutdown(socket.SHUT_RDWR)
+    move, result = client.move(move_request(), 1.0)
+    assert move == "2C" and result.ok

@@ -1,0 +1,118 @@
+"""Matches in-process with real HTTP bots on 127.0.0.1: strikes, fallback, forfeit, duplicate rotation."""
+
+from __future__ import annotations
+
+import pytest
+
+import engine
+from arena.match import MatchRunner, make_drivers, rotation_seating
+from arena.model import MatchSpec, Member, MemberKind
+from arena.policy import Outcome
+
+ONE_ROUND = {"rounds": 1}  # Sore Spot with a single round: 13 cards each, a short but complete game
+
+
+def spec_for(entrants: list[Member], duplicate: bool = False, game: str = "sore-spot",
+             options: dict | None = None, deadline_ms: int = 300, strike_limit: int = 5,
+             seed: int = 7) -> MatchSpec:
+    return MatchSpec(
+        match_id="m-test", ladder_id="l", game=game, players=len(entrants),
+        options=ONE_ROUND if options is None else options, seed=seed, duplicate=duplicate, entrants=entrants,
+        deadline_ms=deadline_ms, strike_limit=strike_limit,
+        pre_ratings={m.bot_id: 1500.0 for m in entrants}, pre_games={m.bot_id: 0 for m in entrants},
+    )
+
+
+HOUSE_TRIO = [Member.house("random"), Member.house("heuristic"), Member.house("eps-0.5")]
+
+
+def http(bot_id: str, url: str) -> Member:
+    return Member(bot_id, MemberKind.HTTP, url=url)
+
+
+def run(spec: MatchSpec):
+    return MatchRunner(spec, make_drivers(spec, allow_private=True)).run()
+
+
+def test_house_match_is_reproducible_and_rated() -> None:
+    entrants = [Member.house(n) for n in ("heuristic", "random", "eps-0.5", "eps-0.9")]
+    first, second = run(spec_for(entrants)), run(spec_for(entrants))
+    assert first.totals == second.totals and first.deltas == second.deltas
+    assert sum(first.deltas.values()) == pytest.approx(0.0, abs=1e-9)
+    assert sorted(first.places.values())[0] == 1
+    # The record replays in the engine to the same totals.
+    replayed = engine.load(first.records[0])
+    assert replayed.over and list(replayed.totals) == first.games[0]["totals"]
+
+
+def test_duplicate_match_rotates_every_bot_through_every_seat_on_the_same_deals() -> None:
+    entrants = [Member.house(n) for n in ("heuristic", "random", "eps-0.5", "eps-0.9")]
+    result = run(spec_for(entrants, duplicate=True))
+    assert len(result.games) == 4 and len(result.records) == 4
+    seatings = [g["seating"] for g in result.games]
+    for seat in range(4):
+        assert sorted(s[seat] for s in seatings) == sorted(m.bot_id for m in entrants)
+    first_hands = [r["deals"][0]["hands"] for r in result.records]
+    assert all(h == first_hands[0] for h in first_hands)  # same deal every game
+    for bot in result.totals:  # aggregate = sum over the games
+        assert result.totals[bot] == sum(g["totals"][g["seating"].index(bot)] for g in result.games)
+    assert rotation_seating(entrants, 1)[0] is entrants[1]
+
+
+@pytest.mark.parametrize(
+    ("behaviour", "config", "reason"),
+    [
+        ("sleep", {"delay_s": 1.0}, Outcome.TIMEOUT),
+        ("dribble", {"delay_s": 0.2}, Outcome.TIMEOUT),
+        ("huge", {}, Outcome.TOO_LARGE),
+        ("status500", {}, Outcome.HTTP_STATUS),
+        ("garbage", {}, Outcome.BAD_JSON),
+        ("illegal", {}, Outcome.ILLEGAL_MOVE),
+        ("wrongcard", {}, Outcome.ILLEGAL_MOVE),
+        ("redirect", {}, Outcome.HTTP_STATUS),
+    ],
+)
+def test_misbehaving_bot_gets_strikes_forfeits_and_the_match_completes(bot_server, behaviour, config, reason):
+    bad = bot_server(behaviour, **config)
+    good = bot_server("good", house_bot="heuristic")
+    entrants = [http("bad", bad.url), http("good", good.url), Member.house("random"), Member.house("eps-0.5")]
+    result = run(spec_for(entrants, deadline_ms=150))
+    strikes = [s for s in result.strikes if s.bot_id == "bad"]
+    assert len(strikes) == 5 and {s.reason for s in strikes} == {reason.value}
+    assert result.forfeited == ["bad"]
+    assert result.places["bad"] == max(result.places.values())  # ranks last whatever its score
+    assert result.deltas["bad"] < 0
+    assert not [s for s in result.strikes if s.bot_id == "good"]
+    # After the fifth strike the bot is on autopilot: no more /move calls.
+    move_calls = [c for c in bad.requests if c.endswith("/move")]
+    assert len(move_calls) == 5
+    assert result.calls["bad"].move_calls == 5
+    assert engine.load(result.records[0]).over  # the arena's fallback moves were all legal
+
+
+def test_flaky_bot_below_the_strike_limit_is_rated_normally(bot_server) -> None:
+    flaky = bot_server("flaky")
+    entrants = [http("flaky", flaky.url), Member.house("random"), Member.house("heuristic"),
+                Member.house("eps-0.5")]
+    result = run(spec_for(entrants, strike_limit=100))
+    assert result.forfeited == []
+    assert {s.reason for s in result.strikes} == {Outcome.HTTP_STATUS.value}
+    outcomes = [o for kind, o, _ in result.calls["flaky"].calls if kind == "move"]
+    assert outcomes.count("ok") >= 1 and outcomes.count("http_status") == len(result.strikes)
+
+
+def test_start_and_end_notifications_are_sent_and_recorded(bot_server) -> None:
+    bot = bot_server("good")
+    entrants = [http("b", bot.url), *HOUSE_TRIO]
+    result = run(spec_for(entrants, duplicate=True))
+    assert bot.requests.count("POST /start") == 4 and bot.requests.count("POST /end") == 4
+    kinds = [kind for kind, _, _ in result.calls["b"].calls]
+    assert kinds.count("start") == 4 and kinds.count("end") == 4
+
+
+def test_pass_phase_bots_get_pass_decisions(bot_server) -> None:
+    bot = bot_server("good", house_bot="heuristic")
+    entrants = [http("b", bot.url), *HOUSE_TRIO]
+    result = run(spec_for(entrants, game="spot-hearts", options={"target": 50}))
+    assert result.strikes == []
+    assert engine.load(result.records[0]).over
