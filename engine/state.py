@@ -170,10 +170,10 @@ class GameState:
         self._check_seat(seat)
         if self.phase == OVER:
             raise GameOverError("the game is over", [])
-        cards = self._parse(move)
         if seat not in self.to_act():
             who = " ".join(str(s) for s in self.to_act())
             raise NotYourTurnError(f"seat {seat} has nothing to decide now; waiting for seat(s) {who}", [])
+        cards = self._parse(move)
         legal = self._legal_ints(seat)
         bad = [c for c in cards if c not in legal]
         if bad:
