@@ -20,7 +20,9 @@ def test_docs_example_runs(capsys):
     assert out.startswith("pass [0, 1, 2, 3]") and "waiting for seat(s) 1 2 3" in out
 
 
-MODULES = [m.name for m in pkgutil.walk_packages(engine.__path__, "engine.") if not m.name.endswith("__main__")]
+MODULES = [
+    m.name for m in pkgutil.walk_packages(engine.__path__, "engine.") if not m.name.endswith("__main__")
+]
 
 
 @pytest.mark.parametrize("name", MODULES)
