@@ -1,0 +1,107 @@
+"""ArenaStore on a real Redis: exactly-once rating script, health pausing, aborts, member sync."""
+
+from __future__ import annotations
+
+import threading
+
+import pytest
+import redis
+
+from arena.jobs import play_match
+from arena.match import MatchRunner, make_drivers
+from arena.model import LadderConfig, MatchSpec, MatchStatus, Member, MemberKind
+from arena.store import ArenaStore
+
+HOUSE = ("heuristic", "eps-0.3", "eps-0.6", "random")
+
+
+@pytest.fixture
+def store(redis_url: str, key_prefix: str) -> ArenaStore:
+    return ArenaStore(redis.Redis.from_url(redis_url), key_prefix)
+
+
+def make_spec(store: ArenaStore, match_id: str, ladder: str = "ss", seed: int = 1) -> MatchSpec:
+    entrants = [Member.house(n) for n in HOUSE]
+    ratings = store.ratings(ladder)
+    spec = MatchSpec(match_id=match_id, ladder_id=ladder, game="sore-spot", players=4, options={"rounds": 1},
+                     seed=seed, duplicate=False, entrants=entrants, deadline_ms=200, strike_limit=5,
+                     pre_ratings={m.bot_id: ratings.get(m.bot_id, 1500.0) for m in entrants},
+                     pre_games={m.bot_id: 0 for m in entrants})
+    store.create_match(spec)
+    return spec
+
+
+def test_rating_is_applied_once_even_when_many_threads_race(store: ArenaStore) -> None:
+    store.save_ladder(LadderConfig("ss", "sore-spot", 4, {"rounds": 1}, house_bots=HOUSE))
+    spec = make_spec(store, "m1")
+    result = MatchRunner(spec, make_drivers(spec, True)).run()
+    doc = store.start_attempt("m1", "w", 5)
+    outcomes: list[bool] = []
+    threads = [threading.Thread(target=lambda: outcomes.append(store.apply_result(spec, result, doc)))
+               for _ in range(16)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert outcomes.count(True) == 1
+    ratings = store.ratings("ss")
+    for bot, delta in result.deltas.items():
+        assert ratings[bot] == pytest.approx(1500.0 + delta)
+    stats = store.stats("ss", list(result.deltas))
+    assert all(s["games"] == 1 for s in stats.values())
+    assert sum(s["wins"] for s in stats.values()) == len(result.winners)
+    for bot in result.deltas:
+        history = store.history("ss", bot)
+        assert len(history) == 1 and history[0]["match"] == "m1"
+        assert history[0]["rating"] == pytest.approx(ratings[bot])
+    assert store.recent_matches("ss") == ["m1"]
+    assert store.active_matches("ss") == []
+    final = store.match("m1")
+    assert final["status"] == MatchStatus.RATED and final["result"]["places"] == result.places
+    assert len(store.match_games("m1")) == 1
+
+
+def test_rerunning_a_rated_match_changes_nothing(store: ArenaStore) -> None:
+    store.save_ladder(LadderConfig("ss", "sore-spot", 4, {"rounds": 1}, house_bots=HOUSE))
+    make_spec(store, "m2")
+    first = play_match(store, "m2", worker="w1")
+    assert first["applied"] is True
+    before = store.ratings("ss")
+    second = play_match(store, "m2", worker="w2")
+    assert second["applied"] is False and second["status"] == MatchStatus.RATED
+    assert store.ratings("ss") == before
+
+
+def test_aborted_match_can_never_be_rated_later(store: ArenaStore) -> None:
+    store.save_ladder(LadderConfig("ss", "sore-spot", 4, {"rounds": 1}, house_bots=HOUSE))
+    spec = make_spec(store, "m3")
+    doc = store.start_attempt("m3", "zombie", 5)
+    result = MatchRunner(spec, make_drivers(spec, True)).run()
+    store.abort_match("ss", "m3", "test")
+    assert store.apply_result(spec, result, doc) is False  # the zombie worker finishing late
+    assert set(store.ratings("ss").values()) == {1500.0}
+    assert store.match("m3")["status"] == MatchStatus.ABORTED
+
+
+def test_three_failed_health_checks_pause_until_one_passes(store: ArenaStore) -> None:
+    assert store.record_health("b", False, "timeout") is False
+    assert store.record_health("b", False, "timeout") is False
+    assert store.record_health("b", False, "timeout") is True
+    assert store.paused_bots(["b", "c"]) == {"b"}
+    assert store.record_health("b", False, "still down") is True
+    assert store.health("b")["failures"] == 4 and store.health("b")["last_error"] == "still down"
+    assert store.record_health("b", True) is False
+    assert store.paused_bots(["b"]) == set()
+    assert store.health("b")["failures"] == 0
+
+
+def test_members_sync_keeps_house_bots_and_ratings(store: ArenaStore) -> None:
+    store.save_ladder(LadderConfig("ss", "sore-spot", 4, {"rounds": 1}, house_bots=HOUSE))
+    newcomer = Member("abc", MemberKind.HTTP, url="http://127.0.0.1:9/", name="newcomer")
+    assert store.set_members("ss", [newcomer]) == (["abc"], [])
+    assert {m.bot_id for m in store.members("ss")} == {f"house:{n}" for n in HOUSE} | {"abc"}
+    assert store.ratings("ss")["abc"] == 1500.0
+    assert store.set_members("ss", [newcomer]) == ([], [])
+    assert store.set_members("ss", []) == ([], ["abc"])
+    assert {m.bot_id for m in store.members("ss")} == {f"house:{n}" for n in HOUSE}
+    assert "abc" in store.ratings("ss")  # rating kept for when it comes back

@@ -1,0 +1,124 @@
+"""Real RQ worker processes on a real Redis: many concurrent matches rated exactly once; SIGKILL recovery."""
+
+from __future__ import annotations
+
+import random
+import time
+
+import pytest
+import redis
+from rq import Queue
+
+from api import keys
+from arena.config import ArenaSettings
+from arena.jobs import enqueue_match
+from arena.model import LadderConfig, MatchSpec, MatchStatus, Member, MemberKind
+from arena.scheduler import Scheduler
+from arena.store import ArenaStore
+
+HOUSE = ("heuristic", "eps-0.2", "eps-0.4", "eps-0.6", "eps-0.8", "random")
+WORKER_ENV = {"ALLOW_PRIVATE_BOT_URLS": "1", "TA_ARENA_MIN_LEASE_S": "1"}
+
+
+@pytest.fixture
+def conn(redis_url: str) -> redis.Redis:
+    return redis.Redis.from_url(redis_url)
+
+
+def wait_for(predicate, timeout: float, what: str) -> None:
+    deadline = time.monotonic() + timeout
+    while not predicate():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out waiting for {what}")
+        time.sleep(0.05)
+
+
+def test_two_workers_rate_fifty_overlapping_matches_exactly_once(conn, key_prefix, rq_worker, bot_server):
+    store = ArenaStore(conn, key_prefix)
+    ladder = LadderConfig("ss", "sore-spot", 4, {"rounds": 1}, house_bots=HOUSE, deadline_ms=500)
+    store.save_ladder(ladder)
+    queue = Queue(keys.arena_queue(key_prefix), connection=conn)
+    http_bots = [Member(f"http{i}", MemberKind.HTTP, url=bot_server("good").url) for i in range(2)]
+    pool = [Member.house(n) for n in HOUSE] + http_bots
+    rng = random.Random(4)
+    specs = []
+    for i in range(50):
+        entrants = rng.sample(pool, 4)
+        spec = MatchSpec(match_id=f"{key_prefix}m{i}".replace(":", "-"), ladder_id="ss", game="sore-spot",
+                         players=4, options={"rounds": 1}, seed=i, duplicate=i % 2 == 0, entrants=entrants,
+                         deadline_ms=500, strike_limit=5, pre_ratings={m.bot_id: 1500.0 for m in entrants},
+                         pre_games={m.bot_id: 0 for m in entrants})
+        store.create_match(spec)
+        specs.append(spec)
+    for spec in specs:
+        enqueue_match(queue, spec, ladder, key_prefix)
+        # The same match a second time under another job id: a duplicate run must not rate twice.
+        queue.enqueue_call("arena.jobs.run_match", args=(spec.match_id, key_prefix),
+                           job_id=f"{spec.match_id}-again")
+    workers = [rq_worker(queue.name, WORKER_ENV) for _ in range(2)]
+    wait_for(lambda: all(store.match(s.match_id)["status"] == MatchStatus.RATED for s in specs), 50,
+             "all 50 matches rated")
+    wait_for(lambda: queue.count == 0, 20, "the queue to drain")
+    assert all(w.poll() is None for w in workers)  # both still alive: no bot could crash a worker
+    expected_rating: dict[str, float] = {m.bot_id: 1500.0 for m in pool}
+    expected_games: dict[str, int] = {m.bot_id: 0 for m in pool}
+    for spec in specs:
+        result = store.match(spec.match_id)["result"]
+        for bot, delta in result["deltas"].items():
+            expected_rating[bot] += delta
+            expected_games[bot] += 1
+    ratings = store.ratings("ss")
+    stats = store.stats("ss", list(expected_games))
+    for bot in expected_games:
+        assert stats[bot]["games"] == expected_games[bot], bot
+        assert ratings[bot] == pytest.approx(expected_rating[bot]), bot
+        assert len(store.history("ss", bot, limit=1000)) == expected_games[bot]
+    assert len(store.recent_matches("ss", limit=100)) == 50
+    assert stats["http0"]["move_calls"] > 0 and stats["http0"]["mean_latency_ms"] > 0
+
+
+def test_sigkilled_worker_costs_no_rating_and_the_match_is_rerun(conn, key_prefix, rq_worker, bot_server):
+    store = ArenaStore(conn, key_prefix)
+    ladder = LadderConfig("ss", "sore-spot", 4, {"rounds": 1}, house_bots=HOUSE[:3], deadline_ms=300,
+                          max_active=1)
+    store.save_ladder(ladder)
+    queue = Queue(keys.arena_queue(key_prefix), connection=conn)
+    slow = bot_server("sleep", delay_s=0.04)  # every decision takes 40 ms: the match lasts about 2 s
+    entrants = [Member("slow", MemberKind.HTTP, url=slow.url), *(Member.house(n) for n in HOUSE[:3])]
+    spec = MatchSpec(match_id=f"{key_prefix}kill".replace(":", "-"), ladder_id="ss", game="sore-spot",
+                     players=4, options={"rounds": 1}, seed=3, duplicate=True, entrants=entrants,
+                     deadline_ms=300, strike_limit=5, pre_ratings={m.bot_id: 1500.0 for m in entrants},
+                     pre_games={m.bot_id: 0 for m in entrants})
+    store.create_match(spec)
+    enqueue_match(queue, spec, ladder, key_prefix)
+
+    doomed = rq_worker(queue.name, WORKER_ENV)
+    wait_for(lambda: sum(r.endswith("/move") for r in slow.requests) >= 5, 20, "the match to be under way")
+    doomed.kill()  # SIGKILL mid-match
+    doomed.wait()
+    calls_at_kill = sum(r.endswith("/move") for r in slow.requests)
+    assert store.match(spec.match_id)["status"] == MatchStatus.RUNNING
+    assert set(store.ratings("ss").values()) == {1500.0}
+
+    rq_worker(queue.name, WORKER_ENV)
+    scheduler = Scheduler(store, queue, ArenaSettings("unused", key_prefix, True))
+    counts = {"requeued": 0, "aborted": 0}
+
+    def rated() -> bool:
+        scheduler.recover(ladder, counts)
+        return store.match(spec.match_id)["status"] == MatchStatus.RATED
+
+    started = time.monotonic()
+    wait_for(rated, 30, "the match to be re-run and rated")
+    recovery_s = time.monotonic() - started
+    doc = store.match(spec.match_id)
+    assert counts == {"requeued": 1, "aborted": 0}
+    assert doc["attempts"] == 2 and "lease expired" in doc["requeued_because"]
+    # Re-run from scratch: the whole match was played again (4 games x 13 decisions for the slow bot).
+    assert sum(r.endswith("/move") for r in slow.requests) >= calls_at_kill + 52
+    stats = store.stats("ss", [m.bot_id for m in entrants])
+    assert all(s["games"] == 1 for s in stats.values())
+    ratings = store.ratings("ss")
+    for bot, delta in doc["result"]["deltas"].items():
+        assert ratings[bot] == pytest.approx(1500.0 + delta)
+    assert recovery_s < 15
