@@ -135,11 +135,12 @@ class _GameCache:
         self._games: OrderedDict[tuple[str, str], tuple[int, Any]] = OrderedDict()
         self._lock = threading.Lock()
 
-    def take(self, key: tuple[str, str], version: int) -> Any | None:
+    def take(self, key: tuple[str, str], version: int) -> tuple[int, Any] | None:
+        """(cached version, game) if the cached game is not ahead of `version`; it is removed either way."""
         with self._lock:
             entry = self._games.pop(key, None)
-        if entry is not None and entry[0] == version:
-            return entry[1]
+        if entry is not None and entry[0] <= version:
+            return entry
         return None
 
     def put(self, key: tuple[str, str], version: int, game: Any) -> None:
@@ -349,7 +350,7 @@ class TableStore:
                 record = self.load_table(table_id)
                 self._check_seat_index(record, seat)
                 self._check_can_move(record, seat, expected_version)
-                live = _games.take(cache_key, record.version) or self._rebuild(record)
+                live = self._game_at(record)
                 try:
                     live.apply(seat, move)
                 except engine.EngineError as error:
@@ -378,11 +379,28 @@ class TableStore:
                              f"{record.decision_since[seat]}; fetch the state again",
                              version=record.version)
 
+    def _game_at(self, record: TableRecord) -> Any:
+        """The engine game at the record's version: cached, caught up from the log, or rebuilt from it.
+
+        With several server processes a table's moves land on different processes; a cached game that is
+        a few moves behind only replays those moves, not the whole log.
+        """
+        cached = _games.take((self.prefix, record.table_id), record.version)
+        if cached is None:
+            return self._rebuild(record)
+        version, live = cached
+        if version < record.version:
+            log_key = keys.table_moves(self.prefix, record.table_id)
+            for raw in self.redis.lrange(log_key, version, record.version - 1):
+                entry = json.loads(raw)
+                live.apply(entry["seat"], entry["move"])
+        return live
+
     def _rebuild(self, record: TableRecord) -> Any:
         extra = {"deals": record.deals} if record.deals else {}
         live = engine.new_game(record.game, players=record.players, options=record.options, seed=record.seed,
                                **extra)
-        for entry in self.moves(record.table_id):
+        for entry in self.moves(record.table_id)[: record.version]:
             live.apply(entry["seat"], entry["move"])
         return live
 

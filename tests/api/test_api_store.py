@@ -129,6 +129,21 @@ def test_a_fresh_process_rebuilds_the_game_from_the_log(tables, monkeypatch):
     assert tables.seat_snapshot(record.table_id, 2, check_token=False).view == replayed.view(2)
 
 
+def test_a_cached_game_behind_redis_catches_up_from_the_log(tables):
+    record = tables.create_table("spot-hearts", 4, {}, OPEN4, seed=17)
+    tables.apply_move(record.table_id, 0, first_pass(tables, record.table_id, 0), 0)  # cached at version 1
+    # Another process commits seat 1's pass (version 2) without touching this process's cache.
+    elsewhere = engine.new_game("spot-hearts", 4, record.options, seed=17)
+    for entry in tables.moves(record.table_id):
+        elsewhere.apply(entry["seat"], entry["move"])
+    elsewhere.apply(1, elsewhere.legal_moves(1)[:3])
+    assert tables._commit_move(tables.load_table(record.table_id), elsewhere, 1)
+    tables.apply_move(record.table_id, 2, first_pass(tables, record.table_id, 2), 2)
+    elsewhere.apply(2, tables.moves(record.table_id)[2]["move"])
+    assert tables.seat_snapshot(record.table_id, 3, check_token=False).view == elsewhere.view(3)
+    assert tables.load_table(record.table_id).version == elsewhere.version == 3
+
+
 def test_finished_game_publishes_record_and_reveals_seed(tables):
     record = tables.create_table("spot-hearts", 4, {"target": 1}, OPEN4, seed=21)
     bot = engine.bots.make_bot("random", 1)
