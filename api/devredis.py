@@ -108,7 +108,11 @@ def main() -> None:
     parser = argparse.ArgumentParser(description="Run the local persistent redis-server in the foreground.")
     parser.add_argument("--port", type=int, default=6379)
     parser.add_argument("--data-dir", default="var/redis")
+    parser.add_argument("--wait", metavar="URL", help="only wait until the Redis at URL answers, then exit")
     options = parser.parse_args()
+    if options.wait:
+        wait_ready(options.wait, timeout=30)
+        return
     data_dir = Path(options.data_dir).resolve()
     data_dir.mkdir(parents=True, exist_ok=True)
     args = server_args(options.port, data_dir, persistent=True)

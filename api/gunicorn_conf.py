@@ -1,0 +1,23 @@
+"""gunicorn settings for the game service (`web:` in the Procfile, and the benchmark).
+
+Worker class: gevent by default. Measured (docs/api.md): with 300 long-polls parked, gevent keeps serving
+other requests at full speed from 2 workers, while gthread needs a thread per waiting poll. Override with
+TA_WORKER_CLASS=gthread (TA_THREADS threads per worker) to compare.
+"""
+
+from __future__ import annotations
+
+import os
+
+bind = os.environ.get("TA_BIND", "127.0.0.1:8000")
+worker_class = os.environ.get("TA_WORKER_CLASS", "gevent")
+workers = int(os.environ.get("TA_WORKERS", "2"))
+threads = int(os.environ.get("TA_THREADS", "256"))  # gthread only
+worker_connections = int(os.environ.get("TA_WORKER_CONNECTIONS", "2000"))  # gevent only
+# Long-polls last up to 30 s: the worker timeout must exceed that (gthread/gevent heartbeat independently).
+timeout = 60
+graceful_timeout = 10
+keepalive = 30
+accesslog = os.environ.get("TA_ACCESS_LOG") or None
+errorlog = "-"
+loglevel = os.environ.get("TA_LOG_LEVEL", "info")
