@@ -38,9 +38,9 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     api = TrickArenaApi(app, spec_kwargs={"info": {"description": "Play trick-taking card games over HTTP."}})
     api.spec.components.security_scheme("seatToken", {"type": "http", "scheme": "bearer",
                                                        "description": "seat token or bot owner token"})
-    from api.blueprints import bots, games, health, seats, tables
+    from api.blueprints import arena, bots, games, health, seats, tables
 
-    for blueprint in (health.blp, games.blp, tables.blp, seats.blp, bots.blp):
+    for blueprint in (health.blp, games.blp, tables.blp, seats.blp, bots.blp, arena.blp):
         api.register_blueprint(blueprint)
     register_error_handlers(app)
 

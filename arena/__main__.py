@@ -57,6 +57,27 @@ def worker_command(burst: bool, simple: bool) -> None:
     worker_class([settings.queue_name], connection=conn).work(burst=burst, with_scheduler=False)
 
 
+@main.command("simulate-ladder")
+@click.option("--game", default="spot-hearts", show_default=True)
+@click.option("--bots", default=None, help="Comma-separated house bots, STRONGEST FIRST (the known order). "
+              "Default: heuristic, eps-0.15 .. eps-0.9, random.")
+@click.option("--games-per-bot", default=50, show_default=True, help="Rated matches per bot (at least).")
+@click.option("--duplicate/--no-duplicate", default=False, show_default=True)
+@click.option("--players", default=4, show_default=True)
+@click.option("--options", default="{}", show_default=True, help="Game options as JSON.")
+@click.option("--seed", default=1, show_default=True)
+@click.option("--runs", default=1, show_default=True, help="Independent ladders (seeds seed..seed+runs-1); "
+              "spearman is then their mean.")
+def simulate_ladder_command(game: str, bots: str | None, games_per_bot: int, duplicate: bool, players: int,
+                            options: str, seed: int, runs: int) -> None:
+    """Offline ladder with the real matchmaking, match and Elo code; prints one JSON line with `spearman`."""
+    from arena.simulate import DEFAULT_BOTS, simulate_many
+
+    names = [b.strip() for b in bots.split(",")] if bots else list(DEFAULT_BOTS)
+    click.echo(json.dumps(simulate_many(game, names, games_per_bot, duplicate, seed, runs, players,
+                                        json.loads(options))))
+
+
 @main.command("serve-bot")
 @click.option("--port", default=9001, show_default=True)
 @click.option("--behaviour", default="good", show_default=True)

@@ -1,0 +1,72 @@
+"""Arena endpoints of the API: ranked ladder, bot history, recent matches, replays (problem+json errors)."""
+
+from __future__ import annotations
+
+import redis
+
+import engine
+from arena.jobs import play_match
+from arena.model import LadderConfig, MatchSpec, Member
+from arena.store import ArenaStore
+
+HOUSE = ("heuristic", "eps-0.5", "random", "eps-0.9")
+
+
+def setup_ladder(redis_url: str, prefix: str) -> tuple[ArenaStore, MatchSpec]:
+    store = ArenaStore(redis.Redis.from_url(redis_url), prefix)
+    store.save_ladder(LadderConfig("ss-4p", "sore-spot", 4, {"rounds": 1}, house_bots=HOUSE))
+    entrants = [Member.house(n) for n in HOUSE]
+    spec = MatchSpec(match_id="mapi1", ladder_id="ss-4p", game="sore-spot", players=4, options={"rounds": 1},
+                     seed=11, duplicate=True, entrants=entrants, deadline_ms=500, strike_limit=5,
+                     pre_ratings={m.bot_id: 1500.0 for m in entrants},
+                     pre_games={m.bot_id: 0 for m in entrants})
+    store.create_match(spec)
+    return store, spec
+
+
+def test_ranked_ladder_history_matches_and_replays(client, redis_url, key_prefix) -> None:
+    store, spec = setup_ladder(redis_url, key_prefix)
+    # Before the match is played: listed as active, seed hidden, no replay.
+    queued = client.get("/api/matches/mapi1").get_json()
+    assert queued["status"] == "queued" and queued["seed"] is None and queued["replays"] == []
+    not_yet = client.get("/api/matches/mapi1/games/0/replay")
+    assert not_yet.status_code == 409 and not_yet.mimetype == "application/problem+json"
+
+    play_match(store, "mapi1", worker="test")
+
+    ladders = client.get("/api/ladders").get_json()
+    assert [lad["ladder_id"] for lad in ladders] == ["ss-4p"] and ladders[0]["members"] == 4
+    ranking = client.get("/api/ladders/ss-4p").get_json()["ranking"]
+    assert [r["rank"] for r in ranking] == [1, 2, 3, 4]
+    assert [r["rating"] for r in ranking] == sorted((r["rating"] for r in ranking), reverse=True)
+    assert all(r["games"] == 1 for r in ranking)
+    top = ranking[0]
+    history = client.get(top["history"]).get_json()
+    assert history["history"][0]["match"] == "mapi1"
+    assert abs(history["history"][0]["rating"] - top["rating"]) < 0.1
+    recent = client.get("/api/ladders/ss-4p/matches").get_json()["matches"]
+    assert [m["match_id"] for m in recent] == ["mapi1"]
+    match = recent[0]
+    assert match["status"] == "rated" and match["seed"] == 11 and len(match["replays"]) == 4
+    for url, game in zip(match["replays"], match["games"], strict=True):
+        record = client.get(url).get_json()
+        replayed = engine.load(record)
+        assert replayed.over and list(replayed.totals) == game["totals"]
+
+
+def test_unknown_ladder_match_and_bot_are_problem_json(client, redis_url, key_prefix) -> None:
+    setup_ladder(redis_url, key_prefix)
+    for url in ("/api/ladders/nope", "/api/matches/nope", "/api/ladders/ss-4p/bots/nobody/history",
+                "/api/ladders/nope/matches"):
+        response = client.get(url)
+        assert response.status_code == 404 and response.mimetype == "application/problem+json"
+        body = response.get_json()
+        assert body["status"] == 404 and body["detail"]
+
+
+def test_openapi_documents_the_arena_endpoints(client) -> None:
+    paths = client.get("/api/openapi.json").get_json()["paths"]
+    for path in ("/api/ladders", "/api/ladders/{ladder_id}", "/api/ladders/{ladder_id}/bots/{bot_id}/history",
+                 "/api/ladders/{ladder_id}/matches", "/api/matches/{match_id}",
+                 "/api/matches/{match_id}/games/{game_no}/replay"):
+        assert path in paths, path
