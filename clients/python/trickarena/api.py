@@ -1,0 +1,111 @@
+"""``ArenaClient``: every endpoint of the Trick Arena API as a typed method.
+
+>>> api = ArenaClient("http://127.0.0.1:8000")
+>>> table = api.create_table("spot-hearts", ["open", "heuristic", "random", "random"])
+>>> seat = api.join(table.table_id, 0)
+>>> state = api.seat_state(table.table_id, 0, seat.token, after=-1, wait=25)
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from trickarena.http import JsonHttp
+from trickarena.types import (
+    BotCreated,
+    BotRecord,
+    Game,
+    Join,
+    Move,
+    MoveResult,
+    SeatState,
+    Table,
+    TableSummary,
+)
+
+LONG_POLL_MAX_S = 30.0
+
+
+class ArenaClient:
+    def __init__(self, base_url: str, timeout: float = 40.0, retries: int = 6) -> None:
+        self.http = JsonHttp(base_url, timeout=timeout, retries=retries)
+
+    @property
+    def base_url(self) -> str:
+        return self.http.base_url
+
+    def close(self) -> None:
+        self.http.close()
+
+    def __enter__(self) -> ArenaClient:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # --- games and tables ---------------------------------------------------------------------------------
+
+    def games(self) -> list[Game]:
+        return [Game.from_json(g) for g in self.http.request("GET", "/api/games")]
+
+    def create_table(self, game: str, seats: list[str], options: dict[str, Any] | None = None) -> Table:
+        """Seats: "open" (join it for a token) or a house bot name (random, heuristic, eps-0.1 .. eps-0.9)."""
+        body = {"game": game, "seats": seats, "options": options or {}}
+        return Table.from_json(self.http.request("POST", "/api/tables", body))
+
+    def tables(self, limit: int = 50) -> list[TableSummary]:
+        return [TableSummary.from_json(t) for t in self.http.request("GET", "/api/tables",
+                                                                     params={"limit": limit})]
+
+    def table(self, table_id: str) -> Table:
+        return Table.from_json(self.http.request("GET", f"/api/tables/{table_id}"))
+
+    def replay(self, table_id: str) -> dict[str, Any]:
+        """The engine's replay record of a finished table (409 while it is still playing)."""
+        return self.http.request("GET", f"/api/tables/{table_id}/replay")
+
+    # --- seats --------------------------------------------------------------------------------------------
+
+    def join(self, table_id: str, seat: int) -> Join:
+        return Join.from_json(self.http.request("POST", f"/api/tables/{table_id}/seats/{seat}/join"))
+
+    def seat_state(self, table_id: str, seat: int, token: str, after: int | None = None,
+                   wait: float = 0.0) -> SeatState:
+        """The seat's state; with ``after`` and ``wait`` a long-poll until the version exceeds ``after``."""
+        wait = min(max(wait, 0.0), LONG_POLL_MAX_S)
+        params = {"after": after, "wait": wait if after is not None and wait > 0 else None}
+        body = self.http.request("GET", f"/api/tables/{table_id}/seats/{seat}", params=params, token=token,
+                                 timeout=max(self.http.timeout, wait + 10))
+        return SeatState.from_json(body)
+
+    def move(self, table_id: str, seat: int, token: str, move: Move, expected_version: int) -> MoveResult:
+        body = {"move": move, "expected_version": expected_version}
+        return MoveResult.from_json(self.http.request("POST", f"/api/tables/{table_id}/seats/{seat}/moves",
+                                                      body, token=token))
+
+    # --- bot registry -------------------------------------------------------------------------------------
+
+    def register_bot(self, name: str, games: list[str], url: str | None = None) -> BotCreated:
+        """Register a bot (with a URL the arena calls, or none for a polling bot); keep the owner token."""
+        body: dict[str, Any] = {"name": name, "games": games}
+        if url:
+            body["url"] = url
+        return BotCreated.from_json(self.http.request("POST", "/api/bots", body))
+
+    def bots(self, game: str | None = None) -> list[BotRecord]:
+        return [BotRecord.from_json(b) for b in self.http.request("GET", "/api/bots", params={"game": game})]
+
+    def bot(self, bot_id: str) -> BotRecord:
+        return BotRecord.from_json(self.http.request("GET", f"/api/bots/{bot_id}"))
+
+    def update_bot(self, bot_id: str, owner_token: str, **changes: Any) -> BotRecord:
+        return BotRecord.from_json(self.http.request("PATCH", f"/api/bots/{bot_id}", changes,
+                                                     token=owner_token))
+
+    def delete_bot(self, bot_id: str, owner_token: str) -> None:
+        self.http.request("DELETE", f"/api/bots/{bot_id}", token=owner_token)
+
+    # --- anything else (ladders, matches): the raw JSON ---------------------------------------------------
+
+    def get(self, path: str, **params: Any) -> Any:
+        return self.http.request("GET", path, params=params)

@@ -1,0 +1,64 @@
+"""``Bot``: subclass it and write ``choose(view) -> move``. Then ``serve()`` it or ``practice()`` with it."""
+
+from __future__ import annotations
+
+import logging
+from typing import Any, ClassVar
+
+from trickarena.types import GAME_IDS, Move, SeatState, View
+
+
+class Bot:
+    """A trick-taking bot.
+
+    ``choose`` gets the seat's view (own hand, public table, ``decision`` = ``{kind, count, legal}``) and
+    returns a card code for a ``play`` or ``sore`` decision, or a list of ``count`` cards for a ``pass``.
+    Set ``concurrent = True`` if ``choose`` is safe to call from several threads at once (several matches
+    at a time); by default the server calls it one decision at a time.
+    """
+
+    name: ClassVar[str] = "my-bot"
+    author: ClassVar[str] = "anonymous"
+    version: ClassVar[str] = "1"
+    games: ClassVar[tuple[str, ...]] = GAME_IDS
+    concurrent: ClassVar[bool] = False
+
+    def choose(self, view: View) -> Move:
+        raise NotImplementedError("write choose(view) -> move in your Bot subclass")
+
+    def on_start(self, info: dict[str, Any]) -> None:
+        """A game starts (``{game, table, match, seat, players, options}``). Optional."""
+
+    def on_end(self, info: dict[str, Any]) -> None:
+        """A game ended (``{game, table, match, seat, totals, winners}``). Optional."""
+
+    def info(self) -> dict[str, Any]:
+        return {"name": self.name, "author": self.author, "version": self.version, "games": list(self.games)}
+
+    # --- ways to run it ---------------------------------------------------------------------------------
+
+    def serve(self, host: str = "127.0.0.1", port: int = 9001) -> None:
+        """Serve the bot protocol until Ctrl-C (register http://HOST:PORT with the arena)."""
+        from trickarena.server import BotServer
+
+        server = BotServer(self, host, port)
+        logging.getLogger("trickarena").info("bot %r listening on %s", self.name, server.url)
+        print(f"bot {self.name!r} listening on {server.url}  (Ctrl-C stops)", flush=True)
+        server.serve_forever()
+
+    def practice(self, api_url: str, game: str, opponents: list[str] | None = None,
+                 options: dict[str, Any] | None = None) -> SeatState | None:
+        """Play one game against house bots through the move API; None if stopped with Ctrl-C."""
+        from trickarena.api import ArenaClient
+        from trickarena.poll import practice
+
+        with ArenaClient(api_url) as api:
+            try:
+                table_id, final = practice(api, self, game, opponents, options)
+            except KeyboardInterrupt:
+                print("stopped", flush=True)
+                return None
+        view = final.view
+        print(f"table {table_id} over: totals {view.get('scores')}, winners {view.get('winners')}",
+              flush=True)
+        return final

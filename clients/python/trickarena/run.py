@@ -1,0 +1,44 @@
+"""``run(bot)``: the command line every starter bot gets for free.
+
+    python my_bot.py serve [--host 127.0.0.1] [--port 9001]      # HTTP bot (protocol v1)
+    python my_bot.py practice [--api URL] [--game G] [--opponents heuristic,random,random]
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import signal
+import sys
+from typing import NoReturn
+
+from trickarena.bot import Bot
+
+
+def _interrupt(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt
+
+
+def _stop_on_sigterm() -> None:
+    # Process managers (honcho, systemd) stop with SIGTERM: treat it like Ctrl-C for a clean exit.
+    signal.signal(signal.SIGTERM, _interrupt)
+
+
+def run(bot: Bot, argv: list[str] | None = None) -> NoReturn:
+    parser = argparse.ArgumentParser(description=f"Trick Arena bot {bot.name!r}")
+    commands = parser.add_subparsers(dest="command", required=True)
+    serve = commands.add_parser("serve", help="serve the bot protocol over HTTP")
+    serve.add_argument("--host", default="127.0.0.1")
+    serve.add_argument("--port", type=int, default=9001)
+    practice = commands.add_parser("practice", help="play one game against house bots via the move API")
+    practice.add_argument("--api", default="http://127.0.0.1:8000")
+    practice.add_argument("--game", default=bot.games[0])
+    practice.add_argument("--opponents", default="heuristic,heuristic,heuristic")
+    args = parser.parse_args(argv)
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
+    _stop_on_sigterm()
+    if args.command == "serve":
+        bot.serve(args.host, args.port)
+    else:
+        bot.practice(args.api, args.game, args.opponents.split(","))
+    sys.exit(0)

@@ -1,0 +1,210 @@
+"""Typed payloads: one dataclass per API response body, mirroring the service's marshmallow schemas.
+
+Field names equal the schema's (``tests/clients/test_sdk_types.py`` checks them against ``api.schemas``), so
+``Table.from_json(body)`` never loses a field. Unknown keys are ignored: a newer server may add fields.
+Views stay plain dicts (typed as ``View``): they are the same dict an engine bot reads.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+from typing import Any, Literal, Self, TypedDict
+
+GAME_IDS = ("sore-spot", "card-commons", "sloppy-seconds", "spot-hearts")
+
+Move = str | list[str]  # a card code ("QS"), or a list of card codes for a pass
+
+
+class Decision(TypedDict):
+    kind: Literal["pass", "sore", "play"]
+    count: int
+    legal: list[str]
+
+
+class Trick(TypedDict, total=False):
+    leader: int
+    cards: list[Any]
+    winner: int | None
+
+
+class View(TypedDict, total=False):
+    """A seat's view: its own hand plus the public table (and ``decision``/``legal`` when it must act)."""
+
+    game: str
+    players: int
+    options: dict[str, Any]
+    version: int
+    round: int
+    dealer: int
+    phase: Literal["sore", "pass", "play", "over"]
+    to_act: list[int]
+    hand_sizes: list[int]
+    trick: Trick
+    tricks: list[Trick]
+    scores: list[int]
+    rounds: list[dict[str, Any]]
+    over: bool
+    winners: list[int]
+    seat: int | None
+    hand: list[str]
+    decision: Decision
+    legal: list[str]
+    passed: list[str]
+    received: list[str]
+    pass_direction: str
+    hearts_broken: bool
+    trump: str | None
+    broken: list[str]
+    sore_cards: list[str] | None
+
+
+class _Payload:
+    """from_json / to_json for the dataclasses below."""
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> Self:
+        names = {f.name for f in dataclasses.fields(cls)}  # type: ignore[arg-type]
+        return cls(**{key: value for key, value in data.items() if key in names})
+
+    def to_json(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)  # type: ignore[call-overload]
+
+
+@dataclass(frozen=True)
+class Problem(_Payload):
+    """An RFC 9457 problem body (every API error)."""
+
+    type: str = "about:blank"
+    title: str = ""
+    status: int = 0
+    detail: str = ""
+    legal: list[str] | None = None
+    errors: dict[str, Any] | None = None
+
+
+@dataclass(frozen=True)
+class Game(_Payload):
+    id: str
+    name: str
+    min_players: int
+    max_players: int
+    defaults: dict[str, Any]
+    option_docs: dict[str, str]
+    summary: str
+
+
+@dataclass(frozen=True)
+class SeatInfo(_Payload):
+    seat: int
+    kind: str  # open | house | bot
+    joined: bool
+    name: str | None = None
+
+
+@dataclass(frozen=True)
+class Table(_Payload):
+    table_id: str
+    game: str
+    players: int
+    options: dict[str, Any]
+    seats: list[SeatInfo]
+    status: str  # playing | over
+    version: int
+    to_act: list[int]
+    seed_commitment: str
+    view: dict[str, Any]
+    created: float
+    updated: float
+    seed: int | None = None
+    seed_nonce: str | None = None
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> Table:
+        table = super().from_json(data)
+        return dataclasses.replace(table, seats=[SeatInfo.from_json(s) for s in data.get("seats", [])])
+
+    @property
+    def over(self) -> bool:
+        return self.status == "over"
+
+
+@dataclass(frozen=True)
+class TableSummary(_Payload):
+    table_id: str
+    game: str
+    status: str
+    version: int
+
+
+@dataclass(frozen=True)
+class Join(_Payload):
+    table_id: str
+    seat: int
+    token: str
+    state_url: str
+    moves_url: str
+
+
+@dataclass(frozen=True)
+class SeatState(_Payload):
+    table_id: str
+    seat: int
+    version: int
+    status: str
+    to_act: list[int]
+    your_turn: bool
+    view: dict[str, Any]
+    deadline: float | None = None
+
+    @property
+    def over(self) -> bool:
+        return self.status == "over"
+
+
+@dataclass(frozen=True)
+class MoveResult(_Payload):
+    version: int
+    status: str
+    to_act: list[int]
+
+
+@dataclass(frozen=True)
+class BotRecord(_Payload):
+    bot_id: str
+    name: str
+    games: list[str]
+    enabled: bool
+    created: float
+    updated: float
+    url: str | None = None
+
+
+@dataclass(frozen=True)
+class BotCreated(BotRecord):
+    owner_token: str = ""
+
+
+@dataclass(frozen=True)
+class MoveRequest(_Payload):
+    """The body of the arena's ``POST {url}/move`` (bot protocol v1)."""
+
+    protocol: int
+    game: str
+    seat: int
+    decision: dict[str, Any]
+    view: dict[str, Any]
+    legal: list[str]
+    deadline_ms: int = 1000
+    table: str | None = None
+    match: str | None = None
+
+
+@dataclass(frozen=True)
+class BotInfo(_Payload):
+    """The answer to the arena's ``GET {url}/``."""
+
+    name: str
+    author: str
+    version: str
+    games: list[str] = field(default_factory=lambda: list(GAME_IDS))
