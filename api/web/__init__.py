@@ -1,0 +1,145 @@
+"""The public web page: ladders, Elo charts, recent matches, live tables, replays. Server-rendered HTML.
+
+Every page is rendered here with Jinja; the page refreshes its live part by fetching the same HTML fragment
+again (``?fragment=1``), so there is one renderer. The only client-side rendering is the card table of the
+replay viewer and the live table, which step through JSON frames. The chart module and every other asset are
+files of this package (``static/``): nothing is loaded from a CDN.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from flask import Blueprint, current_app, redirect, render_template, request, url_for
+from markupsafe import Markup, escape
+from werkzeug.wrappers import Response
+
+from api.problems import ApiProblem
+from api.services import services
+from api.store import TableStatus
+from api.web import data
+from api.web.frames import replay_frames
+from arena.model import MatchStatus
+from arena.store import ArenaStore
+
+blp = Blueprint("web", __name__, template_folder="templates", static_folder="static",
+                static_url_path="/assets")
+
+REFRESH_MS = 4000
+
+
+def _arena() -> ArenaStore:
+    return ArenaStore(services().redis, current_app.config["KEY_PREFIX"])
+
+
+def _page(template: str, **context: Any) -> str:
+    fragment = request.args.get("fragment") == "1"
+    return render_template(template, fragment=fragment, refresh_ms=REFRESH_MS, **context)
+
+
+@blp.app_template_filter("signed")
+def signed(value: float | None) -> str:
+    return "" if value is None else f"{value:+.1f}"
+
+
+@blp.app_template_filter("card")
+def card_html(code: str) -> str:
+    """'QS' -> 'Q♠' in a span with the suit's colour class."""
+    suits = {"S": ("♠", "black"), "C": ("♣", "black"), "H": ("♥", "red"), "D": ("♦", "red")}
+    symbol, colour = suits.get(code[-1:], ("?", "black"))
+    rank = "10" if code[:-1] == "T" else code[:-1]
+    return Markup(f'<span class="pip {colour}">{escape(rank)}{symbol}</span>')
+
+
+@blp.get("/")
+def index() -> Response | str:
+    tabs = data.ladder_tabs(_arena())
+    if not tabs:
+        return _page("empty.html", tabs=tabs)
+    return ladder_page(tabs[0]["ladder_id"], tabs)
+
+
+@blp.get("/ladders/<ladder_id>")
+def ladder_page(ladder_id: str, tabs: list[dict[str, Any]] | None = None) -> str:
+    store = _arena()
+    snapshot = data.ladder_snapshot(store, services().tables, ladder_id)
+    return _page("ladder.html", tabs=tabs if tabs is not None else data.ladder_tabs(store),
+                 current=ladder_id, **snapshot)
+
+
+@blp.get("/ladders/<ladder_id>/bots/<bot_id>")
+def bot_page(ladder_id: str, bot_id: str) -> str:
+    store = _arena()
+    ladder = data.ladder_or_404(store, ladder_id)
+    ratings = store.ratings(ladder_id)
+    if bot_id not in ratings:
+        raise ApiProblem(404, "bot-not-on-ladder", f"bot {bot_id!r} has never been on ladder {ladder_id!r}")
+    names = data.member_names(store, ladder_id)
+    history = store.history(ladder_id, bot_id, 200)
+    rows = data.ranking_rows(store.ranked(ladder_id), {m.bot_id: m for m in store.members(ladder_id)},
+                             store.stats(ladder_id, [bot_id]), set())
+    row = next(r for r in rows if r["bot_id"] == bot_id)
+    docs = (store.match(entry["match"]) for entry in history[:15])
+    matches = [data.match_summary(doc, names) for doc in docs if doc]
+    return _page("bot.html", tabs=data.ladder_tabs(store), current=ladder_id,
+                 ladder={**ladder.to_json(), "name": data.game_name(ladder.game)}, bot=row, history=history,
+                 series=[{"name": row["name"], "bot_id": bot_id, "points": data.rating_series(history)}],
+                 matches=matches)
+
+
+@blp.get("/matches/<match_id>")
+def match_page(match_id: str) -> str:
+    store = _arena()
+    doc = store.match(match_id)
+    if doc is None:
+        raise ApiProblem(404, "match-not-found", f"no match {match_id!r}")
+    names = data.member_names(store, doc["ladder_id"])
+    return _page("match.html", tabs=data.ladder_tabs(store), current=doc["ladder_id"],
+                 match=data.match_summary(doc, names),
+                 seatings=[data.seat_names_for_game(doc, g["game_no"], names)
+                           for g in (doc.get("result") or {}).get("games", [])])
+
+
+@blp.get("/matches/<match_id>/games/<int:game_no>")
+def match_replay_page(match_id: str, game_no: int) -> str:
+    store = _arena()
+    doc = store.match(match_id)
+    if doc is None:
+        raise ApiProblem(404, "match-not-found", f"no match {match_id!r}")
+    if doc["status"] != MatchStatus.RATED:
+        raise ApiProblem(409, "match-not-finished", f"match {match_id} is {doc['status']}: its replays are "
+                         "shown once it has been rated")
+    records = store.match_games(match_id) or []
+    if not 0 <= game_no < len(records):
+        raise ApiProblem(404, "game-not-found", f"match {match_id} has games 0..{len(records) - 1}")
+    names = data.seat_names_for_game(doc, game_no, data.member_names(store, doc["ladder_id"]))
+    return _replay(records[game_no], names, title=f"Match {match_id} · game {game_no + 1} of {len(records)}",
+                   back=url_for("web.match_page", match_id=match_id), current=doc["ladder_id"])
+
+
+@blp.get("/tables/<table_id>")
+def table_page(table_id: str) -> Response | str:
+    tables = services().tables
+    record = tables.load_table(table_id)
+    if record.status == TableStatus.OVER and request.args.get("live") != "1":
+        return redirect(url_for("web.table_replay_page", table_id=table_id))
+    seat_names = [s.name or f"open seat {i}" for i, s in enumerate(record.seats)]
+    return _page("live.html", tabs=data.ladder_tabs(_arena()), current=None, table_id=table_id,
+                 game=record.game, name=data.game_name(record.game), seat_names=seat_names,
+                 state_url=url_for("tables.get_table", table_id=table_id),
+                 replay_url=url_for("web.table_replay_page", table_id=table_id))
+
+
+@blp.get("/tables/<table_id>/replay")
+def table_replay_page(table_id: str) -> str:
+    tables = services().tables
+    record = tables.load_table(table_id)
+    names = [s.name or f"seat {i}" for i, s in enumerate(record.seats)]
+    return _replay(tables.replay_record(table_id), names, title=f"Table {table_id}", back=None, current=None)
+
+
+def _replay(record: dict[str, Any], names: list[str], title: str, back: str | None,
+            current: str | None) -> str:
+    return _page("replay.html", tabs=data.ladder_tabs(_arena()), current=current, title=title, back=back,
+                 game=record["game"], name=data.game_name(record["game"]), seat_names=names,
+                 frames=replay_frames(record))

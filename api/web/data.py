@@ -1,0 +1,170 @@
+"""What the web page shows, as plain dicts: rankings, Elo series, recent matches, live tables.
+
+Thin reads over ``arena.store.ArenaStore`` and ``api.store.TableStore`` (the same stores the JSON API reads);
+the shaping (win share, chart series, "3 min ago") is pure and tested without I/O.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import engine
+from api.problems import ApiProblem
+from api.store import TableStatus, TableStore
+from arena.model import MatchStatus, MemberKind
+from arena.store import ArenaStore
+
+PREFERRED_FIRST = "spot-hearts-4p"
+CHART_SERIES = 8  # bots drawn on a ladder's Elo chart (the top of the ranking)
+SERIES_POINTS = 120  # most recent rating points per bot on the ladder chart
+
+
+def game_name(game_id: str) -> str:
+    info = engine.GAMES.get(game_id)
+    return info.name if info else game_id
+
+
+def ago(timestamp: float | None, now: float | None = None) -> str:
+    """'just now', '42 s ago', '5 min ago', '3 h ago', '2 d ago'."""
+    if not timestamp:
+        return ""
+    seconds = max(0.0, (now or time.time()) - timestamp)
+    if seconds < 5:
+        return "just now"
+    for size, unit in ((86400, "d"), (3600, "h"), (60, "min")):
+        if seconds >= size:
+            return f"{int(seconds // size)} {unit} ago"
+    return f"{int(seconds)} s ago"
+
+
+def ladder_tabs(store: ArenaStore) -> list[dict[str, Any]]:
+    ladders = sorted(store.ladders(), key=lambda lad: (lad.ladder_id != PREFERRED_FIRST, lad.ladder_id))
+    return [{"ladder_id": lad.ladder_id, "game": lad.game, "name": game_name(lad.game),
+             "players": lad.players, "duplicate": lad.duplicate} for lad in ladders]
+
+
+def ladder_or_404(store: ArenaStore, ladder_id: str) -> Any:
+    ladder = store.ladder(ladder_id)
+    if ladder is None:
+        raise ApiProblem(404, "ladder-not-found", f"no ladder {ladder_id!r}")
+    return ladder
+
+
+def ranking_rows(ranked: list[tuple[str, float]], members: dict[str, Any], stats: dict[str, dict[str, Any]],
+                 paused: set[str]) -> list[dict[str, Any]]:
+    """The ladder table: one row per rated bot, best first, with win share (wins / games)."""
+    rows = []
+    for rank, (bot_id, rating) in enumerate(ranked, start=1):
+        member = members.get(bot_id)
+        kind = member.kind.value if member else None
+        s = stats.get(bot_id, {})
+        games = int(s.get("games", 0))
+        rows.append({
+            "rank": rank, "bot_id": bot_id, "name": (member.name if member else None) or bot_id,
+            "kind": kind or "left", "rating": round(rating), "games": games, "wins": int(s.get("wins", 0)),
+            "win_share": (int(s.get("wins", 0)) / games) if games else None,
+            "strikes": int(s.get("strikes", 0)), "forfeits": int(s.get("forfeits", 0)),
+            "latency_ms": s.get("mean_latency_ms"), "paused": bot_id in paused,
+        })
+    return rows
+
+
+def rating_series(history_newest_first: list[dict[str, Any]],
+                  limit: int = SERIES_POINTS) -> list[list[float]]:
+    """[[unix time, rating], ...] oldest first, starting from the initial rating just before match one."""
+    entries = list(reversed(history_newest_first[:limit]))
+    points = [[float(e["at"]), round(float(e["rating"]), 1)] for e in entries]
+    if entries and len(history_newest_first) <= limit:
+        first = entries[0]
+        points.insert(0, [float(first["at"]) - 1.0, round(float(first["rating"]) - float(first["delta"]), 1)])
+    return points
+
+
+def ladder_snapshot(store: ArenaStore, tables: TableStore, ladder_id: str) -> dict[str, Any]:
+    """Everything the live part of a ladder page shows (re-fetched every few seconds)."""
+    ladder = ladder_or_404(store, ladder_id)
+    members = {m.bot_id: m for m in store.members(ladder_id)}
+    ranked = store.ranked(ladder_id)
+    stats = store.stats(ladder_id, [bot for bot, _ in ranked])
+    paused = store.paused_bots([b for b, m in members.items() if m.kind is MemberKind.HTTP])
+    rows = ranking_rows(ranked, members, stats, paused)
+    series = []
+    for row in rows[:CHART_SERIES]:
+        points = rating_series(store.history(ladder_id, row["bot_id"], SERIES_POINTS + 1))
+        row["spark"] = [p[1] for p in points[-30:]]
+        series.append({"name": row["name"], "bot_id": row["bot_id"], "points": points})
+    names = {row["bot_id"]: row["name"] for row in rows}
+    return {
+        "ladder": {**ladder.to_json(), "name": game_name(ladder.game)},
+        "rows": rows, "series": series,
+        "recent": recent_matches(store, ladder_id, names),
+        "active": len(store.active_matches(ladder_id)),
+        "live_tables": live_tables(tables, ladder.game),
+        "generated": time.time(),
+    }
+
+
+def recent_matches(store: ArenaStore, ladder_id: str, names: dict[str, str], limit: int = 10
+                   ) -> list[dict[str, Any]]:
+    out = []
+    for match_id in store.recent_matches(ladder_id, limit):
+        doc = store.match(match_id)
+        if doc is not None:
+            out.append(match_summary(doc, names))
+    return out
+
+
+def match_summary(doc: dict[str, Any], names: dict[str, str]) -> dict[str, Any]:
+    """A finished (or running) match as the page lists it: entrants by place, with rating deltas."""
+    result = doc.get("result") or {}
+    places, deltas = result.get("places") or {}, result.get("deltas") or {}
+    totals = result.get("totals") or {}
+    strikes: dict[str, int] = {}
+    for strike in result.get("strikes") or []:
+        strikes[strike["bot_id"]] = strikes.get(strike["bot_id"], 0) + 1
+    entrants = [m["bot_id"] for m in doc["spec"]["entrants"]]
+    ordered = sorted(entrants, key=lambda b: (places.get(b, 99), b))
+    return {
+        "match_id": doc["match_id"], "status": doc["status"], "ladder_id": doc["ladder_id"],
+        "game": doc["spec"]["game"], "duplicate": doc["spec"]["duplicate"],
+        "finished": doc.get("finished"), "ago": ago(doc.get("finished") or doc.get("created")),
+        "rated": doc["status"] == MatchStatus.RATED,
+        "aborted_because": doc.get("aborted_because"),
+        "entrants": [{"bot_id": b, "name": names.get(b, b), "place": places.get(b),
+                      "delta": deltas.get(b), "total": totals.get(b), "strikes": strikes.get(b, 0),
+                      "forfeited": b in (result.get("forfeited") or [])} for b in ordered],
+        "games": result.get("games") or [],
+        "strikes": result.get("strikes") or [],
+    }
+
+
+def live_tables(tables: TableStore, game: str | None = None, limit: int = 6, scan: int = 60
+                ) -> list[dict[str, Any]]:
+    """Tables still being played (newest first), for the spectator links."""
+    out = []
+    for table_id in tables.list_tables(scan):
+        try:
+            record = tables.load_table(table_id)
+        except ApiProblem:
+            continue
+        if record.status != TableStatus.PLAYING or (game and record.game != game):
+            continue
+        out.append({"table_id": table_id, "game": record.game, "name": game_name(record.game),
+                    "version": record.version, "ago": ago(record.updated),
+                    "seats": [s.name or s.kind.value for s in record.seats]})
+        if len(out) >= limit:
+            break
+    return out
+
+
+def seat_names_for_game(doc: dict[str, Any], game_no: int, names: dict[str, str]) -> list[str]:
+    games = (doc.get("result") or {}).get("games") or []
+    for game in games:
+        if game.get("game_no") == game_no:
+            return [names.get(b, b) for b in game["seating"]]
+    return [names.get(m["bot_id"], m["bot_id"]) for m in doc["spec"]["entrants"]]
+
+
+def member_names(store: ArenaStore, ladder_id: str) -> dict[str, str]:
+    return {m.bot_id: m.name or m.bot_id for m in store.members(ladder_id)}

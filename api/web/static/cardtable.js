@@ -1,0 +1,189 @@
+/* The card table: draws one frame (hands, trick, totals) on the felt. Used by the replay viewer (frames
+ * computed by the server from a finished game's record, every hand open) and by the live spectator view
+ * (built here from the public table JSON: hand sizes only, never a card of a hand). */
+(function () {
+  "use strict";
+  var SUITS = {S: ["\u2660", "black"], C: ["\u2663", "black"], H: ["\u2665", "red"], D: ["\u2666", "red"]};
+
+  function card(code, extra) {
+    var node = document.createElement("div");
+    var suit = SUITS[code.slice(-1)] || ["?", "black"];
+    var rank = code.slice(0, -1) === "T" ? "10" : code.slice(0, -1);
+    node.className = "pc " + suit[1] + (extra ? " " + extra : "");
+    node.setAttribute("data-card", code);
+    node.innerHTML = '<span class="r">' + rank + '<i>' + suit[0] + '</i></span><span class="s">' + suit[0] + "</span>";
+    return node;
+  }
+
+  function back() {
+    var node = document.createElement("div");
+    node.className = "pc back";
+    return node;
+  }
+
+  function angle(seat, players) { return Math.PI / 2 + seat * 2 * Math.PI / players; }
+
+  function render(felt, frame, names, options) {
+    options = options || {};
+    felt.innerHTML = "";
+    var players = names.length;
+    var trick = document.createElement("div");
+    trick.className = "trick";
+    felt.appendChild(trick);
+    for (var seat = 0; seat < players; seat++) {
+      var a = angle(seat, players);
+      var box = document.createElement("div");
+      box.className = "seat";
+      box.setAttribute("data-seat", seat);
+      box.style.left = (50 + 34 * Math.cos(a)) + "%";
+      box.style.top = (50 + 35 * Math.sin(a)) + "%";
+      var plate = document.createElement("div");
+      var winners = frame.winners || [];
+      plate.className = "plate" + ((options.toAct || []).indexOf(seat) >= 0 ? " acting" : "") +
+        (winners.indexOf(seat) >= 0 ? " winner" : "");
+      var points = frame.points ? " (+" + frame.points[seat] + ")" : "";
+      plate.innerHTML = "";
+      plate.appendChild(document.createTextNode(names[seat]));
+      var total = document.createElement("b");
+      total.textContent = (frame.totals ? frame.totals[seat] : 0) + points;
+      plate.appendChild(total);
+      var hand = document.createElement("div");
+      hand.className = "hand";
+      if (frame.hands) {
+        hand.setAttribute("data-open", "1");
+        (frame.hands[seat] || []).forEach(function (code) { hand.appendChild(card(code)); });
+      } else {
+        for (var k = 0; k < (frame.counts ? frame.counts[seat] : 0); k++) hand.appendChild(back());
+      }
+      if (Math.sin(a) < -0.5) { box.appendChild(plate); box.appendChild(hand); } else { box.appendChild(hand); box.appendChild(plate); }
+      if (frame.passed && frame.passed[seat]) {
+        var passed = document.createElement("div");
+        passed.className = "passed";
+        passed.appendChild(document.createTextNode("passed "));
+        frame.passed[seat].forEach(function (code) { passed.appendChild(card(code)); });
+        box.appendChild(passed);
+      }
+      if (frame.sore_cards && frame.sore_cards[seat]) {
+        var sore = document.createElement("div");
+        sore.className = "passed";
+        sore.appendChild(document.createTextNode("sore "));
+        sore.appendChild(card(frame.sore_cards[seat], "sore"));
+        box.appendChild(sore);
+      }
+      felt.appendChild(box);
+    }
+    var cards = frame.trick ? frame.trick.cards || [] : [];
+    cards.forEach(function (played) {
+      var a = angle(played.seat, players);
+      var slot = document.createElement("div");
+      slot.className = "slot";
+      slot.style.left = (80 * Math.cos(a)) + "px";
+      slot.style.top = (70 * Math.sin(a)) + "px";
+      slot.appendChild(card(played.card, "big" + (played.seat === frame.trick.winner ? " take" : "")));
+      trick.appendChild(slot);
+    });
+    if (!cards.length && options.note) {
+      var note = document.createElement("div");
+      note.className = "center-note";
+      note.innerHTML = options.note;
+      felt.appendChild(note);
+    }
+  }
+
+  function describe(frame, names) {
+    // The server's labels say "seat N"; the page knows the bots' names.
+    var where = "Round " + (frame.round + 1) + ", trick " + frame.trick_no + " of " + frame.tricks_in_round;
+    if (frame.kind === "trick") {
+      var winner = frame.trick.winner;
+      return where + ": " + (winner === null || winner === undefined ? "nobody" : names[winner]) + " takes it";
+    }
+    if (frame.kind === "end") {
+      return "Game over: " + frame.winners.map(function (s) { return names[s]; }).join(" & ") +
+        (frame.winners.length > 1 ? " win" : " wins");
+    }
+    return frame.label;
+  }
+
+  function startReplay(root) {
+    var frames = JSON.parse(root.getAttribute("data-frames"));
+    var names = JSON.parse(root.getAttribute("data-seats"));
+    var felt = root.querySelector("#felt"), label = root.querySelector("#frame-label");
+    var step = root.querySelector("#step"), scrub = root.querySelector("#scrub"), play = root.querySelector("#play");
+    var index = 0, timer = null;
+    function show(i) {
+      index = Math.max(0, Math.min(frames.length - 1, i));
+      var frame = frames[index];
+      render(felt, frame, names, {note: frame.kind === "trick" ? null : describe(frame, names)});
+      label.textContent = describe(frame, names);
+      step.textContent = String(index + 1);
+      scrub.value = String(index);
+      root.setAttribute("data-index", String(index));
+      if (index === frames.length - 1) stop();
+    }
+    function stop() { if (timer) { clearInterval(timer); timer = null; } play.textContent = "\u25B6 Play"; }
+    function toggle() {
+      if (timer) { stop(); return; }
+      if (index === frames.length - 1) show(0);
+      timer = setInterval(function () { show(index + 1); }, 1100);
+      play.textContent = "Pause";
+    }
+    root.querySelector("#first").onclick = function () { stop(); show(0); };
+    root.querySelector("#prev").onclick = function () { stop(); show(index - 1); };
+    root.querySelector("#next").onclick = function () { stop(); show(index + 1); };
+    root.querySelector("#last").onclick = function () { stop(); show(frames.length - 1); };
+    play.onclick = toggle;
+    scrub.oninput = function () { stop(); show(parseInt(scrub.value, 10)); };
+    document.addEventListener("keydown", function (event) {
+      if (event.key === "ArrowRight") { stop(); show(index + 1); }
+      else if (event.key === "ArrowLeft") { stop(); show(index - 1); }
+      else if (event.key === "Home") { stop(); show(0); }
+      else if (event.key === "End") { stop(); show(frames.length - 1); }
+      else if (event.key === " ") { event.preventDefault(); toggle(); }
+    });
+    show(0);
+  }
+
+  function spectatorFrame(table) {
+    var view = table.view, players = table.players;
+    var trick = view.trick && view.trick.cards && view.trick.cards.length ? {cards: view.trick.cards, winner: null} : null;
+    if (!trick && view.tricks && view.tricks.length) {  // between tricks: show the one just taken
+      var last = view.tricks[view.tricks.length - 1];
+      trick = {winner: last.winner, cards: last.cards.map(function (c, i) {
+        return typeof c === "string" ? {seat: (last.leader + i) % players, card: c} : c; })};
+    }
+    return {hands: null, counts: view.hand_sizes, totals: view.scores, trick: trick, winners: view.over ? view.winners : []};
+  }
+
+  function startSpectating(root) {
+    var names = JSON.parse(root.getAttribute("data-seats"));
+    var felt = root.querySelector("#felt"), label = root.querySelector("#frame-label");
+    var status = document.getElementById("live-status");
+    var url = root.getAttribute("data-state-url"), replay = root.getAttribute("data-replay-url");
+    var lastVersion = -1, timer = null;
+    function poll() {
+      fetch(url, {cache: "no-store"}).then(function (r) { return r.json(); }).then(function (table) {
+        status.textContent = table.status === "over" ? "finished" : "live · move " + table.version;
+        if (table.version === lastVersion) return;
+        lastVersion = table.version;
+        var view = table.view;
+        var note = table.status === "over"
+          ? 'Game over. <a href="' + replay + '">Watch the replay with every hand</a>' : "Waiting for the lead";
+        render(felt, spectatorFrame(table), names, {toAct: table.to_act, note: note});
+        label.textContent = "Round " + (view.round + 1) + " · " + view.phase + " · move " + table.version +
+          (table.status === "over" ? " · game over" : "");
+        root.setAttribute("data-version", String(table.version));
+        if (table.status === "over") clearInterval(timer);
+      }).catch(function () { status.textContent = "reconnecting…"; });
+    }
+    poll();
+    timer = setInterval(poll, 1000);
+  }
+
+  window.TATable = {render: render, card: card};
+  document.addEventListener("DOMContentLoaded", function () {
+    var replay = document.getElementById("replay");
+    if (replay) startReplay(replay);
+    var spectate = document.getElementById("spectate");
+    if (spectate) startSpectating(spectate);
+  });
+})();
