@@ -1,4 +1,4 @@
-"""Build a small but real arena on a test Redis: ladders, rated house-bot matches, a live and a finished table.
+"""A small but real arena on a test Redis: ladders, rated house-bot matches, a live and a finished table.
 
 Shared by the web tests and usable by hand (``python -m tests.web.site``) to look at the page.
 """
@@ -30,9 +30,10 @@ def play_ladder_matches(store: ArenaStore, ladder: LadderConfig, matches: int, s
         ratings = store.ratings(ladder.ladder_id)
         stats = store.stats(ladder.ladder_id, [m.bot_id for m in entrants])
         match_id = f"{ladder.ladder_id}-m{number}"
-        spec = MatchSpec(match_id=match_id, ladder_id=ladder.ladder_id, game=ladder.game, players=ladder.players,
-                         options=ladder.options, seed=seed * 1000 + number, duplicate=ladder.duplicate,
-                         entrants=entrants[number % 4:] + entrants[:number % 4], deadline_ms=ladder.deadline_ms,
+        seating = entrants[number % 4:] + entrants[:number % 4]
+        spec = MatchSpec(match_id=match_id, ladder_id=ladder.ladder_id, game=ladder.game,
+                         players=ladder.players, options=ladder.options, seed=seed * 1000 + number,
+                         duplicate=ladder.duplicate, entrants=seating, deadline_ms=ladder.deadline_ms,
                          strike_limit=ladder.strike_limit,
                          pre_ratings={m.bot_id: ratings.get(m.bot_id, 1500.0) for m in entrants},
                          pre_games={m.bot_id: stats[m.bot_id]["games"] for m in entrants}, created=0.0)
@@ -43,8 +44,9 @@ def play_ladder_matches(store: ArenaStore, ladder: LadderConfig, matches: int, s
 
 
 def play_table_through_api(client: Any, game: str, options: dict[str, Any], moves: int | None = None) -> str:
-    """Open a table of four open seats and play it through the HTTP API with engine bots (None: to the end)."""
-    table = client.post("/api/tables", json={"game": game, "seats": ["open"] * 4, "options": options}).get_json()
+    """Open a table of four open seats; play `moves` moves (None: all) over the HTTP API with engine bots."""
+    body = {"game": game, "seats": ["open"] * 4, "options": options}
+    table = client.post("/api/tables", json=body).get_json()
     table_id = table["table_id"]
     tokens = [client.post(f"/api/tables/{table_id}/seats/{s}/join").get_json()["token"] for s in range(4)]
     bots = [make_bot("heuristic", s) for s in range(4)]
