@@ -1,7 +1,8 @@
 """`python -m arena bench-http`: which HTTP client should call bots? Measure, don't guess.
 
-Each client runs a bare keep-alive loop of POST /move against the same fast local stdlib bot (TCP_NODELAY),
-then the arena's own BotClient (http.client + deadline socket + SSRF guard + reply parsing) does the same.
+Each client runs a bare keep-alive loop of POST /move against the same fast local stdlib bot (arena.fastbot:
+asyncio, TCP_NODELAY, in its own process), then the arena's own BotClient (http.client + deadline socket +
+SSRF guard + one send per request + reply parsing) does the same.
 """
 
 from __future__ import annotations
@@ -13,7 +14,6 @@ import time
 from collections.abc import Callable
 
 from arena.botclient import BotClient
-from arena.botserver import BotServerConfig, serve_bot
 
 SAMPLE_REQUEST = {
     "protocol": 1, "game": "spot-hearts", "table": "bench", "match": "bench", "seat": 0,
@@ -91,13 +91,15 @@ def botclient_loop(url: str) -> Callable[[], object]:
 
 
 def run(calls: int = 3000) -> dict[str, object]:
-    bot = serve_bot(BotServerConfig(behaviour="good"))
+    from arena.bench import start_bot_process
+
+    process, urls = start_bot_process()
     try:
         results: dict[str, object] = {}
         for name, factory in [("http.client", http_client_loop), ("requests", requests_loop),
                               ("httpx", httpx_loop), ("arena BotClient (http.client)", botclient_loop)]:
-            results[name] = _time_loop(factory(bot.url), calls)
-        return {"bench": "bench-http", "calls": calls, "server": "stdlib ThreadingHTTPServer, TCP_NODELAY",
+            results[name] = _time_loop(factory(urls[0]), calls)
+        return {"bench": "bench-http", "calls": calls, "server": "arena.fastbot (asyncio, TCP_NODELAY)",
                 "clients": results}
     finally:
-        bot.stop()
+        process.terminate()

@@ -86,9 +86,21 @@ class CallResult:
 
 class _GuardedConnectionMixin:
     allow_private: bool = False
+    _buffer: list[bytes]
 
     def _guarded_connect(self, address: tuple[str, int], timeout: float | None, source: Any = None):
         return guarded_create_connection(address, timeout, self.allow_private, socket_factory=DeadlineSocket)
+
+    def _send_output(self, message_body: Any = None, encode_chunked: bool = False) -> None:
+        # http.client sends the headers and a bytes body in two send() calls; on loopback each costs a wake-up
+        # of the bot, so headers + body go out in one segment (the body is always small bytes here).
+        if not isinstance(message_body, bytes):
+            super()._send_output(message_body, encode_chunked)  # type: ignore[misc]
+            return
+        self._buffer.extend((b"", b""))
+        message = b"\r\n".join(self._buffer) + message_body
+        del self._buffer[:]
+        self.send(message)  # type: ignore[attr-defined]
 
 
 class GuardedHTTPConnection(_GuardedConnectionMixin, http.client.HTTPConnection):

@@ -1,0 +1,169 @@
+"""`python -m arena bench`: how fast does a worker drive HTTP bots, next to the bare HTTP floor?
+
+Setup: 4 fast protocol-v1 bots (``arena.fastbot``: stdlib asyncio, keep-alive, TCP_NODELAY, first legal move)
+in one separate process, so the bots do not share the bench's GIL and cost little CPU.
+
+* bare loop: the arena's HTTP client (http.client keep-alive, one connection per bot) POSTing real /move
+  payloads (captured from a Spot Hearts game) round-robin to the 4 bots, nothing else: the ceiling.
+* one worker, in-process: full Spot Hearts games (target 500, no duplicate) through ``MatchRunner`` with 4
+  HTTP bots: decisions/s and wall time per game. Target: >= 50 % of the bare loop.
+* real RQ workers on a throwaway Redis: the same matches as jobs, 1 worker process vs 2; throughput ratio
+  (target >= 1.7x). Note the machine: with 2 cores, the bots' process competes with the workers for CPU.
+"""
+
+from __future__ import annotations
+
+import json
+import multiprocessing
+import os
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import redis
+
+import engine
+from arena.botclient import PROTOCOL_VERSION, BotClient
+from arena.match import MatchRunner, make_drivers
+from arena.model import LadderConfig, MatchSpec, MatchStatus, Member, MemberKind
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+
+
+def _serve_four(ready: Any, ports: Any) -> None:
+    from arena.fastbot import run_fast_bots
+
+    def started(bound: list[int]) -> None:
+        for i, port in enumerate(bound):
+            ports[i] = port
+        ready.set()
+
+    run_fast_bots([0, 0, 0, 0], started=started)
+
+
+def start_bot_process() -> tuple[multiprocessing.Process, list[str]]:
+    ctx = multiprocessing.get_context("spawn")
+    ready = ctx.Event()
+    ports = ctx.Array("i", 4)
+    process = ctx.Process(target=_serve_four, args=(ready, ports), daemon=True)
+    process.start()
+    if not ready.wait(20):
+        raise RuntimeError("bench bots did not start")
+    return process, [f"http://127.0.0.1:{port}" for port in ports]
+
+
+def captured_payloads(seed: int = 1) -> list[dict[str, Any]]:
+    """Every /move payload of one Spot Hearts game, exactly as the match runner would send them."""
+    game = engine.new_game("spot-hearts", 4, {}, seed=seed)
+    payloads = []
+    while not game.over:
+        for seat in game.to_act():
+            view = game.view(seat)
+            payloads.append({"protocol": PROTOCOL_VERSION, "game": "spot-hearts", "table": "bench",
+                             "match": "bench", "seat": seat, "decision": view["decision"],
+                             "deadline_ms": 1000, "view": view, "legal": view["decision"]["legal"]})
+            game.apply(seat, view["decision"]["legal"][:3] if view["decision"]["kind"] == "pass"
+                       else view["decision"]["legal"][0])
+    return payloads
+
+
+def bare_loop(urls: list[str], payloads: list[dict[str, Any]], seconds: float) -> dict[str, float]:
+    clients = [BotClient(url, allow_private=True) for url in urls]
+    calls = 0
+    start = time.perf_counter()
+    while time.perf_counter() - start < seconds:
+        for payload in payloads:
+            result = clients[payload["seat"]].call("POST", "move", payload, 1.0)
+            if not result.ok:
+                raise RuntimeError(f"bench bot failed: {result}")
+            json.loads(result.body)
+            calls += 1
+    elapsed = time.perf_counter() - start
+    return {"decisions_per_s": round(calls / elapsed, 1), "calls": calls}
+
+
+def bench_spec(urls: list[str], seed: int, match_id: str = "bench") -> MatchSpec:
+    entrants = [Member(f"bot{i}", MemberKind.HTTP, url=url) for i, url in enumerate(urls)]
+    return MatchSpec(match_id=match_id, ladder_id="bench", game="spot-hearts", players=4, options={},
+                     seed=seed, duplicate=False, entrants=entrants, deadline_ms=1000, strike_limit=5,
+                     pre_ratings={m.bot_id: 1500.0 for m in entrants},
+                     pre_games={m.bot_id: 0 for m in entrants})
+
+
+def one_worker(urls: list[str], games: int) -> dict[str, Any]:
+    clients: dict[str, BotClient] = {}
+    walls, decisions = [], 0
+    for seed in range(games):
+        spec = bench_spec(urls, seed)
+        start = time.perf_counter()
+        result = MatchRunner(spec, make_drivers(spec, True, clients)).run()
+        walls.append(time.perf_counter() - start)
+        if result.strikes:
+            raise RuntimeError(f"bench bots got strikes: {result.strikes[:3]}")
+        decisions += result.games[0]["moves"]
+    return {"games": games, "decisions": decisions, "decisions_per_s": round(decisions / sum(walls), 1),
+            "game_wall_ms_mean": round(statistics.fmean(walls) * 1000, 1),
+            "game_wall_ms_min": round(min(walls) * 1000, 1), "decisions_per_game": decisions // games}
+
+
+def rq_workers(urls: list[str], workers: int, matches: int) -> dict[str, Any]:
+    """`matches` Spot Hearts matches as RQ jobs, drained by `workers` real worker processes."""
+    from rq import Queue
+
+    from api.devredis import start_throwaway
+    from arena.jobs import enqueue_match
+    from arena.store import ArenaStore
+
+    server = start_throwaway()
+    try:
+        conn = redis.Redis.from_url(server.url)
+        prefix = "bench:"
+        store = ArenaStore(conn, prefix)
+        ladder = LadderConfig("bench", "spot-hearts", 4, house_bots=())
+        store.save_ladder(ladder)
+        queue = Queue("bench-arena", connection=conn)
+        specs = [bench_spec(urls, seed, match_id=f"bench{seed}") for seed in range(matches)]
+        for spec in specs:
+            store.create_match(spec)
+            enqueue_match(queue, spec, ladder, prefix)
+        env = {**os.environ, "REDIS_URL": server.url, "TA_KEY_PREFIX": prefix, "ALLOW_PRIVATE_BOT_URLS": "1",
+               "PYTHONPATH": str(REPO_ROOT)}
+        start = time.perf_counter()
+        command = [sys.executable, "-m", "rq.cli", "worker", "--url", server.url, "--burst",
+                   "--worker-class", "rq.worker.SimpleWorker", "--quiet", queue.name]
+        procs = [subprocess.Popen(command, env=env, cwd=REPO_ROOT, stdout=subprocess.DEVNULL,
+                                  stderr=subprocess.DEVNULL) for _ in range(workers)]
+        for proc in procs:
+            proc.wait(timeout=600)
+        elapsed = time.perf_counter() - start
+        docs = [store.match(spec.match_id) for spec in specs]
+        rated = [d for d in docs if d and d["status"] == MatchStatus.RATED]
+        decisions = sum(g["moves"] for d in rated for g in d["result"]["games"])
+        # Throughput from the first match start to the last finish: worker process start-up is not counted.
+        busy = max(d["finished"] for d in rated) - min(d["started"] for d in rated)
+        return {"workers": workers, "matches": matches, "rated": len(rated), "wall_s": round(elapsed, 2),
+                "busy_s": round(busy, 2), "decisions_per_s": round(decisions / busy, 1)}
+    finally:
+        server.stop()
+
+
+def run(seconds: float = 3.0, games: int = 5, matches: int = 16) -> dict[str, Any]:
+    process, urls = start_bot_process()
+    try:
+        payloads = captured_payloads()
+        bare = bare_loop(urls, payloads, seconds)
+        worker = one_worker(urls, games)
+        one = rq_workers(urls, 1, matches)
+        two = rq_workers(urls, 2, matches)
+    finally:
+        process.terminate()
+    return {
+        "bench": "arena", "cpus": os.cpu_count(), "bots": "4 x arena.fastbot (asyncio, TCP_NODELAY), 1 proc",
+        "bare_loop": bare, "one_worker_in_process": worker,
+        "worker_vs_bare": round(worker["decisions_per_s"] / bare["decisions_per_s"], 3),
+        "rq_1_worker": one, "rq_2_workers": two,
+        "two_vs_one": round(two["decisions_per_s"] / one["decisions_per_s"], 3),
+    }
