@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import logging
 from typing import Any, ClassVar
 
 from trickarena.types import GAME_IDS, Move, SeatState, View
@@ -42,7 +41,6 @@ class Bot:
         from trickarena.server import BotServer
 
         server = BotServer(self, host, port)
-        logging.getLogger("trickarena").info("bot %r listening on %s", self.name, server.url)
         print(f"bot {self.name!r} listening on {server.url}  (Ctrl-C stops)", flush=True)
         server.serve_forever()
 

@@ -1,0 +1,271 @@
+"""``trick-arena``: the bot author's command line.
+
+    trick-arena games                                   the games and their options
+    trick-arena register NAME --game G [--url URL]      register a bot (prints its owner token once)
+    trick-arena serve BOT [--port 9001]                 run a Bot subclass as an HTTP bot
+    trick-arena practice BOT --game G                   play a table against house bots through the move API
+    trick-arena match URL URL URL URL --game G          a local match between HTTP bots, with a result table
+    trick-arena ladder [GAME|LADDER]                    the ladder in the terminal
+    trick-arena replay TABLE | --match M [--game-no N] | --file F   a finished game, trick by trick
+
+The API address comes from ``--api`` or ``$TRICK_ARENA_API`` (default http://127.0.0.1:8000).
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from typing import Any
+
+import click
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+from trickarena import ApiError, ApiUnavailable, ArenaClient
+
+from clients.cli.loading import load_bot
+from clients.cli.render import print_replay
+
+DEFAULT_API = "http://127.0.0.1:8000"
+console = Console()
+
+
+def _json_option(value: str | None) -> dict[str, Any]:
+    if not value:
+        return {}
+    try:
+        parsed = json.loads(value)
+    except ValueError as exc:
+        raise click.BadParameter(f"not JSON: {exc}") from exc
+    if not isinstance(parsed, dict):
+        raise click.BadParameter("options must be a JSON object, e.g. '{\"target\": 100}'")
+    return parsed
+
+
+class ApiGroup(click.Group):
+    """Turns API errors into one readable line and exit status 1 instead of a traceback."""
+
+    def invoke(self, ctx: click.Context) -> Any:
+        try:
+            return super().invoke(ctx)
+        except ApiError as error:
+            title = error.problem.get("title", "")
+            console.print(f"[red]API error {error.status}[/red] {title}: {error.detail}")
+            if error.legal:
+                console.print(f"legal moves: {' '.join(error.legal)}")
+            sys.exit(1)
+        except ApiUnavailable as error:
+            console.print(f"[red]cannot reach the API[/red]: {error} (is `make run` running? --api URL?)")
+            sys.exit(1)
+
+
+@click.group(cls=ApiGroup)
+@click.option("--api", "api_url", envvar="TRICK_ARENA_API", default=DEFAULT_API, show_default=True,
+              help="Base URL of the Trick Arena service ($TRICK_ARENA_API).")
+@click.pass_context
+def main(ctx: click.Context, api_url: str) -> None:
+    """Trick Arena for bot authors: register, practice, match, ladder, replay."""
+    ctx.obj = {"api_url": api_url}
+
+
+def _api(ctx: click.Context) -> ArenaClient:
+    return ArenaClient(ctx.obj["api_url"], retries=3)
+
+
+@main.command()
+@click.pass_context
+def games(ctx: click.Context) -> None:
+    """List the games with their player counts and options."""
+    table = Table(title="Games")
+    for column in ("id", "name", "players", "options (default)"):
+        table.add_column(column)
+    with _api(ctx) as api:
+        for game in api.games():
+            options = ", ".join(f"{k}={v!r}" for k, v in game.defaults.items())
+            table.add_row(game.id, game.name, f"{game.min_players}-{game.max_players}", options)
+    console.print(table)
+
+
+@main.command()
+@click.argument("name")
+@click.option("--game", "games_", multiple=True, required=True, help="A game the bot plays (repeatable).")
+@click.option("--url", default=None, help="Where the arena calls the bot; omit for a polling bot.")
+@click.pass_context
+def register(ctx: click.Context, name: str, games_: tuple[str, ...], url: str | None) -> None:
+    """Register a bot. Prints the bot id and the owner token (shown only once: keep it)."""
+    with _api(ctx) as api:
+        bot = api.register_bot(name, list(games_), url)
+    console.print(f"registered [bold]{bot.name}[/bold] as [cyan]{bot.bot_id}[/cyan] "
+                  f"for {', '.join(bot.games)}")
+    console.print(f"owner token (shown once): [yellow]{bot.owner_token}[/yellow]")
+    console.print(f"it joins the matching ladders within a minute: {ctx.obj['api_url']}/")
+
+
+@main.command()
+@click.argument("bot_spec", metavar="BOT")
+@click.option("--host", default="127.0.0.1", show_default=True)
+@click.option("--port", default=9001, show_default=True)
+def serve(bot_spec: str, host: str, port: int) -> None:
+    """Serve BOT (a .py file or module[:Class] with a trickarena.Bot subclass) over HTTP until Ctrl-C."""
+    load_bot(bot_spec).serve(host, port)
+
+
+@main.command()
+@click.argument("bot_spec", metavar="BOT")
+@click.option("--game", default=None, help="Game id (default: the bot's first game).")
+@click.option("--opponents", default="heuristic,heuristic,heuristic", show_default=True,
+              help="House bots in the other seats: random, heuristic, eps-0.1 .. eps-0.9.")
+@click.option("--options", "options_json", default=None,
+              help="Game options as JSON, e.g. '{\"target\": 100}'.")
+@click.pass_context
+def practice(ctx: click.Context, bot_spec: str, game: str | None, opponents: str,
+             options_json: str | None) -> None:
+    """Play one practice table: BOT in seat 0 (through the move API), house bots in the other seats."""
+    from trickarena.poll import play_seat
+
+    bot = load_bot(bot_spec)
+    game = game or bot.games[0]
+    seats = ["open", *[name.strip() for name in opponents.split(",") if name.strip()]]
+    moves = 0
+
+    def count(state: Any, move: Any) -> None:
+        nonlocal moves
+        moves += 1
+
+    with _api(ctx) as api:
+        table = api.create_table(game, seats, _json_option(options_json))
+        joined = api.join(table.table_id, 0)
+        console.print(f"table [cyan]{table.table_id}[/cyan] ({game}); watch it at "
+                      f"{ctx.obj['api_url']}/tables/{table.table_id}")
+        try:
+            with console.status("playing…"):
+                final = play_seat(api, table.table_id, 0, joined.token, bot, on_move=count)
+        except KeyboardInterrupt:
+            console.print("stopped; the table stays open")
+            sys.exit(130)
+    view = final.view
+    result = Table(title=f"{game} · table {table.table_id} · {moves} moves by {bot.name}")
+    result.add_column("seat")
+    result.add_column("player")
+    result.add_column("total", justify="right")
+    for seat, name in enumerate([bot.name, *seats[1:]]):
+        mark = " 🏆" if seat in view.get("winners", []) else ""
+        result.add_row(str(seat), name + mark, str(view["scores"][seat]))
+    console.print(result)
+    console.print(f"replay: trick-arena replay {table.table_id}  ·  "
+                  f"{ctx.obj['api_url']}/tables/{table.table_id}")
+
+
+@main.command("match")
+@click.argument("urls", nargs=-1, required=True)
+@click.option("--game", required=True, help="Game id.")
+@click.option("--games", "game_count", default=None, type=int,
+              help="Games to play (default: one per player: a duplicate set).")
+@click.option("--seed", default=1, show_default=True)
+@click.option("--options", "options_json", default=None, help="Game options as JSON.")
+@click.option("--deadline-ms", default=1000, show_default=True, help="Time per decision.")
+def match_command(urls: tuple[str, ...], game: str, game_count: int | None, seed: int,
+                  options_json: str | None, deadline_ms: int) -> None:
+    """Play a local match between bot URLs (the arena's match runner; no service needed)."""
+    from clients.cli.localmatch import play_local_match
+
+    count = game_count or len(urls)
+    with Progress(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
+                  TextColumn("{task.fields[moves]} moves"), TimeElapsedColumn(), console=console) as progress:
+        task = progress.add_task(f"{game}, {len(urls)} bots", total=count, moves=0)
+        moves = 0
+
+        def on_move() -> None:
+            nonlocal moves
+            moves += 1
+            progress.update(task, moves=moves)
+
+        def on_game(number: int, summary: dict[str, Any]) -> None:
+            progress.advance(task)
+
+        tallies, _ = play_local_match(list(urls), game, count, seed, _json_option(options_json), deadline_ms,
+                                      on_game=on_game, on_move=on_move)
+    import engine
+
+    low_wins = engine.rules_for(game).low_wins
+    ordered = sorted(tallies, key=lambda t: (-t.wins, t.points if low_wins else -t.points))
+    best = "lowest" if low_wins else "highest"
+    table = Table(title=f"{game}: {count} games, seed {seed} ({best} total wins)")
+    for column, justify in (("#", "right"), ("bot", "left"), ("url", "left"), ("wins", "right"),
+                            ("win share", "right"), ("points", "right"), ("strikes", "right"),
+                            ("mean latency", "right")):
+        table.add_column(column, justify=justify)  # type: ignore[arg-type]
+    for place, tally in enumerate(ordered, start=1):
+        latency = f"{tally.mean_latency_ms:.1f} ms" if tally.mean_latency_ms is not None else "–"
+        strikes = str(tally.strikes) + (f" ({', '.join(f'{k} {v}' for k, v in tally.reasons.items())})"
+                                        if tally.reasons else "")
+        table.add_row(str(place), tally.name, tally.url, str(tally.wins), f"{tally.win_share:.0%}",
+                      str(tally.points), strikes, latency)
+    console.print(table)
+
+
+@main.command()
+@click.argument("which", required=False)
+@click.pass_context
+def ladder(ctx: click.Context, which: str | None) -> None:
+    """Show a ladder (a ladder id or a game id; default: every ladder)."""
+    with _api(ctx) as api:
+        ladders = api.get("/api/ladders")
+        chosen = [lad for lad in ladders if which in (None, lad["ladder_id"], lad["game"])]
+        if not chosen:
+            known = ", ".join(lad["ladder_id"] for lad in ladders) or "none yet"
+            raise click.BadParameter(f"no ladder {which!r}; known: {known}")
+        for lad in chosen:
+            ranking = api.get(f"/api/ladders/{lad['ladder_id']}")["ranking"]
+            console.print(ladder_table(lad, ranking))
+
+
+def ladder_table(ladder_json: dict[str, Any], ranking: list[dict[str, Any]]) -> Table:
+    title = f"{ladder_json['ladder_id']} · {ladder_json['game']} · {ladder_json['players']} players"
+    table = Table(title=title)
+    for column, justify in (("#", "right"), ("bot", "left"), ("kind", "left"), ("Elo", "right"),
+                            ("games", "right"), ("win share", "right"), ("strikes", "right"),
+                            ("latency", "right")):
+        table.add_column(column, justify=justify)  # type: ignore[arg-type]
+    for row in ranking:
+        share = f"{row['wins'] / row['games']:.0%}" if row["games"] else "–"
+        latency = f"{row['mean_latency_ms']:.1f} ms" if row.get("mean_latency_ms") is not None else "–"
+        name = (row.get("name") or row["bot_id"]) + (" (paused)" if row.get("paused") else "")
+        table.add_row(str(row["rank"]), name, row.get("kind") or "left", f"{row['rating']:.0f}",
+                      str(row["games"]), share, str(row["strikes"]), latency)
+    return table
+
+
+@main.command()
+@click.argument("table_id", required=False)
+@click.option("--match", "match_id", default=None, help="A ladder match id (with --game-no).")
+@click.option("--game-no", default=0, show_default=True, help="Which game of the match.")
+@click.option("--file", "path", type=click.Path(exists=True, dir_okay=False), default=None,
+              help="A replay record file (engine format).")
+@click.option("--hands/--no-hands", default=False, help="Print every hand before each round's first trick.")
+@click.pass_context
+def replay(ctx: click.Context, table_id: str | None, match_id: str | None, game_no: int, path: str | None,
+           hands: bool) -> None:
+    """Print a finished game trick by trick: a table id, --match M [--game-no N], or --file F."""
+    names: list[str] | None = None
+    if path:
+        with open(path, encoding="utf-8") as handle:
+            record = json.load(handle)
+    elif match_id:
+        with _api(ctx) as api:
+            record = api.get(f"/api/matches/{match_id}/games/{game_no}/replay")
+            match = api.get(f"/api/matches/{match_id}")
+        seating = next((g["seating"] for g in match.get("games") or [] if g["game_no"] == game_no), None)
+        names = [bot.removeprefix("house:") for bot in seating] if seating else None
+    elif table_id:
+        with _api(ctx) as api:
+            record = api.replay(table_id)
+            table = api.table(table_id)
+        names = [seat.name or f"seat {seat.seat}" for seat in table.seats]
+    else:
+        raise click.UsageError("give a table id, --match MATCH_ID or --file PATH")
+    print_replay(console, record, names, hands)
+
+
+if __name__ == "__main__":
+    main()
