@@ -17,7 +17,7 @@ from rq import Queue, Retry, get_current_job
 from arena.botclient import BotClient
 from arena.config import allow_private_urls
 from arena.match import MatchRunner, make_drivers
-from arena.model import LadderConfig, MatchSpec, MatchStatus
+from arena.model import LadderConfig, MatchSpec, MatchStatus, MemberKind
 from arena.store import ArenaStore
 
 RETRIES = 2  # exceptions (Redis blips, bugs) re-run the job right away; interval 0 needs no RQ scheduler
@@ -61,11 +61,23 @@ def play_match(store: ArenaStore, match_id: str, worker: str | None = None) -> d
     if doc is None or doc["status"] in (MatchStatus.RATED, MatchStatus.ABORTED):
         return {"match": match_id, "status": doc["status"] if doc else "missing", "applied": False}
     drivers = make_drivers(spec, allow_private_urls(), _CLIENTS)
-    runner = MatchRunner(spec, drivers, heartbeat=lambda: store.refresh_lease(match_id, worker, lease))
+    runner = MatchRunner(spec, drivers, heartbeat=lambda: store.refresh_lease(match_id, worker, lease),
+                         host_factory=table_hosts(store, spec))
     result = runner.run()
     applied = store.apply_result(spec, result, doc)
     return {"match": match_id, "status": MatchStatus.RATED.value, "applied": applied,
             "places": result.places, "deltas": result.deltas}
+
+
+def table_hosts(store: ArenaStore, spec: MatchSpec) -> Any:
+    """Games of matches with a polling bot live in API tables (the bot moves through the move API)."""
+    if not any(m.kind is MemberKind.POLL for m in spec.entrants):
+        return None
+    from api.store import TableStore
+    from arena.polling import TableHost
+
+    tables = TableStore(store.redis, store.prefix)
+    return lambda game_no, seating: TableHost(tables, spec, seating, game_no)
 
 
 def health_check(bot_id: str, url: str, prefix: str, timeout_s: float = 2.0) -> dict[str, Any]:

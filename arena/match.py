@@ -21,6 +21,11 @@ from arena.botclient import PROTOCOL_VERSION, BotClient, CallResult
 from arena.elo import places_from_totals, places_with_forfeits, rating_deltas
 from arena.model import BotCallStats, MatchResult, MatchSpec, Member, MemberKind, Strike
 from arena.policy import Outcome, fallback_move
+from arena.polling import PollDriver, StaleMove
+
+# A driver's answer when the move is already on the table (a polling bot moved through the move API).
+MOVE_ALREADY_APPLIED = object()
+HostFactory = Callable[[int, list[Member]], Any]
 
 
 @dataclass(frozen=True)
@@ -33,6 +38,7 @@ class DecisionRequest:
     view: dict[str, Any]
     payload: dict[str, Any]
     deadline_s: float
+    host: Any = None  # the game (an engine game, or a TableHost for matches with polling bots)
 
 
 @dataclass(frozen=True)
@@ -105,9 +111,11 @@ def rotation_seating(entrants: list[Member], rotation: int) -> list[Member]:
 
 class MatchRunner:
     def __init__(self, spec: MatchSpec, drivers: dict[str, SeatDriver],
-                 heartbeat: Callable[[], None] | None = None, heartbeat_every_s: float = 1.0) -> None:
+                 heartbeat: Callable[[], None] | None = None, heartbeat_every_s: float = 1.0,
+                 host_factory: HostFactory | None = None) -> None:
         self.spec = spec
         self.drivers = drivers
+        self.host_factory = host_factory
         self.heartbeat = heartbeat
         self.heartbeat_every_s = heartbeat_every_s
         self._last_beat = time.monotonic()
@@ -127,7 +135,7 @@ class MatchRunner:
             game = self._play_game(game_no, seating)
             for seat, member in enumerate(seating):
                 totals[member.bot_id] += game.totals[seat]
-            games.append({"game_no": game_no, "table": self.table_id(game_no),
+            games.append({"game_no": game_no, "table": getattr(game, "table_id", self.table_id(game_no)),
                           "seating": [m.bot_id for m in seating], "totals": list(game.totals),
                           "winners": [seating[s].bot_id for s in game.winners], "moves": game.version})
             records.append(game.record())
@@ -151,8 +159,19 @@ class MatchRunner:
 
     def _play_game(self, game_no: int, seating: list[Member]) -> Any:
         spec = self.spec
-        game = engine.new_game(spec.game, spec.players, spec.options, seed=spec.seed)
-        table_id = self.table_id(game_no)
+        if self.host_factory is None:
+            game = engine.new_game(spec.game, spec.players, spec.options, seed=spec.seed)
+        else:
+            game = self.host_factory(game_no, seating)
+        try:
+            return self._play(game, game_no, seating)
+        finally:
+            if hasattr(game, "close"):
+                game.close()
+
+    def _play(self, game: Any, game_no: int, seating: list[Member]) -> Any:
+        spec = self.spec
+        table_id = getattr(game, "table_id", self.table_id(game_no))
         for seat, member in enumerate(seating):
             if member.bot_id not in self.forfeited:
                 payload = {"game": spec.game, "table": table_id, "match": spec.match_id, "seat": seat,
@@ -180,15 +199,16 @@ class MatchRunner:
         decision = view["decision"]
         bot_id = member.bot_id
         if bot_id in self.forfeited:
-            game.apply(seat, fallback_move(decision))  # autopilot after a forfeit
+            self._apply_fallback(game, seat, decision)  # autopilot after a forfeit
             return
         payload = {
-            "protocol": PROTOCOL_VERSION, "game": self.spec.game, "table": self.table_id(game_no),
+            "protocol": PROTOCOL_VERSION, "game": self.spec.game,
+            "table": getattr(game, "table_id", self.table_id(game_no)),
             "match": self.spec.match_id, "seat": seat, "decision": decision,
             "deadline_ms": self.spec.deadline_ms, "view": view, "legal": decision["legal"],
         }
-        request = DecisionRequest(game_no, self.table_id(game_no), seat, view, payload,
-                                  self.spec.deadline_ms / 1000.0)
+        request = DecisionRequest(game_no, payload["table"], seat, view, payload,
+                                  self.spec.deadline_ms / 1000.0, host=game)
         try:
             answer = self.drivers[bot_id].decide(request)
         except Exception as exc:  # noqa: BLE001 - no bot behaviour may crash a match
@@ -196,14 +216,28 @@ class MatchRunner:
         if answer.call is not None and bot_id in self.calls:
             self.calls[bot_id].add("move", answer.call.outcome.value, answer.call.latency_ms)
         failure, detail = answer.failure, answer.detail
+        if answer.move is MOVE_ALREADY_APPLIED:
+            return
         if answer.move is not None:
             try:
                 game.apply(seat, answer.move)
                 return
+            except StaleMove:
+                return
             except (engine.MalformedMoveError, engine.IllegalMoveError) as exc:
                 failure, detail = Outcome.ILLEGAL_MOVE, f"{answer.move!r}: {exc}"
-        self._strike(bot_id, game_no, game.version, failure or Outcome.PROTOCOL_ERROR, detail)
-        game.apply(seat, fallback_move(decision))
+        version = game.version
+        if self._apply_fallback(game, seat, decision):
+            self._strike(bot_id, game_no, version, failure or Outcome.PROTOCOL_ERROR, detail)
+
+    @staticmethod
+    def _apply_fallback(game: Any, seat: int, decision: dict[str, Any]) -> bool:
+        """Play the fallback; False if the table moved first (a polling bot's own move arrived in time)."""
+        try:
+            game.apply(seat, fallback_move(decision))
+            return True
+        except StaleMove:
+            return False
 
     def _strike(self, bot_id: str, game_no: int, version: int, reason: Outcome, detail: str) -> None:
         self.strikes.append(Strike(bot_id, game_no, version, reason.value, detail[:300]))
@@ -220,6 +254,8 @@ def make_drivers(spec: MatchSpec, allow_private: bool,
     for member in spec.entrants:
         if member.kind is MemberKind.HOUSE:
             drivers[member.bot_id] = HouseDriver(member.house_bot or "random", house_seed(spec, member))
+        elif member.kind is MemberKind.POLL:
+            drivers[member.bot_id] = PollDriver()
         elif member.kind is MemberKind.HTTP and member.url:
             client = clients.get(member.url)
             if client is None or client.allow_private != allow_private:

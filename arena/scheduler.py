@@ -139,8 +139,7 @@ class Scheduler:
         while active + created < ladder.max_active:
             candidates = [
                 Candidate(m.bot_id, ratings.get(m.bot_id, 1500.0), stats[m.bot_id]["games"],
-                          available=(m.bot_id not in busy and m.bot_id not in paused
-                                     and m.kind is not MemberKind.POLL))
+                          available=m.bot_id not in busy and m.bot_id not in paused)
                 for m in members
             ]
             table = pick_table(candidates, ladder.players, self.rng, last_group=last)

@@ -9,13 +9,15 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
-from flask import current_app, url_for
+from flask import current_app, request, url_for
 from flask_smorest import Blueprint
 from marshmallow import Schema, fields
 
 from api.problems import ApiProblem
 from api.services import services
+from api.tokens import bearer_token
 from arena.model import MatchStatus, MemberKind
+from arena.polling import poll_seats
 from arena.store import ArenaStore
 
 blp = Blueprint("arena", __name__, url_prefix="/api", description="Arena: ladders, ratings, matches")
@@ -103,6 +105,18 @@ class ReplaySchema(Schema):
     seed = fields.Raw(allow_none=True)
     deals = fields.List(fields.Dict(), required=True)
     moves = fields.List(fields.Dict(), required=True)
+
+
+class LadderSeatSchema(Schema):
+    table = fields.String(required=True)
+    seat = fields.Integer(required=True)
+    token = fields.String(required=True, metadata={"description": "seat token for the seat API"})
+    match = fields.String(required=True)
+    ladder = fields.String(required=True)
+    game_no = fields.Integer(required=True)
+    deadline_ms = fields.Integer(required=True)
+    state_url = fields.String(required=True)
+    moves_url = fields.String(required=True)
 
 
 class RecentMatchesSchema(Schema):
@@ -234,3 +248,20 @@ def get_replay(match_id: str, game_no: int) -> dict[str, Any]:
     if not 0 <= game_no < len(records):
         raise ApiProblem(404, "game-not-found", f"match {match_id} has games 0..{len(records) - 1}")
     return records[game_no]
+
+
+@blp.get("/bots/<bot_id>/ladder-seats")
+@blp.response(200, LadderSeatSchema(many=True))
+@blp.doc(security=[{"seatToken": []}])
+def get_ladder_seats(bot_id: str) -> list[dict[str, Any]]:
+    """For a polling bot (registered without URL): its seats at running ladder tables, with seat tokens.
+
+    Owner token required. Play each seat through the seat API (long-poll the state, POST moves) before the
+    ladder's per-decision deadline; a missed deadline is a strike and the arena plays the fallback move.
+    """
+    services().bots.check_owner(bot_id, bearer_token(request.headers.get("Authorization")))
+    seats = poll_seats(services().tables, bot_id)
+    for entry in seats:
+        entry["state_url"] = url_for("seats.get_seat_state", table_id=entry["table"], seat=entry["seat"])
+        entry["moves_url"] = url_for("seats.post_move", table_id=entry["table"], seat=entry["seat"])
+    return seats

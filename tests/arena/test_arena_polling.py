@@ -1,0 +1,90 @@
+"""Polling bots on a ladder: their seats are real API tables, played over HTTP through the move API."""
+
+from __future__ import annotations
+
+import threading
+import time
+
+import requests
+
+from arena.jobs import play_match
+from arena.model import LadderConfig, MatchSpec, MatchStatus, Member, MemberKind
+from arena.store import ArenaStore
+
+HOUSE = ("heuristic", "eps-0.5", "random")
+
+
+def register(base: str, name: str) -> tuple[str, str]:
+    response = requests.post(f"{base}/api/bots", json={"name": name, "games": ["sore-spot"]}, timeout=5)
+    assert response.status_code == 201, response.text
+    body = response.json()
+    return body["bot_id"], body["owner_token"]
+
+
+def start_match(redis_conn_url: str, prefix: str, bot_id: str, deadline_ms: int) -> tuple[ArenaStore, dict]:
+    import redis
+
+    store = ArenaStore(redis.Redis.from_url(redis_conn_url), prefix)
+    store.save_ladder(LadderConfig("ss", "sore-spot", 4, {"rounds": 1}, house_bots=HOUSE))
+    entrants = [Member(bot_id, MemberKind.POLL, name="poller"), *(Member.house(n) for n in HOUSE)]
+    spec = MatchSpec(match_id="mpoll", ladder_id="ss", game="sore-spot", players=4, options={"rounds": 1},
+                     seed=5, duplicate=False, entrants=entrants, deadline_ms=deadline_ms, strike_limit=5,
+                     pre_ratings={m.bot_id: 1500.0 for m in entrants},
+                     pre_games={m.bot_id: 0 for m in entrants})
+    store.create_match(spec)
+    outcome: dict = {}
+    thread = threading.Thread(target=lambda: outcome.update(play_match(store, "mpoll", worker="test")))
+    thread.start()
+    outcome["thread"] = thread
+    return store, outcome
+
+
+def test_polling_bot_plays_its_ladder_seat_through_the_move_api(live_server, redis_url, key_prefix) -> None:
+    bot_id, owner = register(live_server, "poller")
+    auth = {"Authorization": f"Bearer {owner}"}
+    assert requests.get(f"{live_server}/api/bots/{bot_id}/ladder-seats", timeout=5).status_code == 401
+    store, outcome = start_match(redis_url, key_prefix, bot_id, deadline_ms=3000)
+    seats: list = []
+    deadline = time.monotonic() + 10
+    while not seats and time.monotonic() < deadline:
+        seats = requests.get(f"{live_server}/api/bots/{bot_id}/ladder-seats", headers=auth, timeout=5).json()
+    assert len(seats) == 1
+    seat = seats[0]
+    seat_auth = {"Authorization": f"Bearer {seat['token']}"}
+    moves = 0
+    after = -1
+    while True:
+        state = requests.get(f"{live_server}{seat['state_url']}", params={"after": after, "wait": 5},
+                             headers=seat_auth, timeout=10).json()
+        after = state["version"]
+        if state["status"] == "over":
+            break
+        if state["your_turn"]:
+            decision = state["view"]["decision"]
+            legal = decision["legal"]
+            move = legal[: decision["count"]] if decision["kind"] == "pass" else legal[-1]
+            posted = requests.post(f"{live_server}{seat['moves_url']}", headers=seat_auth, timeout=5,
+                                   json={"move": move, "expected_version": state["version"]})
+            assert posted.status_code == 200, posted.text
+            moves += 1
+    outcome["thread"].join(timeout=20)
+    assert outcome["status"] == MatchStatus.RATED and outcome["applied"] is True
+    doc = store.match("mpoll")
+    assert [s for s in doc["result"]["strikes"] if s["bot_id"] == bot_id] == []
+    assert moves == 13  # Sore Spot, 4 players, one round: one sore card + 12 tricks
+    assert requests.get(f"{live_server}/api/bots/{bot_id}/ladder-seats", headers=auth, timeout=5).json() == []
+    # The game was a real API table: its replay is published there too.
+    table = doc["result"]["games"][0]["table"]
+    assert requests.get(f"{live_server}/api/tables/{table}/replay", timeout=5).status_code == 200
+
+
+def test_absent_polling_bot_times_out_forfeits_and_the_match_completes(live_server, redis_url, key_prefix):
+    bot_id, _owner = register(live_server, "sleeper")
+    store, outcome = start_match(redis_url, key_prefix, bot_id, deadline_ms=150)
+    outcome["thread"].join(timeout=30)
+    assert outcome["status"] == MatchStatus.RATED
+    result = store.match("mpoll")["result"]
+    strikes = [s for s in result["strikes"] if s["bot_id"] == bot_id]
+    assert len(strikes) == 5 and {s["reason"] for s in strikes} == {"timeout"}
+    assert result["forfeited"] == [bot_id]
+    assert result["places"][bot_id] == max(result["places"].values())
