@@ -86,8 +86,10 @@ def health_check(bot_id: str, url: str, prefix: str, timeout_s: float = 2.0) -> 
     return check_bot_health(store, bot_id, url, timeout_s)
 
 
-def check_bot_health(store: ArenaStore, bot_id: str, url: str, timeout_s: float = 2.0) -> dict[str, Any]:
-    client = BotClient(url, allow_private=allow_private_urls())
+def check_bot_health(store: ArenaStore, bot_id: str, url: str, timeout_s: float = 2.0,
+                     allow_private: bool | None = None) -> dict[str, Any]:
+    allow = allow_private_urls() if allow_private is None else allow_private
+    client = BotClient(url, allow_private=allow)
     try:
         result = client.info(timeout_s)
     finally:

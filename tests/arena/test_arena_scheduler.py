@@ -1,0 +1,122 @@
+"""Scheduler: member sync from the registry, matchmaking, health pausing, recovery; the real processes."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+import redis
+from rq import Queue
+
+from api import keys
+from api.registry import BotRegistry
+from arena.config import ArenaSettings
+from arena.jobs import check_bot_health
+from arena.model import LadderConfig, MatchStatus, MemberKind
+from arena.scheduler import MAX_ATTEMPTS, Scheduler
+from arena.store import ArenaStore
+
+HOUSE = ("heuristic", "eps-0.3", "eps-0.6", "random")
+REPO_ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture
+def setup(redis_url: str, key_prefix: str):
+    conn = redis.Redis.from_url(redis_url)
+    store = ArenaStore(conn, key_prefix)
+    queue = Queue(keys.arena_queue(key_prefix), connection=conn)
+    scheduler = Scheduler(store, queue, ArenaSettings(redis_url, key_prefix, True, health_every_s=3600))
+    registry = BotRegistry(redis.Redis.from_url(redis_url, decode_responses=True), key_prefix,
+                           allow_private_urls=True)
+    return store, queue, scheduler, registry
+
+
+def test_registered_bot_joins_and_is_picked_first(setup, bot_server) -> None:
+    store, queue, scheduler, registry = setup
+    store.save_ladder(LadderConfig("ss", "sore-spot", 4, {"rounds": 1}, house_bots=HOUSE, max_active=1))
+    # House bots already have games; the newcomer has none.
+    for bot in HOUSE:
+        store.redis.hset(keys.arena_stats(store.prefix, "ss", f"house:{bot}"), "games", 30)
+    record, _token = registry.register("newcomer", ["sore-spot"], bot_server("good").url)
+    registry.register("other-game", ["spot-hearts"], bot_server("good").url)
+    counts = scheduler.tick()
+    assert counts["created"] == 1 and counts["health_checks"] == 1
+    members = {m.bot_id: m for m in store.members("ss")}
+    assert members[record["bot_id"]].kind is MemberKind.HTTP
+    assert len(members) == len(HOUSE) + 1  # the spot-hearts bot is not on this ladder
+    [match_id] = store.active_matches("ss")
+    entrants = [m["bot_id"] for m in store.match(match_id)["spec"]["entrants"]]
+    assert record["bot_id"] in entrants
+    assert queue.fetch_job(match_id) is not None  # job id = match id
+    # A full ladder (max_active reached) gets no more matches; busy bots are not double-booked.
+    assert scheduler.tick()["created"] == 0
+
+
+def test_disabled_bot_leaves_and_paused_bot_is_not_matched(setup, bot_server) -> None:
+    store, _queue, scheduler, registry = setup
+    store.save_ladder(LadderConfig("ss", "sore-spot", 4, {"rounds": 1}, house_bots=HOUSE[:3], max_active=1))
+    down = bot_server("down_info")
+    record, token = registry.register("flaky", ["sore-spot"], down.url)
+    bot_id = record["bot_id"]
+    for _ in range(3):
+        report = check_bot_health(store, bot_id, down.url, timeout_s=1.0, allow_private=True)
+    assert report["paused"] is True and report["outcome"] == "http_status"
+    # With private URLs disallowed the same loopback bot fails its check before any connection.
+    assert check_bot_health(store, bot_id, down.url, allow_private=False)["outcome"] == "unsafe_address"
+    assert scheduler.tick()["created"] == 0  # 3 house bots + a paused bot cannot fill a 4-seat table
+    registry.update(bot_id, token, {"url": bot_server("good").url})
+    assert check_bot_health(store, bot_id, registry.get(bot_id)["url"], allow_private=True)["paused"] is False
+    assert scheduler.tick()["created"] == 1
+    registry.update(bot_id, token, {"enabled": False})
+    scheduler.sync_members(store.ladder("ss"))
+    assert bot_id not in {m.bot_id for m in store.members("ss")}
+
+
+def test_lost_job_is_requeued_then_aborted_after_max_attempts(setup) -> None:
+    store, queue, scheduler, _registry = setup
+    ladder = LadderConfig("ss", "sore-spot", 4, {"rounds": 1}, house_bots=HOUSE, max_active=1)
+    store.save_ladder(ladder)
+    scheduler.tick()
+    [match_id] = store.active_matches("ss")
+    queue.empty()
+    store.redis.delete(f"rq:job:{match_id}")  # the job vanished (e.g. Redis lost it)
+    counts = {"requeued": 0, "aborted": 0}
+    scheduler.recover(ladder, counts)
+    assert counts == {"requeued": 1, "aborted": 0}
+    assert queue.fetch_job(match_id) is not None
+    # A match whose worker keeps dying: after MAX_ATTEMPTS starts it is aborted, and nobody is rated.
+    store.update_match(match_id, status=MatchStatus.RUNNING, attempts=MAX_ATTEMPTS)
+    scheduler.recover(ladder, counts)
+    assert counts["aborted"] == 1
+    assert store.match(match_id)["status"] == MatchStatus.ABORTED
+    assert store.active_matches("ss") == [] and store.recent_matches("ss") == [match_id]
+    assert set(store.ratings("ss").values()) == {1500.0}
+
+
+def test_scheduler_and_worker_processes_keep_a_ladder_playing(redis_url, key_prefix) -> None:
+    """What `make run` starts: `python -m arena scheduler` + `python -m arena worker`, nothing else."""
+    store = ArenaStore(redis.Redis.from_url(redis_url), key_prefix)
+    store.save_ladder(LadderConfig("ss", "sore-spot", 4, {"rounds": 1}, house_bots=("heuristic", "eps-0.2",
+                                   "eps-0.5", "eps-0.8", "random"), max_active=1))
+    env = {**os.environ, "REDIS_URL": redis_url, "TA_KEY_PREFIX": key_prefix, "PYTHONPATH": str(REPO_ROOT),
+           "TA_ARENA_TICK_S": "0.2"}
+    procs = [subprocess.Popen([sys.executable, "-m", "arena", *args], env=env, cwd=REPO_ROOT,
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+             for args in (["scheduler", "--no-default-ladders"], ["worker", "--simple"])]
+    try:
+        deadline = time.monotonic() + 30
+        while len(store.recent_matches("ss")) < 5 and time.monotonic() < deadline:
+            time.sleep(0.1)
+    finally:
+        for proc in procs:
+            proc.terminate()
+            proc.wait(timeout=10)
+    recent = store.recent_matches("ss")
+    assert len(recent) >= 5
+    assert all(store.match(m)["status"] == MatchStatus.RATED for m in recent)
+    stats = store.stats("ss", [b for b, _ in store.ranked("ss")])
+    assert sum(s["games"] for s in stats.values()) == 4 * len(recent)
