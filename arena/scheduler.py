@@ -67,6 +67,7 @@ class Scheduler:
     settings: ArenaSettings
     rng: random.Random = field(default_factory=lambda: random.Random(secrets.randbits(64)))
     _health_due: dict[str, float] = field(default_factory=dict)
+    _house_only_at: dict[str, float] = field(default_factory=dict)
 
     def tick(self) -> dict[str, int]:
         counts = {"created": 0, "requeued": 0, "aborted": 0, "health_checks": 0}
@@ -145,6 +146,11 @@ class Scheduler:
             table = pick_table(candidates, ladder.players, self.rng, last_group=last)
             if table is None:
                 break
+            if all(by_id[b].kind is MemberKind.HOUSE for b in table):
+                now = time.monotonic()
+                if now - self._house_only_at.get(ladder.ladder_id, -1e9) < ladder.house_only_gap_s:
+                    break
+                self._house_only_at[ladder.ladder_id] = now
             spec = MatchSpec(
                 match_id=f"m{secrets.token_hex(8)}", ladder_id=ladder.ladder_id, game=ladder.game,
                 players=ladder.players, options=ladder.options, seed=secrets.randbits(63),

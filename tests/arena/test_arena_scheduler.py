@@ -120,3 +120,14 @@ def test_scheduler_and_worker_processes_keep_a_ladder_playing(redis_url, key_pre
     assert all(store.match(m)["status"] == MatchStatus.RATED for m in recent)
     stats = store.stats("ss", [b for b, _ in store.ranked("ss")])
     assert sum(s["games"] for s in stats.values()) == 4 * len(recent)
+
+
+def test_house_only_matches_are_paced_but_registered_bots_are_not(setup, bot_server) -> None:
+    store, _queue, scheduler, registry = setup
+    eight = ("heuristic", "eps-0.1", "eps-0.2", "eps-0.3", "eps-0.4", "eps-0.5", "eps-0.6", "random")
+    store.save_ladder(LadderConfig("ss", "sore-spot", 4, {"rounds": 1}, house_bots=eight, max_active=2,
+                                   house_only_gap_s=60))
+    assert scheduler.tick()["created"] == 1  # the second house-only table must wait for the gap
+    registry.register("eager", ["sore-spot"], bot_server("good").url)
+    assert scheduler.tick()["created"] == 1  # a table with a registered bot goes at once
+    assert len(store.active_matches("ss")) == 2
