@@ -151,6 +151,7 @@ def rq_workers(urls: list[str], workers: int, matches: int) -> dict[str, Any]:
 
 
 def run(seconds: float = 3.0, games: int = 5, matches: int = 16) -> dict[str, Any]:
+    load_before = os.getloadavg()  # other load on the machine skews every figure: print it
     process, urls = start_bot_process()
     try:
         payloads = captured_payloads()
@@ -161,7 +162,8 @@ def run(seconds: float = 3.0, games: int = 5, matches: int = 16) -> dict[str, An
     finally:
         process.terminate()
     return {
-        "bench": "arena", "cpus": os.cpu_count(), "bots": "4 x arena.fastbot (asyncio, TCP_NODELAY), 1 proc",
+        "bench": "arena", "cpus": os.cpu_count(), "loadavg_before": [round(x, 2) for x in load_before],
+        "bots": "4 x arena.fastbot (asyncio, TCP_NODELAY), 1 proc",
         "bare_loop": bare, "one_worker_in_process": worker,
         "worker_vs_bare": round(worker["decisions_per_s"] / bare["decisions_per_s"], 3),
         "rq_1_worker": one, "rq_2_workers": two,

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import http.client
 import json
+import os
 import statistics
 import time
 from collections.abc import Callable
@@ -99,7 +100,8 @@ def run(calls: int = 3000) -> dict[str, object]:
         for name, factory in [("http.client", http_client_loop), ("requests", requests_loop),
                               ("httpx", httpx_loop), ("arena BotClient (http.client)", botclient_loop)]:
             results[name] = _time_loop(factory(urls[0]), calls)
-        return {"bench": "bench-http", "calls": calls, "server": "arena.fastbot (asyncio, TCP_NODELAY)",
+        return {"bench": "bench-http", "calls": calls, "loadavg": [round(x, 2) for x in os.getloadavg()],
+                "server": "arena.fastbot (asyncio, TCP_NODELAY)",
                 "clients": results}
     finally:
         process.terminate()

@@ -38,7 +38,9 @@ def test_two_workers_rate_fifty_overlapping_matches_exactly_once(conn, key_prefi
     ladder = LadderConfig("ss", "sore-spot", 4, {"rounds": 1}, house_bots=HOUSE, deadline_ms=500)
     store.save_ladder(ladder)
     queue = Queue(keys.arena_queue(key_prefix), connection=conn)
-    http_bots = [Member(f"http{i}", MemberKind.HTTP, url=bot_server("good").url) for i in range(2)]
+    # Two good HTTP bots and two hostile ones (garbage JSON, 10 MB answers): workers must shrug them off.
+    http_bots = [Member(f"http{i}", MemberKind.HTTP, url=bot_server(kind).url)
+                 for i, kind in enumerate(("good", "good", "garbage", "huge"))]
     pool = [Member.house(n) for n in HOUSE] + http_bots
     rng = random.Random(4)
     specs = []
@@ -46,7 +48,7 @@ def test_two_workers_rate_fifty_overlapping_matches_exactly_once(conn, key_prefi
         entrants = rng.sample(pool, 4)
         spec = MatchSpec(match_id=f"{key_prefix}m{i}".replace(":", "-"), ladder_id="ss", game="sore-spot",
                          players=4, options={"rounds": 1}, seed=i, duplicate=i % 2 == 0, entrants=entrants,
-                         deadline_ms=500, strike_limit=5, pre_ratings={m.bot_id: 1500.0 for m in entrants},
+                         deadline_ms=2000, strike_limit=5, pre_ratings={m.bot_id: 1500.0 for m in entrants},
                          pre_games={m.bot_id: 0 for m in entrants})
         store.create_match(spec)
         specs.append(spec)
@@ -75,6 +77,10 @@ def test_two_workers_rate_fifty_overlapping_matches_exactly_once(conn, key_prefi
         assert len(store.history("ss", bot, limit=1000)) == expected_games[bot]
     assert len(store.recent_matches("ss", limit=100)) == 50
     assert stats["http0"]["move_calls"] > 0 and stats["http0"]["mean_latency_ms"] > 0
+    assert stats["http0"]["strikes"] == 0
+    for hostile in ("http2", "http3"):  # five strikes and a forfeit in every match they played
+        assert stats[hostile]["strikes"] == 5 * expected_games[hostile] > 0
+        assert stats[hostile]["forfeits"] == expected_games[hostile]
 
 
 def test_sigkilled_worker_costs_no_rating_and_the_match_is_rerun(conn, key_prefix, rq_worker, bot_server):
