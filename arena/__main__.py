@@ -89,6 +89,16 @@ def bench_command(seconds: float, games: int, matches: int) -> None:
     click.echo(json.dumps(run(seconds, games, matches)))
 
 
+@main.command("fast-bots")
+@click.option("--ports", default="9101,9102,9103,9104", show_default=True)
+def fast_bots_command(ports: str) -> None:
+    """Very cheap protocol-v1 bots (first legal move) on 127.0.0.1, one asyncio process (benchmarks)."""
+    from arena.fastbot import run_fast_bots
+
+    run_fast_bots([int(p) for p in ports.split(",")],
+                  started=lambda bound: click.echo(f"fast bots on ports {bound}"))
+
+
 @main.command("serve-bot")
 @click.option("--port", default=9001, show_default=True)
 @click.option("--behaviour", default="good", show_default=True)

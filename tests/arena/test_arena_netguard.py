@@ -129,3 +129,25 @@ def test_guarded_connection_checks_the_connected_peer(loopback_listener) -> None
         conn.close()
     finally:
         sock.close()
+
+
+def test_dns_rebinding_is_caught_at_connect_time(loopback_listener, monkeypatch) -> None:
+    """The name resolved to a public address at registration, and to loopback when the arena connects."""
+    from arena.botclient import BotClient
+    from arena.policy import Outcome
+
+    port = loopback_listener.getsockname()[1]
+    validate_bot_url("http://rebind.example/", allow_private=False, resolver=lambda h, p: ["93.184.216.34"])
+    real_getaddrinfo = socket.getaddrinfo
+
+    def rebound(host, *args, **kwargs):
+        if host == "rebind.example":
+            return real_getaddrinfo("127.0.0.1", *args, **kwargs)
+        return real_getaddrinfo(host, *args, **kwargs)
+
+    monkeypatch.setattr(socket, "getaddrinfo", rebound)
+    move, result = BotClient(f"http://rebind.example:{port}/", allow_private=False).move(
+        {"decision": {"kind": "play", "count": 1, "legal": ["2C"]}}, 1.0)
+    assert move is None and result.outcome is Outcome.UNSAFE_ADDRESS
+    with pytest.raises(TimeoutError):
+        loopback_listener.accept()
