@@ -9,9 +9,10 @@ from flask_limiter import Limiter
 from flask_limiter.util import get_remote_address
 from flask_smorest import Api
 
-from api import keys
+from api import jsonio, keys
 from api.config import load_config
 from api.problems import register_error_handlers
+from api.ratelimit import install_move_limit
 from api.schemas import ProblemSchema
 from api.services import EXTENSION, build_services
 
@@ -19,7 +20,6 @@ from api.services import EXTENSION, build_services
 RATE_LIMITED = {
     "bots.register_bot": ("LIMIT_REGISTRATION", ["POST"]),
     "tables.create_table": ("LIMIT_TABLE_CREATION", ["POST"]),
-    "seats.post_move": ("LIMIT_MOVES", ["POST"]),
 }
 
 BODY_METHODS = {"POST", "PUT", "PATCH"}
@@ -33,7 +33,7 @@ class TrickArenaApi(Api):
 def create_app(config: dict[str, Any] | None = None) -> Flask:
     app = Flask(__name__)
     app.config.update(load_config(config))
-    app.json.sort_keys = False  # keep schema field order in responses
+    jsonio.install(app)
 
     api = TrickArenaApi(app, spec_kwargs={"info": {"description": "Play trick-taking card games over HTTP."}})
     api.spec.components.security_scheme("seatToken", {"type": "http", "scheme": "bearer",
@@ -57,13 +57,21 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
 def _install_rate_limits(app: Flask) -> None:
     app.config.setdefault("RATELIMIT_STORAGE_URI", app.config["REDIS_URL"])
     app.config.setdefault("RATELIMIT_KEY_PREFIX", keys.rate_limit_prefix(app.config["KEY_PREFIX"]))
-    app.config.setdefault("RATELIMIT_HEADERS_ENABLED", True)
-    app.config.setdefault("RATELIMIT_STRATEGY", "moving-window")
+    # X-RateLimit-* headers on every success cost an extra Redis read per request; the 429 problem carries
+    # Retry-After (added by our error handler), which is what clients need.
+    app.config.setdefault("RATELIMIT_HEADERS_ENABLED", False)
+    # Fixed window: one INCR per hit (the moving window keeps a list of timestamps per client).
+    app.config.setdefault("RATELIMIT_STRATEGY", "fixed-window")
     # One limiter per app (tests build many apps on different prefixes); limits wrap the registered views.
     limiter = Limiter(get_remote_address, app=app)
     for endpoint, (config_key, methods) in RATE_LIMITED.items():
         limit = app.config[config_key]
         app.view_functions[endpoint] = limiter.limit(limit, methods=methods)(app.view_functions[endpoint])
+    # We set no default or application-wide limits, so the limiter's before_request hook only costs time on
+    # every request; the wrapped views above check their own limits.
+    hooks = app.before_request_funcs.setdefault(None, [])
+    hooks[:] = [hook for hook in hooks if hook != limiter._check_request_limit]
+    install_move_limit(app, limiter, app.config["LIMIT_MOVES"])
     app.extensions["trick_arena_limiter"] = limiter
 
 

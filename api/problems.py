@@ -9,10 +9,11 @@ from __future__ import annotations
 
 import json
 import logging
+import time
 from http import HTTPStatus
 from typing import Any
 
-from flask import Flask, Response
+from flask import Flask, Response, current_app
 from werkzeug.exceptions import HTTPException
 
 from engine.errors import (
@@ -82,6 +83,14 @@ def _flatten_messages(messages: Any) -> dict[str, Any]:
     return messages if isinstance(messages, dict) else {"_schema": messages}
 
 
+def _retry_after_seconds() -> int:
+    limiter = current_app.extensions.get("trick_arena_limiter")
+    limit = limiter.current_limit if limiter is not None else None
+    if limit is None:
+        return 60
+    return max(1, int(limit.reset_at - time.time()) + 1)
+
+
 def _http_problem(error: HTTPException) -> Response:
     status = error.code or 500
     headers = {name: value for name, value in error.get_headers() if name.lower() != "content-type"}
@@ -94,6 +103,7 @@ def _http_problem(error: HTTPException) -> Response:
     detail = error.description or HTTPStatus(status).description
     if status == 429:
         detail = f"rate limit exceeded ({error.description}); retry after the Retry-After delay"
+        headers.setdefault("Retry-After", str(_retry_after_seconds()))
     allowed = getattr(error, "valid_methods", None)
     if status == 405 and allowed:
         detail = f"{detail} Allowed: {', '.join(sorted(allowed))}."

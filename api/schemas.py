@@ -19,6 +19,14 @@ class ProblemSchema(Schema):
     errors = fields.Dict(metadata={"description": "field -> messages (422 validation only)"})
 
 
+class JSONObject(fields.Raw):
+    """A JSON object, possibly pre-encoded (an orjson.Fragment from Redis): dumped as is, never re-walked."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.metadata.setdefault("type", "object")
+
+
 class MoveField(fields.Field):
     """A card code ("QS") for play/sore decisions, or a list of card codes for a pass."""
 
@@ -90,7 +98,7 @@ class TableSchema(Schema):
         required=True, metadata={"description": "sha256 of '<seed_nonce>:<seed>', published at start"})
     seed = fields.Integer(allow_none=True, metadata={"description": "revealed once the game is over"})
     seed_nonce = fields.String(allow_none=True, metadata={"description": "revealed once the game is over"})
-    view = fields.Dict(required=True, metadata={"description": "spectator view: the public table, no hands"})
+    view = JSONObject(required=True, metadata={"description": "spectator view: the public table, no hands"})
     created = fields.Float(required=True)
     updated = fields.Float(required=True)
 
@@ -129,7 +137,7 @@ class SeatStateSchema(Schema):
     to_act = fields.List(fields.Integer(), required=True)
     your_turn = fields.Boolean(required=True)
     deadline = fields.Float(allow_none=True, metadata={"description": "unix time the decision is due"})
-    view = fields.Dict(required=True, metadata={"description": "own hand + public table (+ legal, decision)"})
+    view = JSONObject(required=True, metadata={"description": "own hand + public table (+ legal, decision)"})
 
 
 class MoveRequestSchema(Schema):

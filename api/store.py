@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
+import orjson
 import redis
 
 import engine
@@ -74,6 +75,7 @@ class TableRecord:
     deals: list[dict[str, Any]] | None = None
     move_timeout: float | None = None
     labels: dict[str, str] = field(default_factory=dict)
+    token_hashes: dict[int, str] = field(default_factory=dict, repr=False)
 
     @property
     def over(self) -> bool:
@@ -101,8 +103,12 @@ class SeatSnapshot:
     version: int
     status: TableStatus
     to_act: list[int]
-    view: dict[str, Any]
+    view_json: str  # as stored: embedded into responses without re-encoding
     deadline: float | None
+
+    @property
+    def view(self) -> dict[str, Any]:
+        return json.loads(self.view_json)
 
 
 def seed_commitment(seed: int, nonce: str) -> str:
@@ -120,6 +126,15 @@ if ARGV[10] ~= '' then redis.call('HSET', KEYS[1], 'record', ARGV[10]) end
 for i = 11, #ARGV, 2 do redis.call('HSET', KEYS[3], ARGV[i], ARGV[i + 1]) end
 redis.call('PUBLISH', ARGV[9], ARGV[2])
 return 1
+"""
+
+
+# A seat's state in one command (one reply to parse), consistent with the last commit.
+SNAPSHOT_SCRIPT = """
+local t = redis.call('HMGET', KEYS[1], ARGV[1], 'players', 'version', 'status', 'to_act', 'turn_started',
+                     'move_timeout')
+t[8] = redis.call('HGET', KEYS[2], ARGV[2])
+return t
 """
 
 
@@ -190,7 +205,7 @@ def _decoding_twin(conn: redis.Redis) -> redis.Redis:
 
 
 def _dumps(value: Any) -> str:
-    return json.dumps(value, separators=(",", ":"))
+    return orjson.dumps(value).decode()
 
 
 class TableStore:
@@ -198,6 +213,7 @@ class TableStore:
         self.redis = decoding_client(conn)
         self.prefix = prefix
         self._commit = self.redis.register_script(COMMIT_SCRIPT)
+        self._snapshot = self.redis.register_script(SNAPSHOT_SCRIPT)
 
     # --- create / load -------------------------------------------------------------------------------------
 
@@ -258,6 +274,7 @@ class TableStore:
             deals=json.loads(raw["deals"]) if "deals" in raw else None,
             move_timeout=float(raw["move_timeout"]) if "move_timeout" in raw else None,
             labels=json.loads(raw.get("labels", "{}")),
+            token_hashes={i: raw[f"token:{i}"] for i in range(players) if f"token:{i}" in raw},
         )
 
     def list_tables(self, limit: int = 50) -> list[str]:
@@ -313,11 +330,11 @@ class TableStore:
     def seat_snapshot(self, table_id: str, seat: int, token: str | None = None,
                       check_token: bool = True) -> SeatSnapshot:
         """A seat's view with version, status and who must act, in one round trip (token checked if asked)."""
-        pipe = self.redis.pipeline(transaction=True)
-        fields = [f"token:{seat}", "players", "version", "status", "to_act", "turn_started", "move_timeout"]
-        pipe.hmget(keys.table(self.prefix, table_id), fields)
-        pipe.hget(keys.table_views(self.prefix, table_id), str(seat))
-        (stored, players, version, status, to_act, turn_started, move_timeout), view = pipe.execute()
+        table_keys = [keys.table(self.prefix, table_id), keys.table_views(self.prefix, table_id)]
+        reply = self._snapshot(keys=table_keys, args=[f"token:{seat}", str(seat)])
+        # Lua turns nil into false, and drops trailing nils from the array.
+        stored, players, version, status, to_act, turn_started, move_timeout, view = (
+            [value or None for value in reply] + [None] * 8)[:8]
         if check_token:
             self._check_token(table_id, seat, token, stored, players)
         elif players is None:
@@ -328,27 +345,36 @@ class TableStore:
         deadline = None
         if move_timeout is not None and seat in acting:
             deadline = json.loads(turn_started)[seat] + float(move_timeout)
-        return SeatSnapshot(int(version), TableStatus(status), acting, json.loads(view), deadline)
+        return SeatSnapshot(int(version), TableStatus(status), acting, view, deadline)
 
-    def spectator_view(self, table_id: str) -> dict[str, Any]:
+    def spectator_view_json(self, table_id: str) -> str:
         view = self.redis.hget(keys.table_views(self.prefix, table_id), "spectator")
         if view is None:
             raise ApiProblem(404, "table-not-found", f"no table {table_id!r}")
-        return json.loads(view)
+        return view
+
+    def spectator_view(self, table_id: str) -> dict[str, Any]:
+        return json.loads(self.spectator_view_json(table_id))
 
     # --- moves ----------------------------------------------------------------------------------------------
 
-    def apply_move(self, table_id: str, seat: int, move: Any, expected_version: int) -> MoveResult:
+    def apply_move(self, table_id: str, seat: int, move: Any, expected_version: int, *,
+                   authenticate: bool = False, token: str | None = None) -> MoveResult:
         """Apply `move` for `seat` if the seat's decision is still the one seen at `expected_version`.
 
         Raises ApiProblem 409 (stale / not your turn / over), or the engine's error for a bad move (nothing
-        changes). Safe under any concurrency: the commit re-checks the version atomically.
+        changes). Safe under any concurrency: the commit re-checks the version atomically. With
+        `authenticate`, the seat token is checked against the same read of the table (one round trip less).
         """
         cache_key = (self.prefix, table_id)
         with _table_lock(f"{self.prefix}{table_id}"):
             for _ in range(COMMIT_RETRIES):
                 record = self.load_table(table_id)
                 self._check_seat_index(record, seat)
+                if authenticate:
+                    stored = record.token_hashes.get(seat)
+                    self._check_token(table_id, seat, token, stored, str(record.players))
+                    authenticate = False  # the token cannot change: once is enough across retries
                 self._check_can_move(record, seat, expected_version)
                 live = self._game_at(record)
                 try:

@@ -17,8 +17,8 @@ OWNER = [{"seatToken": []}]
 
 
 @blp.post("")
-@blp.arguments(BotCreateSchema)
-@blp.response(201, BotCreatedSchema)
+@blp.arguments(BotCreateSchema())
+@blp.response(201, BotCreatedSchema())
 def register_bot(body: dict[str, Any]) -> tuple[dict[str, Any], int, dict[str, str]]:
     """Register a bot. The owner token is shown only in this answer."""
     record, token = services().bots.register(body["name"], body["games"], body.get("url"))
@@ -27,7 +27,7 @@ def register_bot(body: dict[str, Any]) -> tuple[dict[str, Any], int, dict[str, s
 
 
 @blp.get("")
-@blp.arguments(BotListQuerySchema, location="query")
+@blp.arguments(BotListQuerySchema(), location="query")
 @blp.response(200, BotSchema(many=True))
 def list_bots(query: dict[str, Any]) -> list[dict[str, Any]]:
     """Registered bots, oldest first (optionally only those playing `game`)."""
@@ -35,15 +35,15 @@ def list_bots(query: dict[str, Any]) -> list[dict[str, Any]]:
 
 
 @blp.get("/<bot_id>")
-@blp.response(200, BotSchema)
+@blp.response(200, BotSchema())
 def get_bot(bot_id: str) -> dict[str, Any]:
     """One bot."""
     return services().bots.get(bot_id)
 
 
 @blp.patch("/<bot_id>")
-@blp.arguments(BotUpdateSchema)
-@blp.response(200, BotSchema)
+@blp.arguments(BotUpdateSchema())
+@blp.response(200, BotSchema())
 @blp.doc(security=OWNER)
 def update_bot(changes: dict[str, Any], bot_id: str) -> dict[str, Any]:
     """Change games or URL, or disable (`{"enabled": false}`) / re-enable. Owner token required."""

@@ -27,7 +27,7 @@ def list_games() -> list[dict[str, Any]]:
 
 
 @blp.get("/<game_id>")
-@blp.response(200, GameSchema)
+@blp.response(200, GameSchema())
 def get_game(game_id: str) -> dict[str, Any]:
     """One game."""
     info = engine.GAMES.get(game_id)

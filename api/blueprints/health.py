@@ -12,7 +12,7 @@ blp = Blueprint("health", __name__, url_prefix="/api", description="Service heal
 
 
 @blp.get("/health")
-@blp.response(200, HealthSchema)
+@blp.response(200, HealthSchema())
 def health() -> dict:
     """Is the service up, and can it reach Redis?"""
     try:
@@ -23,7 +23,7 @@ def health() -> dict:
 
 
 @blp.get("/hello")
-@blp.response(200, HelloSchema)
+@blp.response(200, HelloSchema())
 def hello() -> dict:
     """A constant JSON answer: the benchmark's yardstick for the framework's own cost."""
     return {"hello": "world"}

@@ -8,6 +8,9 @@ from flask import current_app, request, url_for
 from flask_smorest import Blueprint
 
 from api.blueprints.tables import kick_house_bots
+from api.fastargs import body_doc, load_json, load_query, query_doc
+from api.jsonio import fragment
+from api.ratelimit import check_move_rate
 from api.schemas import JoinSchema, MoveRequestSchema, MoveResultSchema, SeatStateQuerySchema, SeatStateSchema
 from api.services import services
 from api.tokens import bearer_token
@@ -19,7 +22,7 @@ BEARER = [{"seatToken": []}]
 
 
 @blp.post("/<int:seat>/join")
-@blp.response(201, JoinSchema)
+@blp.response(201, JoinSchema())
 def join_seat(table_id: str, seat: int) -> dict[str, Any]:
     """Claim an open seat. The token is shown only in this answer; keep it."""
     token = services().tables.join(table_id, seat)
@@ -28,16 +31,20 @@ def join_seat(table_id: str, seat: int) -> dict[str, Any]:
             "moves_url": url_for("seats.post_move", table_id=table_id, seat=seat)}
 
 
+SEAT_QUERY = SeatStateQuerySchema()
+MOVE_BODY = MoveRequestSchema()
+
+
 @blp.get("/<int:seat>")
-@blp.arguments(SeatStateQuerySchema, location="query")
-@blp.response(200, SeatStateSchema)
-@blp.doc(security=BEARER)
-def get_seat_state(query: dict[str, Any], table_id: str, seat: int) -> dict[str, Any]:
+@blp.response(200, SeatStateSchema())
+@blp.doc(security=BEARER, **query_doc(SeatStateQuerySchema))
+def get_seat_state(table_id: str, seat: int) -> dict[str, Any]:
     """The seat's view (own hand + public table), version and who must act.
 
     Long-poll: with `after=V&wait=S` the answer comes as soon as the version exceeds V, or after S seconds
     (at most 30) with the unchanged state.
     """
+    query = load_query(SEAT_QUERY)
     store = services().tables
     token = bearer_token(request.headers.get("Authorization"))
     snapshot = store.seat_snapshot(table_id, seat, token)
@@ -48,22 +55,23 @@ def get_seat_state(query: dict[str, Any], table_id: str, seat: int) -> dict[str,
         snapshot = store.seat_snapshot(table_id, seat, token)
     return {"table_id": table_id, "seat": seat, "version": snapshot.version, "status": snapshot.status.value,
             "to_act": snapshot.to_act, "your_turn": seat in snapshot.to_act, "deadline": snapshot.deadline,
-            "view": snapshot.view}
+            "view": fragment(snapshot.view_json)}
 
 
 @blp.post("/<int:seat>/moves")
-@blp.arguments(MoveRequestSchema)
-@blp.response(200, MoveResultSchema)
+@blp.response(200, MoveResultSchema())
 @blp.alt_response(400, description="Malformed move")
 @blp.alt_response(409, description="Stale expected_version, not your turn, or game over")
 @blp.alt_response(422, description="Illegal move (the answer lists the legal ones)")
-@blp.doc(security=BEARER)
-def post_move(body: dict[str, Any], table_id: str, seat: int) -> dict[str, Any]:
+@blp.doc(security=BEARER, **body_doc(MoveRequestSchema))
+def post_move(table_id: str, seat: int) -> dict[str, Any]:
     """Play a card ("QS"), lay a sore card, or pass cards (["2C","3D","4H"]) at `expected_version`."""
+    check_move_rate()
+    body = load_json(MOVE_BODY)
     store = services().tables
     token = bearer_token(request.headers.get("Authorization"))
     # Only open seats ever get a token, so a valid token also proves this is a polling seat.
-    store.authenticate(table_id, seat, token)
-    result = store.apply_move(table_id, seat, body["move"], body["expected_version"])
+    result = store.apply_move(table_id, seat, body["move"], body["expected_version"], authenticate=True,
+                              token=token)
     kick_house_bots(result.seats, result.to_act, table_id)
     return {"version": result.version, "status": result.status.value, "to_act": result.to_act}

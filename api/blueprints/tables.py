@@ -8,6 +8,7 @@ from flask import current_app, url_for
 from flask_smorest import Blueprint
 
 from api.house import enqueue_drive, house_seats_to_act, is_house_bot
+from api.jsonio import fragment
 from api.problems import ApiProblem
 from api.schemas import TableCreateSchema, TableListQuerySchema, TableSchema, TableSummarySchema
 from api.services import services
@@ -33,7 +34,7 @@ def parse_seats(names: list[str]) -> list[SeatSpec]:
     return seats
 
 
-def public_table(record: TableRecord, view: dict[str, Any]) -> dict[str, Any]:
+def public_table(record: TableRecord, view: Any) -> dict[str, Any]:
     over = record.status == TableStatus.OVER
     return {
         "table_id": record.table_id, "game": record.game, "players": record.players,
@@ -54,8 +55,8 @@ def kick_house_bots(record_or_seats: list[SeatSpec], to_act: list[int], table_id
 
 
 @blp.post("")
-@blp.arguments(TableCreateSchema)
-@blp.response(201, TableSchema)
+@blp.arguments(TableCreateSchema())
+@blp.response(201, TableSchema())
 def create_table(body: dict[str, Any]) -> tuple[dict[str, Any], int, dict[str, str]]:
     """Open a table. Seats are 'open' (join them for a seat token) or house bot names."""
     seats = parse_seats(body["seats"])
@@ -63,13 +64,13 @@ def create_table(body: dict[str, Any]) -> tuple[dict[str, Any], int, dict[str, s
     record = services().tables.create_table(body["game"], players, body["options"], seats,
                                             move_timeout=current_app.config["SEAT_MOVE_TIMEOUT"])
     kick_house_bots(record.seats, record.to_act, record.table_id)
-    view = services().tables.spectator_view(record.table_id)
+    view = fragment(services().tables.spectator_view_json(record.table_id))
     location = url_for("tables.get_table", table_id=record.table_id)
     return public_table(record, view), 201, {"Location": location}
 
 
 @blp.get("")
-@blp.arguments(TableListQuerySchema, location="query")
+@blp.arguments(TableListQuerySchema(), location="query")
 @blp.response(200, TableSummarySchema(many=True))
 def list_tables(query: dict[str, Any]) -> list[dict[str, Any]]:
     """The most recent tables."""
@@ -86,12 +87,12 @@ def list_tables(query: dict[str, Any]) -> list[dict[str, Any]]:
 
 
 @blp.get("/<table_id>")
-@blp.response(200, TableSchema)
+@blp.response(200, TableSchema())
 def get_table(table_id: str) -> dict[str, Any]:
     """The public table: seats, status, who must act, the seed commitment (the seed once over), no hands."""
     store = services().tables
     record = store.load_table(table_id)
-    return public_table(record, store.spectator_view(table_id))
+    return public_table(record, fragment(store.spectator_view_json(table_id)))
 
 
 @blp.get("/<table_id>/replay")
@@ -99,6 +100,4 @@ def get_table(table_id: str) -> dict[str, Any]:
 @blp.alt_response(409, description="The game is not over yet.")
 def get_replay(table_id: str) -> Any:
     """Replay record of a finished table: every deal, every move, the seed."""
-    return current_app.response_class(
-        response=current_app.json.dumps(services().tables.replay_record(table_id)),
-        mimetype="application/json")
+    return current_app.json.response(services().tables.replay_record(table_id))

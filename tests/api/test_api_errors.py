@@ -97,3 +97,17 @@ def test_500_hides_the_exception(make_app):
     assert_problem(response, 500)
     assert "secret internal detail" not in response.get_data(as_text=True)
     assert "RuntimeError" not in response.get_data(as_text=True)
+
+
+def test_429_on_moves_with_retry_after(make_app):
+    client = make_app(LIMIT_MOVES="3/minute").test_client()
+    table = open_table(client, ["open"] * 4)
+    token = join(client, table["table_id"], 0)
+    url = f"/api/tables/{table['table_id']}/seats/0/moves"
+    bad_move = {"move": "ZZ", "expected_version": 0}
+    statuses = [client.post(url, headers=bearer(token), json=bad_move).status_code for _ in range(3)]
+    assert statuses == [400, 400, 400]  # refused moves count too: the limit is on requests
+    response = client.post(url, headers=bearer(token), json={"move": "ZZ", "expected_version": 0})
+    body = assert_problem(response, 429, "rate-limited")
+    assert 0 < int(response.headers["Retry-After"]) <= 61
+    assert "3 per 1 minute" in body["detail"]

@@ -1,0 +1,325 @@
+"""API benchmark (not a test): the app under gunicorn on loopback, driven by a load generator; prints JSON.
+
+    python -m api.bench [--worker-class gevent|gthread] [--connections 16] [--duration 10] [--long-polls 0]
+
+Three runs against the same server: GET /api/hello (the yardstick: same app, same server, no Redis),
+GET a seat's state with its bearer token, and POST moves. Every POST is a legal move at the right version:
+the benchmark deals tables with known seeds straight into the store, plays them out locally with the engine,
+and gives each connection its own tables' moves in order. `--long-polls K` parks K long-polls on the server
+during all three runs, to compare worker classes.
+
+The load generator is Python (one keep-alive raw socket per connection, pre-encoded requests): it keeps each
+connection's move order exact, which wrk's scripted requests did not guarantee (an occasional request was
+generated but never sent, and a whole table's later moves then failed). It runs on the same 2 cores as the
+server, so absolute figures are pessimistic; the ratios compare like with like.
+Uses $REDIS_URL if set (under a unique key prefix), else a throwaway redis-server.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import secrets
+import socket
+import subprocess
+import sys
+import threading
+import time
+from contextlib import ExitStack, contextmanager
+from pathlib import Path
+from typing import Any
+
+import httpx
+import redis
+
+import engine
+from api.devredis import free_port, start_throwaway
+from api.store import SeatKind, SeatSpec, TableStore
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+TARGETS = {"get_vs_hello": 0.5, "post_vs_hello": 0.3, "p99_ms": 25.0}
+
+def plan_moves(store: TableStore, tables: int, rng: random.Random) -> list[list[tuple[str, str, str]]]:
+    """Deal `tables` four-seat Spot Hearts tables with known seeds; return each table's move requests."""
+    per_table: list[list[tuple[str, str, str]]] = []
+    for _ in range(tables):
+        seed = rng.getrandbits(32)
+        record = store.create_table("spot-hearts", 4, {}, [SeatSpec(SeatKind.OPEN)] * 4, seed=seed)
+        tokens = [store.join(record.table_id, seat) for seat in range(4)]
+        game = engine.new_game("spot-hearts", 4, record.options, seed=seed)
+        sequence = []
+        while not game.over:
+            for seat in game.to_act():
+                decision = game.decision(seat)
+                legal = decision["legal"]
+                pass_phase = decision["kind"] == "pass"
+                move: Any = rng.sample(legal, decision["count"]) if pass_phase else rng.choice(legal)
+                body = json.dumps({"move": move, "expected_version": game.version})
+                game.apply(seat, move)
+                sequence.append((f"/api/tables/{record.table_id}/seats/{seat}/moves", tokens[seat], body))
+        per_table.append(sequence)
+    return per_table
+
+
+@contextmanager
+def gunicorn_server(redis_url: str, prefix: str, worker_class: str, workers: int) -> Any:
+    port = free_port()
+    env = {**os.environ, "REDIS_URL": redis_url, "TA_KEY_PREFIX": prefix, "TA_BIND": f"127.0.0.1:{port}",
+           "TA_WORKER_CLASS": worker_class, "TA_WORKERS": str(workers), "TA_LOG_LEVEL": "warning",
+           "TA_LIMIT_MOVES": "100000000/minute", "TA_LIMIT_TABLE_CREATION": "100000/minute",
+           "PYTHONPATH": str(REPO_ROOT)}
+    config_file = str(REPO_ROOT / "api/gunicorn_conf.py")
+    command = [sys.executable, "-m", "gunicorn", "-c", config_file, "api:create_app()"]
+    process = subprocess.Popen(command, cwd=REPO_ROOT, env=env)
+    base = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                if httpx.get(f"{base}/api/health", timeout=1).status_code == 200:
+                    break
+            except httpx.HTTPError:
+                pass
+            if time.monotonic() > deadline or process.poll() is not None:
+                raise RuntimeError("gunicorn did not come up")
+            time.sleep(0.1)
+        yield base, process.pid
+    finally:
+        process.terminate()
+        try:
+            process.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+
+
+class LongPolls:
+    """K raw-socket long-polls kept parked on the server (re-issued as each one times out)."""
+
+    def __init__(self, base: str, path: str, token: str, count: int) -> None:
+        host, port = base.removeprefix("http://").split(":")
+        self.address = (host, int(port))
+        self.request = (f"GET {path}?after=1000000&wait=30 HTTP/1.1\r\nHost: {host}\r\n"
+                        f"Authorization: Bearer {token}\r\nConnection: keep-alive\r\n\r\n").encode()
+        self.count = count
+        self.stop = threading.Event()
+        self.answered = 0
+        self.threads = [threading.Thread(target=self._run, daemon=True) for _ in range(count)]
+
+    def _run(self) -> None:
+        with socket.create_connection(self.address) as sock:
+            sock.settimeout(40)
+            while not self.stop.is_set():
+                sock.sendall(self.request)
+                data = b""
+                while b"\r\n\r\n" not in data:
+                    chunk = sock.recv(65536)
+                    if not chunk:
+                        return
+                    data += chunk
+                head, _, rest = data.partition(b"\r\n\r\n")
+                length = int(next(line.split(b":")[1] for line in head.split(b"\r\n")
+                                  if line.lower().startswith(b"content-length")))
+                while len(rest) < length:
+                    rest += sock.recv(65536)
+                self.answered += 1
+
+    def __enter__(self) -> LongPolls:
+        for thread in self.threads:
+            thread.start()
+        time.sleep(2)  # let them all park
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop.set()
+
+
+def http_request(method: str, path: str, token: str | None = None, body: str | None = None) -> bytes:
+    lines = [f"{method} {path} HTTP/1.1", "Host: 127.0.0.1", "Connection: keep-alive"]
+    if token:
+        lines.append(f"Authorization: Bearer {token}")
+    payload = (body or "").encode()
+    if body is not None:
+        lines += ["Content-Type: application/json", f"Content-Length: {len(payload)}"]
+    return ("\r\n".join(lines) + "\r\n\r\n").encode() + payload
+
+
+def _read_response(sock: socket.socket, buffer: bytearray) -> tuple[int, bytes]:
+    """(status, body) of one keep-alive HTTP/1.1 response with a Content-Length."""
+    while b"\r\n\r\n" not in buffer:
+        chunk = sock.recv(65536)
+        if not chunk:
+            raise ConnectionError("server closed the connection")
+        buffer += chunk
+    head_end = buffer.index(b"\r\n\r\n")
+    head = bytes(buffer[:head_end]).split(b"\r\n")
+    status = int(head[0].split()[1])
+    length = next(int(line.split(b":", 1)[1]) for line in head if line.lower().startswith(b"content-length"))
+    while len(buffer) < head_end + 4 + length:
+        chunk = sock.recv(65536)
+        if not chunk:
+            raise ConnectionError("server closed the connection")
+        buffer += chunk
+    body = bytes(buffer[head_end + 4: head_end + 4 + length])
+    del buffer[: head_end + 4 + length]
+    return status, body
+
+
+def process_tree_cpu_seconds(root_pid: int) -> float:
+    """User+system CPU seconds of a process and its children (Linux /proc), e.g. gunicorn and its workers."""
+    ticks = os.sysconf("SC_CLK_TCK")
+    total = 0.0
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        pid, ppid = int(entry.name), int(fields[1])
+        if pid == root_pid or ppid == root_pid:
+            total += (int(fields[11]) + int(fields[12])) / ticks
+    return total
+
+
+def load_run(base: str, streams: list[list[bytes]], duration: float) -> dict[str, Any]:
+    """One keep-alive connection per stream, each sending its requests in order (cycling) for `duration`.
+
+    A stream's requests are sent one after the other on its own connection, so a stream of moves stays in
+    order: every POST is legal at its version. Returns req/s, latency percentiles and non-2xx count.
+    """
+    host, port = base.removeprefix("http://").split(":")
+    # The client threads share one GIL: hand it over fast so client-side waits do not pose as server latency.
+    sys.setswitchinterval(0.0002)
+    latencies: list[list[float]] = [[] for _ in streams]
+    errors = [0] * len(streams)
+    samples: list[str] = []
+    start_gate = threading.Barrier(len(streams) + 1)
+    deadline = [0.0]
+
+    def drive(index: int) -> None:
+        stream = streams[index]
+        buffer = bytearray()
+        with socket.create_connection((host, int(port))) as sock:
+            sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+            start_gate.wait()
+            position = 0
+            mine = latencies[index]
+            while time.perf_counter() < deadline[0]:
+                request = stream[position % len(stream)]
+                position += 1
+                sent = time.perf_counter()
+                sock.sendall(request)
+                status, body = _read_response(sock, buffer)
+                mine.append(time.perf_counter() - sent)
+                if status >= 300:
+                    errors[index] += 1
+                    if len(samples) < 3:
+                        samples.append(f"{status}: {body[:300].decode(errors='replace')}")
+
+    threads = [threading.Thread(target=drive, args=(i,), daemon=True) for i in range(len(streams))]
+    for thread in threads:
+        thread.start()
+    began = time.perf_counter()
+    deadline[0] = began + duration
+    start_gate.wait()
+    for thread in threads:
+        thread.join()
+    elapsed = time.perf_counter() - began
+    every = sorted(value for values in latencies for value in values)
+
+    def percentile(fraction: float) -> float:
+        return round(every[min(len(every) - 1, int(fraction * len(every)))] * 1000, 3)
+
+    result = {"req_per_s": round(len(every) / elapsed, 1), "p50_ms": percentile(0.50),
+              "p90_ms": percentile(0.90), "p99_ms": percentile(0.99), "requests": len(every),
+              "errors": sum(errors)}
+    if samples:
+        result["error_samples"] = samples
+    return result
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--worker-class", default=os.environ.get("TA_WORKER_CLASS", "gevent"))
+    parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--connections", type=int, default=16)
+    parser.add_argument("--duration", type=int, default=10)
+    parser.add_argument("--tables", type=int, default=64,
+                        help="tables the POST run plays (split over the connections)")
+    parser.add_argument("--long-polls", type=int, default=0)
+    parser.add_argument("--seed", type=int, default=1)
+    options = parser.parse_args()
+    with ExitStack() as stack:
+        redis_url = os.environ.get("REDIS_URL")
+        if not redis_url:
+            server = start_throwaway()
+            stack.callback(server.stop)
+            redis_url = server.url
+        prefix = f"tabench:{secrets.token_hex(4)}:"
+        client = redis.Redis.from_url(redis_url, decode_responses=True)
+        stack.callback(lambda: [client.delete(k) for k in client.scan_iter(f"{prefix}*", count=1000)])
+        store = TableStore(client, prefix)
+        rng = random.Random(options.seed)
+        moves = plan_moves(store, options.tables, rng)
+        watched = store.create_table("spot-hearts", 4, {}, [SeatSpec(SeatKind.OPEN)] * 4,
+                                     seed=rng.getrandbits(32))
+        token = store.join(watched.table_id, 0)
+        state_path = f"/api/tables/{watched.table_id}/seats/0"
+
+        base, server_pid = stack.enter_context(
+            gunicorn_server(redis_url, prefix, options.worker_class, options.workers))
+
+        def measured(streams: list[list[bytes]]) -> dict[str, Any]:
+            # Server CPU per request is what bounds throughput, and unlike latency it barely moves when
+            # other processes compete for the cores.
+            cpu_before = process_tree_cpu_seconds(server_pid)
+            result = load_run(base, streams, duration)
+            cpu = process_tree_cpu_seconds(server_pid) - cpu_before
+            result["server_cpu_ms_per_request"] = round(cpu * 1000 / max(1, result["requests"]), 3)
+            return result
+
+        polls = stack.enter_context(LongPolls(base, state_path, token, options.long_polls)) \
+            if options.long_polls else None
+        connections, duration = options.connections, options.duration
+        hello_stream = [http_request("GET", "/api/hello")]
+        state_stream = [http_request("GET", state_path, token)]
+        load_run(base, [hello_stream] * connections, 2)  # warm-up: imports, connection pools, caches
+        hello = measured([hello_stream] * connections)
+        get_state = measured([state_stream] * connections)
+        streams: list[list[bytes]] = [[] for _ in range(connections)]
+        for index, table_moves in enumerate(moves):
+            streams[index % connections] += [http_request("POST", p, t, b) for p, t, b in table_moves]
+        post_move = measured(streams)
+        post_move["planned_moves"] = sum(len(s) for s in streams)
+        if post_move["requests"] > min(len(s) for s in streams) * connections:
+            post_move["note"] = "some connection ran out of planned moves and cycled: raise --tables"
+        result = {
+            "command": " ".join(["python -m api.bench", *sys.argv[1:]]),
+            "worker_class": options.worker_class, "workers": options.workers,
+            "connections": options.connections, "duration_s": options.duration,
+            "long_polls_parked": options.long_polls, "cpus": os.cpu_count(),
+            "hello": hello, "get_seat_state": get_state, "post_move": post_move,
+            "ratios": {"get_vs_hello": round(get_state["req_per_s"] / hello["req_per_s"], 3),
+                       "post_vs_hello": round(post_move["req_per_s"] / hello["req_per_s"], 3),
+                       "get_vs_hello_by_server_cpu": round(hello["server_cpu_ms_per_request"]
+                                                           / get_state["server_cpu_ms_per_request"], 3),
+                       "post_vs_hello_by_server_cpu": round(hello["server_cpu_ms_per_request"]
+                                                            / post_move["server_cpu_ms_per_request"], 3)},
+        }
+        if polls is not None:
+            result["long_polls_answered"] = polls.answered  # each answers after its 30 s wait, then re-parks
+        result["targets_met"] = {
+            "get_vs_hello>=0.5": result["ratios"]["get_vs_hello"] >= TARGETS["get_vs_hello"],
+            "post_vs_hello>=0.3": result["ratios"]["post_vs_hello"] >= TARGETS["post_vs_hello"],
+            "p99<25ms": all(r["p99_ms"] < TARGETS["p99_ms"] for r in (hello, get_state, post_move)),
+            "zero_errors": all(r["errors"] == 0 for r in (hello, get_state, post_move)),
+        }
+        print(json.dumps(result, indent=2))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,38 @@
+"""JSON encoding for responses: orjson, with pre-serialized fragments passed through untouched.
+
+Seat and spectator views are stored in Redis as JSON at each move; a read embeds them as an
+`orjson.Fragment` instead of parsing and re-encoding them on every request.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import orjson
+from flask import Flask, Response
+from flask.json.provider import DefaultJSONProvider, JSONProvider
+
+
+class OrjsonProvider(JSONProvider):
+    mimetype = "application/json"
+
+    def dumps(self, obj: Any, **kwargs: Any) -> str:
+        return orjson.dumps(obj, default=DefaultJSONProvider.default).decode()
+
+    def loads(self, s: str | bytes, **kwargs: Any) -> Any:
+        return orjson.loads(s)
+
+    def response(self, *args: Any, **kwargs: Any) -> Response:
+        obj = self._prepare_response_obj(args, kwargs)
+        body = orjson.dumps(obj, default=DefaultJSONProvider.default)
+        return self._app.response_class(body, mimetype=self.mimetype)
+
+
+def fragment(raw_json: str) -> orjson.Fragment:
+    """Embed an already-encoded JSON value in a response as is."""
+    return orjson.Fragment(raw_json)
+
+
+def install(app: Flask) -> None:
+    app.json_provider_class = OrjsonProvider
+    app.json = OrjsonProvider(app)
