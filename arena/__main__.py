@@ -82,11 +82,12 @@ def simulate_ladder_command(game: str, bots: str | None, games_per_bot: int, dup
 @click.option("--seconds", default=3.0, show_default=True, help="Length of the bare loop.")
 @click.option("--games", default=5, show_default=True, help="Spot Hearts games for the in-process worker.")
 @click.option("--matches", default=16, show_default=True, help="Matches for each RQ worker run (1 and 2).")
-def bench_command(seconds: float, games: int, matches: int) -> None:
-    """4 local HTTP bots: bare keep-alive loop vs one worker vs 2 RQ workers (JSON)."""
+@click.option("--repeat", default=3, show_default=True, help="Interleaved repetitions; the best is reported.")
+def bench_command(seconds: float, games: int, matches: int, repeat: int) -> None:
+    """4 local HTTP bots: bare keep-alive loop vs one worker vs 1 and 2 RQ workers (JSON)."""
     from arena.bench import run
 
-    click.echo(json.dumps(run(seconds, games, matches)))
+    click.echo(json.dumps(run(seconds, games, matches, repeat)))
 
 
 @main.command("fast-bots")
