@@ -60,7 +60,7 @@ class LadderConfig:
     job_timeout_s: int = 3600
     # Matches of house bots only are paced (at most one per this many seconds per ladder): the house ladder
     # stays alive without burning every core; a table with a registered bot is never held back.
-    house_only_gap_s: float = 1.0
+    house_only_gap_s: float = 3.0
 
     def __post_init__(self) -> None:
         engine.validate_options(self.game, self.players, self.options)  # raises OptionsError

@@ -101,7 +101,7 @@ def test_scheduler_and_worker_processes_keep_a_ladder_playing(redis_url, key_pre
     """What `make run` starts: `python -m arena scheduler` + `python -m arena worker`, nothing else."""
     store = ArenaStore(redis.Redis.from_url(redis_url), key_prefix)
     store.save_ladder(LadderConfig("ss", "sore-spot", 4, {"rounds": 1}, house_bots=("heuristic", "eps-0.2",
-                                   "eps-0.5", "eps-0.8", "random"), max_active=1))
+                                   "eps-0.5", "eps-0.8", "random"), max_active=1, house_only_gap_s=0.1))
     env = {**os.environ, "REDIS_URL": redis_url, "TA_KEY_PREFIX": key_prefix, "PYTHONPATH": str(REPO_ROOT),
            "TA_ARENA_TICK_S": "0.2"}
     procs = [subprocess.Popen([sys.executable, "-m", "arena", *args], env=env, cwd=REPO_ROOT,
