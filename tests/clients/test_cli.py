@@ -1,0 +1,126 @@
+"""The trick-arena CLI against a real service on 127.0.0.1 and real bot servers."""
+
+from __future__ import annotations
+
+import json
+
+import click
+import pytest
+from click.testing import CliRunner
+from rich.console import Console
+
+import engine
+from clients.cli import main
+from tests.clients.starters import EXAMPLES, STARTERS, starter_bot
+from tests.web.site import build_site
+
+
+@pytest.fixture(autouse=True)
+def wide_console(monkeypatch) -> None:
+    """Rich tables are sized to the terminal; a test's fake one is 80 columns and would truncate names."""
+    import clients.cli
+
+    monkeypatch.setattr(clients.cli, "console", Console(width=200, force_terminal=False))
+
+
+def run(*args: str) -> str:
+    result = CliRunner().invoke(main, list(args), catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    return result.output
+
+
+def test_games_and_register(live_server) -> None:
+    out = run("--api", live_server, "games")
+    for game in engine.GAMES:
+        assert game in out
+    out = run("--api", live_server, "register", "cli-bot", "--game", "spot-hearts", "--url",
+              "http://127.0.0.1:9009")
+    assert "registered cli-bot" in out and "owner token (shown once)" in out
+    from trickarena import ArenaClient
+
+    with ArenaClient(live_server) as api:
+        assert [b.name for b in api.bots("spot-hearts")] == ["cli-bot"]
+
+
+def test_register_error_is_one_line_not_a_traceback(live_server) -> None:
+    result = CliRunner().invoke(main, ["--api", live_server, "register", "x", "--game", "no-such-game"])
+    assert result.exit_code == 1
+    assert "API error 422" in result.output and "Traceback" not in result.output
+
+
+def test_unreachable_api_is_reported(unused_url="http://127.0.0.1:9") -> None:
+    result = CliRunner().invoke(main, ["--api", unused_url, "games"])
+    assert result.exit_code == 1 and "cannot reach the API" in result.output
+
+
+def test_ladder_and_replays_of_matches_and_tables(app, live_server, redis_url, key_prefix) -> None:
+    site = build_site(app, redis_url, key_prefix, matches=2)
+    out = run("--api", live_server, "ladder", "spot-hearts")
+    assert "spot-hearts-4p" in out
+    for name in ("heuristic", "eps-0.3", "eps-0.6", "random"):
+        assert name in out
+    assert "sore-spot-4p" not in out
+    out = run("--api", live_server, "ladder")
+    assert "spot-hearts-4p" in out and "sore-spot-4p" in out
+
+    match_id = site["matches"]["sore-spot-4p"][0]
+    out = run("--api", live_server, "replay", "--match", match_id, "--game-no", "1", "--hands")
+    record = site["store"].match_games(match_id)[1]
+    summary = engine.replay_summary(record)
+    tricks = sum(len(r["tricks"]) for r in summary["rounds"])
+    assert out.count(" → ") == tricks  # one line per trick
+    assert "lays sore card" in out and "Game over" in out
+
+    out = run("--api", live_server, "replay", site["finished_table"])
+    assert "Game over" in out
+
+
+def test_replay_from_a_file(tmp_path) -> None:
+    game = engine.new_game("card-commons", 4, {"target": 20}, seed=4)
+    from engine.bots import make_bot
+
+    bots = [make_bot("heuristic", s) for s in range(4)]
+    while not game.over:
+        for seat in game.to_act():
+            game.apply(seat, bots[seat].choose(game.view(seat)))
+    path = tmp_path / "game.json"
+    path.write_text(json.dumps(game.record()))
+    out = run("replay", "--file", str(path))
+    assert "passes" in out and out.count(" → ") == sum(len(r["tricks"]) for r in game.history)
+
+
+def test_local_match_between_bot_urls_prints_a_result_table(sdk_server) -> None:
+    servers = [sdk_server(starter_bot("sore-spot")) for _ in range(3)]
+    from arena.botserver import BotServerConfig, serve_bot
+
+    illegal = serve_bot(BotServerConfig(behaviour="illegal", name="cheater"))
+    try:
+        out = run("match", *[s.url for s in servers], illegal.url, "--game", "sore-spot", "--options",
+                  '{"rounds": 1}', "--deadline-ms", "2000")
+    finally:
+        illegal.stop()
+    assert "4/4" in out  # the progress bar reached the end
+    assert "sore-spot-starter #1" in out and "cheater" in out
+    cheater_row = next(line for line in out.splitlines() if "cheater" in line)
+    assert "illegal_move" in cheater_row or "illegal" in cheater_row  # strikes with their reason
+    assert sum(s.calls for s in servers) > 0
+
+
+def test_practice_with_a_starter_file(live_server, app, rq_worker) -> None:
+    rq_worker(app.config["RQ_QUEUE"])
+    starter = str(EXAMPLES / STARTERS["sore-spot"][0])
+    out = run("--api", live_server, "practice", starter, "--game", "sore-spot",
+              "--opponents", "heuristic,random,random", "--options", '{"rounds": 1}')
+    assert "sore-spot-starter" in out and "moves by sore-spot-starter" in out
+    assert "trick-arena replay" in out
+
+
+def test_serve_loads_a_bot_by_module_and_class(tmp_path) -> None:
+    from clients.cli.loading import load_bot
+
+    bot = load_bot(f"{EXAMPLES / 'spot_hearts_bot.py'}:SpotHeartsBot")
+    assert bot.name == "spot-hearts-starter"
+    (tmp_path / "two.py").write_text("from trickarena import Bot\nclass A(Bot): ...\nclass B(Bot): ...\n")
+
+    with pytest.raises(click.BadParameter, match="2 Bot subclasses"):
+        load_bot(str(tmp_path / "two.py"))
