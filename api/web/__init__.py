@@ -25,7 +25,7 @@ from arena.store import ArenaStore
 blp = Blueprint("web", __name__, template_folder="templates", static_folder="static",
                 static_url_path="/assets")
 
-REFRESH_MS = 4000
+REFRESH_MS = 4000  # how often a page re-fetches its live part (config WEB_REFRESH_MS overrides)
 
 
 def _arena() -> ArenaStore:
@@ -34,7 +34,8 @@ def _arena() -> ArenaStore:
 
 def _page(template: str, **context: Any) -> str:
     fragment = request.args.get("fragment") == "1"
-    return render_template(template, fragment=fragment, refresh_ms=REFRESH_MS, **context)
+    refresh_ms = current_app.config.get("WEB_REFRESH_MS", REFRESH_MS)
+    return render_template(template, fragment=fragment, refresh_ms=refresh_ms, **context)
 
 
 @blp.app_template_filter("signed")

@@ -22,11 +22,12 @@ LADDERS = (
 )
 
 
-def play_ladder_matches(store: ArenaStore, ladder: LadderConfig, matches: int, seed: int = 1) -> list[str]:
+def play_ladder_matches(store: ArenaStore, ladder: LadderConfig, matches: int, seed: int = 1,
+                        first: int = 0) -> list[str]:
     """Rate `matches` real matches of the ladder's house bots (the arena's own job function, in-process)."""
     ids = []
     entrants = [Member.house(name) for name in ladder.house_bots]
-    for number in range(matches):
+    for number in range(first, first + matches):
         ratings = store.ratings(ladder.ladder_id)
         stats = store.stats(ladder.ladder_id, [m.bot_id for m in entrants])
         match_id = f"{ladder.ladder_id}-m{number}"
@@ -43,7 +44,8 @@ def play_ladder_matches(store: ArenaStore, ladder: LadderConfig, matches: int, s
     return ids
 
 
-def play_table_through_api(client: Any, game: str, options: dict[str, Any], moves: int | None = None) -> str:
+def play_table_through_api(client: Any, game: str, options: dict[str, Any],
+                           moves: int | None = None) -> tuple[str, list[str]]:
     """Open a table of four open seats; play `moves` moves (None: all) over the HTTP API with engine bots."""
     body = {"game": game, "seats": ["open"] * 4, "options": options}
     table = client.post("/api/tables", json=body).get_json()
@@ -63,7 +65,19 @@ def play_table_through_api(client: Any, game: str, options: dict[str, Any], move
                              json={"move": move, "expected_version": state["version"]})
         assert answer.status_code == 200, answer.get_json()
         played += 1
-    return table_id
+    return table_id, tokens
+
+
+def play_one_move(client: Any, table_id: str, tokens: list[str]) -> int:
+    """One more move on a table (the first seat that must act, a heuristic choice); the new version."""
+    seat = client.get(f"/api/tables/{table_id}").get_json()["to_act"][0]
+    auth = {"Authorization": f"Bearer {tokens[seat]}"}
+    state = client.get(f"/api/tables/{table_id}/seats/{seat}", headers=auth).get_json()
+    move = make_bot("heuristic", seat).choose(state["view"])
+    answer = client.post(f"/api/tables/{table_id}/seats/{seat}/moves", headers=auth,
+                         json={"move": move, "expected_version": state["version"]})
+    assert answer.status_code == 200, answer.get_json()
+    return answer.get_json()["version"]
 
 
 def build_site(app: Any, redis_url: str, key_prefix: str, matches: int = 3) -> dict[str, Any]:
@@ -73,10 +87,10 @@ def build_site(app: Any, redis_url: str, key_prefix: str, matches: int = 3) -> d
         store.save_ladder(ladder)
         match_ids[ladder.ladder_id] = play_ladder_matches(store, ladder, matches)
     client = app.test_client()
-    finished = play_table_through_api(client, "sore-spot", {"rounds": 1})
-    live = play_table_through_api(client, "spot-hearts", {}, moves=9)
+    finished, _ = play_table_through_api(client, "sore-spot", {"rounds": 1})
+    live, live_tokens = play_table_through_api(client, "spot-hearts", {}, moves=9)
     return {"store": store, "matches": match_ids, "finished_table": finished, "live_table": live,
-            "games": list(engine.GAMES)}
+            "live_tokens": live_tokens, "games": list(engine.GAMES)}
 
 
 if __name__ == "__main__":

@@ -1,0 +1,156 @@
+"""The page in a real headless Chromium (Selenium + Debian's chromium/chromedriver) against a real server.
+
+It loads, lists the ladder's bots, draws the Elo chart, refreshes itself when a match is rated, steps a replay
+forward trick by trick with every hand open, and shows a live table with card backs only. Screenshots go to
+$TA_SCREENSHOT_DIR when set (look at them), else to a temporary folder.
+
+Skips (with the reason) only where no browser can be had: no chromium/chromedriver binary or no selenium.
+CI installs them (`.ci/run`: apt-get install chromium chromium-driver).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import serving
+from tests.web.site import LADDERS, build_site, play_ladder_matches, play_one_move
+
+CHROMIUM = next(filter(None, map(shutil.which, ("chromium", "chromium-browser", "google-chrome"))), None)
+CHROMEDRIVER = shutil.which("chromedriver")
+webdriver = pytest.importorskip("selenium.webdriver", reason="selenium missing: pip install -e .[dev]")
+if CHROMIUM is None or CHROMEDRIVER is None:
+    pytest.skip("no headless browser here: install Debian's `chromium` and `chromium-driver` "
+                "(apt-get install -y chromium chromium-driver)", allow_module_level=True)
+
+from selenium.webdriver.chrome.service import Service  # noqa: E402
+from selenium.webdriver.common.by import By  # noqa: E402
+from selenium.webdriver.common.keys import Keys  # noqa: E402
+from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
+
+FLAGS = ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+         "--disable-background-networking", "--disable-component-update", "--disable-sync",
+         "--disable-dev-shm-usage", "--window-size=1400,1000"]
+
+
+@pytest.fixture(scope="module")
+def shots(tmp_path_factory) -> Path:
+    folder = os.environ.get("TA_SCREENSHOT_DIR")
+    path = Path(folder) if folder else tmp_path_factory.mktemp("screenshots")
+    path.mkdir(parents=True, exist_ok=True)
+    return path
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[object]:
+    options = webdriver.ChromeOptions()
+    options.binary_location = CHROMIUM
+    profile = tempfile.mkdtemp(prefix="ta-chromium-")
+    for flag in [*FLAGS, f"--user-data-dir={profile}"]:
+        options.add_argument(flag)
+    driver = webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)
+    driver.set_page_load_timeout(30)
+    try:
+        yield driver
+    finally:
+        driver.quit()
+        shutil.rmtree(profile, ignore_errors=True)
+
+
+@pytest.fixture(scope="module")
+def site(redis_url: str, session_prefix: str) -> Iterator[dict]:
+    from api import create_app
+
+    prefix = f"{session_prefix}web-browser:"
+    app = create_app({"TESTING": True, "REDIS_URL": redis_url, "KEY_PREFIX": prefix, "WEB_REFRESH_MS": 500,
+                      "LIMIT_TABLE_CREATION": "1000/minute", "LIMIT_MOVES": "100000/minute"})
+    built = build_site(app, redis_url, prefix, matches=3)
+    with serving(app) as base_url:
+        yield {**built, "app": app, "base": base_url}
+
+
+def wait(browser, condition, timeout: float = 10.0):
+    return WebDriverWait(browser, timeout, poll_frequency=0.1).until(lambda _: condition())
+
+
+def test_ladder_page_lists_the_bots_and_draws_the_elo_chart(browser, site, shots) -> None:
+    browser.get(site["base"] + "/")
+    assert "Spot Hearts" in browser.title
+    rows = browser.find_elements(By.CSS_SELECTOR, "#ladder-table tbody tr")
+    names = [row.find_element(By.CSS_SELECTOR, "td.bot a").text for row in rows]
+    assert sorted(names) == sorted(LADDERS[0].house_bots)
+    elo = [int(row.find_element(By.CSS_SELECTOR, "td.elo").text) for row in rows]
+    assert elo == sorted(elo, reverse=True) and len(set(elo)) > 1
+    # The chart module drew one SVG path per bot, each through every rating point.
+    paths = wait(browser, lambda: browser.find_elements(By.CSS_SELECTOR, "#elo-chart svg path.series"))
+    assert len(paths) == 4
+    for path in paths:
+        assert path.get_attribute("d").count("L") == 3  # start + 3 matches = 4 points
+        box = path.rect
+        assert box["width"] > 200 and box["height"] > 0
+    assert len(browser.find_elements(By.CSS_SELECTOR, "svg.spark polyline")) == 4
+    legend = browser.find_element(By.CSS_SELECTOR, "#elo-chart .legend").text
+    assert all(name in legend for name in names)
+    browser.save_screenshot(str(shots / "ladder.png"))
+
+
+def test_page_refreshes_itself_when_a_match_is_rated(browser, site) -> None:
+    browser.get(site["base"] + "/ladders/sore-spot-4p")
+    first = browser.find_element(By.CSS_SELECTOR, "#recent-matches .match-link").text
+    assert first == "sore-spot-4p-m2"
+    # A new rated match lands while the page is open (seeded differently from the site's own matches).
+    play_ladder_matches(site["store"], LADDERS[1], 4, seed=77, first=3)
+    wait(browser, lambda: browser.find_element(By.CSS_SELECTOR, "#recent-matches .match-link").text
+         == "sore-spot-4p-m6")
+    games = {cell.text for cell in browser.find_elements(By.CSS_SELECTOR, "#ladder-table td:nth-child(5)")}
+    assert games == {"7"}  # 3 + 4 matches each, refreshed in place
+    assert len(browser.find_elements(By.CSS_SELECTOR, "#elo-chart svg path.series")) == 4  # redrawn
+
+
+def test_replay_steps_forward_trick_by_trick_with_all_hands(browser, site, shots) -> None:
+    match_id = site["matches"]["spot-hearts-4p"][2]
+    browser.get(f"{site['base']}/matches/{match_id}")
+    browser.find_element(By.PARTIAL_LINK_TEXT, "Replay game 1").click()
+    replay = wait(browser, lambda: browser.find_element(By.ID, "replay"))
+    assert replay.get_attribute("data-index") == "0"
+    assert "the deal" in browser.find_element(By.ID, "frame-label").text
+    hands = browser.find_elements(By.CSS_SELECTOR, "#felt .hand")
+    assert [len(h.find_elements(By.CSS_SELECTOR, ".pc[data-card]")) for h in hands] == [13] * 4
+    browser.find_element(By.ID, "next").click()  # the pass
+    assert "passed" in browser.find_element(By.ID, "frame-label").text
+    browser.find_element(By.ID, "next").click()  # the first trick
+    assert replay.get_attribute("data-index") == "2"
+    label = browser.find_element(By.ID, "frame-label").text
+    assert label.startswith("Round 1, trick 1 of 13") and "takes it" in label
+    trick = browser.find_elements(By.CSS_SELECTOR, "#felt .trick .pc")
+    assert len(trick) == 4 and "2C" in [c.get_attribute("data-card") for c in trick]
+    assert len(browser.find_elements(By.CSS_SELECTOR, "#felt .trick .pc.take")) == 1
+    hands = browser.find_elements(By.CSS_SELECTOR, "#felt .hand")
+    assert [len(h.find_elements(By.CSS_SELECTOR, ".pc[data-card]")) for h in hands] == [12] * 4
+    browser.find_element(By.TAG_NAME, "body").send_keys(Keys.ARROW_RIGHT)
+    assert replay.get_attribute("data-index") == "3"
+    assert browser.find_element(By.ID, "frame-label").text.startswith("Round 1, trick 2 of 13")
+    browser.save_screenshot(str(shots / "replay.png"))
+    browser.find_element(By.ID, "last").click()
+    assert browser.find_element(By.ID, "frame-label").text.startswith("Game over")
+
+
+def test_live_table_shows_card_backs_only_and_follows_the_game(browser, site, shots) -> None:
+    table_id = site["live_table"]
+    browser.get(f"{site['base']}/tables/{table_id}")
+    spectate = browser.find_element(By.ID, "spectate")
+    wait(browser, lambda: spectate.get_attribute("data-version") == "9")
+    backs = browser.find_elements(By.CSS_SELECTOR, "#felt .hand .pc.back")
+    client = site["app"].test_client()
+    public = client.get(f"/api/tables/{table_id}").get_json()
+    assert len(backs) == sum(public["view"]["hand_sizes"]) == 52 - 5  # 4 passes, then 5 cards played
+    assert not browser.find_elements(By.CSS_SELECTOR, "#felt .hand .pc[data-card]")
+    version = play_one_move(client, table_id, site["live_tokens"])
+    wait(browser, lambda: spectate.get_attribute("data-version") == str(version))
+    assert not browser.find_elements(By.CSS_SELECTOR, "#felt .hand .pc[data-card]")  # still no hand shown
+    browser.save_screenshot(str(shots / "live.png"))

@@ -1,0 +1,169 @@
+"""The web page's server side: rendered HTML over a real Redis with real rated matches; the pure helpers."""
+
+from __future__ import annotations
+
+import html
+import json
+import re
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from api.web import data
+from arena.model import Member, MemberKind
+from tests.web.site import HOUSE, build_site
+
+STATIC = Path(__file__).resolve().parents[2] / "api" / "web" / "static"
+
+
+@pytest.fixture(scope="module")
+def site_app(redis_url: str, session_prefix: str) -> Iterator[tuple]:
+    """One populated arena for the whole module (building it plays 24 real games)."""
+    from api import create_app
+
+    prefix = f"{session_prefix}web-pages:"
+    app = create_app({"TESTING": True, "REDIS_URL": redis_url, "KEY_PREFIX": prefix,
+                      "LIMIT_TABLE_CREATION": "1000/minute", "LIMIT_MOVES": "100000/minute"})
+    yield app, build_site(app, redis_url, prefix, matches=3)
+
+
+@pytest.fixture
+def site(site_app) -> dict:
+    return site_app[1]
+
+
+@pytest.fixture
+def site_client(site_app):
+    return site_app[0].test_client()
+
+
+def attribute_json(page: str, name: str) -> object:
+    match = re.search(rf'{name}="([^"]*)"', page)
+    assert match, f"no {name} attribute"
+    return json.loads(html.unescape(match.group(1)))
+
+
+def test_index_shows_the_ladder_with_every_bot_chart_data_and_recent_matches(site_client, site) -> None:
+    response = site_client.get("/")
+    assert response.status_code == 200 and response.mimetype == "text/html"
+    page = response.get_data(as_text=True)
+    assert "Spot Hearts" in page and "Sore Spot" in page  # one tab per ladder, Spot Hearts first
+    rows = re.findall(r'<tr class="rank-(\d+)[^"]*" data-bot="([^"]+)"', page)
+    assert [int(rank) for rank, _ in rows] == [1, 2, 3, 4]
+    assert {bot for _, bot in rows} == {f"house:{name}" for name in HOUSE}
+    series = attribute_json(page, "data-series")
+    assert len(series) == 4 and all(len(s["points"]) == 4 for s in series)  # start + 3 rated matches
+    for match_id in site["matches"]["spot-hearts-4p"]:
+        assert f"/matches/{match_id}" in page
+    assert site["live_table"] in page  # the table still being played is listed for spectators
+    assert site["finished_table"] not in page
+    # Everything the page loads is ours: no CDN.
+    for src in re.findall(r'(?:src|href)="([^"]+\.(?:js|css))"', page):
+        assert src.startswith("/assets/"), src
+
+
+def test_fragment_is_the_live_part_only(site_client, site) -> None:
+    page = site_client.get("/ladders/sore-spot-4p?fragment=1").get_data(as_text=True)
+    assert "<html" not in page and 'id="ladder-table"' in page
+    assert "sore-spot-4p-m0" in page
+
+
+def test_static_assets_are_served_from_the_package(client) -> None:
+    for name in ("chart.js", "cardtable.js", "live.js", "arena.css"):
+        response = client.get(f"/assets/{name}")
+        assert response.status_code == 200 and response.get_data() == (STATIC / name).read_bytes()
+        response.close()
+
+
+def test_bot_page_has_its_history_chart(site_client, site) -> None:
+    page = site_client.get("/ladders/spot-hearts-4p/bots/house:heuristic").get_data(as_text=True)
+    series = attribute_json(page, "data-series")
+    assert series[0]["bot_id"] == "house:heuristic" and len(series[0]["points"]) == 4
+    assert page.count('class="match"') == 3
+
+
+def test_match_page_links_every_game_replay(site_client, site) -> None:
+    match_id = site["matches"]["spot-hearts-4p"][0]
+    page = site_client.get(f"/matches/{match_id}").get_data(as_text=True)
+    for game_no in range(4):  # duplicate: one game per rotation
+        assert f"/matches/{match_id}/games/{game_no}" in page
+
+
+def test_replay_page_embeds_frames_with_all_hands_and_names(site_client, site) -> None:
+    match_id = site["matches"]["sore-spot-4p"][1]
+    page = site_client.get(f"/matches/{match_id}/games/2").get_data(as_text=True)
+    frames = attribute_json(page, "data-frames")
+    seats = attribute_json(page, "data-seats")
+    assert sorted(seats) == sorted(HOUSE)
+    assert frames[0]["kind"] == "deal" and all(len(h) == 13 for h in frames[0]["hands"])
+    assert frames[-1]["kind"] == "end"
+
+
+def test_finished_table_redirects_to_its_replay_and_live_page_holds_no_cards(site_client, site) -> None:
+    response = site_client.get(f"/tables/{site['finished_table']}")
+    assert response.status_code == 302 and response.headers["Location"].endswith("/replay")
+    replay = site_client.get(f"/tables/{site['finished_table']}/replay").get_data(as_text=True)
+    assert attribute_json(replay, "data-frames")[-1]["kind"] == "end"
+    live = site_client.get(f"/tables/{site['live_table']}").get_data(as_text=True)
+    assert "data-frames" not in live
+    assert f"/api/tables/{site['live_table']}" in live  # the spectator view it polls: no hands in it
+    public = site_client.get(f"/api/tables/{site['live_table']}").get_json()
+    assert "hand" not in public["view"] and "hands" not in public["view"]
+
+
+def test_unfinished_and_unknown_things_are_problems(site_client, site) -> None:
+    assert site_client.get("/ladders/nope").status_code == 404
+    assert site_client.get("/matches/nope").status_code == 404
+    assert site_client.get("/ladders/spot-hearts-4p/bots/nobody").status_code == 404
+    assert site_client.get(f"/matches/{site['matches']['spot-hearts-4p'][0]}/games/9").status_code == 404
+    site["store"].create_match(_queued_spec())
+    response = site_client.get("/matches/m-queued/games/0")
+    assert response.status_code == 409 and response.mimetype == "application/problem+json"
+    assert site_client.get(f"/tables/{site['live_table']}/replay").status_code == 409  # not over: no hands
+
+
+def _queued_spec():
+    from arena.model import MatchSpec
+
+    entrants = [Member.house(name) for name in HOUSE]
+    return MatchSpec(match_id="m-queued", ladder_id="spot-hearts-4p", game="spot-hearts", players=4,
+                     options={}, seed=1, duplicate=True, entrants=entrants, deadline_ms=1000, strike_limit=5,
+                     pre_ratings={m.bot_id: 1500.0 for m in entrants},
+                     pre_games={m.bot_id: 0 for m in entrants})
+
+
+def test_empty_arena_says_so(client) -> None:
+    page = client.get("/").get_data(as_text=True)
+    assert "No ladders yet" in page
+
+
+# --- pure helpers ----------------------------------------------------------------------------------------
+
+def test_ago() -> None:
+    assert data.ago(100.0, now=101.0) == "just now"
+    assert data.ago(100.0, now=142.0) == "42 s ago"
+    assert data.ago(0.0) == ""
+    assert data.ago(1000.0, now=1000.0 + 5 * 60 + 3) == "5 min ago"
+    assert data.ago(0.5, now=0.5 + 3 * 3600) == "3 h ago"
+    assert data.ago(1.0, now=1.0 + 2 * 86400) == "2 d ago"
+
+
+def test_ranking_rows_win_share_kinds_and_departed_bots() -> None:
+    members = {"a": Member("a", MemberKind.HTTP, url="http://x", name="alpha"), "h": Member.house("random")}
+    stats = {"a": {"games": 4, "wins": 1, "strikes": 2, "mean_latency_ms": 3.5},
+             "h": {"games": 0, "wins": 0, "strikes": 0, "mean_latency_ms": None},
+             "gone": {"games": 2, "wins": 2, "strikes": 0, "mean_latency_ms": None}}
+    rows = data.ranking_rows([("gone", 1600.4), ("a", 1510.6), ("h", 1500.0)], members, stats, {"a"})
+    assert [r["rank"] for r in rows] == [1, 2, 3]
+    assert rows[0]["name"] == "gone" and rows[0]["kind"] == "left" and rows[0]["rating"] == 1600
+    assert rows[1]["win_share"] == 0.25 and rows[1]["paused"] and rows[1]["latency_ms"] == 3.5
+    assert rows[2]["win_share"] is None and rows[2]["kind"] == "house"
+
+
+def test_rating_series_starts_from_the_rating_before_the_first_match() -> None:
+    history = [{"at": 30.0, "rating": 1520.0, "delta": 5.0}, {"at": 20.0, "rating": 1515.0, "delta": 20.0},
+               {"at": 10.0, "rating": 1495.0, "delta": -5.0}]
+    assert data.rating_series(history) == [[9.0, 1500.0], [10.0, 1495.0], [20.0, 1515.0], [30.0, 1520.0]]
+    # Cut to the newest points, the series no longer claims to start from the initial rating.
+    assert data.rating_series(history, limit=2) == [[20.0, 1515.0], [30.0, 1520.0]]
