@@ -28,22 +28,28 @@ def pick_table(
     rng: random.Random,
     last_group: frozenset[str] | None = None,
     config: MatchmakingConfig = MatchmakingConfig(),
+    first_from: frozenset[str] | None = None,
 ) -> list[str] | None:
     """Bot ids for one table, or None when fewer than `seats` bots are available.
 
     The first pick is a bot with the fewest games (random among equals); the others are the bots with fewest
     games (in bands of `games_band`), then ratings closest to the first pick's. A group identical to the
-    ladder's previous one is avoided when any other choice exists.
+    ladder's previous one is avoided when any other choice exists. With `first_from`, the first pick is
+    restricted to those bots (None if none of them is available).
     """
     pool = [c for c in candidates if c.available]
     if len(pool) < seats:
         return None
     rng.shuffle(pool)  # random tie-breaking among equal keys (sort below is stable)
     pool.sort(key=lambda c: c.games)
-    first = pool[0]
-    least = first.games
+    firsts = [c for c in pool if first_from is None or c.bot_id in first_from]
+    if not firsts:
+        return None
+    first = firsts[0]
+    least = pool[0].games
     rest = sorted(
-        pool[1:], key=lambda c: ((c.games - least) // max(config.games_band, 1), abs(c.rating - first.rating))
+        (c for c in pool if c is not first),
+        key=lambda c: ((c.games - least) // max(config.games_band, 1), abs(c.rating - first.rating)),
     )
     group = [first, *rest[: seats - 1]]
     if last_group is not None and frozenset(c.bot_id for c in group) == last_group and len(pool) > seats:

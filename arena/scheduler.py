@@ -144,13 +144,16 @@ class Scheduler:
                 for m in members
             ]
             table = pick_table(candidates, ladder.players, self.rng, last_group=last)
+            if table is not None and all(by_id[b].kind is MemberKind.HOUSE for b in table):
+                now = time.monotonic()
+                if now - self._house_only_at.get(ladder.ladder_id, -1e9) >= ladder.house_only_gap_s:
+                    self._house_only_at[ladder.ladder_id] = now
+                else:  # house-only tables wait; a registered bot, if one is free, gets a table right away
+                    registered = frozenset(b for b, m in by_id.items() if m.kind is not MemberKind.HOUSE)
+                    table = pick_table(candidates, ladder.players, self.rng, last_group=last,
+                                       first_from=registered)
             if table is None:
                 break
-            if all(by_id[b].kind is MemberKind.HOUSE for b in table):
-                now = time.monotonic()
-                if now - self._house_only_at.get(ladder.ladder_id, -1e9) < ladder.house_only_gap_s:
-                    break
-                self._house_only_at[ladder.ladder_id] = now
             spec = MatchSpec(
                 match_id=f"m{secrets.token_hex(8)}", ladder_id=ladder.ladder_id, game=ladder.game,
                 players=ladder.players, options=ladder.options, seed=secrets.randbits(63),

@@ -103,6 +103,15 @@ def test_pick_table_prefers_fewest_games_then_close_ratings() -> None:
     assert set(table) == {"newbie", "near", "mid"}
 
 
+def test_pick_table_first_pick_can_be_restricted() -> None:
+    candidates = [Candidate(c, 1500, 0) for c in "abcdefgh"] + [Candidate("reg", 1500, 9)]
+    for seed in range(20):
+        table = pick_table(candidates, 4, random.Random(seed), first_from=frozenset({"reg"}))
+        assert table is not None and table[0] == "reg"
+    busy = [*candidates[:-1], Candidate("reg", 1500, 9, available=False)]
+    assert pick_table(busy, 4, random.Random(0), first_from=frozenset({"reg"})) is None
+
+
 def test_pick_table_needs_enough_available_bots() -> None:
     candidates = [Candidate("a", 1500, 0), Candidate("b", 1500, 0), Candidate("c", 1500, 0, available=False)]
     assert pick_table(candidates, 3, random.Random(0)) is None
