@@ -13,7 +13,7 @@ import random
 from typing import Any
 
 import redis
-from rq import Queue
+from rq import Queue, Retry
 from rq.job import get_current_job
 
 import engine.bots
@@ -40,7 +40,9 @@ def house_seats_to_act(seats: list[Any], to_act: list[int]) -> list[int]:
 
 
 def enqueue_drive(queue: Queue, table_id: str, prefix: str) -> None:
-    queue.enqueue(drive_table, table_id, prefix, job_timeout=300, result_ttl=60, failure_ttl=3600)
+    # Retried at once if it fails (say Redis blinked): a table whose house bots stop would wait forever.
+    queue.enqueue(drive_table, table_id, prefix, job_timeout=300, result_ttl=60, failure_ttl=3600,
+                  retry=Retry(max=3))
 
 
 def _choose(name: str, seed: int, view: dict[str, Any]) -> Any:

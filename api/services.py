@@ -23,9 +23,11 @@ class Services:
 
 
 def build_services(redis_url: str, prefix: str, queue_name: str, allow_private_urls: bool) -> Services:
-    # Generous pool: every waiting long-poll holds no connection, but bursts of requests do.
-    client = redis.Redis.from_url(redis_url, decode_responses=True, max_connections=512,
-                                  health_check_interval=30)
+    # Waiting long-polls hold no connection (one shared subscriber per process), requests hold one briefly;
+    # a blocking pool makes a burst beyond the cap wait for a free connection instead of failing.
+    pool = redis.BlockingConnectionPool.from_url(redis_url, decode_responses=True, max_connections=256,
+                                                 timeout=10, health_check_interval=30)
+    client = redis.Redis(connection_pool=pool)
     # RQ pickles/zlibs job payloads, so its connection must not decode responses.
     rq_client = redis.Redis.from_url(redis_url)
     return Services(

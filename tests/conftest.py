@@ -14,6 +14,7 @@ import subprocess
 import sys
 import tempfile
 import threading
+import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -149,6 +150,54 @@ def serving(wsgi_app: Any) -> Iterator[str]:
         server.shutdown()
         thread.join(timeout=10)
         server.server_close()
+
+
+@contextmanager
+def gunicorn_serving(redis_url: str, key_prefix: str, worker_class: str = "gevent", workers: int = 1,
+                     extra_env: dict[str, str] | None = None) -> Iterator[str]:
+    """The app under gunicorn (api/gunicorn_conf.py, as `make run` serves it) on a free loopback port."""
+    import httpx
+
+    from api.devredis import free_port
+
+    port = free_port()
+    env = {**os.environ, "PYTHONPATH": str(REPO_ROOT), "REDIS_URL": redis_url, "TA_KEY_PREFIX": key_prefix,
+           "TA_BIND": f"127.0.0.1:{port}", "TA_WORKER_CLASS": worker_class, "TA_WORKERS": str(workers),
+           "TA_LOG_LEVEL": "warning", "ALLOW_PRIVATE_BOT_URLS": "true", **(extra_env or {})}
+    command = [sys.executable, "-m", "gunicorn", "-c", str(REPO_ROOT / "api" / "gunicorn_conf.py"),
+               "api:create_app()"]
+    process = subprocess.Popen(command, cwd=REPO_ROOT, env=env)
+    base_url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                if httpx.get(f"{base_url}/api/health", timeout=1).status_code == 200:
+                    break
+            except httpx.HTTPError:
+                pass
+            if process.poll() is not None or time.monotonic() > deadline:
+                raise RuntimeError("gunicorn did not start")
+            time.sleep(0.1)
+        yield base_url
+    finally:
+        process.terminate()
+        try:
+            process.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+
+
+@pytest.fixture
+def gunicorn_server(redis_url: str, key_prefix: str) -> Callable[..., Any]:
+    """Factory: `with gunicorn_server(worker_class="gevent", workers=1) as base_url:` serves this test's
+    prefix under gunicorn, as `make run` does."""
+
+    def serve(worker_class: str = "gevent", workers: int = 1, extra_env: dict[str, str] | None = None) -> Any:
+        return gunicorn_serving(redis_url, key_prefix, worker_class, workers, extra_env)
+
+    return serve
 
 
 @pytest.fixture

@@ -1,0 +1,54 @@
+"""The production serving path: gunicorn with the gevent worker (api/gunicorn_conf.py)."""
+
+from __future__ import annotations
+
+import threading
+import time
+
+import httpx
+import pytest
+
+
+@pytest.mark.timeout(90)
+def test_gevent_worker_holds_many_long_polls_and_still_serves(gunicorn_server):
+    with gunicorn_server("gevent", workers=1) as base:
+        table = httpx.post(f"{base}/api/tables", json={"game": "spot-hearts", "seats": ["open"] * 4}).json()
+        table_id = table["table_id"]
+        tokens = [httpx.post(f"{base}/api/tables/{table_id}/seats/{seat}/join").json()["token"]
+                  for seat in range(2)]
+        versions: list[int] = []
+        sent = threading.Semaphore(0)
+        # One shared client (a connection per poll): a client per thread spends seconds building SSL contexts.
+        limits = httpx.Limits(max_connections=300, max_keepalive_connections=300)
+        http = httpx.Client(limits=limits, timeout=30)
+
+        def poll() -> None:
+            sent.release()
+            response = http.get(f"{base}/api/tables/{table_id}/seats/0", params={"after": 0, "wait": 25},
+                                headers={"Authorization": f"Bearer {tokens[0]}"})
+            versions.append(response.json()["version"])
+
+        pollers = [threading.Thread(target=poll) for _ in range(100)]
+        started = time.monotonic()
+        for poller in pollers:
+            poller.start()
+        for _ in pollers:
+            sent.acquire()
+        time.sleep(2.0)  # let the last requests reach the server and park
+        assert time.monotonic() - started < 15, "the client itself was too slow to park the polls"
+        # One worker process, 100 requests parked: other requests are still answered at once.
+        started = time.monotonic()
+        for _ in range(20):
+            assert httpx.get(f"{base}/api/hello").status_code == 200
+        assert time.monotonic() - started < 5
+        auth = {"Authorization": f"Bearer {tokens[1]}"}
+        state = httpx.get(f"{base}/api/tables/{table_id}/seats/1", headers=auth).json()
+        moved = time.monotonic()
+        response = httpx.post(f"{base}/api/tables/{table_id}/seats/1/moves", headers=auth,
+                              json={"move": state["view"]["legal"][:3], "expected_version": 0})
+        assert response.status_code == 200
+        for poller in pollers:
+            poller.join(timeout=30)
+        assert time.monotonic() - moved < 10  # woken by the notification, not the 25 s timeout
+        assert versions == [1] * 100
+        http.close()
