@@ -42,17 +42,17 @@ def test_sleeping_bot_times_out_at_the_deadline(bot_server) -> None:
     move, result = client.move(move_request(), 0.3)
     elapsed = time.monotonic() - start
     assert move is None and result.outcome is Outcome.TIMEOUT
-    assert 0.29 <= elapsed < 0.6
+    assert 0.29 <= elapsed < 1.5  # cut at the deadline, far before the bot's 3 s (slack for a loaded CI box)
 
 
 def test_dribbling_bot_is_cut_off_at_the_deadline_not_per_byte(bot_server) -> None:
-    # 0.1 s per byte passes any per-recv timeout of 0.3 s, but the whole answer needs about 1.4 s.
-    client = BotClient(bot_server("dribble", delay_s=0.1).url, allow_private=True)
+    # 0.2 s per byte passes any per-recv timeout of 0.3 s, but the whole answer needs about 2.8 s.
+    client = BotClient(bot_server("dribble", delay_s=0.2).url, allow_private=True)
     start = time.monotonic()
     move, result = client.move(move_request(), 0.3)
     elapsed = time.monotonic() - start
     assert move is None and result.outcome is Outcome.TIMEOUT
-    assert elapsed < 0.6
+    assert elapsed < 1.5
 
 
 def test_dribbled_headers_are_bounded_too() -> None:
@@ -72,7 +72,7 @@ def test_dribbled_headers_are_bounded_too() -> None:
                 conn.send(bytes([byte]))
             except OSError:
                 break
-            time.sleep(0.05)
+            time.sleep(0.1)
         conn.close()
 
     thread = threading.Thread(target=trickle, daemon=True)
@@ -84,15 +84,14 @@ def test_dribbled_headers_are_bounded_too() -> None:
     stop.set()
     server.close()
     assert move is None and result.outcome is Outcome.TIMEOUT
-    assert elapsed < 0.7
+    assert elapsed < 2.0  # the trickle of headers alone would take 7 s
 
 
 def test_ten_megabyte_answer_is_refused_after_at_most_64_kib(bot_server) -> None:
     client = BotClient(bot_server("huge").url, allow_private=True)
-    start = time.monotonic()
     move, result = client.move(move_request(), 2.0)
     assert move is None and result.outcome is Outcome.TOO_LARGE
-    assert time.monotonic() - start < 1.0
+    assert "Content-Length" in result.detail  # refused on the header, before reading the body
 
 
 def test_large_body_without_content_length_is_capped() -> None:

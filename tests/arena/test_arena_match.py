@@ -76,7 +76,7 @@ def test_misbehaving_bot_gets_strikes_forfeits_and_the_match_completes(bot_serve
     bad = bot_server(behaviour, **config)
     good = bot_server("good", house_bot="heuristic")
     entrants = [http("bad", bad.url), http("good", good.url), Member.house("random"), Member.house("eps-0.5")]
-    result = run(spec_for(entrants, deadline_ms=150))
+    result = run(spec_for(entrants, deadline_ms=400))
     strikes = [s for s in result.strikes if s.bot_id == "bad"]
     assert len(strikes) == 5 and {s.reason for s in strikes} == {reason.value}
     assert result.forfeited == ["bad"]
