@@ -94,7 +94,8 @@ def check_bot_health(store: ArenaStore, bot_id: str, url: str, timeout_s: float 
         result = client.info(timeout_s)
     finally:
         client.close()
-    paused = store.record_health(bot_id, result.ok, "" if result.ok else f"{result.outcome}: {result.detail}")
+    paused = store.record_health(bot_id, result.ok, "" if result.ok else f"{result.outcome}: {result.detail}",
+                                 result.latency_ms)
     return {"bot": bot_id, "ok": result.ok, "outcome": result.outcome.value, "paused": paused,
             "latency_ms": round(result.latency_ms, 3)}
 

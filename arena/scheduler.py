@@ -5,7 +5,8 @@ Each tick, for every ladder:
 2. recover matches whose worker died (lease gone) or whose job failed for good: re-enqueue from scratch up
    to MAX_ATTEMPTS, else mark aborted — either way nobody's rating moves for the lost run;
 3. top the ladder up to `max_active` queued/running matches, choosing players with arena.matchmaking.
-Every `health_every_s`, HTTP members get a health-check job (3 failures in a row pause them).
+Every `health_every_s`, HTTP members get a health-check job (3 failures in a row pause them). Documents and
+replays of matches older than a ladder's most recent RECENT_KEEP are deleted (ratings and history stay).
 
 A plain loop rather than rq-scheduler: the work is "look at state, enqueue what is missing", which a periodic
 job would do the same way, and one process with a Redis lock (SET NX PX) is easy to reason about.
@@ -70,7 +71,7 @@ class Scheduler:
     _house_only_at: dict[str, float] = field(default_factory=dict)
 
     def tick(self) -> dict[str, int]:
-        counts = {"created": 0, "requeued": 0, "aborted": 0, "health_checks": 0}
+        counts = {"created": 0, "requeued": 0, "aborted": 0, "health_checks": 0, "forgotten": 0}
         http_members: dict[str, str] = {}
         for ladder in self.store.ladders():
             self.sync_members(ladder)
@@ -78,6 +79,7 @@ class Scheduler:
             http_members.update({m.bot_id: m.url for m in members if m.kind is MemberKind.HTTP and m.url})
             busy = self.recover(ladder, counts)
             counts["created"] += self.fill(ladder, members, busy)
+            counts["forgotten"] += self.store.trim_recent(ladder.ladder_id)
         counts["health_checks"] = self.schedule_health_checks(http_members)
         return counts
 

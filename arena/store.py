@@ -17,9 +17,10 @@ from api import keys
 from arena.elo import INITIAL_RATING
 from arena.model import LadderConfig, MatchResult, MatchSpec, MatchStatus, Member, MemberKind
 
-MATCH_TTL_S = 14 * 24 * 3600  # match documents and replays are kept two weeks
+MATCH_TTL_S = 14 * 24 * 3600  # match documents and replays are kept two weeks at most ...
+RECENT_KEEP = 300  # ... and only for a ladder's 300 most recent matches (a busy ladder makes ~30 000 a day)
+RECENT_LIMIT = 10 * RECENT_KEEP  # hard bound on the recent list even when no scheduler trims it
 APPLIED_TTL_S = 60 * 24 * 3600  # far beyond any job retry: a re-run can never re-apply
-RECENT_LIMIT = 200
 HISTORY_LIMIT = 500
 HEALTH_FAILURES_TO_PAUSE = 3
 
@@ -61,16 +62,19 @@ return 1
 """
 
 # Health check bookkeeping in one step: consecutive failures and the paused flag can never disagree.
-# KEYS: 1 health hash. ARGV: 1 ok (1/0), 2 now, 3 error text, 4 failures to pause. Returns paused (0/1).
+# KEYS: 1 health hash. ARGV: 1 ok (1/0), 2 now, 3 error text, 4 failures to pause, 5 latency ms.
+# Returns paused (0/1).
 HEALTH_LUA = """
 if ARGV[1] == '1' then
-  redis.call('HSET', KEYS[1], 'failures', 0, 'paused', 0, 'checked_at', ARGV[2], 'last_error', '')
+  redis.call('HSET', KEYS[1], 'failures', 0, 'paused', 0, 'checked_at', ARGV[2], 'last_error', '',
+             'latency_ms', ARGV[5])
   return 0
 end
 local failures = redis.call('HINCRBY', KEYS[1], 'failures', 1)
 local paused = 0
 if failures >= tonumber(ARGV[4]) then paused = 1 end
-redis.call('HSET', KEYS[1], 'paused', paused, 'checked_at', ARGV[2], 'last_error', ARGV[3])
+redis.call('HSET', KEYS[1], 'paused', paused, 'checked_at', ARGV[2], 'last_error', ARGV[3],
+           'latency_ms', ARGV[5])
 return paused
 """
 
@@ -274,22 +278,40 @@ class ArenaStore:
                 RECENT_LIMIT, HISTORY_LIMIT, MATCH_TTL_S, APPLIED_TTL_S, repr(INITIAL_RATING), *bot_args]
         return bool(self._apply(keys=script_keys, args=args))
 
+    def trim_recent(self, ladder_id: str, keep: int = RECENT_KEEP) -> int:
+        """Forget the documents and replays of matches beyond the `keep` most recent; returns how many.
+
+        Ratings, stats and history entries stay; the idempotency keys stay too (they expire on their own),
+        so a forgotten match can still never be rated twice.
+        """
+        old = self.redis.lrange(keys.arena_recent(self.prefix, ladder_id), keep, -1)
+        if not old:
+            return 0
+        pipe = self.redis.pipeline(transaction=True)
+        for match_id in old:
+            pipe.delete(keys.arena_match(self.prefix, match_id),
+                        keys.arena_match_games(self.prefix, match_id))
+        pipe.ltrim(keys.arena_recent(self.prefix, ladder_id), 0, keep - 1)
+        pipe.execute()
+        return len(old)
+
     def is_applied(self, match_id: str) -> bool:
         return bool(self.redis.exists(keys.arena_match_applied(self.prefix, match_id)))
 
     # --- health --------------------------------------------------------------------------------------------
 
-    def record_health(self, bot_id: str, ok: bool, error: str = "") -> bool:
+    def record_health(self, bot_id: str, ok: bool, error: str = "", latency_ms: float = 0.0) -> bool:
         """Record one health check; returns True if the bot is (now) paused."""
         return bool(self._health(keys=[keys.arena_health(self.prefix, bot_id)],
                                  args=["1" if ok else "0", repr(time.time()), error[:300],
-                                       HEALTH_FAILURES_TO_PAUSE]))
+                                       HEALTH_FAILURES_TO_PAUSE, repr(round(latency_ms, 3))]))
 
     def health(self, bot_id: str) -> dict[str, Any]:
         raw = self.redis.hgetall(keys.arena_health(self.prefix, bot_id))
         return {"failures": int(raw.get("failures", 0)), "paused": raw.get("paused") == "1",
                 "checked_at": float(raw["checked_at"]) if raw.get("checked_at") else None,
-                "last_error": raw.get("last_error") or None}
+                "last_error": raw.get("last_error") or None,
+                "latency_ms": float(raw["latency_ms"]) if raw.get("latency_ms") else None}
 
     def paused_bots(self, bot_ids: list[str]) -> set[str]:
         pipe = self.redis.pipeline(transaction=False)

@@ -90,7 +90,8 @@ def test_three_failed_health_checks_pause_until_one_passes(store: ArenaStore) ->
     assert store.paused_bots(["b", "c"]) == {"b"}
     assert store.record_health("b", False, "still down") is True
     assert store.health("b")["failures"] == 4 and store.health("b")["last_error"] == "still down"
-    assert store.record_health("b", True) is False
+    assert store.record_health("b", True, latency_ms=1.5) is False
+    assert store.health("b")["latency_ms"] == 1.5
     assert store.paused_bots(["b"]) == set()
     assert store.health("b")["failures"] == 0
 
@@ -105,3 +106,19 @@ def test_members_sync_keeps_house_bots_and_ratings(store: ArenaStore) -> None:
     assert store.set_members("ss", []) == ([], ["abc"])
     assert {m.bot_id for m in store.members("ss")} == {f"house:{n}" for n in HOUSE}
     assert "abc" in store.ratings("ss")  # rating kept for when it comes back
+
+
+def test_old_match_documents_are_forgotten_but_never_rerated(store: ArenaStore) -> None:
+    store.save_ladder(LadderConfig("ss", "sore-spot", 4, {"rounds": 1}, house_bots=HOUSE))
+    for i in range(5):
+        make_spec(store, f"old{i}", seed=i)
+        play_match(store, f"old{i}", worker="w")
+    ratings = store.ratings("ss")
+    assert store.trim_recent("ss", keep=2) == 3
+    assert store.recent_matches("ss") == ["old4", "old3"]
+    assert store.match("old0") is None and store.match_games("old0") is None
+    assert store.match("old4") is not None
+    assert store.is_applied("old0")  # the idempotency key outlives the document
+    assert store.ratings("ss") == ratings
+    assert store.stats("ss", ["house:random"])["house:random"]["games"] == 5
+    assert store.trim_recent("ss", keep=2) == 0
