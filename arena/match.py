@@ -224,7 +224,7 @@ class MatchRunner:
                 return
             except StaleMove:
                 return
-            except (engine.MalformedMoveError, engine.IllegalMoveError) as exc:
+            except engine.EngineError as exc:  # malformed or illegal: the engine changed nothing
                 failure, detail = Outcome.ILLEGAL_MOVE, f"{answer.move!r}: {exc}"
         version = game.version
         if self._apply_fallback(game, seat, decision):
