@@ -105,6 +105,10 @@ class ArenaClient:
     def delete_bot(self, bot_id: str, owner_token: str) -> None:
         self.http.request("DELETE", f"/api/bots/{bot_id}", token=owner_token)
 
+    def ladder_seats(self, bot_id: str, owner_token: str) -> list[dict[str, Any]]:
+        """A polling bot's seats at running ladder tables: ``{table, seat, token, match, ...}``."""
+        return self.http.request("GET", f"/api/bots/{bot_id}/ladder-seats", token=owner_token)
+
     # --- anything else (ladders, matches): the raw JSON ---------------------------------------------------
 
     def get(self, path: str, **params: Any) -> Any:

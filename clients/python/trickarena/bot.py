@@ -44,6 +44,17 @@ class Bot:
         print(f"bot {self.name!r} listening on {server.url}  (Ctrl-C stops)", flush=True)
         server.serve_forever()
 
+    def play_ladder(self, api_url: str, bot_id: str, owner_token: str) -> None:
+        """As a polling bot (registered without a URL): play every ladder seat it is given; Ctrl-C stops."""
+        from trickarena.ladder import play_ladder
+
+        print(f"bot {self.name!r} ({bot_id}) playing its ladder seats at {api_url}  (Ctrl-C stops)",
+              flush=True)
+        try:
+            play_ladder(api_url, bot_id, owner_token, self)
+        except KeyboardInterrupt:
+            print("stopped", flush=True)
+
     def practice(self, api_url: str, game: str, opponents: list[str] | None = None,
                  options: dict[str, Any] | None = None) -> SeatState | None:
         """Play one game against house bots through the move API; None if stopped with Ctrl-C."""

@@ -2,6 +2,7 @@
 
     python my_bot.py serve [--host 127.0.0.1] [--port 9001]      # HTTP bot (protocol v1)
     python my_bot.py practice [--api URL] [--game G] [--opponents heuristic,random,random]
+    python my_bot.py ladder --bot-id ID --token OWNER_TOKEN [--api URL]   # polling bot on the ladder
 """
 
 from __future__ import annotations
@@ -34,11 +35,17 @@ def run(bot: Bot, argv: list[str] | None = None) -> NoReturn:
     practice.add_argument("--api", default="http://127.0.0.1:8000")
     practice.add_argument("--game", default=bot.games[0])
     practice.add_argument("--opponents", default="heuristic,heuristic,heuristic")
+    ladder = commands.add_parser("ladder", help="polling bot (registered without URL): play ladder seats")
+    ladder.add_argument("--api", default="http://127.0.0.1:8000")
+    ladder.add_argument("--bot-id", required=True)
+    ladder.add_argument("--token", required=True, help="the owner token printed at registration")
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
     _stop_on_sigterm()
     if args.command == "serve":
         bot.serve(args.host, args.port)
+    elif args.command == "ladder":
+        bot.play_ladder(args.api, args.bot_id, args.token)
     else:
         bot.practice(args.api, args.game, args.opponents.split(","))
     sys.exit(0)
