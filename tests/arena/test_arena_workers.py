@@ -128,3 +128,33 @@ def test_sigkilled_worker_costs_no_rating_and_the_match_is_rerun(conn, key_prefi
     for bot, delta in doc["result"]["deltas"].items():
         assert ratings[bot] == pytest.approx(1500.0 + delta)
     assert recovery_s < 30  # lease (4 s) + a tick + a re-run, with slack for a loaded machine
+
+
+def test_a_crashing_match_is_retried_then_lands_in_the_failed_registry_and_is_aborted(
+        conn, key_prefix, rq_worker) -> None:
+    from rq.registry import FailedJobRegistry
+
+    store = ArenaStore(conn, key_prefix)
+    ladder = LadderConfig("ss", "sore-spot", 4, {"rounds": 1}, house_bots=HOUSE, max_active=1)
+    store.save_ladder(ladder)
+    queue = Queue(keys.arena_queue(key_prefix), connection=conn)
+    entrants = [Member.house(n) for n in HOUSE[:4]]
+    # Options the engine refuses (rounds = -7, stored without validation): every run raises inside the job,
+    # as a bug or a Redis failure would.
+    spec = MatchSpec(match_id=f"{key_prefix}crash".replace(":", "-"), ladder_id="ss", game="sore-spot",
+                     players=4, options={"rounds": -7}, seed=1, duplicate=False, entrants=entrants,
+                     deadline_ms=200, strike_limit=5, pre_ratings={m.bot_id: 1500.0 for m in entrants},
+                     pre_games={m.bot_id: 0 for m in entrants})
+    store.create_match(spec)
+    enqueue_match(queue, spec, ladder, key_prefix)
+    rq_worker(queue.name, WORKER_ENV)
+    failed = FailedJobRegistry(queue=queue)
+    wait_for(lambda: spec.match_id in failed.get_job_ids(), 30, "the job to exhaust its retries")
+    assert store.match(spec.match_id)["attempts"] == 3  # the first run + Retry(max=2)
+    scheduler = Scheduler(store, queue, ArenaSettings("unused", key_prefix, True))
+    counts = {"requeued": 0, "aborted": 0}
+    wait_for(lambda: (scheduler.recover(ladder, counts), counts["aborted"] == 1)[1], 30,
+             "the scheduler to abort the match once its lease lapsed")
+    assert counts["requeued"] == 0
+    assert store.match(spec.match_id)["status"] == MatchStatus.ABORTED
+    assert set(store.ratings("ss").values()) == {1500.0}
