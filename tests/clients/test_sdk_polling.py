@@ -125,10 +125,15 @@ def test_example_bot_stops_cleanly_on_ctrl_c_while_long_polling(live_server) -> 
     assert "stopped" in out and "Traceback" not in err
 
 
+def _ignore_sigint() -> None:
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # what a non-interactive shell does to `cmd &`
+
+
 def test_example_bot_server_stops_cleanly_on_sigint_and_sigterm() -> None:
-    for sig in (signal.SIGINT, signal.SIGTERM):
+    for sig, before in ((signal.SIGINT, None), (signal.SIGTERM, None), (signal.SIGINT, _ignore_sigint)):
         command = [sys.executable, str(EXAMPLES / "card_commons_bot.py"), "serve", "--port", "0"]
-        process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                                   preexec_fn=before)
         line = process.stdout.readline()
         assert "listening on http://127.0.0.1:" in line
         port = int(line.rsplit(":", 1)[1].split()[0])

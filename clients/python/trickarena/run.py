@@ -21,8 +21,10 @@ def _interrupt(signum: int, frame: object) -> None:
 
 
 def _stop_on_sigterm() -> None:
-    # Process managers (honcho, systemd) stop with SIGTERM: treat it like Ctrl-C for a clean exit.
+    # Process managers (honcho, systemd) stop with SIGTERM: treat it like Ctrl-C for a clean exit. SIGINT is
+    # re-armed too: a shell starting us in the background may have set it to "ignore", which Python inherits.
     signal.signal(signal.SIGTERM, _interrupt)
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 def run(bot: Bot, argv: list[str] | None = None) -> NoReturn:
