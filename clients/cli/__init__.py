@@ -255,8 +255,10 @@ def replay(ctx: click.Context, table_id: str | None, match_id: str | None, game_
         with _api(ctx) as api:
             record = api.get(f"/api/matches/{match_id}/games/{game_no}/replay")
             match = api.get(f"/api/matches/{match_id}")
+            ranking = api.get(f"/api/ladders/{match['ladder_id']}")["ranking"]
+        known = {row["bot_id"]: row.get("name") or row["bot_id"] for row in ranking}
         seating = next((g["seating"] for g in match.get("games") or [] if g["game_no"] == game_no), None)
-        names = [bot.removeprefix("house:") for bot in seating] if seating else None
+        names = [known.get(bot, bot.removeprefix("house:")) for bot in seating] if seating else None
     elif table_id:
         with _api(ctx) as api:
             record = api.replay(table_id)
