@@ -100,6 +100,7 @@ def ladder_snapshot(store: ArenaStore, tables: TableStore, ladder_id: str) -> di
         "rows": rows, "series": series,
         "recent": recent_matches(store, ladder_id, names),
         "active": len(store.active_matches(ladder_id)),
+        "in_play": in_play(store, ladder_id, names),
         "live_tables": live_tables(tables, ladder.game),
         "generated": time.time(),
     }
@@ -113,6 +114,18 @@ def recent_matches(store: ArenaStore, ladder_id: str, names: dict[str, str], lim
         if doc is not None:
             out.append(match_summary(doc, names))
     return out
+
+
+def in_play(store: ArenaStore, ladder_id: str, names: dict[str, str]) -> list[dict[str, Any]]:
+    """Queued and running matches of the ladder (who plays whom right now)."""
+    out = []
+    for match_id in store.active_matches(ladder_id):
+        doc = store.match(match_id)
+        if doc is not None and doc["status"] in (MatchStatus.QUEUED, MatchStatus.RUNNING):
+            out.append({"match_id": match_id, "status": doc["status"], "ago": ago(doc.get("created")),
+                        "entrants": [names.get(m["bot_id"], m.get("name") or m["bot_id"])
+                                     for m in doc["spec"]["entrants"]]})
+    return sorted(out, key=lambda m: m["status"] != MatchStatus.RUNNING)
 
 
 def match_summary(doc: dict[str, Any], names: dict[str, str]) -> dict[str, Any]:

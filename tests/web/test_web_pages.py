@@ -118,6 +118,8 @@ def test_unfinished_and_unknown_things_are_problems(site_client, site) -> None:
     assert site_client.get("/ladders/spot-hearts-4p/bots/nobody").status_code == 404
     assert site_client.get(f"/matches/{site['matches']['spot-hearts-4p'][0]}/games/9").status_code == 404
     site["store"].create_match(_queued_spec())
+    in_play = site_client.get("/ladders/spot-hearts-4p?fragment=1").get_data(as_text=True)
+    assert 'id="in-play"' in in_play and "m-queued" in in_play  # listed under "Now playing"
     response = site_client.get("/matches/m-queued/games/0")
     assert response.status_code == 409 and response.mimetype == "application/problem+json"
     assert site_client.get(f"/tables/{site['live_table']}/replay").status_code == 409  # not over: no hands
