@@ -38,10 +38,14 @@ def replay_frames(record: dict[str, Any]) -> list[dict[str, Any]]:
     current: list[dict[str, Any]] = []
     choices: dict[int, Any] = {}  # this phase's passes / sore cards, shown together once all are in
 
+    sore_cards: list[Any] | None = None  # public once every seat has laid one; shown for the whole round
+
     def frame(kind: str, label: str, **extra: Any) -> None:
+        public = game.spectator_view()
         frames.append({"kind": kind, "label": label, "round": game_round, "trick_no": trick_no,
                        "tricks_in_round": tricks_per_round, "hands": [list(h) for h in hands],
-                       "totals": list(game.totals), "trick": None, **extra})
+                       "totals": list(game.totals), "trick": None, "sore_cards": sore_cards,
+                       "trump": public.get("trump"), "hearts_broken": public.get("hearts_broken"), **extra})
 
     game_round = game.round_no
     frame("deal", f"Round {game_round + 1}: the deal", dealer=game.dealer)
@@ -59,8 +63,8 @@ def replay_frames(record: dict[str, Any]) -> list[dict[str, Any]]:
                     frame("pass", f"Round {game_round + 1}: cards passed {_direction(game)}".rstrip(),
                           passed=[choices.get(s) for s in range(players)])
                 else:
-                    frame("sore", f"Round {game_round + 1}: sore cards laid",
-                          sore_cards=[choices.get(s) for s in range(players)])
+                    sore_cards = [choices.get(s) for s in range(players)]
+                    frame("sore", f"Round {game_round + 1}: sore cards laid")
                 choices = {}
             continue
         hands[seat] = [c for c in hands[seat] if c != move]
@@ -79,7 +83,7 @@ def replay_frames(record: dict[str, Any]) -> list[dict[str, Any]]:
                   points=list(points))
             if game.over:
                 break
-            game_round, trick_no = game.round_no, 0
+            game_round, trick_no, sore_cards = game.round_no, 0, None
             hands = _hands(game)
             tricks_per_round = len(hands[0])
             frame("deal", f"Round {game_round + 1}: the deal", dealer=game.dealer)

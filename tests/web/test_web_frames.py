@@ -75,6 +75,21 @@ def test_sore_spot_frames_show_the_sore_cards_and_five_players() -> None:
     sore = [f for f in frames if f["kind"] == "sore"]
     assert len(sore) == len(game.history) and all(len(f["sore_cards"]) == 5 for f in sore)
     assert all(f["tricks_in_round"] == len(f["hands"][0]) for f in sore)
+    # The sore cards are public from then on: every trick frame of the round carries them.
+    current = None
+    for frame in frames:
+        if frame["kind"] in ("deal", "sore"):
+            current = frame["sore_cards"]
+        if frame["kind"] == "trick":
+            assert frame["sore_cards"] == current and current is not None
+
+
+def test_sloppy_seconds_frames_say_when_trump_appears() -> None:
+    game = finished_game("sloppy-seconds", seed=8)
+    frames = replay_frames(game.record())
+    tricks = [f for f in frames if f["kind"] == "trick"]
+    assert tricks[0]["trump"] is None  # no trump before a second suit has been broken
+    assert any(f["trump"] in ("C", "D", "H", "S") for f in tricks)
 
 
 def test_a_record_that_does_not_replay_raises() -> None:

@@ -82,6 +82,15 @@
       slot.appendChild(card(played.card, "big" + (played.seat === frame.trick.winner ? " take" : "")));
       trick.appendChild(slot);
     });
+    var facts = [];
+    if (frame.trump) facts.push("trump " + (SUITS[frame.trump] || [frame.trump])[0]);
+    if (frame.hearts_broken) facts.push("hearts broken");
+    if (facts.length) {
+      var info = document.createElement("div");
+      info.className = "table-facts";
+      info.textContent = facts.join(" · ");
+      felt.appendChild(info);
+    }
     if (!cards.length && options.note) {
       var note = document.createElement("div");
       note.className = "center-note";
