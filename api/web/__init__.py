@@ -52,6 +52,14 @@ def card_html(code: str) -> str:
     return Markup(f'<span class="pip {colour}">{escape(rank)}{symbol}</span>')
 
 
+@blp.errorhandler(ApiProblem)
+def html_problem(problem: ApiProblem) -> tuple[str, int]:
+    """Pages answer errors as pages (the JSON API keeps answering application/problem+json)."""
+    tabs = data.ladder_tabs(_arena())
+    return render_template("error.html", tabs=tabs, current=None, status=problem.status, title=problem.title,
+                           detail=problem.detail), problem.status
+
+
 @blp.get("/")
 def index() -> Response | str:
     tabs = data.ladder_tabs(_arena())

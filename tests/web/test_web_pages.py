@@ -112,16 +112,18 @@ def test_finished_table_redirects_to_its_replay_and_live_page_holds_no_cards(sit
     assert "hand" not in public["view"] and "hands" not in public["view"]
 
 
-def test_unfinished_and_unknown_things_are_problems(site_client, site) -> None:
-    assert site_client.get("/ladders/nope").status_code == 404
-    assert site_client.get("/matches/nope").status_code == 404
-    assert site_client.get("/ladders/spot-hearts-4p/bots/nobody").status_code == 404
-    assert site_client.get(f"/matches/{site['matches']['spot-hearts-4p'][0]}/games/9").status_code == 404
+def test_unfinished_and_unknown_things_are_error_pages(site_client, site) -> None:
+    for url in ("/ladders/nope", "/matches/nope", "/ladders/spot-hearts-4p/bots/nobody",
+                f"/matches/{site['matches']['spot-hearts-4p'][0]}/games/9", "/tables/nope"):
+        response = site_client.get(url)
+        assert response.status_code == 404 and response.mimetype == "text/html", url
+        assert "Back to the ladders" in response.get_data(as_text=True)
+    assert site_client.get("/api/matches/nope").mimetype == "application/problem+json"  # the API is unchanged
     site["store"].create_match(_queued_spec())
     in_play = site_client.get("/ladders/spot-hearts-4p?fragment=1").get_data(as_text=True)
     assert 'id="in-play"' in in_play and "m-queued" in in_play  # listed under "Now playing"
     response = site_client.get("/matches/m-queued/games/0")
-    assert response.status_code == 409 and response.mimetype == "application/problem+json"
+    assert response.status_code == 409 and "queued" in response.get_data(as_text=True)
     assert site_client.get(f"/tables/{site['live_table']}/replay").status_code == 409  # not over: no hands
 
 
