@@ -123,6 +123,7 @@ def in_play(store: ArenaStore, ladder_id: str, names: dict[str, str]) -> list[di
         doc = store.match(match_id)
         if doc is not None and doc["status"] in (MatchStatus.QUEUED, MatchStatus.RUNNING):
             out.append({"match_id": match_id, "status": doc["status"], "ago": ago(doc.get("created")),
+                        "ts": doc.get("created"),
                         "entrants": [names.get(m["bot_id"], m.get("name") or m["bot_id"])
                                      for m in doc["spec"]["entrants"]]})
     return sorted(out, key=lambda m: m["status"] != MatchStatus.RUNNING)
@@ -142,6 +143,7 @@ def match_summary(doc: dict[str, Any], names: dict[str, str]) -> dict[str, Any]:
         "match_id": doc["match_id"], "status": doc["status"], "ladder_id": doc["ladder_id"],
         "game": doc["spec"]["game"], "duplicate": doc["spec"]["duplicate"],
         "finished": doc.get("finished"), "ago": ago(doc.get("finished") or doc.get("created")),
+        "ts": doc.get("finished") or doc.get("created"),
         "rated": doc["status"] == MatchStatus.RATED,
         "aborted_because": doc.get("aborted_because"),
         "entrants": [{"bot_id": b, "name": names.get(b, b), "place": places.get(b),
@@ -164,7 +166,7 @@ def live_tables(tables: TableStore, game: str | None = None, limit: int = 6, sca
         if record.status != TableStatus.PLAYING or (game and record.game != game):
             continue
         out.append({"table_id": table_id, "game": record.game, "name": game_name(record.game),
-                    "version": record.version, "ago": ago(record.updated),
+                    "version": record.version, "ago": ago(record.updated), "ts": record.updated,
                     "seats": [s.name or s.kind.value for s in record.seats]})
         if len(out) >= limit:
             break

@@ -13,6 +13,7 @@ from __future__ import annotations
 import os
 import shutil
 import tempfile
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -78,38 +79,53 @@ def wait(browser, condition, timeout: float = 10.0):
     return WebDriverWait(browser, timeout, poll_frequency=0.1).until(lambda _: condition())
 
 
+LADDER_STATE = """
+const rows = [...document.querySelectorAll('#ladder-table tbody tr')];
+return {
+  names: rows.map(r => r.querySelector('td.bot a').textContent),
+  elo: rows.map(r => parseInt(r.querySelector('td.elo').textContent, 10)),
+  games: rows.map(r => r.querySelector('td:nth-child(5)').textContent.trim()),
+  paths: [...document.querySelectorAll('#elo-chart svg path.series')].map(
+      p => ({d: p.getAttribute('d'), width: p.getBoundingClientRect().width})),
+  sparks: document.querySelectorAll('svg.spark polyline').length,
+  legend: (document.querySelector('#elo-chart .legend') || {}).textContent || '',
+  recent: (document.querySelector('#recent-matches .match-link') || {}).textContent || '',
+  swaps: document.getElementById('live').getAttribute('data-swaps'),
+};
+"""
+
+
+def ladder_state(browser) -> dict:
+    """Everything the tests read from the ladder page, in one script call (the page may swap meanwhile)."""
+    return browser.execute_script(LADDER_STATE)
+
+
 def test_ladder_page_lists_the_bots_and_draws_the_elo_chart(browser, site, shots) -> None:
     browser.get(site["base"] + "/")
     assert "Spot Hearts" in browser.title
-    rows = browser.find_elements(By.CSS_SELECTOR, "#ladder-table tbody tr")
-    names = [row.find_element(By.CSS_SELECTOR, "td.bot a").text for row in rows]
-    assert sorted(names) == sorted(LADDERS[0].house_bots)
-    elo = [int(row.find_element(By.CSS_SELECTOR, "td.elo").text) for row in rows]
-    assert elo == sorted(elo, reverse=True) and len(set(elo)) > 1
+    state = wait(browser, lambda: (s := ladder_state(browser))["paths"] and s)
+    assert sorted(state["names"]) == sorted(LADDERS[0].house_bots)
+    assert state["elo"] == sorted(state["elo"], reverse=True) and len(set(state["elo"])) > 1
     # The chart module drew one SVG path per bot, each through every rating point.
-    paths = wait(browser, lambda: browser.find_elements(By.CSS_SELECTOR, "#elo-chart svg path.series"))
-    assert len(paths) == 4
-    for path in paths:
-        assert path.get_attribute("d").count("L") == 3  # start + 3 matches = 4 points
-        box = path.rect
-        assert box["width"] > 200 and box["height"] > 0
-    assert len(browser.find_elements(By.CSS_SELECTOR, "svg.spark polyline")) == 4
-    legend = browser.find_element(By.CSS_SELECTOR, "#elo-chart .legend").text
-    assert all(name in legend for name in names)
+    assert len(state["paths"]) == 4
+    for path in state["paths"]:
+        assert path["d"].count("L") == 3  # start + 3 matches = 4 points
+        assert path["width"] > 200
+    assert state["sparks"] == 4
+    assert all(name in state["legend"] for name in state["names"])
     browser.save_screenshot(str(shots / "ladder.png"))
 
 
-def test_page_refreshes_itself_when_a_match_is_rated(browser, site) -> None:
+def test_page_refreshes_itself_only_when_something_changed(browser, site) -> None:
     browser.get(site["base"] + "/ladders/sore-spot-4p")
-    first = browser.find_element(By.CSS_SELECTOR, "#recent-matches .match-link").text
-    assert first == "sore-spot-4p-m2"
+    assert ladder_state(browser)["recent"] == "sore-spot-4p-m2"
+    time.sleep(1.6)  # three refreshes (every 500 ms in this app): same content, so nothing is swapped
+    assert ladder_state(browser)["swaps"] is None
     # A new rated match lands while the page is open (seeded differently from the site's own matches).
     play_ladder_matches(site["store"], LADDERS[1], 4, seed=77, first=3)
-    wait(browser, lambda: browser.find_element(By.CSS_SELECTOR, "#recent-matches .match-link").text
-         == "sore-spot-4p-m6")
-    games = {cell.text for cell in browser.find_elements(By.CSS_SELECTOR, "#ladder-table td:nth-child(5)")}
-    assert games == {"7"}  # 3 + 4 matches each, refreshed in place
-    assert len(browser.find_elements(By.CSS_SELECTOR, "#elo-chart svg path.series")) == 4  # redrawn
+    state = wait(browser, lambda: (s := ladder_state(browser))["recent"] == "sore-spot-4p-m6" and s)
+    assert set(state["games"]) == {"7"}  # 3 + 4 matches each, refreshed in place
+    assert len(state["paths"]) == 4 and all(p["d"].count("L") == 7 for p in state["paths"])  # redrawn
 
 
 def test_replay_steps_forward_trick_by_trick_with_all_hands(browser, site, shots) -> None:
