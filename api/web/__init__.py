@@ -11,7 +11,6 @@ from __future__ import annotations
 from typing import Any
 
 from flask import Blueprint, current_app, redirect, render_template, request, url_for
-from markupsafe import Markup, escape
 from werkzeug.wrappers import Response
 
 from api.problems import ApiProblem
@@ -41,15 +40,6 @@ def _page(template: str, **context: Any) -> str:
 @blp.app_template_filter("signed")
 def signed(value: float | None) -> str:
     return "" if value is None else f"{value:+.1f}"
-
-
-@blp.app_template_filter("card")
-def card_html(code: str) -> str:
-    """'QS' -> 'Q♠' in a span with the suit's colour class."""
-    suits = {"S": ("♠", "black"), "C": ("♣", "black"), "H": ("♥", "red"), "D": ("♦", "red")}
-    symbol, colour = suits.get(code[-1:], ("?", "black"))
-    rank = "10" if code[:-1] == "T" else code[:-1]
-    return Markup(f'<span class="pip {colour}">{escape(rank)}{symbol}</span>')
 
 
 @blp.errorhandler(ApiProblem)

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import sys
+from pathlib import Path
 from typing import Any
 
 import click
@@ -164,8 +165,10 @@ def practice(ctx: click.Context, bot_spec: str, game: str | None, opponents: str
 @click.option("--seed", default=1, show_default=True)
 @click.option("--options", "options_json", default=None, help="Game options as JSON.")
 @click.option("--deadline-ms", default=1000, show_default=True, help="Time per decision.")
+@click.option("--save-dir", type=click.Path(file_okay=False), default=None,
+              help="Write each game's replay record here (replay with: trick-arena replay --file F).")
 def match_command(urls: tuple[str, ...], game: str, game_count: int | None, seed: int,
-                  options_json: str | None, deadline_ms: int) -> None:
+                  options_json: str | None, deadline_ms: int, save_dir: str | None) -> None:
     """Play a local match between bot URLs (the arena's match runner; no service needed)."""
     from clients.cli.localmatch import play_local_match
 
@@ -183,8 +186,8 @@ def match_command(urls: tuple[str, ...], game: str, game_count: int | None, seed
         def on_game(number: int, summary: dict[str, Any]) -> None:
             progress.advance(task)
 
-        tallies, _ = play_local_match(list(urls), game, count, seed, _json_option(options_json), deadline_ms,
-                                      on_game=on_game, on_move=on_move)
+        tallies, records = play_local_match(list(urls), game, count, seed, _json_option(options_json),
+                                            deadline_ms, on_game=on_game, on_move=on_move)
     import engine
 
     low_wins = engine.rules_for(game).low_wins
@@ -202,6 +205,12 @@ def match_command(urls: tuple[str, ...], game: str, game_count: int | None, seed
         table.add_row(str(place), tally.name, tally.url, str(tally.wins), f"{tally.win_share:.0%}",
                       str(tally.points), strikes, latency)
     console.print(table)
+    if save_dir:
+        folder = Path(save_dir)
+        folder.mkdir(parents=True, exist_ok=True)
+        for number, record in enumerate(records):
+            (folder / f"{game}-seed{seed}-game{number}.json").write_text(json.dumps(record))
+        console.print(f"{len(records)} replay records in {folder}/ (trick-arena replay --file ...)")
 
 
 @main.command()

@@ -89,14 +89,14 @@ def test_replay_from_a_file(tmp_path) -> None:
     assert "passes" in out and out.count(" → ") == sum(len(r["tricks"]) for r in game.history)
 
 
-def test_local_match_between_bot_urls_prints_a_result_table(sdk_server) -> None:
+def test_local_match_between_bot_urls_prints_a_result_table(sdk_server, tmp_path) -> None:
     servers = [sdk_server(starter_bot("sore-spot")) for _ in range(3)]
     from arena.botserver import BotServerConfig, serve_bot
 
     illegal = serve_bot(BotServerConfig(behaviour="illegal", name="cheater"))
     try:
         out = run("match", *[s.url for s in servers], illegal.url, "--game", "sore-spot", "--options",
-                  '{"rounds": 1}', "--deadline-ms", "2000")
+                  '{"rounds": 1}', "--deadline-ms", "2000", "--save-dir", str(tmp_path))
     finally:
         illegal.stop()
     assert "4/4" in out  # the progress bar reached the end
@@ -104,6 +104,9 @@ def test_local_match_between_bot_urls_prints_a_result_table(sdk_server) -> None:
     cheater_row = next(line for line in out.splitlines() if "cheater" in line)
     assert "illegal_move" in cheater_row or "illegal" in cheater_row  # strikes with their reason
     assert sum(s.calls for s in servers) > 0
+    saved = sorted(tmp_path.glob("sore-spot-seed1-game*.json"))
+    assert len(saved) == 4 and all(engine.load(json.loads(p.read_text())).over for p in saved)
+    assert "Game over" in run("replay", "--file", str(saved[0]))
 
 
 def test_practice_with_a_starter_file(live_server, app, rq_worker) -> None:
