@@ -138,6 +138,16 @@ return t
 """
 
 
+# The table record plus the moves logged from index ARGV[1] on (none if ARGV[1] is -1), atomically.
+SYNC_SCRIPT = """
+local record = redis.call('HGETALL', KEYS[1])
+local missing = {}
+local from = tonumber(ARGV[1])
+if from >= 0 and #record > 0 then missing = redis.call('LRANGE', KEYS[2], from, -1) end
+return {record, missing}
+"""
+
+
 class _GameCache:
     """Per-process LRU of live engine games by table, so a move does not replay the whole log.
 
@@ -157,6 +167,11 @@ class _GameCache:
         if entry is not None and entry[0] <= version:
             return entry
         return None
+
+    def version_of(self, key: tuple[str, str]) -> int | None:
+        with self._lock:
+            entry = self._games.get(key)
+        return None if entry is None else entry[0]
 
     def put(self, key: tuple[str, str], version: int, game: Any) -> None:
         with self._lock:
@@ -214,6 +229,7 @@ class TableStore:
         self.prefix = prefix
         self._commit = self.redis.register_script(COMMIT_SCRIPT)
         self._snapshot = self.redis.register_script(SNAPSHOT_SCRIPT)
+        self._sync_script = self.redis.register_script(SYNC_SCRIPT)
 
     # --- create / load -------------------------------------------------------------------------------------
 
@@ -224,7 +240,9 @@ class TableStore:
         if len(seats) != players:
             raise ApiProblem(422, "bad-seats", f"{players} players need {players} seats, got {len(seats)}")
         normalized = engine.validate_options(game, players, options or {})
-        seed = secrets.randbits(63) if seed is None else seed
+        # 53 bits: still unguessable (and the commitment is salted), and exact as a JSON number in every
+        # client (JavaScript and jq read numbers as doubles).
+        seed = secrets.randbits(53) if seed is None else seed
         extra = {"deals": deals} if deals else {}
         live = engine.new_game(game, players=players, options=normalized, seed=seed, **extra)
         table_id = secrets.token_hex(8)
@@ -259,23 +277,36 @@ class TableStore:
         return record
 
     def load_table(self, table_id: str) -> TableRecord:
-        raw = self.redis.hgetall(keys.table(self.prefix, table_id))
+        return self._record_from_raw(table_id, self.redis.hgetall(keys.table(self.prefix, table_id)))
+
+    @staticmethod
+    def _record_from_raw(table_id: str, raw: dict[str, str]) -> TableRecord:
         if not raw:
             raise ApiProblem(404, "table-not-found", f"no table {table_id!r}")
-        seats = [SeatSpec(SeatKind(s["kind"]), s["name"]) for s in json.loads(raw["seats"])]
+        loads = orjson.loads
+        seats = [SeatSpec(SeatKind(s["kind"]), s["name"]) for s in loads(raw["seats"])]
         players = int(raw["players"])
         return TableRecord(
-            table_id=table_id, game=raw["game"], players=players, options=json.loads(raw["options"]),
+            table_id=table_id, game=raw["game"], players=players, options=loads(raw["options"]),
             seats=seats, joined=[f"token:{i}" in raw for i in range(players)], seed=int(raw["seed"]),
             nonce=raw["nonce"], commitment=raw["commitment"], status=TableStatus(raw["status"]),
-            version=int(raw["version"]), to_act=json.loads(raw["to_act"]),
-            decision_since=json.loads(raw["decision_since"]), turn_started=json.loads(raw["turn_started"]),
+            version=int(raw["version"]), to_act=loads(raw["to_act"]),
+            decision_since=loads(raw["decision_since"]), turn_started=loads(raw["turn_started"]),
             created=float(raw["created"]), updated=float(raw["updated"]),
-            deals=json.loads(raw["deals"]) if "deals" in raw else None,
+            deals=loads(raw["deals"]) if "deals" in raw else None,
             move_timeout=float(raw["move_timeout"]) if "move_timeout" in raw else None,
-            labels=json.loads(raw.get("labels", "{}")),
+            labels=loads(raw.get("labels", "{}")),
             token_hashes={i: raw[f"token:{i}"] for i in range(players) if f"token:{i}" in raw},
         )
+
+    def _sync(self, table_id: str, cached_version: int | None) -> tuple[TableRecord, list[str] | None]:
+        """The table record and, if this process caches the game at `cached_version`, the moves since then:
+        one atomic round trip, so a game another process moved on is caught up without a second read."""
+        table_keys = [keys.table(self.prefix, table_id), keys.table_moves(self.prefix, table_id)]
+        start = -1 if cached_version is None else cached_version
+        flat, missing = self._sync_script(keys=table_keys, args=[start])
+        raw = dict(zip(flat[::2], flat[1::2], strict=True))
+        return self._record_from_raw(table_id, raw), (None if cached_version is None else list(missing))
 
     def list_tables(self, limit: int = 50) -> list[str]:
         return list(self.redis.zrevrange(keys.tables_index(self.prefix), 0, limit - 1))
@@ -369,14 +400,15 @@ class TableStore:
         cache_key = (self.prefix, table_id)
         with _table_lock(f"{self.prefix}{table_id}"):
             for _ in range(COMMIT_RETRIES):
-                record = self.load_table(table_id)
+                cached_version = _games.version_of(cache_key)
+                record, missing = self._sync(table_id, cached_version)
                 self._check_seat_index(record, seat)
                 if authenticate:
                     stored = record.token_hashes.get(seat)
                     self._check_token(table_id, seat, token, stored, str(record.players))
                     authenticate = False  # the token cannot change: once is enough across retries
                 self._check_can_move(record, seat, expected_version)
-                live = self._game_at(record)
+                live = self._game_at(record, cached_version, missing)
                 try:
                     live.apply(seat, move)
                 except engine.EngineError as error:
@@ -405,20 +437,23 @@ class TableStore:
                              f"{record.decision_since[seat]}; fetch the state again",
                              version=record.version)
 
-    def _game_at(self, record: TableRecord) -> Any:
+    def _game_at(self, record: TableRecord, synced_version: int | None = None,
+                 missing: list[str] | None = None) -> Any:
         """The engine game at the record's version: cached, caught up from the log, or rebuilt from it.
 
         With several server processes a table's moves land on different processes; a cached game that is
-        a few moves behind only replays those moves, not the whole log.
+        a few moves behind only replays those moves (`missing`, read with the record), not the whole log.
         """
         cached = _games.take((self.prefix, record.table_id), record.version)
         if cached is None:
             return self._rebuild(record)
         version, live = cached
         if version < record.version:
-            log_key = keys.table_moves(self.prefix, record.table_id)
-            for raw in self.redis.lrange(log_key, version, record.version - 1):
-                entry = json.loads(raw)
+            if version != synced_version or missing is None or version + len(missing) != record.version:
+                log_key = keys.table_moves(self.prefix, record.table_id)
+                missing = self.redis.lrange(log_key, version, record.version - 1)
+            for raw in missing:
+                entry = orjson.loads(raw)
                 live.apply(entry["seat"], entry["move"])
         return live
 

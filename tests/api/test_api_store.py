@@ -37,6 +37,7 @@ def test_create_and_load_round_trip(tables):
 def test_live_tables_get_distinct_secret_seeds(tables):
     seeds = {tables.create_table("spot-hearts", 4, {}, OPEN4).seed for _ in range(5)}
     assert len(seeds) == 5
+    assert all(0 <= seed < 2**53 for seed in seeds)  # exact as a JSON number in JavaScript / jq clients
 
 
 def test_twenty_threads_same_move_exactly_one_applied(tables, redis_conn, key_prefix):
