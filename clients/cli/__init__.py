@@ -23,6 +23,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 from trickarena import ApiError, ApiUnavailable, ArenaClient
+from trickarena.types import Ranking
 
 from clients.cli.loading import load_bot
 from clients.cli.render import print_replay
@@ -219,29 +220,28 @@ def match_command(urls: tuple[str, ...], game: str, game_count: int | None, seed
 def ladder(ctx: click.Context, which: str | None) -> None:
     """Show a ladder (a ladder id or a game id; default: every ladder)."""
     with _api(ctx) as api:
-        ladders = api.get("/api/ladders")
-        chosen = [lad for lad in ladders if which in (None, lad["ladder_id"], lad["game"])]
+        ladders = api.ladders()
+        chosen = [lad for lad in ladders if which in (None, lad.ladder_id, lad.game)]
         if not chosen:
-            known = ", ".join(lad["ladder_id"] for lad in ladders) or "none yet"
+            known = ", ".join(lad.ladder_id for lad in ladders) or "none yet"
             raise click.BadParameter(f"no ladder {which!r}; known: {known}")
         for lad in chosen:
-            ranking = api.get(f"/api/ladders/{lad['ladder_id']}")["ranking"]
-            console.print(ladder_table(lad, ranking))
+            console.print(ladder_table(api.ranking(lad.ladder_id)))
 
 
-def ladder_table(ladder_json: dict[str, Any], ranking: list[dict[str, Any]]) -> Table:
-    title = f"{ladder_json['ladder_id']} · {ladder_json['game']} · {ladder_json['players']} players"
-    table = Table(title=title)
+def ladder_table(ranking: Ranking) -> Table:
+    lad = ranking.ladder
+    table = Table(title=f"{lad.ladder_id} · {lad.game} · {lad.players} players")
     for column, justify in (("#", "right"), ("bot", "left"), ("kind", "left"), ("Elo", "right"),
                             ("games", "right"), ("win share", "right"), ("strikes", "right"),
                             ("latency", "right")):
         table.add_column(column, justify=justify)  # type: ignore[arg-type]
-    for row in ranking:
-        share = f"{row['wins'] / row['games']:.0%}" if row["games"] else "–"
-        latency = f"{row['mean_latency_ms']:.1f} ms" if row.get("mean_latency_ms") is not None else "–"
-        name = (row.get("name") or row["bot_id"]) + (" (paused)" if row.get("paused") else "")
-        table.add_row(str(row["rank"]), name, row.get("kind") or "left", f"{row['rating']:.0f}",
-                      str(row["games"]), share, str(row["strikes"]), latency)
+    for row in ranking.ranking:
+        share = f"{row.win_share:.0%}" if row.win_share is not None else "–"
+        latency = f"{row.mean_latency_ms:.1f} ms" if row.mean_latency_ms is not None else "–"
+        name = (row.name or row.bot_id) + (" (paused)" if row.paused else "")
+        table.add_row(str(row.rank), name, row.kind or "left", f"{row.rating:.0f}", str(row.games), share,
+                      str(row.strikes), latency)
     return table
 
 
@@ -262,11 +262,11 @@ def replay(ctx: click.Context, table_id: str | None, match_id: str | None, game_
             record = json.load(handle)
     elif match_id:
         with _api(ctx) as api:
-            record = api.get(f"/api/matches/{match_id}/games/{game_no}/replay")
-            match = api.get(f"/api/matches/{match_id}")
-            ranking = api.get(f"/api/ladders/{match['ladder_id']}")["ranking"]
-        known = {row["bot_id"]: row.get("name") or row["bot_id"] for row in ranking}
-        seating = next((g["seating"] for g in match.get("games") or [] if g["game_no"] == game_no), None)
+            record = api.match_replay(match_id, game_no)
+            match = api.match(match_id)
+            ranking = api.ranking(match.ladder_id).ranking
+        known = {row.bot_id: row.name or row.bot_id for row in ranking}
+        seating = next((g["seating"] for g in match.games or [] if g["game_no"] == game_no), None)
         names = [known.get(bot, bot.removeprefix("house:")) for bot in seating] if seating else None
     elif table_id:
         with _api(ctx) as api:

@@ -8,6 +8,7 @@ import click
 import pytest
 from click.testing import CliRunner
 from rich.console import Console
+from trickarena import ArenaClient
 
 import engine
 from clients.cli import main
@@ -36,8 +37,6 @@ def test_games_and_register(live_server) -> None:
     out = run("--api", live_server, "register", "cli-bot", "--game", "spot-hearts", "--url",
               "http://127.0.0.1:9009")
     assert "registered cli-bot" in out and "owner token (shown once)" in out
-    from trickarena import ArenaClient
-
     with ArenaClient(live_server) as api:
         assert [b.name for b in api.bots("spot-hearts")] == ["cli-bot"]
 
@@ -62,6 +61,15 @@ def test_ladder_and_replays_of_matches_and_tables(app, live_server, redis_url, k
     assert "sore-spot-4p" not in out
     out = run("--api", live_server, "ladder")
     assert "spot-hearts-4p" in out and "sore-spot-4p" in out
+    with ArenaClient(live_server) as api:  # the typed arena methods behind those commands
+        recent = api.recent_matches("spot-hearts-4p")
+        assert [m.match_id for m in recent] == list(reversed(site["matches"]["spot-hearts-4p"]))
+        assert all(m.status == "rated" and len(m.replays) == 4 for m in recent)
+        history = api.bot_history("spot-hearts-4p", "house:heuristic")
+        assert [h.match for h in history.history] == [m.match_id for m in recent]
+        ranked = {r.bot_id: r for r in api.ranking("spot-hearts-4p").ranking}
+        assert abs(ranked["house:heuristic"].rating - history.rating) < 0.1
+        assert ranked["house:heuristic"].win_share == ranked["house:heuristic"].wins / 2
 
     match_id = site["matches"]["sore-spot-4p"][0]
     out = run("--api", live_server, "replay", "--match", match_id, "--game-no", "1", "--hands")

@@ -8,6 +8,7 @@ import pytest
 from trickarena import types
 
 from api import schemas
+from api.blueprints import arena as arena_api
 
 PAIRS = [
     (types.Problem, schemas.ProblemSchema),
@@ -20,6 +21,13 @@ PAIRS = [
     (types.MoveResult, schemas.MoveResultSchema),
     (types.BotRecord, schemas.BotSchema),
     (types.BotCreated, schemas.BotCreatedSchema),
+    (types.Ladder, arena_api.LadderSchema),
+    (types.RankedBot, arena_api.RankedBotSchema),
+    (types.Ranking, arena_api.RankingSchema),
+    (types.HistoryEntry, arena_api.HistoryEntrySchema),
+    (types.BotHistory, arena_api.BotHistorySchema),
+    (types.MatchSummary, arena_api.MatchSummarySchema),
+    (types.LadderSeat, arena_api.LadderSeatSchema),
 ]
 
 

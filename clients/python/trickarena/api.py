@@ -13,11 +13,16 @@ from typing import Any
 from trickarena.http import JsonHttp
 from trickarena.types import (
     BotCreated,
+    BotHistory,
     BotRecord,
     Game,
     Join,
+    Ladder,
+    LadderSeat,
+    MatchSummary,
     Move,
     MoveResult,
+    Ranking,
     SeatState,
     Table,
     TableSummary,
@@ -105,9 +110,33 @@ class ArenaClient:
     def delete_bot(self, bot_id: str, owner_token: str) -> None:
         self.http.request("DELETE", f"/api/bots/{bot_id}", token=owner_token)
 
-    def ladder_seats(self, bot_id: str, owner_token: str) -> list[dict[str, Any]]:
-        """A polling bot's seats at running ladder tables: ``{table, seat, token, match, ...}``."""
-        return self.http.request("GET", f"/api/bots/{bot_id}/ladder-seats", token=owner_token)
+    # --- arena: ladders, ratings, matches -----------------------------------------------------------------
+
+    def ladder_seats(self, bot_id: str, owner_token: str) -> list[LadderSeat]:
+        """A polling bot's seats at running ladder tables, with their seat tokens (owner token required)."""
+        return [LadderSeat.from_json(s) for s in self.http.request("GET", f"/api/bots/{bot_id}/ladder-seats",
+                                                                  token=owner_token)]
+
+    def ladders(self) -> list[Ladder]:
+        return [Ladder.from_json(lad) for lad in self.http.request("GET", "/api/ladders")]
+
+    def ranking(self, ladder_id: str) -> Ranking:
+        return Ranking.from_json(self.http.request("GET", f"/api/ladders/{ladder_id}"))
+
+    def bot_history(self, ladder_id: str, bot_id: str) -> BotHistory:
+        path = f"/api/ladders/{ladder_id}/bots/{bot_id}/history"
+        return BotHistory.from_json(self.http.request("GET", path))
+
+    def recent_matches(self, ladder_id: str) -> list[MatchSummary]:
+        body = self.http.request("GET", f"/api/ladders/{ladder_id}/matches")
+        return [MatchSummary.from_json(m) for m in body["matches"]]
+
+    def match(self, match_id: str) -> MatchSummary:
+        return MatchSummary.from_json(self.http.request("GET", f"/api/matches/{match_id}"))
+
+    def match_replay(self, match_id: str, game_no: int = 0) -> dict[str, Any]:
+        """The engine's replay record of one game of a rated match."""
+        return self.http.request("GET", f"/api/matches/{match_id}/games/{game_no}/replay")
 
     # --- anything else (ladders, matches): the raw JSON ---------------------------------------------------
 

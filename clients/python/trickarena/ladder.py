@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 from trickarena.api import ArenaClient
 from trickarena.http import ApiError, ApiUnavailable
 from trickarena.poll import play_seat
+from trickarena.types import LadderSeat
 
 if TYPE_CHECKING:
     from trickarena.bot import Bot
@@ -31,23 +32,23 @@ def play_ladder(api_url: str, bot_id: str, owner_token: str, bot: Bot, idle_poll
     finished = 0
     lock = threading.Lock()
 
-    def play(entry: dict) -> None:
+    def play(entry: LadderSeat) -> None:
         nonlocal finished
         with ArenaClient(api_url) as seat_api:
             try:
-                play_seat(seat_api, entry["table"], entry["seat"], entry["token"], bot, on_refused="fallback",
+                play_seat(seat_api, entry.table, entry.seat, entry.token, bot, on_refused="fallback",
                           wait_s=10)
             except (ApiError, ApiUnavailable) as error:
-                log.warning("ladder seat %s/%s ended: %s", entry["table"], entry["seat"], error)
+                log.warning("ladder seat %s/%s ended: %s", entry.table, entry.seat, error)
         with lock:
             finished += 1
 
     with ArenaClient(api_url) as api:
         while not stop.is_set() and (max_games is None or finished < max_games):
             for entry in api.ladder_seats(bot_id, owner_token):
-                key = (entry["table"], entry["seat"])
+                key = (entry.table, entry.seat)
                 if key not in playing:
-                    log.info("new ladder seat: table %s seat %s (match %s)", *key, entry.get("match"))
+                    log.info("new ladder seat: table %s seat %s (match %s)", *key, entry.match)
                     playing[key] = threading.Thread(target=play, args=(entry,), daemon=True,
                                                     name=f"seat-{key[0]}-{key[1]}")
                     playing[key].start()

@@ -208,3 +208,112 @@ class BotInfo(_Payload):
     author: str
     version: str
     games: list[str] = field(default_factory=lambda: list(GAME_IDS))
+
+
+# --- arena: ladders, ratings, matches ------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Ladder(_Payload):
+    ladder_id: str
+    game: str
+    players: int
+    options: dict[str, Any]
+    duplicate: bool
+    deadline_ms: int
+    strike_limit: int
+    house_bots: list[str]
+    members: int
+    active_matches: int
+    url: str
+
+
+@dataclass(frozen=True)
+class RankedBot(_Payload):
+    rank: int
+    bot_id: str
+    rating: float
+    games: int
+    wins: int
+    strikes: int
+    forfeits: int
+    paused: bool
+    history: str  # URL of the bot's rating history on this ladder
+    name: str | None = None
+    kind: str | None = None  # house | http | poll; None: left the ladder
+    mean_latency_ms: float | None = None
+
+    @property
+    def win_share(self) -> float | None:
+        return self.wins / self.games if self.games else None
+
+
+@dataclass(frozen=True)
+class Ranking(_Payload):
+    ladder: Ladder
+    ranking: list[RankedBot]
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> Ranking:
+        return cls(Ladder.from_json(data["ladder"]), [RankedBot.from_json(r) for r in data["ranking"]])
+
+
+@dataclass(frozen=True)
+class HistoryEntry(_Payload):
+    match: str
+    rating: float
+    delta: float
+    place: float
+    at: float
+
+
+@dataclass(frozen=True)
+class BotHistory(_Payload):
+    ladder_id: str
+    bot_id: str
+    history: list[HistoryEntry]
+    rating: float | None = None
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> BotHistory:
+        history = super().from_json(data)
+        return dataclasses.replace(history, history=[HistoryEntry.from_json(h) for h in data["history"]])
+
+
+@dataclass(frozen=True)
+class MatchSummary(_Payload):
+    match_id: str
+    ladder_id: str
+    status: str  # queued | running | rated | aborted
+    game: str
+    duplicate: bool
+    entrants: list[str]
+    attempts: int
+    created: float
+    replays: list[str]  # URLs of each game's replay record (rated matches)
+    url: str
+    seed: int | None = None
+    finished: float | None = None
+    aborted_because: str | None = None
+    totals: dict[str, int] | None = None
+    places: dict[str, float] | None = None
+    deltas: dict[str, float] | None = None
+    winners: list[str] | None = None
+    forfeited: list[str] | None = None
+    strikes: list[dict[str, Any]] | None = None
+    calls: dict[str, Any] | None = None
+    games: list[dict[str, Any]] | None = None
+
+
+@dataclass(frozen=True)
+class LadderSeat(_Payload):
+    """A polling bot's seat at a running ladder table (``GET /api/bots/{id}/ladder-seats``)."""
+
+    table: str
+    seat: int
+    token: str
+    match: str
+    ladder: str
+    game_no: int
+    deadline_ms: int
+    state_url: str
+    moves_url: str
