@@ -80,7 +80,9 @@ def bot_page(ladder_id: str, bot_id: str) -> str:
     row = next(r for r in rows if r["bot_id"] == bot_id)
     docs = (store.match(entry["match"]) for entry in history[:15])
     matches = [data.match_summary(doc, names) for doc in docs if doc]
-    return _page("bot.html", tabs=data.ladder_tabs(store), current=ladder_id,
+    strikes = [{**strike, "match_id": m["match_id"]} for m in matches for strike in m["strikes"]
+               if strike["bot_id"] == bot_id]
+    return _page("bot.html", tabs=data.ladder_tabs(store), current=ladder_id, strikes=strikes[:20],
                  ladder={**ladder.to_json(), "name": data.game_name(ladder.game)}, bot=row, history=history,
                  series=[{"name": row["name"], "bot_id": bot_id, "points": data.rating_series(history)}],
                  matches=matches)

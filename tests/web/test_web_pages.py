@@ -171,3 +171,34 @@ def test_rating_series_starts_from_the_rating_before_the_first_match() -> None:
     assert data.rating_series(history) == [[9.0, 1500.0], [10.0, 1495.0], [20.0, 1515.0], [30.0, 1520.0]]
     # Cut to the newest points, the series no longer claims to start from the initial rating.
     assert data.rating_series(history, limit=2) == [[20.0, 1515.0], [30.0, 1520.0]]
+
+
+def test_bot_page_lists_the_strikes_of_a_misbehaving_http_bot(client, redis_url, key_prefix,
+                                                               monkeypatch) -> None:
+    import redis
+
+    from arena.botserver import BotServerConfig, serve_bot
+    from arena.jobs import play_match
+    from arena.model import LadderConfig, MatchSpec
+    from arena.store import ArenaStore
+
+    monkeypatch.setenv("ALLOW_PRIVATE_BOT_URLS", "true")  # the bot listens on 127.0.0.1
+    store = ArenaStore(redis.Redis.from_url(redis_url), key_prefix)
+    store.save_ladder(LadderConfig("ss", "sore-spot", 4, {"rounds": 1}, house_bots=HOUSE[:3]))
+    cheater = serve_bot(BotServerConfig(behaviour="illegal", name="cheater"))
+    try:
+        entrants = [Member("b-cheat", MemberKind.HTTP, url=cheater.url, name="cheater"),
+                    *(Member.house(n) for n in HOUSE[:3])]
+        spec = MatchSpec(match_id="m-strikes", ladder_id="ss", game="sore-spot", players=4,
+                         options={"rounds": 1}, seed=3, duplicate=False, entrants=entrants, deadline_ms=1000,
+                         strike_limit=3, pre_ratings={m.bot_id: 1500.0 for m in entrants},
+                         pre_games={m.bot_id: 0 for m in entrants})
+        store.create_match(spec)
+        play_match(store, "m-strikes", worker="test")
+    finally:
+        cheater.stop()
+    page = client.get("/ladders/ss/bots/b-cheat").get_data(as_text=True)
+    listed = re.findall(r"<b>(\w+)</b>", page.split('id="bot-strikes"')[1].split("</ul>")[0])
+    assert listed == ["illegal_move"] * 3  # the strike limit, then the forfeit autopilot
+    match_page = client.get("/matches/m-strikes").get_data(as_text=True)
+    assert "forfeited" in match_page
