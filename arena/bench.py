@@ -31,6 +31,8 @@ from arena.match import MatchRunner, make_drivers
 from arena.model import LadderConfig, MatchSpec, MatchStatus, Member, MemberKind
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
+# Generous: the bench measures throughput, and a loaded machine must not turn a slow answer into a strike.
+BENCH_DEADLINE_S = 5.0
 
 
 def _serve_four(ready: Any, ports: Any) -> None:
@@ -76,7 +78,7 @@ def bare_loop(urls: list[str], payloads: list[dict[str, Any]], seconds: float) -
     start = time.perf_counter()
     while time.perf_counter() - start < seconds:
         for payload in payloads:
-            result = clients[payload["seat"]].call("POST", "move", payload, 1.0)
+            result = clients[payload["seat"]].call("POST", "move", payload, BENCH_DEADLINE_S)
             if not result.ok:
                 raise RuntimeError(f"bench bot failed: {result}")
             json.loads(result.body)
@@ -88,7 +90,8 @@ def bare_loop(urls: list[str], payloads: list[dict[str, Any]], seconds: float) -
 def bench_spec(urls: list[str], seed: int, match_id: str = "bench") -> MatchSpec:
     entrants = [Member(f"bot{i}", MemberKind.HTTP, url=url) for i, url in enumerate(urls)]
     return MatchSpec(match_id=match_id, ladder_id="bench", game="spot-hearts", players=4, options={},
-                     seed=seed, duplicate=False, entrants=entrants, deadline_ms=1000, strike_limit=5,
+                     seed=seed, duplicate=False, entrants=entrants,
+                     deadline_ms=int(BENCH_DEADLINE_S * 1000), strike_limit=5,
                      pre_ratings={m.bot_id: 1500.0 for m in entrants},
                      pre_games={m.bot_id: 0 for m in entrants})
 

@@ -89,7 +89,7 @@ def botclient_loop(url: str) -> Callable[[], object]:
     client = BotClient(url, allow_private=True)
 
     def call() -> object:
-        move, result = client.move(SAMPLE_REQUEST, 1.0)
+        move, result = client.move(SAMPLE_REQUEST, 5.0)  # generous: a bench must not fail on a stalled VM
         if move is None:
             raise RuntimeError(f"bench bot failed: {result}")
         return move
