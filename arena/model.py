@@ -52,7 +52,7 @@ class LadderConfig:
     game: str
     players: int
     options: dict[str, Any] = field(default_factory=dict)
-    duplicate: bool = True
+    duplicate: bool | None = None  # None: on for 4-player ladders, off otherwise
     deadline_ms: int = 1000
     strike_limit: int = 5
     house_bots: tuple[str, ...] = DEFAULT_HOUSE_BOTS
@@ -64,6 +64,8 @@ class LadderConfig:
 
     def __post_init__(self) -> None:
         engine.validate_options(self.game, self.players, self.options)  # raises OptionsError
+        if self.duplicate is None:
+            object.__setattr__(self, "duplicate", self.players == 4)
 
     def to_json(self) -> dict[str, Any]:
         data = asdict(self)

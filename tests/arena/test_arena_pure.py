@@ -15,6 +15,7 @@ from arena.elo import (
     rating_deltas,
 )
 from arena.matchmaking import Candidate, pick_table
+from arena.model import LadderConfig, default_ladders
 from arena.policy import Outcome, ReplyError, fallback_move, parse_reply
 
 # --- Elo ---------------------------------------------------------------------------------------------------
@@ -189,3 +190,16 @@ def test_parse_reply_rejects_bad_replies(body: bytes, decision: dict, outcome: O
     with pytest.raises(ReplyError) as info:
         parse_reply(body, decision)
     assert info.value.outcome is outcome
+
+
+# --- ladder defaults ----------------------------------------------------------------------------------------
+
+
+def test_duplicate_is_on_by_default_for_four_player_ladders_only() -> None:
+    assert LadderConfig("a", "sore-spot", 4).duplicate is True
+    assert LadderConfig("b", "sore-spot", 5).duplicate is False
+    assert LadderConfig("c", "sore-spot", 5, duplicate=True).duplicate is True
+    assert LadderConfig.from_json(LadderConfig("d", "card-commons", 3).to_json()).duplicate is False
+    ladders = default_ladders()
+    assert {lad.game for lad in ladders} == {"sore-spot", "card-commons", "sloppy-seconds", "spot-hearts"}
+    assert all(lad.players == 4 and lad.duplicate and len(lad.house_bots) >= 4 for lad in ladders)
