@@ -1,0 +1,43 @@
+"""The newcomer docs do not rot: their links resolve, their commands exist, the starter bots stay short."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from clients.cli import main as cli
+from tests.clients.starters import EXAMPLES, STARTERS
+
+ROOT = Path(__file__).resolve().parents[2]
+DOCS = ["README.md", "docs/sdk.md", "docs/cli.md", "docs/web.md"]
+
+
+@pytest.mark.parametrize("doc", DOCS)
+def test_relative_links_resolve(doc: str) -> None:
+    text = (ROOT / doc).read_text()
+    for target in re.findall(r"\]\(([^)#]+)(?:#[^)]*)?\)", text):
+        if target.startswith(("http://", "https://", "/")):
+            continue
+        assert (ROOT / doc).parent.joinpath(target).exists(), f"{doc} links to missing {target}"
+
+
+@pytest.mark.parametrize("doc", DOCS)
+def test_every_trick_arena_command_mentioned_exists(doc: str) -> None:
+    text = (ROOT / doc).read_text()
+    mentioned = set(re.findall(r"trick-arena (?:--api \S+ )?([a-z][a-z-]*)", text))
+    assert mentioned <= set(cli.commands), mentioned - set(cli.commands)
+
+
+@pytest.mark.parametrize("doc", DOCS)
+def test_every_repository_path_mentioned_exists(doc: str) -> None:
+    text = (ROOT / doc).read_text()
+    for path in re.findall(r"`((?:clients|api|arena|engine|tests|docs)/[\w./-]+)`", text):
+        assert (ROOT / path.rstrip("/")).exists(), f"{doc} names missing {path}"
+
+
+def test_starter_bots_are_under_sixty_lines() -> None:
+    for filename, _ in STARTERS.values():
+        lines = (EXAMPLES / filename).read_text().splitlines()
+        assert len(lines) < 60, f"{filename}: {len(lines)} lines"
