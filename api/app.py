@@ -11,7 +11,7 @@ from flask_smorest import Api
 
 from api import jsonio, keys
 from api.config import load_config
-from api.problems import register_error_handlers
+from api.problems import PROBLEM_MEDIA_TYPE, register_error_handlers
 from api.ratelimit import install_move_limit
 from api.schemas import ProblemSchema
 from api.services import EXTENSION, build_services
@@ -28,6 +28,15 @@ BODY_METHODS = {"POST", "PUT", "PATCH"}
 class TrickArenaApi(Api):
     # Document every error response with the problem+json schema our handler actually produces.
     ERROR_SCHEMA = ProblemSchema
+
+    def _register_responses(self) -> None:
+        # ... and with the media type it actually has: flask-smorest documents its shared error responses
+        # as application/json, which every error answer (application/problem+json) then contradicts.
+        self.DEFAULT_RESPONSE_CONTENT_TYPE = PROBLEM_MEDIA_TYPE
+        try:
+            super()._register_responses()
+        finally:
+            del self.DEFAULT_RESPONSE_CONTENT_TYPE  # successes stay application/json
 
 
 def create_app(config: dict[str, Any] | None = None) -> Flask:

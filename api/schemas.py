@@ -6,6 +6,19 @@ from typing import Any
 
 from marshmallow import Schema, ValidationError, fields, validate
 
+import engine
+import engine.bots
+
+# Documented as enums so clients (and schema-driven fuzzers) know the accepted values; checked at run time by
+# the store and registry, whose problems (unknown-game, bad-seats) say more than a generic validation error.
+GAME_IDS = {"enum": list(engine.GAMES)}
+SEAT_KINDS = {"enum": ["open", *engine.bots.BOT_NAMES]}
+CARD_CODE = {"type": "string", "minLength": 1, "maxLength": 8}
+# http(s)://host[:port][/path]: the shape arena.netguard accepts (it also checks where the host resolves).
+PORT = r"(6553[0-5]|655[0-2][0-9]|65[0-4][0-9]{2}|6[0-4][0-9]{3}|[1-5][0-9]{4}|[1-9][0-9]{0,3})"
+HOST = r"[A-Za-z0-9.-]+"  # a name or IPv4 (the server also takes bracketed IPv6 literals: no regex here)
+BOT_URL = {"pattern": rf"^https?://{HOST}(:{PORT})?(/[!-\"$-~]*)?$"}  # printable path, no '#' (fragment)
+
 SEAT_KINDS_HELP = ("'open' (a polling client joins it) or a house bot name: "
                    "random, heuristic, eps-0.1 .. eps-0.9")
 
@@ -68,12 +81,12 @@ class GameSchema(Schema):
 # --- tables ----------------------------------------------------------------------------------------------
 
 class TableCreateSchema(Schema):
-    game = fields.String(required=True, metadata={"example": "spot-hearts"})
+    game = fields.String(required=True, metadata={"example": "spot-hearts", **GAME_IDS})
     players = fields.Integer(validate=validate.Range(min=2, max=8),
                              metadata={"description": "defaults to the number of seats"})
     options = fields.Dict(keys=fields.String(), load_default=dict)
-    seats = fields.List(fields.String(validate=validate.Length(min=1, max=32)), required=True,
-                        validate=validate.Length(min=2, max=8),
+    seats = fields.List(fields.String(validate=validate.Length(min=1, max=32), metadata=SEAT_KINDS),
+                        required=True, validate=validate.Length(min=2, max=8),
                         metadata={"description": f"one per player: {SEAT_KINDS_HELP}",
                                   "example": ["open", "heuristic", "heuristic", "random"]})
 
@@ -142,8 +155,9 @@ class SeatStateSchema(Schema):
 
 class MoveRequestSchema(Schema):
     move = MoveField(required=True, metadata={"description": "card code, or list of card codes for a pass",
-                                              "oneOf": [{"type": "string"},
-                                                        {"type": "array", "items": {"type": "string"}}],
+                                              "oneOf": [CARD_CODE,
+                                                        {"type": "array", "items": CARD_CODE, "minItems": 1,
+                                                         "maxItems": 13}],
                                               "example": "QS"})
     expected_version = fields.Integer(required=True, validate=validate.Range(min=0),
                                       metadata={"description": "the version your decision was read at"})
@@ -164,14 +178,16 @@ BOT_NAME = validate.Regexp(r"^[A-Za-z0-9][A-Za-z0-9_.-]{1,39}$",
 
 class BotCreateSchema(Schema):
     name = fields.String(required=True, validate=BOT_NAME)
-    games = fields.List(fields.String(), required=True, validate=validate.Length(min=1, max=10))
+    games = fields.List(fields.String(metadata=GAME_IDS), required=True,
+                        validate=validate.Length(min=1, max=10))
     url = fields.String(allow_none=True, validate=validate.Length(max=2000),
-                        metadata={"description": "HTTP endpoint the arena calls; omit for a polling bot"})
+                        metadata={"description": "HTTP endpoint the arena calls; omit for a polling bot",
+                                  **BOT_URL})
 
 
 class BotUpdateSchema(Schema):
-    games = fields.List(fields.String(), validate=validate.Length(min=1, max=10))
-    url = fields.String(allow_none=True, validate=validate.Length(max=2000))
+    games = fields.List(fields.String(metadata=GAME_IDS), validate=validate.Length(min=1, max=10))
+    url = fields.String(allow_none=True, validate=validate.Length(max=2000), metadata=BOT_URL)
     enabled = fields.Boolean()
 
 
