@@ -45,3 +45,22 @@ bench: $(STAMP)
 
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache
+
+# Reliability (docs/reliability.md; not part of `make test`): bounded scripts that start their own stack on
+# 127.0.0.1 (Redis AOF everysec, gunicorn, RQ workers), stop by themselves and print JSON (exit 1 on a failure).
+.PHONY: load soak faults
+LOAD_OUT ?= var/reliability
+load: $(STAMP)
+	@mkdir -p $(LOAD_OUT)
+	PYTHONPATH="$(CURDIR)" $(PY) -m loadtest --output $(LOAD_OUT)/practice.json practice --clients 200 --seconds 300
+
+soak: $(STAMP)
+	@mkdir -p $(LOAD_OUT)
+	PYTHONPATH="$(CURDIR)" $(PY) -m loadtest --output $(LOAD_OUT)/ladder.json ladder --bots 40 --seconds 600
+
+faults: $(STAMP)
+	@mkdir -p $(LOAD_OUT)
+	PYTHONPATH="$(CURDIR)" $(PY) -m loadtest --output $(LOAD_OUT)/faults-redis.json faults redis-restart --seconds 60
+	PYTHONPATH="$(CURDIR)" $(PY) -m loadtest --output $(LOAD_OUT)/faults-redis-kill.json faults redis-restart --seconds 60 --hard
+	PYTHONPATH="$(CURDIR)" $(PY) -m loadtest --output $(LOAD_OUT)/faults-api-kill.json faults api-restart --seconds 45 --hard
+	PYTHONPATH="$(CURDIR)" $(PY) -m loadtest --output $(LOAD_OUT)/faults-api-term.json faults api-restart --seconds 45

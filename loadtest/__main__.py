@@ -1,0 +1,93 @@
+"""`python -m loadtest {practice,ladder,faults}`: each prints one JSON document, exit 1 if a check failed."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any
+
+
+def _emit(result: dict[str, Any], output: str | None) -> None:
+    text = json.dumps(result, indent=2, default=str)
+    print(text)
+    if output:
+        with open(output, "w") as handle:
+            handle.write(text + "\n")
+    sys.exit(0 if result.get("passed") else 1)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(prog="python -m loadtest", description=__doc__)
+    parser.add_argument("--output", help="also write the JSON result to this file")
+    commands = parser.add_subparsers(dest="command", required=True)
+
+    practice = commands.add_parser("practice", help="N clients playing practice tables (long-poll + moves)")
+    practice.add_argument("--clients", type=int, default=200)
+    practice.add_argument("--seconds", type=float, default=300)
+    practice.add_argument("--game", default="spot-hearts")
+    practice.add_argument("--options", default='{"target": 100}', help="game options (JSON)")
+    practice.add_argument(
+        "--seats",
+        default="open,heuristic,eps-0.5,random",
+        help="comma-separated: 'open' is the client's seat, others house bots",
+    )
+    practice.add_argument("--house-workers", type=int, default=2, help="RQ workers driving house bots")
+    practice.add_argument("--api-workers", type=int, default=2, help="gunicorn workers")
+    practice.add_argument("--worker-class", default="gevent")
+    practice.add_argument("--seed", type=int, default=1)
+
+    ladder = commands.add_parser("ladder", help="N local HTTP bots + house bots on the arena ladders")
+    ladder.add_argument("--bots", type=int, default=40)
+    ladder.add_argument("--seconds", type=float, default=600)
+    ladder.add_argument("--arena-workers", type=int, default=2)
+    ladder.add_argument(
+        "--drain-seconds",
+        type=float,
+        default=180,
+        help="after the run: how long queued/running matches may take to finish",
+    )
+
+    faults = commands.add_parser("faults", help="scripted fault drills")
+    faults.add_argument("scenario", choices=["redis-restart", "api-restart"])
+    faults.add_argument("--seconds", type=float, default=60, help="load before and after the fault, each")
+    faults.add_argument("--hard", action="store_true", help="SIGKILL instead of a clean shutdown")
+    faults.add_argument("--down-seconds", type=float, default=5)
+    faults.add_argument("--clients", type=int, default=20)
+    faults.add_argument("--bots", type=int, default=12)
+
+    options = parser.parse_args()
+    if options.command == "practice":
+        from loadtest.practice import run as run_practice
+
+        result = run_practice(
+            options.clients,
+            options.seconds,
+            options.game,
+            json.loads(options.options),
+            options.seats.split(","),
+            options.house_workers,
+            options.api_workers,
+            options.worker_class,
+            options.seed,
+        )
+    elif options.command == "ladder":
+        from loadtest.ladder import run as run_ladder
+
+        result = run_ladder(options.bots, options.seconds, options.arena_workers, options.drain_seconds)
+    else:
+        from loadtest.faults import run as run_faults
+
+        result = run_faults(
+            options.scenario,
+            options.seconds,
+            options.hard,
+            options.down_seconds,
+            options.clients,
+            options.bots,
+        )
+    _emit(result, options.output)
+
+
+if __name__ == "__main__":
+    main()

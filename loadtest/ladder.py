@@ -1,0 +1,151 @@
+"""`python -m loadtest ladder`: N fast local HTTP bots registered through the API join the arena's ladders.
+
+The service is the `make run` one (Redis AOF everysec, gunicorn API, arena scheduler, arena RQ workers) plus
+N protocol-v1 bots (arena.fastbot, one asyncio process, 127.0.0.1) registered with POST /api/bots for every
+game; the scheduler's default ladders (4 players per game, house bots as permanent members) pick them up.
+After `--seconds` the scheduler is stopped, queued and running matches get `--drain-seconds` to finish, and:
+
+* no match is stuck: every match is rated or aborted (with its reason) at the end;
+* every rated match is rated exactly once (loadtest.verify.rating_audit: idempotency key, one history
+  entry per entrant, games counts, rating = 1500 + sum of its deltas);
+* every process is still alive and no component logged a traceback.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import Counter
+from typing import Any
+
+import httpx
+
+import engine
+from api import keys
+from loadtest.stack import Stack, loadavg
+from loadtest.stats import percentile
+from loadtest.verify import rating_audit
+
+
+def register_bots(api_url: str, ports: list[int], games: list[str]) -> list[str]:
+    bot_ids = []
+    with httpx.Client(base_url=api_url, timeout=10) as http:
+        for index, port in enumerate(ports):
+            answer = http.post(
+                "/api/bots",
+                json={"name": f"load-bot-{index:03d}", "games": games, "url": f"http://127.0.0.1:{port}/"},
+            )
+            answer.raise_for_status()
+            bot_ids.append(answer.json()["bot_id"])
+    return bot_ids
+
+
+def active_count(conn: Any, prefix: str) -> int:
+    return sum(
+        conn.scard(keys.arena_active(prefix, ladder)) for ladder in conn.smembers(keys.arena_ladders(prefix))
+    )
+
+
+def match_timings(docs: dict[str, dict[str, Any]]) -> dict[str, Any]:
+    spans = sorted(
+        d["finished"] - d["created"]
+        for d in docs.values()
+        if d["status"] == "rated" and d.get("finished") and d.get("created")
+    )
+    return {
+        "matches": len(spans),
+        "p50_s": round(percentile(spans, 0.5), 2),
+        "p99_s": round(percentile(spans, 0.99), 2),
+        "max_s": round(spans[-1], 2) if spans else None,
+    }
+
+
+def audit(stack: Stack, bot_ids: list[str]) -> dict[str, Any]:
+    conn = stack.redis()
+    report = rating_audit(conn, stack.prefix)
+    docs = report.pop("docs")
+    unfinished = {m: d["status"] for m, d in docs.items() if d["status"] not in ("rated", "aborted")}
+    played = Counter(
+        e["bot_id"] for d in docs.values() if d["status"] == "rated" for e in d["spec"]["entrants"]
+    )
+    strikes = sum(len(d["result"].get("strikes", [])) for d in docs.values() if d["status"] == "rated")
+    aborted = {m: d.get("aborted_because") for m, d in docs.items() if d["status"] == "aborted"}
+    return {
+        **report,
+        "stuck": unfinished,
+        "aborted_reasons": aborted,
+        "registered_bots_that_played": sum(1 for b in bot_ids if played[b]),
+        "strikes": strikes,
+        "match_created_to_rated": match_timings(docs),
+        "rated_per_ladder": dict(Counter(d["ladder_id"] for d in docs.values() if d["status"] == "rated")),
+    }
+
+
+def run(bots: int, seconds: float, arena_workers: int, drain_seconds: float) -> dict[str, Any]:
+    stack = Stack(api_workers=1)
+    try:
+        stack.start_redis()
+        stack.start_api()
+        ports = stack.start_fast_bots(bots)
+        bot_ids = register_bots(stack.api_url, ports, list(engine.GAMES))
+        stack.start_arena(arena_workers)
+        conn = stack.redis()
+        started = time.monotonic()
+        cpu_before = stack.cpu_by_component()
+        samples = []
+        while time.monotonic() - started < seconds:
+            time.sleep(10)
+            rated = sum(
+                1 for _ in conn.scan_iter(match=keys.arena_match_applied(stack.prefix, "*"), count=1000)
+            )
+            samples.append(
+                {
+                    "t": round(time.monotonic() - started),
+                    "applied": rated,
+                    "active": active_count(conn, stack.prefix),
+                    "load1": loadavg()[0],
+                }
+            )
+        cpu_after = stack.cpu_by_component()
+        crashed_during_run = stack.crashed()
+        stack.children["arena-scheduler"].stop()  # no new matches; the enqueued ones must still finish
+        drain_started = time.monotonic()
+        while active_count(conn, stack.prefix) and time.monotonic() - drain_started < drain_seconds:
+            time.sleep(1)
+        drained_s = time.monotonic() - drain_started
+        for name in list(stack.children):
+            if name != "redis":
+                stack.children[name].stop()
+        report = audit(stack, bot_ids)
+        tracebacks = stack.log_errors()
+        return {
+            "command": f"python -m loadtest ladder --bots {bots} --seconds {seconds:g} "
+            f"--arena-workers {arena_workers} --drain-seconds {drain_seconds:g}",
+            "machine": {
+                "loadavg_1m_max": max((s["load1"] for s in samples), default=0.0),
+                "note": "2 cores shared with other agents; bots, API, Redis and workers all on it",
+            },
+            "setup": {
+                "registered_http_bots": bots,
+                "house_bots_per_ladder": 6,
+                "ladders": sorted(conn.smembers(keys.arena_ladders(stack.prefix))),
+                "arena_workers": arena_workers,
+                "bot_server": "arena.fastbot (asyncio, first legal move)",
+            },
+            "duration_s": seconds,
+            "drain_s": round(drained_s, 1),
+            "samples": samples[:: max(1, len(samples) // 12)],
+            "processes_crashed_during_run": crashed_during_run,
+            "log_tracebacks": tracebacks,
+            "cpu_seconds": {k: round(cpu_after.get(k, 0) - cpu_before.get(k, 0), 1) for k in cpu_after},
+            **report,
+            "workdir": str(stack.workdir),
+            "passed": (
+                not report["problems"]
+                and not report["stuck"]
+                and not crashed_during_run
+                and report["matches"].get("rated", 0) > 0
+                and not any(tracebacks.values())
+            ),
+        }
+    finally:
+        stack.stop()

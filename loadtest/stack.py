@@ -1,0 +1,278 @@
+"""The service under test, started by the load scripts themselves on loopback and torn down by them.
+
+Every process here is a child of the load script (own session, so a restart can kill exactly its group);
+nothing outside 127.0.0.1 is ever contacted, and the Redis is always one this script started (AOF everysec
+in a temporary directory, exactly as `make run` configures it through api.devredis).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import IO
+
+import httpx
+import redis
+
+from api import keys
+from api.devredis import free_port, server_args, wait_ready
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+PREFIX = "taload:"
+# Every client of a load run comes from 127.0.0.1 and so shares one rate-limit bucket: lift the limits,
+# the run measures the service, not the limiter (which has its own tests).
+UNLIMITED = {
+    "TA_LIMIT_MOVES": "100000000/minute",
+    "TA_LIMIT_TABLE_CREATION": "100000000/minute",
+    "TA_LIMIT_REGISTRATION": "100000000/minute",
+}
+
+
+@dataclass
+class Child:
+    """A child process in its own session (so its whole group can be signalled), logging to a file."""
+
+    name: str
+    command: list[str]
+    env: dict[str, str]
+    log_path: Path
+    process: subprocess.Popen | None = None
+    _log: IO[bytes] | None = None
+
+    def start(self) -> Child:
+        self._log = open(self.log_path, "ab")  # noqa: SIM115 - kept open for the child's lifetime
+        self.process = subprocess.Popen(
+            self.command,
+            cwd=REPO_ROOT,
+            env=self.env,
+            stdout=self._log,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
+        return self
+
+    @property
+    def pid(self) -> int:
+        assert self.process is not None
+        return self.process.pid
+
+    def alive(self) -> bool:
+        return self.process is not None and self.process.poll() is None
+
+    def signal_group(self, sig: int) -> None:
+        if self.alive():
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(self.pid, sig)
+
+    def stop(self, sig: int = signal.SIGTERM, timeout: float = 15.0) -> None:
+        if self.process is None:
+            return
+        self.signal_group(sig)
+        try:
+            self.process.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            self.signal_group(signal.SIGKILL)
+            self.process.wait()
+        if self._log is not None:
+            self._log.close()
+            self._log = None
+
+    def kill(self) -> None:
+        """SIGKILL the whole group (the process and anything it forked) and reap it."""
+        self.stop(signal.SIGKILL, timeout=5)
+
+
+def cpu_seconds(pid: int) -> float:
+    """utime+stime of a process and its reaped children, from /proc (0 if it is gone)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0.0
+    ticks = os.sysconf("SC_CLK_TCK")
+    return sum(int(fields[i]) for i in (11, 12, 13, 14)) / ticks
+
+
+def group_cpu_seconds(pgid: int) -> float:
+    """CPU seconds of every live process in a process group (gunicorn master + its workers)."""
+    total = 0.0
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[2]) == pgid:
+            total += cpu_seconds(int(entry.name))
+    return total
+
+
+@dataclass
+class Stack:
+    """Redis + API (gunicorn) + RQ house-bot workers [+ arena scheduler and workers], all on 127.0.0.1."""
+
+    workdir: Path = field(default_factory=lambda: Path(tempfile.mkdtemp(prefix="ta-load-")))
+    redis_port: int = field(default_factory=free_port)
+    api_port: int = field(default_factory=free_port)
+    api_workers: int = 2
+    worker_class: str = "gevent"
+    prefix: str = PREFIX
+    children: dict[str, Child] = field(default_factory=dict)
+
+    @property
+    def redis_url(self) -> str:
+        return f"redis://127.0.0.1:{self.redis_port}/0"
+
+    @property
+    def api_url(self) -> str:
+        return f"http://127.0.0.1:{self.api_port}"
+
+    @property
+    def data_dir(self) -> Path:
+        path = self.workdir / "redis"
+        path.mkdir(parents=True, exist_ok=True)
+        return path
+
+    def env(self, **extra: str) -> dict[str, str]:
+        return {
+            **os.environ,
+            "PYTHONPATH": str(REPO_ROOT),
+            "REDIS_URL": self.redis_url,
+            "TA_KEY_PREFIX": self.prefix,
+            "ALLOW_PRIVATE_BOT_URLS": "true",
+            **UNLIMITED,
+            **extra,
+        }
+
+    def _add(self, name: str, command: list[str], env: dict[str, str]) -> Child:
+        child = Child(name, command, env, self.workdir / f"{name}.log").start()
+        self.children[name] = child
+        return child
+
+    def redis(self) -> redis.Redis:
+        return redis.Redis.from_url(self.redis_url, decode_responses=True)
+
+    # --- components ---------------------------------------------------------------------------------------
+
+    def start_redis(self) -> Child:
+        """redis-server with AOF everysec, the same arguments `make run` uses (api.devredis.server_args)."""
+        child = self._add("redis", server_args(self.redis_port, self.data_dir, persistent=True), self.env())
+        wait_ready(self.redis_url, timeout=15)
+        return child
+
+    def stop_redis(self, hard: bool) -> None:
+        """hard: SIGKILL (up to ~1 s of AOF lost); else SHUTDOWN (AOF fsynced), like a clean restart."""
+        child = self.children["redis"]
+        if hard:
+            child.kill()
+            return
+        with contextlib.suppress(redis.RedisError):
+            redis.Redis.from_url(self.redis_url).shutdown(nosave=True)
+        child.stop(timeout=15)
+
+    def start_api(self) -> Child:
+        env = self.env(
+            TA_BIND=f"127.0.0.1:{self.api_port}",
+            TA_WORKERS=str(self.api_workers),
+            TA_WORKER_CLASS=self.worker_class,
+            TA_LOG_LEVEL="warning",
+        )
+        command = [
+            sys.executable,
+            "-m",
+            "gunicorn",
+            "-c",
+            str(REPO_ROOT / "api/gunicorn_conf.py"),
+            "api:create_app()",
+        ]
+        child = self._add("api", command, env)
+        self.wait_api()
+        return child
+
+    def wait_api(self, timeout: float = 30.0) -> None:
+        deadline = time.monotonic() + timeout
+        while True:
+            with contextlib.suppress(httpx.HTTPError):
+                if httpx.get(f"{self.api_url}/api/health", timeout=2).status_code == 200:
+                    return
+            if time.monotonic() > deadline:
+                raise RuntimeError(f"the API did not come up; see {self.workdir / 'api.log'}")
+            time.sleep(0.1)
+
+    def start_house_workers(self, count: int) -> list[Child]:
+        queue = keys.house_queue(self.prefix)
+        command = [
+            sys.executable,
+            "-m",
+            "rq.cli",
+            "worker",
+            "--url",
+            self.redis_url,
+            "--worker-class",
+            "rq.worker.SimpleWorker",
+            "--quiet",
+            queue,
+        ]
+        return [self._add(f"house-worker-{i}", command, self.env()) for i in range(count)]
+
+    def start_arena(self, workers: int, tick_s: float = 1.0) -> list[Child]:
+        env = self.env(TA_ARENA_TICK_S=str(tick_s))
+        started = [self._add("arena-scheduler", [sys.executable, "-m", "arena", "scheduler"], env)]
+        started += [
+            self._add(f"arena-worker-{i}", [sys.executable, "-m", "arena", "worker", "--simple"], env)
+            for i in range(workers)
+        ]
+        return started
+
+    def start_fast_bots(self, count: int) -> list[int]:
+        """`count` protocol-v1 bots (arena.fastbot, asyncio) in one process; returns their ports."""
+        ports = [free_port() for _ in range(count)]
+        code = (
+            "import sys; from arena.fastbot import run_fast_bots; "
+            "run_fast_bots([int(p) for p in sys.argv[1:]], started=lambda p: print('ready', flush=True))"
+        )
+        self._add("fast-bots", [sys.executable, "-c", code, *map(str, ports)], self.env())
+        deadline = time.monotonic() + 15
+        for port in ports:
+            while True:
+                try:
+                    httpx.get(f"http://127.0.0.1:{port}/", timeout=1)
+                    break
+                except httpx.HTTPError:
+                    if time.monotonic() > deadline:
+                        raise RuntimeError("fast bots did not start") from None
+                    time.sleep(0.05)
+        return ports
+
+    def cpu_by_component(self) -> dict[str, float]:
+        return {
+            name: round(group_cpu_seconds(child.pid) if child.alive() else 0.0, 2)
+            for name, child in self.children.items()
+        }
+
+    def crashed(self) -> list[str]:
+        """Children that exited on their own (a restart replaces the entry, so this means a crash)."""
+        return [name for name, child in self.children.items() if not child.alive()]
+
+    def log_errors(self) -> dict[str, int]:
+        """Tracebacks written to each component's log (an unhandled error anywhere shows up here)."""
+        counts = {}
+        for name, child in self.children.items():
+            with contextlib.suppress(OSError):
+                counts[name] = child.log_path.read_text(errors="replace").count("Traceback")
+        return counts
+
+    def stop(self) -> None:
+        for name in sorted(self.children, key=lambda n: n == "redis"):  # Redis last
+            self.children[name].stop()
+
+
+def loadavg() -> list[float]:
+    return [float(x) for x in Path("/proc/loadavg").read_text().split()[:3]]

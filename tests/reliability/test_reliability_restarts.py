@@ -1,0 +1,285 @@
+"""Faults, the fast ones (issue 6 item 2): Redis restarted under a live API; the API killed during long-polls.
+
+Slow, full-stack versions (mid-ladder, many clients): `python -m loadtest faults ...` (docs/reliability.md).
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+import redis
+
+import engine
+from api.devredis import free_port, server_args, wait_ready
+from loadtest.verify import table_problems
+from tests.conftest import REPO_ROOT, serving
+
+
+class OwnRedis:
+    """A redis-server configured like `make run`'s (AOF everysec), on a free port, restartable in place."""
+
+    def __init__(self, data_dir: Path) -> None:
+        self.port = free_port()
+        self.data_dir = data_dir
+        self.url = f"redis://127.0.0.1:{self.port}/0"
+        self.process: subprocess.Popen | None = None
+
+    def start(self) -> None:
+        self.process = subprocess.Popen(
+            server_args(self.port, self.data_dir, persistent=True),
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        wait_ready(self.url, timeout=10)
+
+    def stop(self, hard: bool) -> None:
+        assert self.process is not None
+        if hard:
+            self.process.kill()
+        else:
+            redis.Redis.from_url(self.url).shutdown(nosave=True)
+        self.process.wait(timeout=10)
+
+
+@pytest.fixture
+def own_redis(tmp_path: Path) -> Iterator[OwnRedis]:
+    server = OwnRedis(tmp_path / "redis")
+    server.data_dir.mkdir()
+    server.start()
+    yield server
+    if server.process is not None and server.process.poll() is None:
+        server.process.kill()
+        server.process.wait()
+
+
+def bearer(token: str) -> dict[str, str]:
+    return {"Authorization": f"Bearer {token}"}
+
+
+def play_moves(http: httpx.Client, table_id: str, tokens: list[str], count: int) -> int:
+    """Play up to `count` moves (first legal cards), returns the version reached."""
+    for _ in range(count):
+        table = http.get(f"/api/tables/{table_id}").json()
+        if table["status"] == "over":
+            return table["version"]
+        seat = table["to_act"][0]
+        state = http.get(f"/api/tables/{table_id}/seats/{seat}", headers=bearer(tokens[seat])).json()
+        decision = state["view"]["decision"]
+        move = decision["legal"][: decision["count"]] if decision["kind"] == "pass" else decision["legal"][0]
+        answer = http.post(
+            f"/api/tables/{table_id}/seats/{seat}/moves",
+            headers=bearer(tokens[seat]),
+            json={"move": move, "expected_version": state["version"]},
+        )
+        assert answer.status_code == 200, answer.text
+    return http.get(f"/api/tables/{table_id}").json()["version"]
+
+
+@pytest.mark.parametrize("hard", [False, True], ids=["shutdown", "sigkill"])
+def test_the_api_recovers_by_itself_after_a_redis_restart(make_app, own_redis, key_prefix, hard):
+    app = make_app(REDIS_URL=own_redis.url)
+    conn = redis.Redis.from_url(own_redis.url, decode_responses=True)
+    with serving(app) as base, httpx.Client(base_url=base, timeout=30) as http:
+        table = http.post(
+            "/api/tables", json={"game": "spot-hearts", "seats": ["open"] * 4, "options": {"target": 1}}
+        ).json()
+        tid = table["table_id"]
+        tokens = [http.post(f"/api/tables/{tid}/seats/{s}/join").json()["token"] for s in range(4)]
+        version = play_moves(http, tid, tokens, 10)
+        time.sleep(1.2)  # older than one AOF fsync period
+        own_redis.stop(hard)
+
+        # Redis down: answers are quick problem+json 5xx, never a hang or a stack trace.
+        started = time.monotonic()
+        down = http.get(f"/api/tables/{tid}")
+        assert down.status_code >= 500 and time.monotonic() - started < 10
+        assert down.headers["content-type"].startswith("application/problem+json")
+        assert "Traceback" not in down.text
+
+        own_redis.start()
+        # The same API process recovers by itself (first request may still see a stale pooled socket).
+        deadline = time.monotonic() + 10
+        while http.get(f"/api/tables/{tid}").status_code != 200:
+            assert time.monotonic() < deadline, "the API did not recover after Redis came back"
+            time.sleep(0.2)
+        assert http.get(f"/api/tables/{tid}").json()["version"] == version  # nothing lost
+        assert table_problems(conn, key_prefix, tid) == []  # nothing half-written
+
+        # Long-poll wake-ups work again (the pub/sub listener re-subscribed): a poll parked after the
+        # restart answers as soon as a move lands, not at the end of its wait.
+        current = http.get(f"/api/tables/{tid}").json()
+        waiter_seat = (
+            next(s for s in range(4) if s not in current["to_act"])
+            if len(current["to_act"]) < 4
+            else current["to_act"][-1]
+        )
+        woke: dict[str, float] = {}
+
+        def long_poll() -> None:
+            begun = time.monotonic()
+            answer = httpx.get(
+                f"{base}/api/tables/{tid}/seats/{waiter_seat}",
+                params={"after": current["version"], "wait": 20},
+                headers=bearer(tokens[waiter_seat]),
+                timeout=30,
+            )
+            woke["after_s"] = time.monotonic() - begun
+            woke["version"] = answer.json()["version"]
+
+        poller = threading.Thread(target=long_poll)
+        poller.start()
+        time.sleep(1.0)
+        mover = current["to_act"][0]
+        state = http.get(f"/api/tables/{tid}/seats/{mover}", headers=bearer(tokens[mover])).json()
+        decision = state["view"]["decision"]
+        move = decision["legal"][: decision["count"]] if decision["kind"] == "pass" else decision["legal"][0]
+        assert (
+            http.post(
+                f"/api/tables/{tid}/seats/{mover}/moves",
+                headers=bearer(tokens[mover]),
+                json={"move": move, "expected_version": state["version"]},
+            ).status_code
+            == 200
+        )
+        poller.join(timeout=30)
+        assert woke["version"] == current["version"] + 1 and woke["after_s"] < 5, woke
+
+        play_moves(http, tid, tokens, 500)
+        replay = http.get(f"/api/tables/{tid}/replay").json()
+        assert engine.load(replay).over
+        assert table_problems(conn, key_prefix, tid) == []
+
+
+class GunicornApi:
+    """The API as `make run` serves it (gunicorn, gevent), in its own process group, restartable."""
+
+    def __init__(self, redis_url: str, prefix: str) -> None:
+        self.port = free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.env = {
+            **os.environ,
+            "PYTHONPATH": str(REPO_ROOT),
+            "REDIS_URL": redis_url,
+            "TA_KEY_PREFIX": prefix,
+            "TA_BIND": f"127.0.0.1:{self.port}",
+            "TA_WORKERS": "1",
+            "TA_LOG_LEVEL": "warning",
+            "ALLOW_PRIVATE_BOT_URLS": "true",
+        }
+        self.process: subprocess.Popen | None = None
+
+    def start(self) -> None:
+        self.process = subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "gunicorn",
+                "-c",
+                str(REPO_ROOT / "api/gunicorn_conf.py"),
+                "api:create_app()",
+            ],
+            cwd=REPO_ROOT,
+            env=self.env,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            start_new_session=True,
+        )
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                if httpx.get(f"{self.url}/api/health", timeout=1).status_code == 200:
+                    return
+            except httpx.HTTPError:
+                pass
+            assert time.monotonic() < deadline, "gunicorn did not start"
+            time.sleep(0.1)
+
+    def kill(self) -> None:
+        """SIGKILL master and workers at once: a crash, every open connection cut mid-request."""
+        assert self.process is not None
+        os.killpg(self.process.pid, signal.SIGKILL)
+        self.process.wait(timeout=10)
+
+
+@pytest.fixture
+def gunicorn_api(redis_url: str, key_prefix: str) -> Iterator[GunicornApi]:
+    api = GunicornApi(redis_url, key_prefix)
+    api.start()
+    yield api
+    if api.process is not None and api.process.poll() is None:
+        api.kill()
+
+
+def test_sdk_polling_clients_resume_after_the_api_is_killed_during_long_polls(
+    gunicorn_api, redis_url, key_prefix
+):
+    from trickarena import ArenaClient, Bot
+    from trickarena.poll import play_seat
+
+    class SlowFirstLegal(Bot):
+        def choose(self, view):  # noqa: ANN001, ANN201 - SDK signature
+            time.sleep(0.03)  # keep the game going long enough to be cut in the middle
+            decision = view["decision"]
+            return (
+                decision["legal"][: decision["count"]] if decision["kind"] == "pass" else decision["legal"][0]
+            )
+
+    setup = ArenaClient(gunicorn_api.url)
+    table = setup.create_table("spot-hearts", ["open"] * 4, {"target": 1})
+    tokens = [setup.join(table.table_id, seat).token for seat in range(4)]
+    outcomes: dict[int, object] = {}
+    posted: dict[int, list] = {seat: [] for seat in range(4)}
+
+    def seat_loop(seat: int) -> None:
+        client = ArenaClient(gunicorn_api.url, retries=10)
+        try:
+            final = play_seat(
+                client,
+                table.table_id,
+                seat,
+                tokens[seat],
+                SlowFirstLegal(),
+                wait_s=25,
+                on_move=lambda state, move: posted[seat].append(move),
+            )
+            outcomes[seat] = final.over
+        except Exception as error:  # reported by the assertion below
+            outcomes[seat] = error
+
+    threads = [threading.Thread(target=seat_loop, args=(seat,), daemon=True) for seat in range(4)]
+    for thread in threads:
+        thread.start()
+    deadline = time.monotonic() + 30
+    while setup.table(table.table_id).version < 12:
+        assert time.monotonic() < deadline
+        time.sleep(0.05)
+    gunicorn_api.kill()  # three seats are parked in long-polls, one is deciding or posting
+    cut_at = redis.Redis.from_url(redis_url).hget(f"{key_prefix}table:{table.table_id}", "version")
+    time.sleep(0.5)
+    gunicorn_api.start()
+    for thread in threads:
+        thread.join(timeout=90)
+    assert outcomes == {0: True, 1: True, 2: True, 3: True}, outcomes
+    conn = redis.Redis.from_url(redis_url, decode_responses=True)
+    assert int(cut_at) < conn.llen(f"{key_prefix}table:{table.table_id}:moves")  # the game went on after
+    assert table_problems(conn, key_prefix, table.table_id) == []
+    replay = ArenaClient(gunicorn_api.url).replay(table.table_id)
+    assert engine.load(replay).over
+    for seat in range(4):  # every move a client saw accepted is in the log, in order, exactly once
+        logged = [same(m["move"]) for m in replay["moves"] if m["seat"] == seat]
+        seen = [same(m) for m in posted[seat]]
+        assert seen == [m for m in logged if m in seen], seat
+        assert 0 <= len(logged) - len(seen) <= 1  # at most the one whose answer the crash swallowed
+
+
+def same(move: object) -> object:
+    return sorted(c.upper() for c in move) if isinstance(move, list) else str(move).upper()
