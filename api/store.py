@@ -311,6 +311,16 @@ class TableStore:
     def list_tables(self, limit: int = 50) -> list[str]:
         return list(self.redis.zrevrange(keys.tables_index(self.prefix), 0, limit - 1))
 
+    def table_summaries(self, limit: int = 50) -> list[dict[str, Any]]:
+        """Newest first: id, game, status, version (one pipelined read for all of them)."""
+        table_ids = self.list_tables(limit)
+        pipe = self.redis.pipeline(transaction=False)
+        for table_id in table_ids:
+            pipe.hmget(keys.table(self.prefix, table_id), ["game", "status", "version"])
+        return [{"table_id": table_id, "game": game, "status": status, "version": int(version)}
+                for table_id, (game, status, version) in zip(table_ids, pipe.execute(), strict=True)
+                if game is not None]
+
     def replay_record(self, table_id: str) -> dict[str, Any]:
         """The engine's replay record; only once the game is over (it contains every hand)."""
         status, record = self.redis.hmget(keys.table(self.prefix, table_id), ["status", "record"])

@@ -74,16 +74,7 @@ def create_table(body: dict[str, Any]) -> tuple[dict[str, Any], int, dict[str, s
 @blp.response(200, TableSummarySchema(many=True))
 def list_tables(query: dict[str, Any]) -> list[dict[str, Any]]:
     """The most recent tables."""
-    store = services().tables
-    summaries = []
-    for table_id in store.list_tables(query["limit"]):
-        try:
-            record = store.load_table(table_id)
-        except ApiProblem:
-            continue  # removed meanwhile
-        summaries.append({"table_id": table_id, "game": record.game, "status": record.status.value,
-                          "version": record.version})
-    return summaries
+    return services().tables.table_summaries(query["limit"])
 
 
 @blp.get("/<table_id>")
