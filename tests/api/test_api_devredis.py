@@ -1,0 +1,37 @@
+"""`python -m api.devredis`: the persistent local Redis that `make run` starts."""
+
+from __future__ import annotations
+
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import redis
+
+from api.devredis import free_port, wait_ready
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_make_run_redis_is_loopback_only_with_aof_everysec(tmp_path):
+    port = free_port()
+    data_dir = tmp_path / "redis"
+    process = subprocess.Popen([sys.executable, "-m", "api.devredis", "--port", str(port),
+                                "--data-dir", str(data_dir)], cwd=REPO_ROOT,
+                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        url = f"redis://127.0.0.1:{port}/0"
+        wait_ready(url)
+        client = redis.Redis.from_url(url, decode_responses=True)
+        assert client.config_get("appendonly") == {"appendonly": "yes"}
+        assert client.config_get("appendfsync") == {"appendfsync": "everysec"}
+        assert client.config_get("bind")["bind"] == "127.0.0.1"
+        assert Path(client.config_get("dir")["dir"]) == data_dir.resolve()
+        client.set("ta:check", "1")
+        client.close()
+    finally:
+        process.send_signal(signal.SIGTERM)  # what honcho sends on Ctrl-C: Redis flushes the AOF and exits
+        assert process.wait(timeout=15) == 0
+    written = list(data_dir.rglob("*.aof"))
+    assert written and any(b"ta:check" in path.read_bytes() for path in written)
