@@ -52,3 +52,36 @@ def test_gevent_worker_holds_many_long_polls_and_still_serves(gunicorn_server):
         assert time.monotonic() - moved < 10  # woken by the notification, not the 25 s timeout
         assert versions == [1] * 100
         http.close()
+
+
+@pytest.mark.timeout(90)
+def test_twenty_posts_across_two_worker_processes_apply_exactly_one(gunicorn_server, redis_conn, key_prefix):
+    """Across processes only the Lua version check stands between two commits: one wins, the rest get 409."""
+    from api.store import TableStore
+
+    with gunicorn_server("gevent", workers=2) as base:
+        created = httpx.post(f"{base}/api/tables", json={"game": "spot-hearts", "seats": ["open"] * 4})
+        table_id = created.json()["table_id"]
+        token = httpx.post(f"{base}/api/tables/{table_id}/seats/3/join").json()["token"]
+        auth = {"Authorization": f"Bearer {token}"}
+        legal = httpx.get(f"{base}/api/tables/{table_id}/seats/3", headers=auth).json()["view"]["legal"]
+        barrier = threading.Barrier(20)
+        statuses: list[int] = []
+
+        def post() -> None:
+            # A fresh connection each: gunicorn spreads them over both worker processes.
+            with httpx.Client(headers={"Connection": "close"}) as http:
+                barrier.wait()
+                response = http.post(f"{base}/api/tables/{table_id}/seats/3/moves", headers=auth,
+                                     json={"move": legal[:3], "expected_version": 0})
+                statuses.append(response.status_code)
+
+        threads = [threading.Thread(target=post) for _ in range(20)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+    assert sorted(statuses) == [200] + [409] * 19
+    tables = TableStore(redis_conn, key_prefix)
+    assert tables.load_table(table_id).version == 1
+    assert len(tables.moves(table_id)) == 1
