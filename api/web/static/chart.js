@@ -74,11 +74,13 @@
       el("text", {x: pad.l - 6, y: Y(v) + 4, "text-anchor": "end"}, axis).textContent = Math.round(v);
     });
     var xticks = Math.min(6, Math.max(2, Math.floor((width - pad.l) / 120)));
-    var span = times[times.length - 1] - times[0];
+    var span = times[times.length - 1] - times[0], previous = null;
     for (var i = 0; i <= xticks; i++) {
-      var t = timeAt(x1 * i / xticks);
+      var t = timeAt(x1 * i / xticks), text = timeLabel(t, span);
+      if (text === previous) continue;  // a burst of matches within one second: label it once
+      previous = text;
       el("text", {x: X(t), y: height - 6, "text-anchor": i === 0 ? "start" : (i === xticks ? "end" : "middle")}, axis)
-        .textContent = timeLabel(t, span);
+        .textContent = text;
     }
     series.forEach(function (s, index) {
       var color = COLORS[index % COLORS.length];
