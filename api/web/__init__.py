@@ -8,6 +8,7 @@ files of this package (``static/``): nothing is loaded from a CDN.
 
 from __future__ import annotations
 
+import contextlib
 from typing import Any
 
 from flask import Blueprint, current_app, redirect, render_template, request, url_for
@@ -18,7 +19,7 @@ from api.services import services
 from api.store import TableStatus
 from api.web import data
 from api.web.frames import replay_frames
-from arena.model import MatchStatus
+from arena.model import HOUSE_PREFIX, MatchStatus
 from arena.store import ArenaStore
 
 blp = Blueprint("web", __name__, template_folder="templates", static_folder="static",
@@ -124,7 +125,7 @@ def table_page(table_id: str) -> Response | str:
     record = tables.load_table(table_id)
     if record.status == TableStatus.OVER and request.args.get("live") != "1":
         return redirect(url_for("web.table_replay_page", table_id=table_id))
-    seat_names = [s.name or f"open seat {i}" for i, s in enumerate(record.seats)]
+    seat_names = _seat_names(record, "open seat")
     return _page("live.html", tabs=data.ladder_tabs(_arena()), current=None, table_id=table_id,
                  game=record.game, name=data.game_name(record.game), seat_names=seat_names,
                  state_url=url_for("tables.get_table", table_id=table_id),
@@ -135,8 +136,18 @@ def table_page(table_id: str) -> Response | str:
 def table_replay_page(table_id: str) -> str:
     tables = services().tables
     record = tables.load_table(table_id)
-    names = [s.name or f"seat {i}" for i, s in enumerate(record.seats)]
+    names = _seat_names(record, "seat")
     return _replay(tables.replay_record(table_id), names, title=f"Table {table_id}", back=None, current=None)
+
+
+def _seat_names(record: Any, open_label: str) -> list[str]:
+    """Seat labels of an API table: registered bots (arena-hosted games) by name, house bots by theirs."""
+    registered: dict[str, str] = {}
+    for seat in record.seats:
+        if seat.name and not seat.name.startswith(HOUSE_PREFIX) and seat.kind.value == "bot":
+            with contextlib.suppress(ApiProblem):  # deleted since: show its id
+                registered[seat.name] = services().bots.get(seat.name)["name"]
+    return [data.seat_label(s.name, f"{open_label} {i}", registered) for i, s in enumerate(record.seats)]
 
 
 def _replay(record: dict[str, Any], names: list[str], title: str, back: str | None,

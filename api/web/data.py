@@ -12,7 +12,7 @@ from typing import Any
 import engine
 from api.problems import ApiProblem
 from api.store import TableStatus, TableStore
-from arena.model import MatchStatus, MemberKind
+from arena.model import HOUSE_PREFIX, MatchStatus, MemberKind
 from arena.store import ArenaStore
 
 PREFERRED_FIRST = "spot-hearts-4p"
@@ -101,7 +101,7 @@ def ladder_snapshot(store: ArenaStore, tables: TableStore, ladder_id: str) -> di
         "recent": recent_matches(store, ladder_id, names),
         "active": len(store.active_matches(ladder_id)),
         "in_play": in_play(store, ladder_id, names),
-        "live_tables": live_tables(tables, ladder.game),
+        "live_tables": live_tables(tables, ladder.game, names=names),
         "generated": time.time(),
     }
 
@@ -154,8 +154,15 @@ def match_summary(doc: dict[str, Any], names: dict[str, str]) -> dict[str, Any]:
     }
 
 
-def live_tables(tables: TableStore, game: str | None = None, limit: int = 6, scan: int = 60
-                ) -> list[dict[str, Any]]:
+def seat_label(name: str | None, kind: str, names: dict[str, str]) -> str:
+    """How a seat is shown: a registered bot by its name, a house bot by its engine name, else its kind."""
+    if not name:
+        return kind
+    return names.get(name) or name.removeprefix(HOUSE_PREFIX)
+
+
+def live_tables(tables: TableStore, game: str | None = None, limit: int = 6, scan: int = 60,
+                names: dict[str, str] | None = None) -> list[dict[str, Any]]:
     """Tables still being played (newest first), for the spectator links."""
     out = []
     for table_id in tables.list_tables(scan):
@@ -167,7 +174,7 @@ def live_tables(tables: TableStore, game: str | None = None, limit: int = 6, sca
             continue
         out.append({"table_id": table_id, "game": record.game, "name": game_name(record.game),
                     "version": record.version, "ago": ago(record.updated), "ts": record.updated,
-                    "seats": [s.name or s.kind.value for s in record.seats]})
+                    "seats": [seat_label(s.name, s.kind.value, names or {}) for s in record.seats]})
         if len(out) >= limit:
             break
     return out

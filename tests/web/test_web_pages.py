@@ -165,6 +165,15 @@ def test_ranking_rows_win_share_kinds_and_departed_bots() -> None:
     assert rows[2]["win_share"] is None and rows[2]["kind"] == "house"
 
 
+def test_seat_labels() -> None:
+    names = {"b1": "alpha"}
+    assert data.seat_label("b1", "bot", names) == "alpha"
+    assert data.seat_label("house:heuristic", "bot", names) == "heuristic"
+    assert data.seat_label("eps-0.3", "house", names) == "eps-0.3"
+    assert data.seat_label(None, "open", names) == "open"
+    assert data.seat_label("gone", "bot", names) == "gone"
+
+
 def test_rating_series_starts_from_the_rating_before_the_first_match() -> None:
     history = [{"at": 30.0, "rating": 1520.0, "delta": 5.0}, {"at": 20.0, "rating": 1515.0, "delta": 20.0},
                {"at": 10.0, "rating": 1495.0, "delta": -5.0}]
