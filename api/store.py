@@ -15,6 +15,7 @@ version without touching yours, so the check is `decision_since[seat] <= expecte
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 import secrets
@@ -157,7 +158,8 @@ class _GameCache:
 
     def __init__(self, size: int = 2048) -> None:
         self._size = size
-        self._games: OrderedDict[tuple[str, str], tuple[int, Any]] = OrderedDict()
+        # key -> (version, game, the table record at that version if this process committed it, else None)
+        self._games: OrderedDict[tuple[str, str], tuple[int, Any, TableRecord | None]] = OrderedDict()
         self._lock = threading.Lock()
 
     def take(self, key: tuple[str, str], version: int) -> tuple[int, Any] | None:
@@ -165,17 +167,21 @@ class _GameCache:
         with self._lock:
             entry = self._games.pop(key, None)
         if entry is not None and entry[0] <= version:
-            return entry
+            return entry[0], entry[1]
         return None
+
+    def take_entry(self, key: tuple[str, str]) -> tuple[int, Any, TableRecord | None] | None:
+        with self._lock:
+            return self._games.pop(key, None)
 
     def version_of(self, key: tuple[str, str]) -> int | None:
         with self._lock:
             entry = self._games.get(key)
         return None if entry is None else entry[0]
 
-    def put(self, key: tuple[str, str], version: int, game: Any) -> None:
+    def put(self, key: tuple[str, str], version: int, game: Any, record: TableRecord | None = None) -> None:
         with self._lock:
-            self._games[key] = (version, game)
+            self._games[key] = (version, game, record)
             self._games.move_to_end(key)
             while len(self._games) > self._size:
                 self._games.popitem(last=False)
@@ -409,6 +415,9 @@ class TableStore:
         """
         cache_key = (self.prefix, table_id)
         with _table_lock(f"{self.prefix}{table_id}"):
+            result = self._try_on_cached_state(table_id, seat, move, expected_version, authenticate, token)
+            if result is not None:
+                return result
             for _ in range(COMMIT_RETRIES):
                 cached_version = _games.version_of(cache_key)
                 record, missing = self._sync(table_id, cached_version)
@@ -426,12 +435,42 @@ class TableStore:
                         error.legal = live.legal_moves(seat)
                     _games.put(cache_key, record.version, live)  # a rejected move changes nothing
                     raise
-                if self._commit_move(record, live, seat):
-                    _games.put(cache_key, live.version, live)
-                    return MoveResult(live.version, TableStatus.OVER if live.over else TableStatus.PLAYING,
-                                      list(live.to_act()), record.seats)
+                after = self._commit_move(record, live, seat)
+                if after is not None:
+                    _games.put(cache_key, after.version, live, after)
+                    return MoveResult(after.version, after.status, list(after.to_act), after.seats)
                 # Another writer committed first: the game we moved on is ahead of nothing; rebuild.
         raise ApiProblem(409, "busy", "the table kept changing while this move was applied; retry")
+
+    def _try_on_cached_state(self, table_id: str, seat: int, move: Any, expected_version: int,
+                             authenticate: bool, token: str | None) -> MoveResult | None:
+        """The common case without reading Redis first: this process made the table's last commit and the
+        client answers that very version. The Lua commit still checks the version, so a table that moved on
+        elsewhere is caught there. Anything unusual (a refusal, a lost race) returns None and the caller takes
+        the authoritative path, so every error a client sees was decided on a fresh read."""
+        cache_key = (self.prefix, table_id)
+        entry = _games.take_entry(cache_key)
+        if entry is None:
+            return None
+        version, live, record = entry
+        if record is None or version != expected_version or not 0 <= seat < record.players:
+            _games.put(cache_key, version, live, record)
+            return None
+        stored = record.token_hashes.get(seat)
+        token_refused = authenticate and (not token or stored is None or not token_matches(token, stored))
+        if token_refused or record.over or seat not in record.to_act or record.decision_since[seat] > version:
+            _games.put(cache_key, version, live, record)
+            return None
+        try:
+            live.apply(seat, move)
+        except engine.EngineError:
+            _games.put(cache_key, version, live, record)  # unchanged; the fresh path will give the answer
+            return None
+        after = self._commit_move(record, live, seat)
+        if after is None:
+            return None  # the game is now ahead of a table that moved elsewhere: dropped, rebuilt on demand
+        _games.put(cache_key, after.version, live, after)
+        return MoveResult(after.version, after.status, list(after.to_act), after.seats)
 
     def _check_can_move(self, record: TableRecord, seat: int, expected_version: int) -> None:
         if record.over:
@@ -480,7 +519,11 @@ class TableStore:
         views["spectator"] = _dumps(live.spectator_view())
         return views
 
-    def _commit_move(self, record: TableRecord, live: Any, seat: int) -> bool:
+    def _commit_move(self, record: TableRecord, live: Any, seat: int) -> TableRecord | None:
+        """Commit the move just applied to `live` iff the table is still at `record.version`.
+
+        Returns the table record after the move, or None if another writer committed first.
+        """
         now = time.time()
         to_act = list(live.to_act())
         decision_since = list(record.decision_since)
@@ -502,7 +545,11 @@ class TableStore:
         table_id = record.table_id
         table_keys = [keys.table(self.prefix, table_id), keys.table_moves(self.prefix, table_id),
                       keys.table_views(self.prefix, table_id)]
-        return bool(self._commit(keys=table_keys, args=args))
+        if not self._commit(keys=table_keys, args=args):
+            return None
+        status = TableStatus.OVER if over else TableStatus.PLAYING
+        return dataclasses.replace(record, version=live.version, status=status, to_act=to_act,
+                                   decision_since=decision_since, turn_started=turn_started, updated=now)
 
     # --- waiting --------------------------------------------------------------------------------------------
 

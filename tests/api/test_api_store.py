@@ -77,9 +77,9 @@ def test_lua_commit_refuses_a_stale_base_version(tables, redis_conn, key_prefix)
     game_b = engine.new_game("spot-hearts", 4, record.options, seed=5)
     game_a.apply(0, game_a.legal_moves(0)[:3])
     game_b.apply(1, game_b.legal_moves(1)[:3])
-    assert tables._commit_move(record, game_a, 0) is True
+    assert tables._commit_move(record, game_a, 0) is not None
     views_before = redis_conn.hgetall(keys.table_views(key_prefix, record.table_id))
-    assert tables._commit_move(record, game_b, 1) is False
+    assert tables._commit_move(record, game_b, 1) is None
     assert redis_conn.hgetall(keys.table_views(key_prefix, record.table_id)) == views_before
     assert tables.moves(record.table_id) == [{"seat": 0, "move": game_a.moves[0]["move"]}]
 
@@ -143,6 +143,24 @@ def test_a_cached_game_behind_redis_catches_up_from_the_log(tables):
     elsewhere.apply(2, tables.moves(record.table_id)[2]["move"])
     assert tables.seat_snapshot(record.table_id, 3, check_token=False).view == elsewhere.view(3)
     assert tables.load_table(record.table_id).version == elsewhere.version == 3
+
+
+def test_optimistic_move_on_a_cached_state_falls_back_when_another_process_moved(tables):
+    record = tables.create_table("spot-hearts", 4, {}, OPEN4, seed=19)
+    tables.apply_move(record.table_id, 0, first_pass(tables, record.table_id, 0), 0)  # cached here at v1
+    elsewhere = engine.new_game("spot-hearts", 4, record.options, seed=19)
+    for entry in tables.moves(record.table_id):
+        elsewhere.apply(entry["seat"], entry["move"])
+    elsewhere.apply(1, elsewhere.legal_moves(1)[:3])
+    assert tables._commit_move(tables.load_table(record.table_id), elsewhere, 1) is not None  # now v2
+    # Seat 2 answers version 1, which is still valid for its decision: the cached game (v1) loses the
+    # commit race, and the move is redone on the real state.
+    seat2_pass = first_pass(tables, record.table_id, 2)
+    result = tables.apply_move(record.table_id, 2, seat2_pass, expected_version=1)
+    elsewhere.apply(2, seat2_pass)
+    assert result.version == elsewhere.version == 3
+    assert [m["seat"] for m in tables.moves(record.table_id)] == [0, 1, 2]
+    assert tables.seat_snapshot(record.table_id, 3, check_token=False).view == elsewhere.view(3)
 
 
 def test_finished_game_publishes_record_and_reveals_seed(tables):
