@@ -44,8 +44,17 @@ def scheduler_command(tick: float | None, no_default_ladders: bool, stop_after: 
 @main.command("worker")
 @click.option("--burst", is_flag=True, help="Exit when the queue is empty.")
 @click.option("--simple", is_flag=True, help="No fork per job (SimpleWorker): keeps bot connections alive.")
-def worker_command(burst: bool, simple: bool) -> None:
-    """An RQ worker on the arena queue ($REDIS_URL, $TA_KEY_PREFIX); run as many as you like, anywhere."""
+@click.option("--queue", "queues", multiple=True, help="Queue(s) to serve instead of the arena queue "
+              "(e.g. the house-bot queue).")
+def worker_command(burst: bool, simple: bool, queues: tuple[str, ...]) -> None:
+    """An RQ worker on the arena queue ($REDIS_URL, $TA_KEY_PREFIX); run as many as you like, anywhere.
+
+    It outlives Redis restarts: RQ's work loop exits on a lost connection (e.g. from a job's heartbeat), so
+    a fresh worker is started after a backoff instead; the interrupted job is recovered like a killed one.
+    """
+    import logging
+    import time
+
     import redis
     from rq import SimpleWorker, Worker
 
@@ -54,7 +63,16 @@ def worker_command(burst: bool, simple: bool) -> None:
     settings = load_settings()
     conn = redis.Redis.from_url(settings.redis_url)
     worker_class = SimpleWorker if simple else Worker
-    worker_class([settings.queue_name], connection=conn).work(burst=burst, with_scheduler=False)
+    backoff = 0.5
+    while True:
+        try:
+            worker_class(list(queues) or [settings.queue_name], connection=conn).work(burst=burst,
+                                                                                    with_scheduler=False)
+            return  # stopped (signal, or --burst done)
+        except (redis.ConnectionError, redis.TimeoutError) as exc:
+            logging.getLogger("arena.worker").warning("lost Redis (%s); new worker in %.1f s", exc, backoff)
+            time.sleep(backoff)
+            backoff = min(backoff * 2, 10.0)
 
 
 @main.command("simulate-ladder")

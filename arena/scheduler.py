@@ -196,13 +196,14 @@ def run_forever(settings: ArenaSettings, ladders: list[LadderConfig] | None = No
     started = time.monotonic()
     lock_ms = int(max(5.0, settings.tick_s * 5) * 1000)
     while stop_after_s is None or time.monotonic() - started < stop_after_s:
-        holder = store.redis.set(lock, me, nx=True, px=lock_ms) or store.redis.get(lock) == me
-        if holder:
-            store.redis.pexpire(lock, lock_ms)
-            try:
+        # The lock calls are Redis calls too: a restart must not kill the loop (honcho would stop everything).
+        try:
+            holder = store.redis.set(lock, me, nx=True, px=lock_ms) or store.redis.get(lock) == me
+            if holder:
+                store.redis.pexpire(lock, lock_ms)
                 counts = scheduler.tick()
                 if any(counts.values()):
                     log.info("tick: %s", counts)
-            except redis.RedisError as exc:  # Redis restarting: keep trying, state is all in Redis
-                log.warning("tick failed: %s", exc)
+        except redis.RedisError as exc:  # Redis restarting: keep trying, state is all in Redis
+            log.warning("tick failed: %s", exc)
         time.sleep(settings.tick_s)

@@ -283,3 +283,87 @@ def test_sdk_polling_clients_resume_after_the_api_is_killed_during_long_polls(
 
 def same(move: object) -> object:
     return sorted(c.upper() for c in move) if isinstance(move, list) else str(move).upper()
+
+
+def _python(*args: str, env: dict[str, str]) -> subprocess.Popen:
+    return subprocess.Popen(
+        [sys.executable, *args],
+        cwd=REPO_ROOT,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
+
+
+def test_workers_and_the_scheduler_outlive_a_redis_restart(own_redis, key_prefix):
+    """The Procfile's long-running processes (house-bot worker, arena worker, arena scheduler) must ride out
+    a Redis restart by themselves: under honcho, one process exiting stops the whole service."""
+    from rq import Queue
+
+    from api.house import enqueue_drive
+    from api.keys import arena_queue, house_queue
+    from api.store import SeatKind, SeatSpec, TableStore
+    from arena.model import LadderConfig
+    from arena.store import ArenaStore
+
+    conn = redis.Redis.from_url(own_redis.url)
+    arena = ArenaStore(conn, key_prefix)
+    arena.save_ladder(
+        LadderConfig(
+            "ss3",
+            "sore-spot",
+            3,
+            {"rounds": 1},
+            house_bots=("heuristic", "random", "eps-0.5"),
+            duplicate=False,
+            max_active=1,
+        )
+    )
+    env = {
+        **os.environ,
+        "PYTHONPATH": str(REPO_ROOT),
+        "REDIS_URL": own_redis.url,
+        "TA_KEY_PREFIX": key_prefix,
+        "TA_ARENA_TICK_S": "0.2",
+        "TA_RQ_QUEUE": house_queue(key_prefix),
+    }
+    # The commands of the Procfile's worker:, arena: and scheduler: lines.
+    processes = {
+        "house worker": _python(
+            "-m", "arena", "worker", "--simple", "--queue", house_queue(key_prefix), env=env
+        ),
+        "arena worker": _python("-m", "arena", "worker", "--simple", env=env),
+        "scheduler": _python("-m", "arena", "scheduler", "--no-default-ladders", env=env),
+    }
+    try:
+        deadline = time.monotonic() + 30
+        while not arena.recent_matches("ss3"):  # the ladder plays before the fault
+            assert time.monotonic() < deadline, "no match rated before the restart"
+            time.sleep(0.1)
+        own_redis.stop(hard=False)
+        time.sleep(2.0)  # longer than the scheduler tick and the workers' idle poll
+        own_redis.start()
+        restarted_at = time.time()
+        time.sleep(1.0)
+        died = [name for name, process in processes.items() if process.poll() is not None]
+        assert died == [], f"exited when Redis restarted: {died}"
+
+        # And they work again: the ladder rates new matches, the house worker drives a new table.
+        def rated_after_restart() -> bool:
+            docs = [arena.match(m) for m in arena.recent_matches("ss3", limit=50)]
+            return any(d and d["status"] == "rated" and d.get("finished", 0) > restarted_at for d in docs)
+
+        tables = TableStore(conn, key_prefix)
+        table = tables.create_table("sore-spot", 3, {"rounds": 1}, [SeatSpec(SeatKind.HOUSE, "random")] * 3)
+        enqueue_drive(Queue(house_queue(key_prefix), connection=conn), table.table_id, key_prefix)
+        deadline = time.monotonic() + 40
+        while not (rated_after_restart() and tables.load_table(table.table_id).over):
+            assert time.monotonic() < deadline, "no work done after the restart"
+            time.sleep(0.2)
+        assert Queue(arena_queue(key_prefix), connection=conn).connection.ping()
+    finally:
+        for process in processes.values():
+            if process.poll() is None:
+                os.killpg(process.pid, signal.SIGTERM)
+            process.wait(timeout=15)
