@@ -49,7 +49,7 @@ def main() -> None:
     )
 
     faults = commands.add_parser("faults", help="scripted fault drills")
-    faults.add_argument("scenario", choices=["redis-restart", "api-restart"])
+    faults.add_argument("scenario", choices=["redis-restart", "api-restart", "bad-bots"])
     faults.add_argument("--seconds", type=float, default=60, help="load before and after the fault, each")
     faults.add_argument("--hard", action="store_true", help="SIGKILL instead of a clean shutdown")
     faults.add_argument("--down-seconds", type=float, default=5)

@@ -261,7 +261,165 @@ def api_restart(seconds: float, hard: bool, down_s: float, clients: int) -> dict
         stack.stop()
 
 
+BAD_BEHAVIOURS = (
+    "sleep",
+    "dribble",
+    "huge",
+    "status500",
+    "garbage",
+    "illegal",
+    "wrongcard",
+    "redirect",
+    "flaky",
+    "down_info",
+)
+# The strike reason each misbehaviour must earn (arena.botclient Outcome values); flaky/down_info vary.
+EXPECTED_REASONS = {
+    "sleep": {"timeout"},
+    "dribble": {"timeout"},
+    "huge": {"too_large"},
+    "status500": {"http_status"},
+    "garbage": {"bad_json"},
+    "illegal": {"illegal_move"},
+    "wrongcard": {"illegal_move"},
+    "redirect": {"http_status"},
+}
+
+
+def bad_bots(seconds: float, bots: int) -> dict[str, Any]:
+    """Misbehaving bots (arena.botserver, one process each) registered next to good fast bots, end to end:
+    real scheduler, real RQ workers. Every match must complete and be rated once, each bad bot must collect
+    strikes of its kind (and forfeit), no worker may die, and the health checks must pause `down_info`."""
+    import sys
+
+    from api.devredis import free_port
+
+    stack = Stack()
+    try:
+        stack.start_redis()
+        stack.start_api()
+        good_ids = register_bots(stack.api_url, stack.start_fast_bots(bots), list(engine.GAMES))
+        bad_ports = {}
+        for behaviour in BAD_BEHAVIOURS:
+            port = free_port()
+            stack._add(
+                f"bot-{behaviour}",
+                [
+                    sys.executable,
+                    "-m",
+                    "arena",
+                    "serve-bot",
+                    "--port",
+                    str(port),
+                    "--behaviour",
+                    behaviour,
+                    "--name",
+                    behaviour,
+                ],
+                stack.env(),
+            )
+            bad_ports[behaviour] = port
+        time.sleep(2)
+        import httpx
+
+        bad_ids = {}
+        with httpx.Client(base_url=stack.api_url, timeout=10) as http:
+            for behaviour, port in bad_ports.items():
+                answer = http.post(
+                    "/api/bots",
+                    json={
+                        "name": f"bad-{behaviour}",
+                        "games": list(engine.GAMES),
+                        "url": f"http://127.0.0.1:{port}/",
+                    },
+                )
+                answer.raise_for_status()
+                bad_ids[answer.json()["bot_id"]] = behaviour
+        stack.start_arena(2, tick_s=1.0, health_every_s=5.0)  # pauses show within the run
+        time.sleep(seconds)
+        crashed = stack.crashed()
+        stack.children["arena-scheduler"].stop()
+        drain_started = time.monotonic()
+        while active_count(stack.redis(), stack.prefix) and time.monotonic() - drain_started < 240:
+            time.sleep(1)
+        for name in list(stack.children):
+            if name != "redis":
+                stack.children[name].stop()
+        conn = stack.redis()
+        audit = rating_audit(conn, stack.prefix)
+        docs = audit.pop("docs")
+        stuck = {m: d["status"] for m, d in docs.items() if d["status"] not in ("rated", "aborted")}
+        per_bad: dict[str, dict[str, Any]] = {
+            b: {"matches": 0, "forfeits": 0, "strikes": {}} for b in BAD_BEHAVIOURS
+        }
+        for doc in docs.values():
+            if doc["status"] != "rated":
+                continue
+            result = doc["result"]
+            entrants = {e["bot_id"] for e in doc["spec"]["entrants"]}
+            for bot_id, behaviour in bad_ids.items():
+                if bot_id in entrants:
+                    per_bad[behaviour]["matches"] += 1
+                    per_bad[behaviour]["forfeits"] += int(bot_id in result.get("forfeited", []))
+            for strike in result.get("strikes", []):
+                behaviour = bad_ids.get(strike["bot_id"])
+                if behaviour is not None:
+                    reasons = per_bad[behaviour]["strikes"]
+                    reasons[strike["reason"]] = reasons.get(strike["reason"], 0) + 1
+        good_struck = sum(
+            1
+            for d in docs.values()
+            if d["status"] == "rated"
+            for s in d["result"].get("strikes", [])
+            if s["bot_id"] in good_ids
+        )
+        wrong_reasons = {
+            b: r["strikes"]
+            for b, r in per_bad.items()
+            if b in EXPECTED_REASONS and r["matches"] and set(r["strikes"]) - EXPECTED_REASONS[b]
+        }
+        not_forfeited = [
+            b for b, r in per_bad.items() if b in EXPECTED_REASONS and r["forfeits"] < r["matches"]
+        ]
+        health = {
+            behaviour: conn.hgetall(f"{stack.prefix}arena:health:{bot_id}")
+            for bot_id, behaviour in bad_ids.items()
+        }
+        result = {
+            "command": f"python -m loadtest faults bad-bots --seconds {seconds:g} --bots {bots}",
+            "matches": audit["matches"],
+            "rating_problems": audit["problems"][:20],
+            "stuck": stuck,
+            "processes_died": crashed,
+            "bad_bots": per_bad,
+            "strikes_on_good_bots": good_struck,
+            "wrong_strike_reasons": wrong_reasons,
+            "bad_bots_not_forfeited_every_match": not_forfeited,
+            "down_info_paused": health["down_info"].get("paused") == "1",
+            "health": {
+                b: {k: h.get(k) for k in ("failures", "paused", "last_error")} for b, h in health.items()
+            },
+            "log_tracebacks": stack.log_errors(),
+            "workdir": str(stack.workdir),
+        }
+        result["passed"] = (
+            not audit["problems"]
+            and not stuck
+            and not crashed
+            and not wrong_reasons
+            and not not_forfeited
+            and good_struck == 0
+            and result["down_info_paused"]
+            and all(per_bad[b]["matches"] for b in EXPECTED_REASONS)
+        )
+        return result
+    finally:
+        stack.stop()
+
+
 def run(scenario: str, seconds: float, hard: bool, down_s: float, clients: int, bots: int) -> dict[str, Any]:
     if scenario == "redis-restart":
         return redis_restart(seconds, hard, down_s, clients, bots)
+    if scenario == "bad-bots":
+        return bad_bots(seconds, bots)
     return api_restart(seconds, hard, down_s, clients)

@@ -208,22 +208,12 @@ class Stack:
 
     def start_house_workers(self, count: int) -> list[Child]:
         queue = keys.house_queue(self.prefix)
-        command = [
-            sys.executable,
-            "-m",
-            "rq.cli",
-            "worker",
-            "--url",
-            self.redis_url,
-            "--worker-class",
-            "rq.worker.SimpleWorker",
-            "--quiet",
-            queue,
-        ]
+        # The Procfile's `worker:` command (an RQ SimpleWorker that outlives Redis restarts).
+        command = [sys.executable, "-m", "arena", "worker", "--simple", "--queue", queue]
         return [self._add(f"house-worker-{i}", command, self.env()) for i in range(count)]
 
-    def start_arena(self, workers: int, tick_s: float = 1.0) -> list[Child]:
-        env = self.env(TA_ARENA_TICK_S=str(tick_s))
+    def start_arena(self, workers: int, tick_s: float = 1.0, health_every_s: float = 30.0) -> list[Child]:
+        env = self.env(TA_ARENA_TICK_S=str(tick_s), TA_ARENA_HEALTH_EVERY_S=str(health_every_s))
         started = [self._add("arena-scheduler", [sys.executable, "-m", "arena", "scheduler"], env)]
         started += [
             self._add(f"arena-worker-{i}", [sys.executable, "-m", "arena", "worker", "--simple"], env)
