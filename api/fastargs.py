@@ -21,9 +21,17 @@ def _invalid(error: ValidationError) -> ApiProblem:
                       "see errors", title="Validation failed", errors=messages)
 
 
+_defaults: dict[int, dict[str, Any]] = {}
+
+
 def load_query(schema: Schema) -> dict[str, Any]:
+    args = request.args
+    if not args:  # no parameters: the schema's defaults, loaded once
+        if id(schema) not in _defaults:
+            _defaults[id(schema)] = schema.load({})
+        return dict(_defaults[id(schema)])
     try:
-        return schema.load(request.args)
+        return schema.load(args)
     except ValidationError as error:
         raise _invalid(error) from None
 

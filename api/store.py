@@ -388,10 +388,10 @@ class TableStore:
             raise ApiProblem(404, "table-not-found", f"no table {table_id!r}")
         if view is None:
             raise ApiProblem(404, "seat-not-found", f"table {table_id} has no seat {seat}")
-        acting = json.loads(to_act)
+        acting = orjson.loads(to_act)
         deadline = None
         if move_timeout is not None and seat in acting:
-            deadline = json.loads(turn_started)[seat] + float(move_timeout)
+            deadline = orjson.loads(turn_started)[seat] + float(move_timeout)
         return SeatSnapshot(int(version), TableStatus(status), acting, view, deadline)
 
     def spectator_view_json(self, table_id: str) -> str:
