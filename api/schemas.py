@@ -116,6 +116,27 @@ class TableSchema(Schema):
     updated = fields.Float(required=True)
 
 
+class DealSchema(Schema):
+    dealer = fields.Integer(required=True)
+    hands = fields.List(fields.List(fields.String()), required=True, metadata={"description": "per seat"})
+
+
+class RecordedMoveSchema(Schema):
+    seat = fields.Integer(required=True)
+    move = MoveField(required=True)
+
+
+class ReplayRecordSchema(Schema):
+    """The engine's replay record, as `python -m engine replay` reads it."""
+
+    game = fields.String(required=True)
+    players = fields.Integer(required=True)
+    options = fields.Dict(required=True)
+    deals = fields.List(fields.Nested(DealSchema), required=True)
+    moves = fields.List(fields.Nested(RecordedMoveSchema), required=True)
+    seed = fields.Raw(metadata={"description": "the table seed (integer)"})
+
+
 class TableSummarySchema(Schema):
     table_id = fields.String(required=True)
     game = fields.String(required=True)

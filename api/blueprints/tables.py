@@ -10,7 +10,13 @@ from flask_smorest import Blueprint
 from api.house import enqueue_drive, house_seats_to_act, is_house_bot
 from api.jsonio import fragment
 from api.problems import ApiProblem
-from api.schemas import TableCreateSchema, TableListQuerySchema, TableSchema, TableSummarySchema
+from api.schemas import (
+    ReplayRecordSchema,
+    TableCreateSchema,
+    TableListQuerySchema,
+    TableSchema,
+    TableSummarySchema,
+)
 from api.services import services
 from api.store import SeatKind, SeatSpec, TableRecord, TableStatus
 
@@ -87,8 +93,8 @@ def get_table(table_id: str) -> dict[str, Any]:
 
 
 @blp.get("/<table_id>/replay")
-@blp.response(200, description="The engine's replay record (accepted by `python -m engine replay`).")
+@blp.response(200, ReplayRecordSchema(), description="Accepted by `python -m engine replay`.")
 @blp.alt_response(409, description="The game is not over yet.")
-def get_replay(table_id: str) -> Any:
+def get_replay(table_id: str) -> dict[str, Any]:
     """Replay record of a finished table: every deal, every move, the seed."""
-    return current_app.json.response(services().tables.replay_record(table_id))
+    return services().tables.replay_record(table_id)
