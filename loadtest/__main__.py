@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import signal
 import sys
 from typing import Any
 
@@ -57,6 +58,8 @@ def main() -> None:
     faults.add_argument("--bots", type=int, default=12)
 
     options = parser.parse_args()
+    # SIGTERM (e.g. from a CI timeout) unwinds like Ctrl-C, so every script stops the stack it started.
+    signal.signal(signal.SIGTERM, signal.default_int_handler)
     if options.command == "practice":
         from loadtest.practice import run as run_practice
 
