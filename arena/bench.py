@@ -8,7 +8,9 @@ in one separate process, so the bots do not share the bench's GIL and cost littl
 * one worker, in-process: full Spot Hearts games (target 500, no duplicate) through ``MatchRunner`` with 4
   HTTP bots: decisions/s and wall time per game. Target: >= 50 % of the bare loop.
 * real RQ workers on a throwaway Redis: the same matches as jobs, 1 worker process vs 2; throughput ratio
-  (target >= 1.7x). Note the machine: with 2 cores, the bots' process competes with the workers for CPU.
+  (target >= 1.7x), with CPU microseconds per decision of the workers and of the bots' process. On a 2-core
+  machine the bots' process competes with the workers for the same cores, so the same 1-vs-2 comparison is
+  also run with house bots (no HTTP): the workers' own scaling.
 """
 
 from __future__ import annotations
@@ -112,8 +114,20 @@ def one_worker(urls: list[str], games: int) -> dict[str, Any]:
             "game_wall_ms_min": round(min(walls) * 1000, 1), "decisions_per_game": decisions // games}
 
 
-def rq_workers(urls: list[str], workers: int, matches: int) -> dict[str, Any]:
-    """`matches` Spot Hearts matches as RQ jobs, drained by `workers` real worker processes."""
+def _cpu_seconds(pid: int) -> float:
+    """utime + stime of a process so far (Linux /proc)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def rq_workers(urls: list[str] | None, workers: int, matches: int,
+               bot_pid: int | None = None) -> dict[str, Any]:
+    """`matches` Spot Hearts matches as RQ jobs, drained by `workers` real worker processes.
+
+    With `urls` the 4 seats are the HTTP bots; with None they are house bots (no HTTP, no bot process): the
+    worker's own scaling. CPU seconds of the workers (and of the bot process) are reported per decision, so
+    the core budget of a run can be checked.
+    """
     from rq import Queue
 
     from api.devredis import start_throwaway
@@ -128,27 +142,43 @@ def rq_workers(urls: list[str], workers: int, matches: int) -> dict[str, Any]:
         ladder = LadderConfig("bench", "spot-hearts", 4, house_bots=())
         store.save_ladder(ladder)
         queue = Queue("bench-arena", connection=conn)
-        specs = [bench_spec(urls, seed, match_id=f"bench{seed}") for seed in range(matches)]
+        house = [Member.house(n) for n in ("heuristic", "eps-0.3", "eps-0.6", "random")]
+        specs = []
+        for seed in range(matches):
+            spec = bench_spec(urls or [], seed, match_id=f"bench{seed}")
+            if urls is None:
+                spec.entrants = house
+                spec.pre_ratings = {m.bot_id: 1500.0 for m in house}
+                spec.pre_games = {m.bot_id: 0 for m in house}
+            specs.append(spec)
         for spec in specs:
             store.create_match(spec)
             enqueue_match(queue, spec, ladder, prefix)
         env = {**os.environ, "REDIS_URL": server.url, "TA_KEY_PREFIX": prefix, "ALLOW_PRIVATE_BOT_URLS": "1",
                "PYTHONPATH": str(REPO_ROOT)}
+        bot_cpu_before = _cpu_seconds(bot_pid) if bot_pid else 0.0
         start = time.perf_counter()
         command = [sys.executable, "-m", "rq.cli", "worker", "--url", server.url, "--burst",
                    "--worker-class", "rq.worker.SimpleWorker", "--quiet", queue.name]
         procs = [subprocess.Popen(command, env=env, cwd=REPO_ROOT, stdout=subprocess.DEVNULL,
                                   stderr=subprocess.DEVNULL) for _ in range(workers)]
+        worker_cpu = 0.0
         for proc in procs:
-            proc.wait(timeout=600)
+            _pid, _status, usage = os.wait4(proc.pid, 0)  # rusage of the worker process itself
+            proc.returncode = 0
+            worker_cpu += usage.ru_utime + usage.ru_stime
         elapsed = time.perf_counter() - start
+        bot_cpu = (_cpu_seconds(bot_pid) - bot_cpu_before) if bot_pid else 0.0
         docs = [store.match(spec.match_id) for spec in specs]
         rated = [d for d in docs if d and d["status"] == MatchStatus.RATED]
         decisions = sum(g["moves"] for d in rated for g in d["result"]["games"])
         # Throughput from the first match start to the last finish: worker process start-up is not counted.
         busy = max(d["finished"] for d in rated) - min(d["started"] for d in rated)
-        return {"workers": workers, "matches": matches, "rated": len(rated), "wall_s": round(elapsed, 2),
-                "busy_s": round(busy, 2), "decisions_per_s": round(decisions / busy, 1)}
+        return {"workers": workers, "bots": "http" if urls else "house", "matches": matches,
+                "rated": len(rated), "wall_s": round(elapsed, 2), "busy_s": round(busy, 2),
+                "decisions_per_s": round(decisions / busy, 1),
+                "worker_cpu_us_per_decision": round(worker_cpu / decisions * 1e6, 1),
+                "bot_cpu_us_per_decision": round(bot_cpu / decisions * 1e6, 1)}
     finally:
         server.stop()
 
@@ -158,14 +188,18 @@ def run(seconds: float = 3.0, games: int = 5, matches: int = 16, repeat: int = 3
     the best of each is reported (the machine's noise only ever slows a run down), with every sample."""
     load_before = os.getloadavg()  # other load on the machine skews every figure: print it
     process, urls = start_bot_process()
-    samples: dict[str, list[dict[str, Any]]] = {"bare": [], "worker": [], "rq1": [], "rq2": []}
+    samples: dict[str, list[dict[str, Any]]] = {"bare": [], "worker": [], "rq1": [], "rq2": [],
+                                                "house1": [], "house2": []}
     try:
         payloads = captured_payloads()
         for _ in range(repeat):
             samples["bare"].append(bare_loop(urls, payloads, seconds))
             samples["worker"].append(one_worker(urls, games))
-            samples["rq1"].append(rq_workers(urls, 1, matches))
-            samples["rq2"].append(rq_workers(urls, 2, matches))
+            samples["rq1"].append(rq_workers(urls, 1, matches, process.pid))
+            samples["rq2"].append(rq_workers(urls, 2, matches, process.pid))
+            # House matches are ~10x cheaper: 4x as many keep the measured interval long enough.
+            samples["house1"].append(rq_workers(None, 1, 4 * matches))
+            samples["house2"].append(rq_workers(None, 2, 4 * matches))
     finally:
         process.terminate()
     best = {name: max(runs, key=lambda r: r["decisions_per_s"]) for name, runs in samples.items()}
@@ -177,6 +211,8 @@ def run(seconds: float = 3.0, games: int = 5, matches: int = 16, repeat: int = 3
         "worker_vs_bare": round(best["worker"]["decisions_per_s"] / best["bare"]["decisions_per_s"], 3),
         "rq_1_worker": best["rq1"], "rq_2_workers": best["rq2"],
         "two_vs_one": round(best["rq2"]["decisions_per_s"] / best["rq1"]["decisions_per_s"], 3),
+        "house_bots_rq_1_worker": best["house1"], "house_bots_rq_2_workers": best["house2"],
+        "house_two_vs_one": round(best["house2"]["decisions_per_s"] / best["house1"]["decisions_per_s"], 3),
         "samples_decisions_per_s": {name: [r["decisions_per_s"] for r in runs]
                                     for name, runs in samples.items()},
     }
