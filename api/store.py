@@ -36,6 +36,7 @@ from api.problems import ApiProblem
 from api.tokens import hash_token, new_token, token_matches
 
 COMMIT_RETRIES = 20
+FINISHED_TABLE_TTL = 30 * 24 * 3600
 
 
 class TableStatus(StrEnum):
@@ -123,8 +124,14 @@ if redis.call('HGET', KEYS[1], 'version') ~= ARGV[1] then return 0 end
 redis.call('RPUSH', KEYS[2], ARGV[3])
 redis.call('HSET', KEYS[1], 'version', ARGV[2], 'status', ARGV[4], 'to_act', ARGV[5],
            'decision_since', ARGV[6], 'turn_started', ARGV[7], 'updated', ARGV[8])
-if ARGV[10] ~= '' then redis.call('HSET', KEYS[1], 'record', ARGV[10]) end
-for i = 11, #ARGV, 2 do redis.call('HSET', KEYS[3], ARGV[i], ARGV[i + 1]) end
+for i = 12, #ARGV, 2 do redis.call('HSET', KEYS[3], ARGV[i], ARGV[i + 1]) end
+if ARGV[10] ~= '' then
+  redis.call('HSET', KEYS[1], 'record', ARGV[10])
+  local ttl = tonumber(ARGV[11])
+  if ttl > 0 then
+    for k = 1, 3 do redis.call('EXPIRE', KEYS[k], ttl) end
+  end
+end
 redis.call('PUBLISH', ARGV[9], ARGV[2])
 return 1
 """
@@ -230,9 +237,11 @@ def _dumps(value: Any) -> str:
 
 
 class TableStore:
-    def __init__(self, conn: redis.Redis, prefix: str = keys.DEFAULT_PREFIX) -> None:
+    def __init__(self, conn: redis.Redis, prefix: str = keys.DEFAULT_PREFIX,
+                 finished_ttl: int = FINISHED_TABLE_TTL) -> None:
         self.redis = decoding_client(conn)
         self.prefix = prefix
+        self.finished_ttl = finished_ttl  # seconds a finished table (and its replay) is kept; 0 = forever
         self._commit = self.redis.register_script(COMMIT_SCRIPT)
         self._snapshot = self.redis.register_script(SNAPSHOT_SCRIPT)
         self._sync_script = self.redis.register_script(SYNC_SCRIPT)
@@ -541,7 +550,7 @@ class TableStore:
         args = [record.version, live.version, _dumps(live.moves[-1]),
                 (TableStatus.OVER if over else TableStatus.PLAYING).value, _dumps(to_act),
                 _dumps(decision_since), _dumps(turn_started), now,
-                keys.table_events(self.prefix, record.table_id), final_record, *view_args]
+                keys.table_events(self.prefix, record.table_id), final_record, self.finished_ttl, *view_args]
         table_id = record.table_id
         table_keys = [keys.table(self.prefix, table_id), keys.table_moves(self.prefix, table_id),
                       keys.table_views(self.prefix, table_id)]

@@ -163,7 +163,7 @@ def test_optimistic_move_on_a_cached_state_falls_back_when_another_process_moved
     assert tables.seat_snapshot(record.table_id, 3, check_token=False).view == elsewhere.view(3)
 
 
-def test_finished_game_publishes_record_and_reveals_seed(tables):
+def test_finished_game_publishes_record_and_reveals_seed(tables, redis_conn, key_prefix):
     record = tables.create_table("spot-hearts", 4, {"target": 1}, OPEN4, seed=21)
     bot = engine.bots.make_bot("random", 1)
     while True:
@@ -175,6 +175,8 @@ def test_finished_game_publishes_record_and_reveals_seed(tables):
             tables.apply_move(record.table_id, seat, bot.choose(snapshot.view), snapshot.version)
     replay = tables.replay_record(record.table_id)
     assert replay["seed"] == 21
+    for key in (keys.table, keys.table_moves, keys.table_views):  # kept for a while, then gone
+        assert 0 < redis_conn.ttl(key(key_prefix, record.table_id)) <= store.FINISHED_TABLE_TTL
     assert engine.load(replay).over
     with pytest.raises(ApiProblem) as over:
         tables.apply_move(record.table_id, 0, "2C", loaded.version)
