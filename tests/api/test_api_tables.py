@@ -127,3 +127,15 @@ def test_openapi_document_and_self_hosted_docs_page(client):
     assert "/api/openapi.json" in page and "cdn" not in page.lower() and "https://" not in page
     for asset in ("swagger-ui-bundle.js", "swagger-ui.css", "swagger-ui-standalone-preset.js"):
         assert client.get(f"/api/docs/static/{asset}").status_code == 200
+
+
+def test_seat_token_is_stored_only_as_its_hash(client, redis_conn, key_prefix):
+    from api import keys
+    from api.tokens import hash_token
+
+    table = open_table(client, ["open", "random", "random", "random"])
+    token = join(client, table["table_id"], 0)
+    stored = redis_conn.hgetall(keys.table(key_prefix, table["table_id"]))
+    assert stored["token:0"] == hash_token(token)
+    assert all(token not in value for value in stored.values())
+    assert token not in str(client.get(f"/api/tables/{table['table_id']}").get_json())
