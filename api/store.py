@@ -287,6 +287,8 @@ class TableStore:
         pipe.hset(keys.table(self.prefix, table_id), mapping=fields)
         pipe.hset(keys.table_views(self.prefix, table_id), mapping=self._views(live))
         pipe.zadd(keys.tables_index(self.prefix), {table_id: now})
+        if self.finished_ttl > 0:  # the index lists recent tables: forget ids old enough to have expired
+            pipe.zremrangebyscore(keys.tables_index(self.prefix), 0, now - self.finished_ttl)
         pipe.execute()
         _games.put((self.prefix, table_id), live.version, live)
         return record
