@@ -156,11 +156,14 @@ class JoinSchema(Schema):
     moves_url = fields.String(required=True)
 
 
-class SeatStateQuerySchema(Schema):
+class LongPollQuerySchema(Schema):
     after = fields.Integer(validate=validate.Range(min=-1),
                            metadata={"description": "long-poll: answer when version > after"})
     wait = fields.Float(load_default=0.0, validate=validate.Range(min=0, max=30),
                         metadata={"description": "long-poll: seconds to wait for a newer version (<= 30)"})
+
+
+SeatStateQuerySchema = LongPollQuerySchema
 
 
 class SeatStateSchema(Schema):

@@ -7,10 +7,12 @@ from typing import Any
 from flask import current_app, url_for
 from flask_smorest import Blueprint
 
+from api.fastargs import load_query, query_doc
 from api.house import enqueue_drive, house_seats_to_act, is_house_bot
 from api.jsonio import fragment
 from api.problems import ApiProblem
 from api.schemas import (
+    LongPollQuerySchema,
     ReplayRecordSchema,
     TableCreateSchema,
     TableListQuerySchema,
@@ -83,11 +85,22 @@ def list_tables(query: dict[str, Any]) -> list[dict[str, Any]]:
     return services().tables.table_summaries(query["limit"])
 
 
+TABLE_QUERY = LongPollQuerySchema()
+
+
 @blp.get("/<table_id>")
 @blp.response(200, TableSchema())
+@blp.doc(**query_doc(LongPollQuerySchema))
 def get_table(table_id: str) -> dict[str, Any]:
-    """The public table: seats, status, who must act, the seed commitment (the seed once over), no hands."""
+    """The public table: seats, status, who must act, the seed commitment (the seed once over), no hands.
+
+    Long-poll like a seat's state: `after=V&wait=S` answers once the version exceeds V (or after S s).
+    """
+    query = load_query(TABLE_QUERY)
     store = services().tables
+    if query.get("after") is not None and query["wait"] > 0:
+        store.wait_for_version(table_id, query["after"], min(query["wait"],
+                                                              current_app.config["LONG_POLL_MAX_SECONDS"]))
     record = store.load_table(table_id)
     return public_table(record, fragment(store.spectator_view_json(table_id)))
 

@@ -155,3 +155,28 @@ def test_practice_game_against_three_house_bots_over_http(live_server, app, rq_w
     summary = subprocess.run([sys.executable, "-m", "engine", "replay", str(record_file), "--json"],
                              capture_output=True, text=True, check=True)
     assert json.loads(summary.stdout)["totals"] == public["view"]["scores"]
+
+
+def test_spectators_long_poll_the_public_table(live_server):
+    table = _open(live_server, ["open"] * 4)
+    table_id = table["table_id"]
+    auth = _join(live_server, table_id, 2)
+    answers: list[tuple[float, dict]] = []
+
+    def watch() -> None:
+        response = httpx.get(f"{live_server}/api/tables/{table_id}", params={"after": 0, "wait": 20},
+                             timeout=30)
+        answers.append((time.monotonic(), response.json()))
+
+    watcher = threading.Thread(target=watch)
+    watcher.start()
+    time.sleep(0.5)
+    assert not answers, "no move yet: the spectator is still waiting"
+    legal = httpx.get(f"{live_server}/api/tables/{table_id}/seats/2", headers=auth).json()["view"]["legal"]
+    moved = time.monotonic()
+    httpx.post(f"{live_server}/api/tables/{table_id}/seats/2/moves", headers=auth,
+               json={"move": legal[:3], "expected_version": 0})
+    watcher.join(timeout=30)
+    (answered_at, body), = answers
+    assert body["version"] == 1 and answered_at - moved < 5
+    assert "hand" not in body["view"]
