@@ -19,9 +19,7 @@ import dataclasses
 import hashlib
 import json
 import secrets
-import threading
 import time
-from collections import OrderedDict
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
@@ -30,7 +28,9 @@ import orjson
 import redis
 
 import engine
-from api import keys
+from api import gamecache, keys
+from api.gamecache import decoding_client
+from api.lua_scripts import COMMIT_SCRIPT, SNAPSHOT_SCRIPT, SYNC_SCRIPT
 from api.notify import get_watcher
 from api.problems import ApiProblem
 from api.tokens import hash_token, new_token, token_matches
@@ -118,120 +118,6 @@ def seed_commitment(seed: int, nonce: str) -> str:
     return hashlib.sha256(f"{nonce}:{seed}".encode()).hexdigest()
 
 
-# Commit a computed move iff the table is still at the version it was computed from.
-COMMIT_SCRIPT = """
-if redis.call('HGET', KEYS[1], 'version') ~= ARGV[1] then return 0 end
-redis.call('RPUSH', KEYS[2], ARGV[3])
-redis.call('HSET', KEYS[1], 'version', ARGV[2], 'status', ARGV[4], 'to_act', ARGV[5],
-           'decision_since', ARGV[6], 'turn_started', ARGV[7], 'updated', ARGV[8])
-for i = 12, #ARGV, 2 do redis.call('HSET', KEYS[3], ARGV[i], ARGV[i + 1]) end
-if ARGV[10] ~= '' then
-  redis.call('HSET', KEYS[1], 'record', ARGV[10])
-  local ttl = tonumber(ARGV[11])
-  if ttl > 0 then
-    for k = 1, 3 do redis.call('EXPIRE', KEYS[k], ttl) end
-  end
-end
-redis.call('PUBLISH', ARGV[9], ARGV[2])
-return 1
-"""
-
-
-# A seat's state in one command (one reply to parse), consistent with the last commit.
-SNAPSHOT_SCRIPT = """
-local t = redis.call('HMGET', KEYS[1], ARGV[1], 'players', 'version', 'status', 'to_act', 'turn_started',
-                     'move_timeout')
-t[8] = redis.call('HGET', KEYS[2], ARGV[2])
-return t
-"""
-
-
-# The table record plus the moves logged from index ARGV[1] on (none if ARGV[1] is -1), atomically.
-SYNC_SCRIPT = """
-local record = redis.call('HGETALL', KEYS[1])
-local missing = {}
-local from = tonumber(ARGV[1])
-if from >= 0 and #record > 0 then missing = redis.call('LRANGE', KEYS[2], from, -1) end
-return {record, missing}
-"""
-
-
-class _GameCache:
-    """Per-process LRU of live engine games by table, so a move does not replay the whole log.
-
-    A game is *taken* out while a move is tried on it and only put back at the version it then has, so a
-    failed commit can never leave a game that is ahead of Redis in the cache.
-    """
-
-    def __init__(self, size: int = 2048) -> None:
-        self._size = size
-        # key -> (version, game, the table record at that version if this process committed it, else None)
-        self._games: OrderedDict[tuple[str, str], tuple[int, Any, TableRecord | None]] = OrderedDict()
-        self._lock = threading.Lock()
-
-    def take(self, key: tuple[str, str], version: int) -> tuple[int, Any] | None:
-        """(cached version, game) if the cached game is not ahead of `version`; it is removed either way."""
-        with self._lock:
-            entry = self._games.pop(key, None)
-        if entry is not None and entry[0] <= version:
-            return entry[0], entry[1]
-        return None
-
-    def take_entry(self, key: tuple[str, str]) -> tuple[int, Any, TableRecord | None] | None:
-        with self._lock:
-            return self._games.pop(key, None)
-
-    def version_of(self, key: tuple[str, str]) -> int | None:
-        with self._lock:
-            entry = self._games.get(key)
-        return None if entry is None else entry[0]
-
-    def put(self, key: tuple[str, str], version: int, game: Any, record: TableRecord | None = None) -> None:
-        with self._lock:
-            self._games[key] = (version, game, record)
-            self._games.move_to_end(key)
-            while len(self._games) > self._size:
-                self._games.popitem(last=False)
-
-
-_games = _GameCache()
-# Moves on one table from one process are serialised so they do not fight over the commit.
-_table_locks: dict[str, threading.Lock] = {}
-_table_locks_guard = threading.Lock()
-
-
-def _table_lock(key: str) -> threading.Lock:
-    with _table_locks_guard:
-        lock = _table_locks.get(key)
-        if lock is None:
-            if len(_table_locks) > 10_000:
-                _table_locks.clear()  # locks are only an optimisation: the Lua check guarantees correctness
-            lock = _table_locks[key] = threading.Lock()
-        return lock
-
-
-def decoding_client(conn: redis.Redis) -> redis.Redis:
-    """The store reads strings; RQ hands jobs a bytes connection, so build a decoding twin when needed."""
-    kwargs = conn.connection_pool.connection_kwargs
-    if kwargs.get("decode_responses"):
-        return conn
-    return _decoding_twin(conn)
-
-
-_twins: dict[int, redis.Redis] = {}
-
-
-def _decoding_twin(conn: redis.Redis) -> redis.Redis:
-    pool = conn.connection_pool
-    twin = _twins.get(id(pool))
-    if twin is None:
-        twin = redis.Redis(connection_pool=pool.__class__(connection_class=pool.connection_class,
-                                                           **{**pool.connection_kwargs,
-                                                              "decode_responses": True}))
-        _twins[id(pool)] = twin
-    return twin
-
-
 def _dumps(value: Any) -> str:
     return orjson.dumps(value).decode()
 
@@ -290,7 +176,7 @@ class TableStore:
         if self.finished_ttl > 0:  # the index lists recent tables: forget ids old enough to have expired
             pipe.zremrangebyscore(keys.tables_index(self.prefix), 0, now - self.finished_ttl)
         pipe.execute()
-        _games.put((self.prefix, table_id), live.version, live)
+        gamecache.games.put((self.prefix, table_id), live.version, live)
         return record
 
     def load_table(self, table_id: str) -> TableRecord:
@@ -425,12 +311,12 @@ class TableStore:
         `authenticate`, the seat token is checked against the same read of the table (one round trip less).
         """
         cache_key = (self.prefix, table_id)
-        with _table_lock(f"{self.prefix}{table_id}"):
+        with gamecache.table_lock(f"{self.prefix}{table_id}"):
             result = self._try_on_cached_state(table_id, seat, move, expected_version, authenticate, token)
             if result is not None:
                 return result
             for _ in range(COMMIT_RETRIES):
-                cached_version = _games.version_of(cache_key)
+                cached_version = gamecache.games.version_of(cache_key)
                 record, missing = self._sync(table_id, cached_version)
                 self._check_seat_index(record, seat)
                 if authenticate:
@@ -444,11 +330,11 @@ class TableStore:
                 except engine.EngineError as error:
                     if not error.legal:  # e.g. a malformed move: still tell the client what it may play
                         error.legal = live.legal_moves(seat)
-                    _games.put(cache_key, record.version, live)  # a rejected move changes nothing
+                    gamecache.games.put(cache_key, record.version, live)  # a rejected move changes nothing
                     raise
                 after = self._commit_move(record, live, seat)
                 if after is not None:
-                    _games.put(cache_key, after.version, live, after)
+                    gamecache.games.put(cache_key, after.version, live, after)
                     return MoveResult(after.version, after.status, list(after.to_act), after.seats)
                 # Another writer committed first: the game we moved on is ahead of nothing; rebuild.
         raise ApiProblem(409, "busy", "the table kept changing while this move was applied; retry")
@@ -460,27 +346,28 @@ class TableStore:
         elsewhere is caught there. Anything unusual (a refusal, a lost race) returns None and the caller takes
         the authoritative path, so every error a client sees was decided on a fresh read."""
         cache_key = (self.prefix, table_id)
-        entry = _games.take_entry(cache_key)
+        entry = gamecache.games.take_entry(cache_key)
         if entry is None:
             return None
         version, live, record = entry
         if record is None or version != expected_version or not 0 <= seat < record.players:
-            _games.put(cache_key, version, live, record)
+            gamecache.games.put(cache_key, version, live, record)
             return None
         stored = record.token_hashes.get(seat)
         token_refused = authenticate and (not token or stored is None or not token_matches(token, stored))
         if token_refused or record.over or seat not in record.to_act or record.decision_since[seat] > version:
-            _games.put(cache_key, version, live, record)
+            gamecache.games.put(cache_key, version, live, record)
             return None
         try:
             live.apply(seat, move)
         except engine.EngineError:
-            _games.put(cache_key, version, live, record)  # unchanged; the fresh path will give the answer
+            # The game is unchanged; the fresh path below gives the client its answer.
+            gamecache.games.put(cache_key, version, live, record)
             return None
         after = self._commit_move(record, live, seat)
         if after is None:
             return None  # the game is now ahead of a table that moved elsewhere: dropped, rebuilt on demand
-        _games.put(cache_key, after.version, live, after)
+        gamecache.games.put(cache_key, after.version, live, after)
         return MoveResult(after.version, after.status, list(after.to_act), after.seats)
 
     def _check_can_move(self, record: TableRecord, seat: int, expected_version: int) -> None:
@@ -504,7 +391,7 @@ class TableStore:
         With several server processes a table's moves land on different processes; a cached game that is
         a few moves behind only replays those moves (`missing`, read with the record), not the whole log.
         """
-        cached = _games.take((self.prefix, record.table_id), record.version)
+        cached = gamecache.games.take((self.prefix, record.table_id), record.version)
         if cached is None:
             return self._rebuild(record)
         version, live = cached

@@ -9,7 +9,7 @@ import pytest
 
 import engine
 import engine.bots
-from api import keys, store
+from api import gamecache, keys, store
 from api.problems import ApiProblem
 from api.store import SeatKind, SeatSpec, TableStatus, TableStore
 
@@ -120,7 +120,8 @@ def test_a_fresh_process_rebuilds_the_game_from_the_log(tables, monkeypatch):
     record = tables.create_table("spot-hearts", 4, {}, OPEN4, seed=13)
     for seat in range(4):
         tables.apply_move(record.table_id, seat, first_pass(tables, record.table_id, seat), 0)
-    monkeypatch.setattr(store, "_games", store._GameCache())  # as if another process served the next move
+    # As if another process served the next move:
+    monkeypatch.setattr(gamecache, "games", gamecache.GameCache())
     leader = tables.load_table(record.table_id).to_act[0]
     result = tables.apply_move(record.table_id, leader, "2C", expected_version=4)
     replayed = engine.new_game("spot-hearts", 4, record.options, seed=13)
