@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 from flask import current_app, request, url_for
@@ -14,6 +15,8 @@ from api.ratelimit import check_move_rate
 from api.schemas import JoinSchema, MoveRequestSchema, MoveResultSchema, SeatStateQuerySchema, SeatStateSchema
 from api.services import services
 from api.tokens import bearer_token
+
+HOUSE_STALL_S = 5.0  # house seats to act and no move for this long: their drive job is presumed lost
 
 blp = Blueprint("seats", __name__, url_prefix="/api/tables/<table_id>/seats",
                 description="Seats: join, state (long-poll), moves")
@@ -53,9 +56,20 @@ def get_seat_state(table_id: str, seat: int) -> dict[str, Any]:
     if after is not None and snapshot.version <= after and wait > 0 and snapshot.status == "playing":
         store.wait_for_version(table_id, after, wait)
         snapshot = store.seat_snapshot(table_id, seat, token)
+        if snapshot.version <= after and snapshot.status == "playing":
+            revive_stalled_house_bots(table_id)
     return {"table_id": table_id, "seat": seat, "version": snapshot.version, "status": snapshot.status.value,
             "to_act": snapshot.to_act, "your_turn": seat in snapshot.to_act, "deadline": snapshot.deadline,
             "view": fragment(snapshot.view_json)}
+
+
+def revive_stalled_house_bots(table_id: str) -> None:
+    """Re-kick house bots that should have moved long ago: their drive job was lost (enqueued just before a
+    Redis restart, or running in a worker that died), and nothing else would ever move them. Driving is
+    idempotent, so a duplicate job only loses races. Called only after a long-poll waited in vain."""
+    record = services().tables.load_table(table_id)
+    if time.time() - record.updated >= HOUSE_STALL_S:
+        kick_house_bots(record.seats, record.to_act, table_id)
 
 
 @blp.post("/<int:seat>/moves")
