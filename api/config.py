@@ -6,6 +6,7 @@ import os
 from typing import Any
 
 from api import keys
+from api.store import FINISHED_TABLE_TTL
 
 
 def _env_bool(name: str, default: bool) -> bool:
@@ -30,7 +31,7 @@ def load_config(overrides: dict[str, Any] | None = None) -> dict[str, Any]:
         "MAX_CONTENT_LENGTH": int(os.environ.get("TA_MAX_CONTENT_LENGTH", 16 * 1024)),
         "LONG_POLL_MAX_SECONDS": 30.0,
         # A finished table (views, move log, replay record) expires this many seconds after its last move.
-        "FINISHED_TABLE_TTL": int(os.environ.get("TA_FINISHED_TABLE_TTL", 30 * 24 * 3600)),
+        "FINISHED_TABLE_TTL": FINISHED_TABLE_TTL,
         # Advisory deadline shown to polling seats (practice tables do not enforce it).
         "SEAT_MOVE_TIMEOUT": float(os.environ.get("TA_SEAT_MOVE_TIMEOUT", 600)),
         "API_TITLE": "Trick Arena",

@@ -18,6 +18,7 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import json
+import os
 import secrets
 import time
 from dataclasses import dataclass, field
@@ -36,7 +37,8 @@ from api.problems import ApiProblem
 from api.tokens import hash_token, new_token, token_matches
 
 COMMIT_RETRIES = 20
-FINISHED_TABLE_TTL = 30 * 24 * 3600
+# Seconds a finished table is kept; from the environment so the API and the RQ workers agree.
+FINISHED_TABLE_TTL = int(os.environ.get("TA_FINISHED_TABLE_TTL", 30 * 24 * 3600))
 
 
 class TableStatus(StrEnum):
