@@ -40,7 +40,7 @@ def test_gevent_worker_holds_many_long_polls_and_still_serves(gunicorn_server):
         started = time.monotonic()
         for _ in range(20):
             assert httpx.get(f"{base}/api/hello").status_code == 200
-        assert time.monotonic() - started < 5
+        assert time.monotonic() - started < 10  # 20 requests; far below the 25 s the polls hold
         auth = {"Authorization": f"Bearer {tokens[1]}"}
         state = httpx.get(f"{base}/api/tables/{table_id}/seats/1", headers=auth).json()
         moved = time.monotonic()

@@ -34,7 +34,7 @@ def test_long_poll_answers_at_once_when_newer(live_server):
     response = httpx.get(f"{live_server}/api/tables/{table['table_id']}/seats/0",
                          params={"after": -1, "wait": 20}, headers=auth)
     assert response.status_code == 200 and response.json()["version"] == 0
-    assert time.monotonic() - started < 2
+    assert time.monotonic() - started < 5  # not the 20 s wait
 
 
 def test_long_poll_times_out_with_the_unchanged_state(live_server):
@@ -84,7 +84,7 @@ def test_long_poll_wakes_on_another_seats_move(live_server, redis_url):
         waiter.join(timeout=30)
     assert len(answers) == 30
     assert all(body["version"] == 1 for _, body in answers)
-    assert max(at for at, _ in answers) - moved_at < 3  # woken, not timed out at 25 s
+    assert max(at for at, _ in answers) - moved_at < 10  # woken, not timed out at 25 s
 
 
 def test_twenty_concurrent_http_posts_exactly_one_applied(live_server):
@@ -178,5 +178,5 @@ def test_spectators_long_poll_the_public_table(live_server):
                json={"move": legal[:3], "expected_version": 0})
     watcher.join(timeout=30)
     (answered_at, body), = answers
-    assert body["version"] == 1 and answered_at - moved < 5
+    assert body["version"] == 1 and answered_at - moved < 10
     assert "hand" not in body["view"]
