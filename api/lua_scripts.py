@@ -7,12 +7,11 @@ redis.call('RPUSH', KEYS[2], ARGV[3])
 redis.call('HSET', KEYS[1], 'version', ARGV[2], 'status', ARGV[4], 'to_act', ARGV[5],
            'decision_since', ARGV[6], 'turn_started', ARGV[7], 'updated', ARGV[8])
 for i = 12, #ARGV, 2 do redis.call('HSET', KEYS[3], ARGV[i], ARGV[i + 1]) end
-if ARGV[10] ~= '' then
-  redis.call('HSET', KEYS[1], 'record', ARGV[10])
-  local ttl = tonumber(ARGV[11])
-  if ttl > 0 then
-    for k = 1, 3 do redis.call('EXPIRE', KEYS[k], ttl) end
-  end
+if ARGV[10] ~= '' then redis.call('HSET', KEYS[1], 'record', ARGV[10]) end
+-- ARGV[11]: seconds to keep the table from now (finished: retention; playing: idle limit); 0 = forever
+local ttl = tonumber(ARGV[11])
+if ttl > 0 then
+  for k = 1, 3 do redis.call('EXPIRE', KEYS[k], ttl) end
 end
 redis.call('PUBLISH', ARGV[9], ARGV[2])
 return 1

@@ -39,6 +39,8 @@ from api.tokens import hash_token, new_token, token_matches
 COMMIT_RETRIES = 20
 # Seconds a finished table is kept; from the environment so the API and the RQ workers agree.
 FINISHED_TABLE_TTL = int(os.environ.get("TA_FINISHED_TABLE_TTL", 30 * 24 * 3600))
+# Seconds an unfinished table is kept after its last move (abandoned practice tables do not pile up).
+IDLE_TABLE_TTL = int(os.environ.get("TA_IDLE_TABLE_TTL", 7 * 24 * 3600))
 
 
 class TableStatus(StrEnum):
@@ -126,10 +128,11 @@ def _dumps(value: Any) -> str:
 
 class TableStore:
     def __init__(self, conn: redis.Redis, prefix: str = keys.DEFAULT_PREFIX,
-                 finished_ttl: int = FINISHED_TABLE_TTL) -> None:
+                 finished_ttl: int = FINISHED_TABLE_TTL, idle_ttl: int = IDLE_TABLE_TTL) -> None:
         self.redis = decoding_client(conn)
         self.prefix = prefix
         self.finished_ttl = finished_ttl  # seconds a finished table (and its replay) is kept; 0 = forever
+        self.idle_ttl = idle_ttl  # seconds an unfinished table is kept after its last move; 0 = forever
         self._commit = self.redis.register_script(COMMIT_SCRIPT)
         self._snapshot = self.redis.register_script(SNAPSHOT_SCRIPT)
         self._sync_script = self.redis.register_script(SYNC_SCRIPT)
@@ -175,6 +178,9 @@ class TableStore:
         pipe.hset(keys.table(self.prefix, table_id), mapping=fields)
         pipe.hset(keys.table_views(self.prefix, table_id), mapping=self._views(live))
         pipe.zadd(keys.tables_index(self.prefix), {table_id: now})
+        if self.idle_ttl > 0:
+            pipe.expire(keys.table(self.prefix, table_id), self.idle_ttl)
+            pipe.expire(keys.table_views(self.prefix, table_id), self.idle_ttl)
         if self.finished_ttl > 0:  # the index lists recent tables: forget ids old enough to have expired
             pipe.zremrangebyscore(keys.tables_index(self.prefix), 0, now - self.finished_ttl)
         pipe.execute()
@@ -441,7 +447,8 @@ class TableStore:
         args = [record.version, live.version, _dumps(live.moves[-1]),
                 (TableStatus.OVER if over else TableStatus.PLAYING).value, _dumps(to_act),
                 _dumps(decision_since), _dumps(turn_started), now,
-                keys.table_events(self.prefix, record.table_id), final_record, self.finished_ttl, *view_args]
+                keys.table_events(self.prefix, record.table_id), final_record,
+                self.finished_ttl if over else self.idle_ttl, *view_args]
         table_id = record.table_id
         table_keys = [keys.table(self.prefix, table_id), keys.table_moves(self.prefix, table_id),
                       keys.table_views(self.prefix, table_id)]

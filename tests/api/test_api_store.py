@@ -34,6 +34,17 @@ def test_create_and_load_round_trip(tables):
     assert loaded.commitment == hashlib.sha256(f"{loaded.nonce}:42".encode()).hexdigest()
 
 
+def test_unfinished_tables_expire_when_idle(tables, redis_conn, key_prefix):
+    record = tables.create_table("spot-hearts", 4, {}, OPEN4, seed=23)
+    table_key = keys.table(key_prefix, record.table_id)
+    assert 0 < redis_conn.ttl(table_key) <= store.IDLE_TABLE_TTL
+    redis_conn.expire(table_key, 60)
+    tables.apply_move(record.table_id, 0, first_pass(tables, record.table_id, 0), 0)
+    for key in (keys.table, keys.table_moves, keys.table_views):  # each move restarts the idle clock
+        ttl = redis_conn.ttl(key(key_prefix, record.table_id))
+        assert store.IDLE_TABLE_TTL - 60 < ttl <= store.IDLE_TABLE_TTL
+
+
 def test_live_tables_get_distinct_secret_seeds(tables):
     seeds = {tables.create_table("spot-hearts", 4, {}, OPEN4).seed for _ in range(5)}
     assert len(seeds) == 5
