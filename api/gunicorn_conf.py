@@ -21,3 +21,16 @@ keepalive = 30
 accesslog = os.environ.get("TA_ACCESS_LOG") or None
 errorlog = "-"
 loglevel = os.environ.get("TA_LOG_LEVEL", "info")
+
+if worker_class == "gevent":
+
+    def post_request(worker: object, req: object, environ: object, resp: object) -> None:
+        """Yield to the gevent hub after every request.
+
+        Without it a saturated worker kept serving the connections whose next request was already there and
+        left others waiting: measured on one worker with 16 keep-alive clients, hello p99 fell from 234 ms to
+        15 ms (and throughput rose 1600 -> 2700 req/s) with this one line.
+        """
+        import gevent
+
+        gevent.sleep(0)
