@@ -13,6 +13,7 @@ import time
 from http import HTTPStatus
 from typing import Any
 
+import redis
 from flask import Flask, Response, current_app
 from werkzeug.exceptions import HTTPException
 
@@ -29,6 +30,7 @@ PROBLEM_MEDIA_TYPE = "application/problem+json"
 PROBLEM_TYPE_BASE = "/problems/"
 
 log = logging.getLogger(__name__)
+STORE_RETRY_AFTER_S = 1  # a Redis restart (AOF load) takes about a second
 
 
 class ApiProblem(Exception):
@@ -121,6 +123,12 @@ def handle_error(error: Exception) -> Response:
                 return problem_response(status, slug, title, str(error), **extra)
     if isinstance(error, HTTPException):
         return _http_problem(error)
+    if isinstance(error, redis.ConnectionError | redis.TimeoutError):
+        # Redis restarting or unreachable: temporary, say so (one log line, not a traceback per request).
+        log.warning("Redis unavailable: %s", error)
+        return problem_response(503, "store-unavailable", "Service unavailable",
+                                "the data store is unreachable for a moment; retry shortly",
+                                headers={"Retry-After": str(STORE_RETRY_AFTER_S)})
     log.exception("unhandled error", exc_info=error)
     return problem_response(500, None, "Internal Server Error",
                             "the server failed to handle this request; it has been logged")

@@ -101,7 +101,9 @@ def test_the_api_recovers_by_itself_after_a_redis_restart(make_app, own_redis, k
         # Redis down: answers are quick problem+json 5xx, never a hang or a stack trace.
         started = time.monotonic()
         down = http.get(f"/api/tables/{tid}")
-        assert down.status_code >= 500 and time.monotonic() - started < 10
+        # 503 + Retry-After: the outage is temporary, and clients should back off, not give up.
+        assert down.status_code == 503 and time.monotonic() - started < 10, down.text
+        assert down.json()["type"] == "/problems/store-unavailable" and down.headers["retry-after"] == "1"
         assert down.headers["content-type"].startswith("application/problem+json")
         assert "Traceback" not in down.text
 
