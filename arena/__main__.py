@@ -41,6 +41,35 @@ def scheduler_command(tick: float | None, no_default_ladders: bool, stop_after: 
     run_forever(settings, [] if no_default_ladders else default_ladders(), stop_after_s=stop_after)
 
 
+@main.command("add-ladder")
+@click.option("--id", "ladder_id", required=True, help="Ladder id, e.g. sore-spot-5p.")
+@click.option("--game", required=True)
+@click.option("--players", type=int, required=True)
+@click.option("--options", default="{}", show_default=True, help="Game options as JSON.")
+@click.option("--duplicate/--no-duplicate", default=None, help="Default: on for 4 players.")
+@click.option("--deadline-ms", default=1000, show_default=True)
+@click.option("--strike-limit", default=5, show_default=True)
+@click.option("--house-bots", default=None, help="Comma-separated permanent house members.")
+def add_ladder_command(ladder_id: str, game: str, players: int, options: str, duplicate: bool | None,
+                       deadline_ms: int, strike_limit: int, house_bots: str | None) -> None:
+    """Create or update a ladder (a game, a player count and options) in $REDIS_URL under $TA_KEY_PREFIX."""
+    import redis
+
+    from arena.config import load_settings
+    from arena.model import DEFAULT_HOUSE_BOTS, LadderConfig
+    from arena.store import ArenaStore
+
+    settings = load_settings()
+    bots = tuple(b.strip() for b in house_bots.split(",")) if house_bots else DEFAULT_HOUSE_BOTS
+    try:
+        ladder = LadderConfig(ladder_id, game, players, json.loads(options), duplicate=duplicate,
+                              deadline_ms=deadline_ms, strike_limit=strike_limit, house_bots=bots)
+    except Exception as exc:  # noqa: BLE001 - any invalid option: say what and stop
+        raise click.BadParameter(str(exc)) from None
+    ArenaStore(redis.Redis.from_url(settings.redis_url), settings.prefix).save_ladder(ladder)
+    click.echo(json.dumps(ladder.to_json()))
+
+
 @main.command("worker")
 @click.option("--burst", is_flag=True, help="Exit when the queue is empty.")
 @click.option("--simple", is_flag=True, help="No fork per job (SimpleWorker): keeps bot connections alive.")

@@ -131,3 +131,20 @@ def test_house_only_matches_are_paced_but_registered_bots_are_not(setup, bot_ser
     registry.register("eager", ["sore-spot"], bot_server("good").url)
     assert scheduler.tick()["created"] == 1  # a table with a registered bot goes at once
     assert len(store.active_matches("ss")) == 2
+
+
+def test_add_ladder_command_creates_a_ladder(redis_url, key_prefix, monkeypatch) -> None:
+    from click.testing import CliRunner
+
+    from arena.__main__ import main
+
+    monkeypatch.setenv("REDIS_URL", redis_url)
+    monkeypatch.setenv("TA_KEY_PREFIX", key_prefix)
+    runner = CliRunner()
+    result = runner.invoke(main, ["add-ladder", "--id", "ss5", "--game", "sore-spot", "--players", "5",
+                                  "--options", '{"rounds": 2}', "--house-bots", "heuristic,random,eps-0.5"])
+    assert result.exit_code == 0, result.output
+    ladder = ArenaStore(redis.Redis.from_url(redis_url), key_prefix).ladder("ss5")
+    assert ladder.players == 5 and ladder.duplicate is False and ladder.options["rounds"] == 2
+    bad = runner.invoke(main, ["add-ladder", "--id", "x", "--game", "spot-hearts", "--players", "5"])
+    assert bad.exit_code != 0 and "players" in bad.output.lower()
