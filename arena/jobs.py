@@ -25,6 +25,16 @@ RETRIES = 2  # exceptions (Redis blips, bugs) re-run the job right away; interva
 MIN_LEASE_S = float(os.environ.get("TA_ARENA_MIN_LEASE_S", 10.0))
 # Kept-alive bot connections survive between matches in a long-lived (SimpleWorker) process.
 _CLIENTS: dict[str, BotClient] = {}
+# One store (and so one decoding Redis pool) per worker connection and prefix, not one per job.
+_STORES: dict[tuple[int, str], ArenaStore] = {}
+
+
+def _store(prefix: str) -> ArenaStore:
+    conn = _connection()
+    key = (id(conn.connection_pool), prefix)
+    if key not in _STORES:
+        _STORES[key] = ArenaStore(conn, prefix)
+    return _STORES[key]
 
 
 def lease_seconds(deadline_ms: int) -> float:
@@ -47,7 +57,7 @@ def _connection() -> redis.Redis:
 
 def run_match(match_id: str, prefix: str) -> dict[str, Any]:
     """RQ entry point: play match `match_id` and apply its rating (at most once)."""
-    return play_match(ArenaStore(_connection(), prefix), match_id)
+    return play_match(_store(prefix), match_id)
 
 
 def play_match(store: ArenaStore, match_id: str, worker: str | None = None) -> dict[str, Any]:
@@ -82,8 +92,7 @@ def table_hosts(store: ArenaStore, spec: MatchSpec) -> Any:
 
 def health_check(bot_id: str, url: str, prefix: str, timeout_s: float = 2.0) -> dict[str, Any]:
     """RQ entry point: GET {url}/ once; three failures in a row pause the bot until a check passes."""
-    store = ArenaStore(_connection(), prefix)
-    return check_bot_health(store, bot_id, url, timeout_s)
+    return check_bot_health(_store(prefix), bot_id, url, timeout_s)
 
 
 def check_bot_health(store: ArenaStore, bot_id: str, url: str, timeout_s: float = 2.0,
