@@ -23,29 +23,42 @@ RECENT_LIMIT = 10 * RECENT_KEEP  # hard bound on the recent list even when no sc
 APPLIED_TTL_S = 60 * 24 * 3600  # far beyond any job retry: a re-run can never re-apply
 HISTORY_LIMIT = 500
 HEALTH_FAILURES_TO_PAUSE = 3
+FORFEITS_TO_BENCH = 3  # forfeited matches in a row (per ladder) that bench a bot ...
+BENCH_S = 600  # ... for this long, whatever its health checks say
 
 # KEYS: 1 applied, 2 match doc, 3 ratings zset, 4 recent list, 5 active set, 6 games doc,
-#       then per bot: stats hash, history list.
+#       then per bot: stats hash, history list, health hash.
 # ARGV: 1 match id, 2 now, 3 bot count, 4 final match doc, 5 games doc, 6 recent limit, 7 history limit,
-#       8 match ttl, 9 applied ttl, 10 initial rating, then 8 per bot:
-#       bot id, delta, won, strikes, forfeited, latency sum, move calls, place.
+#       8 match ttl, 9 applied ttl, 10 initial rating, 11 forfeits in a row that bench a bot, 12 bench
+#       seconds, then 8 per bot: bot id, delta, won, strikes, forfeited, latency sum, move calls, place.
 APPLY_RESULT_LUA = """
 if redis.call('EXISTS', KEYS[1]) == 1 then
   return 0
 end
 local n = tonumber(ARGV[3])
 for i = 0, n - 1 do
-  local a = 11 + i * 8
+  local a = 13 + i * 8
   local bot = ARGV[a]
   local delta = tonumber(ARGV[a + 1])
   redis.call('ZADD', KEYS[3], 'NX', ARGV[10], bot)
   local rating = redis.call('ZINCRBY', KEYS[3], delta, bot)
-  local stats = KEYS[7 + i * 2]
-  local history = KEYS[8 + i * 2]
+  local stats = KEYS[7 + i * 3]
+  local history = KEYS[8 + i * 3]
+  local health = KEYS[9 + i * 3]
   redis.call('HINCRBY', stats, 'games', 1)
   redis.call('HINCRBY', stats, 'wins', tonumber(ARGV[a + 2]))
   redis.call('HINCRBY', stats, 'strikes', tonumber(ARGV[a + 3]))
   redis.call('HINCRBY', stats, 'forfeits', tonumber(ARGV[a + 4]))
+  if tonumber(ARGV[a + 4]) == 1 then
+    -- A bot that keeps forfeiting sits out a while even if its health check passes.
+    if redis.call('HINCRBY', stats, 'forfeit_streak', 1) >= tonumber(ARGV[11]) then
+      redis.call('HSET', stats, 'forfeit_streak', 0)
+      redis.call('HSET', health, 'paused_until', tonumber(ARGV[2]) + tonumber(ARGV[12]),
+                 'last_error', 'benched: forfeited ' .. ARGV[11] .. ' matches in a row')
+    end
+  else
+    redis.call('HSET', stats, 'forfeit_streak', 0)
+  end
   redis.call('HINCRBYFLOAT', stats, 'latency_ms_sum', ARGV[a + 5])
   redis.call('HINCRBY', stats, 'move_calls', tonumber(ARGV[a + 6]))
   redis.call('LPUSH', history, cjson.encode({match = ARGV[1], rating = tonumber(rating), delta = delta,
@@ -266,7 +279,8 @@ class ArenaStore:
         for member in spec.entrants:
             bot = member.bot_id
             calls = result.calls.get(bot)
-            bot_keys += [keys.arena_stats(p, lid, bot), keys.arena_history(p, lid, bot)]
+            bot_keys += [keys.arena_stats(p, lid, bot), keys.arena_history(p, lid, bot),
+                         keys.arena_health(p, bot)]
             bot_args += [bot, repr(result.deltas[bot]), int(bot in result.winners),
                          strikes_by_bot.get(bot, 0), int(bot in result.forfeited),
                          repr(calls.latency_sum_ms if calls else 0.0), calls.move_calls if calls else 0,
@@ -275,7 +289,8 @@ class ArenaStore:
                        keys.arena_recent(p, lid), keys.arena_active(p, lid), keys.arena_match_games(p, mid),
                        *bot_keys]
         args = [mid, repr(now), len(spec.entrants), json.dumps(final), json.dumps(result.records),
-                RECENT_LIMIT, HISTORY_LIMIT, MATCH_TTL_S, APPLIED_TTL_S, repr(INITIAL_RATING), *bot_args]
+                RECENT_LIMIT, HISTORY_LIMIT, MATCH_TTL_S, APPLIED_TTL_S, repr(INITIAL_RATING),
+                FORFEITS_TO_BENCH, BENCH_S, *bot_args]
         return bool(self._apply(keys=script_keys, args=args))
 
     def trim_recent(self, ladder_id: str, keep: int = RECENT_KEEP) -> int:
@@ -311,10 +326,14 @@ class ArenaStore:
         return {"failures": int(raw.get("failures", 0)), "paused": raw.get("paused") == "1",
                 "checked_at": float(raw["checked_at"]) if raw.get("checked_at") else None,
                 "last_error": raw.get("last_error") or None,
+                "benched_until": float(raw["paused_until"]) if raw.get("paused_until") else None,
                 "latency_ms": float(raw["latency_ms"]) if raw.get("latency_ms") else None}
 
     def paused_bots(self, bot_ids: list[str]) -> set[str]:
+        """Bots out of matchmaking: failing health checks, or benched after forfeiting matches in a row."""
         pipe = self.redis.pipeline(transaction=False)
         for bot_id in bot_ids:
-            pipe.hget(keys.arena_health(self.prefix, bot_id), "paused")
-        return {b for b, flag in zip(bot_ids, pipe.execute(), strict=True) if flag == "1"}
+            pipe.hmget(keys.arena_health(self.prefix, bot_id), ["paused", "paused_until"])
+        now = time.time()
+        return {b for b, (flag, until) in zip(bot_ids, pipe.execute(), strict=True)
+                if flag == "1" or (until is not None and float(until) > now)}

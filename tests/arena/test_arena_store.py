@@ -122,3 +122,28 @@ def test_old_match_documents_are_forgotten_but_never_rerated(store: ArenaStore) 
     assert store.ratings("ss") == ratings
     assert store.stats("ss", ["house:random"])["house:random"]["games"] == 5
     assert store.trim_recent("ss", keep=2) == 0
+
+
+def test_a_bot_forfeiting_three_matches_in_a_row_is_benched(store: ArenaStore, bot_server, monkeypatch):
+    monkeypatch.setenv("ALLOW_PRIVATE_BOT_URLS", "1")
+    store.save_ladder(LadderConfig("ss", "sore-spot", 4, {"rounds": 1}, house_bots=HOUSE))
+    garbage = Member("junk", MemberKind.HTTP, url=bot_server("garbage").url)
+    entrants = [garbage, *(Member.house(n) for n in HOUSE[:3])]
+
+    def play(match_id: str) -> None:
+        spec = MatchSpec(match_id=match_id, ladder_id="ss", game="sore-spot", players=4,
+                         options={"rounds": 1}, seed=1, duplicate=False, entrants=entrants, deadline_ms=500,
+                         strike_limit=5, pre_ratings={m.bot_id: 1500.0 for m in entrants},
+                         pre_games={m.bot_id: 0 for m in entrants})
+        store.create_match(spec)
+        assert play_match(store, match_id, worker="w")["applied"]
+
+    play("f1")
+    play("f2")
+    assert store.paused_bots(["junk"]) == set()  # two forfeits: still matched
+    play("f3")
+    assert store.paused_bots(["junk"]) == {"junk"}
+    assert "forfeited 3 matches in a row" in store.health("junk")["last_error"]
+    store.record_health("junk", True)  # a passing health check does not lift the bench
+    assert store.paused_bots(["junk"]) == {"junk"} and store.health("junk")["benched_until"] > 0
+    assert store.stats("ss", ["junk"])["junk"]["forfeits"] == 3
