@@ -158,3 +158,20 @@ def test_stale_keep_alive_connection_is_replaced_transparently(bot_server) -> No
     client._conn.sock.shutdown(socket.SHUT_RDWR)
     move, result = client.move(move_request(), 1.0)
     assert move == "2C" and result.ok
+
+
+def test_fast_bench_bot_speaks_protocol_v1_with_keep_alive() -> None:
+    from arena.fastbot import run_fast_bots
+
+    ports: list[int] = []
+    ready = threading.Event()
+    threading.Thread(target=run_fast_bots, args=([0],),
+                     kwargs={"started": lambda bound: (ports.extend(bound), ready.set())}, daemon=True).start()
+    assert ready.wait(5)
+    client = BotClient(f"http://127.0.0.1:{ports[0]}", allow_private=True)
+    assert client.info(1.0).ok
+    for _ in range(5):
+        assert client.move(move_request(), 1.0)[0] == "2C"
+    passing = {**move_request(), "decision": {"kind": "pass", "count": 3, "legal": ["2C", "3C", "4C", "5C"]},
+               "legal": ["2C", "3C", "4C", "5C"]}
+    assert client.move(passing, 1.0)[0] == ["2C", "3C", "4C"]
