@@ -165,8 +165,11 @@ def test_fast_bench_bot_speaks_protocol_v1_with_keep_alive() -> None:
 
     ports: list[int] = []
     ready = threading.Event()
-    threading.Thread(target=run_fast_bots, args=([0],),
-                     kwargs={"started": lambda bound: (ports.extend(bound), ready.set())}, daemon=True).start()
+    def started(bound: list[int]) -> None:
+        ports.extend(bound)
+        ready.set()
+
+    threading.Thread(target=run_fast_bots, args=([0],), kwargs={"started": started}, daemon=True).start()
     assert ready.wait(5)
     client = BotClient(f"http://127.0.0.1:{ports[0]}", allow_private=True)
     assert client.info(1.0).ok
