@@ -16,9 +16,11 @@ them without a parser of our own.
 
 from __future__ import annotations
 
+import concurrent.futures
 import ipaddress
 import socket
 from collections.abc import Callable
+from typing import Any
 from urllib.parse import urlsplit
 
 ALLOWED_SCHEMES = ("http", "https")
@@ -144,6 +146,22 @@ def validate_bot_url(url: str, allow_private: bool, resolver: Resolver = system_
     check_addresses(host, addresses)
 
 
+# getaddrinfo cannot be interrupted: a slow resolver would hold a worker past the decision's deadline.
+# Lookups run on a small pool and the caller waits only for the time it has left; a late answer is dropped.
+_resolver_pool = concurrent.futures.ThreadPoolExecutor(max_workers=4, thread_name_prefix="bot-dns")
+
+
+def resolve_within(host: str, port: int, timeout: float | None) -> list[Any]:
+    """``getaddrinfo`` bounded by ``timeout`` seconds (None: unbounded); TimeoutError when it runs over."""
+    if timeout is None:
+        return socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
+    future = _resolver_pool.submit(socket.getaddrinfo, host, port, type=socket.SOCK_STREAM)
+    try:
+        return future.result(timeout=max(timeout, 0.0))
+    except concurrent.futures.TimeoutError:
+        raise TimeoutError(f"resolving {host!r} took longer than the {timeout:.3f} s left") from None
+
+
 def guarded_create_connection(
     address: tuple[str, int],
     timeout: float | None,
@@ -157,7 +175,7 @@ def guarded_create_connection(
     """
     host, port = address
     try:
-        infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
+        infos = resolve_within(host, port, timeout)
     except (OSError, UnicodeError) as exc:
         raise ConnectionError(f"cannot resolve {host!r}: {exc}") from None
     if not allow_private:

@@ -151,3 +151,25 @@ def test_dns_rebinding_is_caught_at_connect_time(loopback_listener, monkeypatch)
     assert move is None and result.outcome is Outcome.UNSAFE_ADDRESS
     with pytest.raises(TimeoutError):
         loopback_listener.accept()
+
+
+def test_a_slow_name_lookup_is_bounded_by_the_time_left(monkeypatch):
+    """getaddrinfo cannot be interrupted; the guard waits only for the decision's remaining time."""
+    import socket
+    import time
+
+    from arena import netguard
+
+    real = socket.getaddrinfo
+
+    def slow(host, *args, **kwargs):
+        if host == "slow.example":
+            time.sleep(1.0)
+        return real("127.0.0.1", *args, **kwargs)
+
+    monkeypatch.setattr(socket, "getaddrinfo", slow)
+    start = time.monotonic()
+    with pytest.raises(ConnectionError, match="longer than"):
+        netguard.guarded_create_connection(("slow.example", 80), 0.1, allow_private=True)
+    assert time.monotonic() - start < 0.6
+    assert netguard.resolve_within("fast.example", 80, 0.5)  # answers in time are used
