@@ -173,8 +173,13 @@ class GameState:
         if seat not in self.to_act():
             who = " ".join(str(s) for s in self.to_act())
             raise NotYourTurnError(f"seat {seat} has nothing to decide now; waiting for seat(s) {who}", [])
-        cards = self._parse(move)
         legal = self._legal_ints(seat)
+        try:
+            cards = self._parse(move)
+        except CardError as exc:
+            raise MalformedMoveError(str(exc), codes(legal)) from None
+        except MalformedMoveError as exc:
+            raise MalformedMoveError(str(exc), codes(legal)) from None
         bad = [c for c in cards if c not in legal]
         if bad:
             raise IllegalMoveError(self._why_illegal(seat, bad[0], legal), codes(legal))
@@ -191,24 +196,19 @@ class GameState:
             raise MalformedMoveError(f"seat must be an integer from 0 to {self.players - 1}, not {seat!r}")
 
     def _parse(self, move: Move) -> list[int]:
+        """The move's cards, or MalformedMoveError / CardError saying what is wrong with its shape."""
         if self.phase == PASS:
             want = self.rules.pass_count
             if not isinstance(move, list | tuple) or len(move) != want:
                 raise MalformedMoveError(f'a pass is a list of {want} card codes, e.g. ["2C", "3D", "QS"]')
-            try:
-                cards = [Card.parse(m) for m in move]
-            except CardError as exc:
-                raise MalformedMoveError(str(exc)) from None
+            cards = [Card.parse(m) for m in move]
             if len(set(cards)) != want:
                 raise MalformedMoveError(f"a pass names {want} different cards")
             return cards
         if not isinstance(move, str):
             what = "sore card" if self.phase == SORE else "play"
             raise MalformedMoveError(f'a {what} is one card code such as "QS", not {move!r}')
-        try:
-            return [Card.parse(move)]
-        except CardError as exc:
-            raise MalformedMoveError(str(exc)) from None
+        return [Card.parse(move)]
 
     def _why_illegal(self, seat: int, bad: int, legal: list[int]) -> str:
         if bad not in self.hands[seat]:

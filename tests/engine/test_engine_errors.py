@@ -22,7 +22,8 @@ def test_malformed_pass_is_typed_and_changes_nothing(hearts, move):
     before = snapshot(hearts)
     with pytest.raises(engine.MalformedMoveError) as err:
         hearts.apply(0, move)
-    assert isinstance(err.value, ValueError) and str(err.value)
+    assert isinstance(err.value, ValueError) and "(legal: " in str(err.value)
+    assert err.value.legal == hearts.view(0)["hand"]
     assert snapshot(hearts) == before
 
 
