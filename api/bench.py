@@ -34,10 +34,10 @@ from contextlib import ExitStack, contextmanager
 from pathlib import Path
 from typing import Any
 
-import httpx
 import redis
 
 import engine
+from api import devserve
 from api.devredis import free_port, start_throwaway
 from api.store import SeatKind, SeatSpec, TableStore
 
@@ -73,29 +73,13 @@ def gunicorn_server(redis_url: str, prefix: str, worker_class: str, workers: int
            "TA_WORKER_CLASS": worker_class, "TA_WORKERS": str(workers), "TA_LOG_LEVEL": "warning",
            "TA_LIMIT_MOVES": "100000000/minute", "TA_LIMIT_TABLE_CREATION": "100000/minute",
            "PYTHONPATH": str(REPO_ROOT)}
-    config_file = str(REPO_ROOT / "api/gunicorn_conf.py")
-    command = [sys.executable, "-m", "gunicorn", "-c", config_file, "api:create_app()"]
-    process = subprocess.Popen(command, cwd=REPO_ROOT, env=env)
+    process = subprocess.Popen(devserve.gunicorn_command(), cwd=REPO_ROOT, env=env)
     base = f"http://127.0.0.1:{port}"
     try:
-        deadline = time.monotonic() + 30
-        while True:
-            try:
-                if httpx.get(f"{base}/api/health", timeout=1).status_code == 200:
-                    break
-            except httpx.HTTPError:
-                pass
-            if time.monotonic() > deadline or process.poll() is not None:
-                raise RuntimeError("gunicorn did not come up")
-            time.sleep(0.1)
+        devserve.wait_healthy(base, process)
         yield base, process.pid
     finally:
-        process.terminate()
-        try:
-            process.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
+        devserve.stop(process)
 
 
 class LongPolls:

@@ -21,7 +21,7 @@ from typing import IO
 import httpx
 import redis
 
-from api import keys
+from api import devserve, keys
 from api.devredis import free_port, server_args, wait_ready
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
@@ -184,27 +184,16 @@ class Stack:
             TA_WORKER_CLASS=self.worker_class,
             TA_LOG_LEVEL="warning",
         )
-        command = [
-            sys.executable,
-            "-m",
-            "gunicorn",
-            "-c",
-            str(REPO_ROOT / "api/gunicorn_conf.py"),
-            "api:create_app()",
-        ]
+        command = devserve.gunicorn_command()
         child = self._add("api", command, env)
         self.wait_api()
         return child
 
     def wait_api(self, timeout: float = 30.0) -> None:
-        deadline = time.monotonic() + timeout
-        while True:
-            with contextlib.suppress(httpx.HTTPError):
-                if httpx.get(f"{self.api_url}/api/health", timeout=2).status_code == 200:
-                    return
-            if time.monotonic() > deadline:
-                raise RuntimeError(f"the API did not come up; see {self.workdir / 'api.log'}")
-            time.sleep(0.1)
+        try:
+            devserve.wait_healthy(self.api_url, timeout=timeout)
+        except RuntimeError:
+            raise RuntimeError(f"the API did not come up; see {self.workdir / 'api.log'}") from None
 
     def start_house_workers(self, count: int) -> list[Child]:
         queue = keys.house_queue(self.prefix)

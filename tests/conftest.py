@@ -14,7 +14,6 @@ import subprocess
 import sys
 import tempfile
 import threading
-import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -24,6 +23,7 @@ import pytest
 import redis
 from werkzeug.serving import make_server
 
+from api import devserve
 from api.devredis import start_throwaway
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
@@ -156,7 +156,6 @@ def serving(wsgi_app: Any) -> Iterator[str]:
 def gunicorn_serving(redis_url: str, key_prefix: str, worker_class: str = "gevent", workers: int = 1,
                      extra_env: dict[str, str] | None = None) -> Iterator[str]:
     """The app under gunicorn (api/gunicorn_conf.py, as `make run` serves it) on a free loopback port."""
-    import httpx
 
     from api.devredis import free_port
 
@@ -164,29 +163,13 @@ def gunicorn_serving(redis_url: str, key_prefix: str, worker_class: str = "geven
     env = {**os.environ, "PYTHONPATH": str(REPO_ROOT), "REDIS_URL": redis_url, "TA_KEY_PREFIX": key_prefix,
            "TA_BIND": f"127.0.0.1:{port}", "TA_WORKER_CLASS": worker_class, "TA_WORKERS": str(workers),
            "TA_LOG_LEVEL": "warning", "ALLOW_PRIVATE_BOT_URLS": "true", **(extra_env or {})}
-    command = [sys.executable, "-m", "gunicorn", "-c", str(REPO_ROOT / "api" / "gunicorn_conf.py"),
-               "api:create_app()"]
-    process = subprocess.Popen(command, cwd=REPO_ROOT, env=env)
+    process = subprocess.Popen(devserve.gunicorn_command(), cwd=REPO_ROOT, env=env)
     base_url = f"http://127.0.0.1:{port}"
     try:
-        deadline = time.monotonic() + 30
-        while True:
-            try:
-                if httpx.get(f"{base_url}/api/health", timeout=1).status_code == 200:
-                    break
-            except httpx.HTTPError:
-                pass
-            if process.poll() is not None or time.monotonic() > deadline:
-                raise RuntimeError("gunicorn did not start")
-            time.sleep(0.1)
+        devserve.wait_healthy(base_url, process)
         yield base_url
     finally:
-        process.terminate()
-        try:
-            process.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
+        devserve.stop(process)
 
 
 @pytest.fixture

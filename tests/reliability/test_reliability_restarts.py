@@ -19,6 +19,7 @@ import pytest
 import redis
 
 import engine
+from api import devserve
 from api.devredis import free_port, server_args, wait_ready
 from loadtest.verify import table_problems
 from tests.conftest import REPO_ROOT, serving
@@ -181,29 +182,14 @@ class GunicornApi:
 
     def start(self) -> None:
         self.process = subprocess.Popen(
-            [
-                sys.executable,
-                "-m",
-                "gunicorn",
-                "-c",
-                str(REPO_ROOT / "api/gunicorn_conf.py"),
-                "api:create_app()",
-            ],
+            devserve.gunicorn_command(),
             cwd=REPO_ROOT,
             env=self.env,
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
             start_new_session=True,
         )
-        deadline = time.monotonic() + 30
-        while True:
-            try:
-                if httpx.get(f"{self.url}/api/health", timeout=1).status_code == 200:
-                    return
-            except httpx.HTTPError:
-                pass
-            assert time.monotonic() < deadline, "gunicorn did not start"
-            time.sleep(0.1)
+        devserve.wait_healthy(self.url, self.process)
 
     def kill(self) -> None:
         """SIGKILL master and workers at once: a crash, every open connection cut mid-request."""
