@@ -41,3 +41,17 @@ def test_starter_bots_are_under_sixty_lines() -> None:
     for filename, _ in STARTERS.values():
         lines = (EXAMPLES / filename).read_text().splitlines()
         assert len(lines) < 60, f"{filename}: {len(lines)} lines"
+
+
+def test_the_readme_bot_plays_a_legal_game() -> None:
+    import engine
+
+    code = re.search(r"```python\n(.*?)```", (ROOT / "README.md").read_text(), re.S).group(1)
+    namespace: dict = {"__name__": "readme"}
+    exec(compile(code, "README.md", "exec"), namespace)  # noqa: S102 - our own README
+    bot = namespace["MyBot"]()
+    game = engine.new_game("card-commons", 4, {"target": 20}, seed=2)
+    while not game.over:
+        for seat in game.to_act():
+            game.apply(seat, bot.choose(game.view(seat)))  # raises if the README's bot breaks a rule
+    assert game.winners
