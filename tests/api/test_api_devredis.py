@@ -7,6 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 import redis
 
 from api.devredis import free_port, wait_ready
@@ -35,3 +36,25 @@ def test_make_run_redis_is_loopback_only_with_aof_everysec(tmp_path):
         assert process.wait(timeout=15) == 0
     written = list(data_dir.rglob("*.aof"))
     assert written and any(b"ta:check" in path.read_bytes() for path in written)
+
+
+def test_on_ctrl_c_redis_outlives_the_other_processes_for_a_grace_period(tmp_path):
+    """honcho signals every process at once; Redis stays up ~2 s so the API and workers stop first."""
+    import time
+
+    port = free_port()
+    process = subprocess.Popen([sys.executable, "-m", "api.devredis", "--port", str(port),
+                                "--data-dir", str(tmp_path / "redis")], cwd=REPO_ROOT,
+                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    url = f"redis://127.0.0.1:{port}/0"
+    try:
+        wait_ready(url)
+        process.send_signal(signal.SIGINT)
+        time.sleep(0.5)
+        client = redis.Redis.from_url(url)
+        assert client.ping()  # still serving during the grace period
+        client.close()
+    finally:
+        assert process.wait(timeout=15) == 0
+    with pytest.raises(redis.ConnectionError):
+        redis.Redis.from_url(url, socket_connect_timeout=1).ping()
