@@ -75,14 +75,6 @@ def card(suit: int, rank: int) -> int:
     return suit * 13 + rank - 2
 
 
-def parse_card(text: str) -> int:
-    return Card.parse(text)
-
-
 def codes(cards: Iterable[int]) -> list[str]:
     """Card ints to their codes, in the given order."""
     return [CODES[c] for c in cards]
-
-
-def suit_name(suit: int) -> str:
-    return SUITS[suit]

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from .cards import HEARTS, SPADES, SUIT_OF, SUITS, card
+from .cards import SPADES, SUIT_OF, SUITS, card
 from .errors import OptionsError
 
 if TYPE_CHECKING:
@@ -190,7 +190,3 @@ def hearts_pass_offset(players: int, round_no: int) -> int:
 def points_taken(won: Sequence[Sequence[int]], value: Sequence[int]) -> list[int]:
     """Sum of per-card ``value`` over each seat's won cards."""
     return [sum(value[c] for c in cards) for cards in won]
-
-
-def is_heart(c: int) -> bool:
-    return SUIT_OF[c] == HEARTS

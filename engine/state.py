@@ -234,9 +234,6 @@ class GameState:
                 self.hands[target].extend(given)
                 self.hands[target].sort()
         self.pending = {}
-        if self.phase == SORE and self.rules.pass_offset(n, self.round_no) not in (None, HOLD):
-            self.phase = PASS  # no game has both today; kept so the order of phases is explicit
-            return
         self._start_play()
 
     def _play(self, seat: int, c: int) -> None:

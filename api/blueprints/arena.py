@@ -237,7 +237,15 @@ def get_match(match_id: str) -> dict[str, Any]:
 @blp.response(200, ReplaySchema)
 def get_replay(match_id: str, game_no: int) -> dict[str, Any]:
     """Replay record of one game of a rated match (engine format: `python -m engine replay` takes it)."""
-    store = _store()
+    _doc, records = published_games(_store(), match_id, game_no)
+    return records[game_no]
+
+
+def published_games(store: Any, match_id: str, game_no: int) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """A rated match's document and replay records, with `game_no` checked; problems otherwise.
+
+    Replays hold every hand, so they are published only once the match has been rated.
+    """
     doc = store.match(match_id)
     if doc is None:
         raise ApiProblem(404, "match-not-found", f"no match {match_id!r}")
@@ -247,7 +255,7 @@ def get_replay(match_id: str, game_no: int) -> dict[str, Any]:
     records = store.match_games(match_id) or []
     if not 0 <= game_no < len(records):
         raise ApiProblem(404, "game-not-found", f"match {match_id} has games 0..{len(records) - 1}")
-    return records[game_no]
+    return doc, records
 
 
 @blp.get("/bots/<bot_id>/ladder-seats")

@@ -14,12 +14,13 @@ from typing import Any
 from flask import Blueprint, current_app, redirect, render_template, request, url_for
 from werkzeug.wrappers import Response
 
+from api.blueprints.arena import published_games
 from api.problems import ApiProblem
 from api.services import services
 from api.store import TableStatus
 from api.web import data
 from api.web.frames import replay_frames
-from arena.model import HOUSE_PREFIX, MatchStatus
+from arena.model import HOUSE_PREFIX
 from arena.store import ArenaStore
 
 blp = Blueprint("web", __name__, template_folder="templates", static_folder="static",
@@ -105,15 +106,7 @@ def match_page(match_id: str) -> str:
 @blp.get("/matches/<match_id>/games/<int:game_no>")
 def match_replay_page(match_id: str, game_no: int) -> str:
     store = _arena()
-    doc = store.match(match_id)
-    if doc is None:
-        raise ApiProblem(404, "match-not-found", f"no match {match_id!r}")
-    if doc["status"] != MatchStatus.RATED:
-        raise ApiProblem(409, "match-not-finished", f"match {match_id} is {doc['status']}: its replays are "
-                         "shown once it has been rated")
-    records = store.match_games(match_id) or []
-    if not 0 <= game_no < len(records):
-        raise ApiProblem(404, "game-not-found", f"match {match_id} has games 0..{len(records) - 1}")
+    doc, records = published_games(store, match_id, game_no)
     names = data.seat_names_for_game(doc, game_no, data.member_names(store, doc["ladder_id"]))
     return _replay(records[game_no], names, title=f"Match {match_id} · game {game_no + 1} of {len(records)}",
                    back=url_for("web.match_page", match_id=match_id), current=doc["ladder_id"])

@@ -94,14 +94,6 @@ def make_bot(name: str, seed: int | str | None = None) -> Bot:
     raise ValueError(f"unknown house bot {name!r}; use random, heuristic or eps-0.1 .. eps-0.9")
 
 
-def is_bot_name(name: str) -> bool:
-    try:
-        make_bot(name)
-    except ValueError:
-        return False
-    return True
-
-
 def play_game(game: GameState, bots: Sequence[Bot]) -> GameState:
     """Let ``bots[seat]`` play every decision of ``game`` until it is over."""
     while not game.over:
