@@ -40,6 +40,7 @@ import engine
 from api import devserve
 from api.devredis import free_port, start_throwaway
 from api.store import SeatKind, SeatSpec, TableStore
+from arena.procstat import tree_cpu_seconds
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 TARGETS = {"get_vs_hello": 0.5, "post_vs_hello": 0.3, "p99_ms": 25.0}
@@ -154,23 +155,6 @@ def _read_response(sock: socket.socket, buffer: bytearray) -> tuple[int, bytes]:
     return status, body
 
 
-def process_tree_cpu_seconds(root_pid: int) -> float:
-    """User+system CPU seconds of a process and its children (Linux /proc), e.g. gunicorn and its workers."""
-    ticks = os.sysconf("SC_CLK_TCK")
-    total = 0.0
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
-        except OSError:
-            continue
-        pid, ppid = int(entry.name), int(fields[1])
-        if pid == root_pid or ppid == root_pid:
-            total += (int(fields[11]) + int(fields[12])) / ticks
-    return total
-
-
 def load_run(base: str, streams: list[Iterator[bytes]], duration: float) -> dict[str, Any]:
     """One keep-alive connection per stream, each sending its requests in order for `duration` seconds.
 
@@ -274,9 +258,9 @@ def main() -> None:
         def measured(streams: list[Iterator[bytes]]) -> dict[str, Any]:
             # Server CPU per request is what bounds throughput, and unlike latency it barely moves when
             # other processes compete for the cores.
-            cpu_before = process_tree_cpu_seconds(server_pid)
+            cpu_before = tree_cpu_seconds([server_pid])
             result = load_run(base, streams, options.duration)
-            cpu = process_tree_cpu_seconds(server_pid) - cpu_before
+            cpu = tree_cpu_seconds([server_pid]) - cpu_before
             result["server_cpu_ms_per_request"] = round(cpu * 1000 / max(1, result["requests"]), 3)
             return result
 

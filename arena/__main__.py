@@ -127,8 +127,8 @@ def simulate_ladder_command(game: str, bots: str | None, games_per_bot: int, dup
 
 @main.command("bench")
 @click.option("--seconds", default=3.0, show_default=True, help="Length of the bare loop.")
-@click.option("--games", default=5, show_default=True, help="Spot Hearts games for the in-process worker.")
-@click.option("--matches", default=16, show_default=True, help="Matches for each RQ worker run (1 and 2).")
+@click.option("--games", default=10, show_default=True, help="Spot Hearts games for the in-process worker.")
+@click.option("--matches", default=48, show_default=True, help="Matches for each RQ worker run (1 and 2).")
 @click.option("--repeat", default=3, show_default=True, help="Interleaved repetitions; the best is reported.")
 def bench_command(seconds: float, games: int, matches: int, repeat: int) -> None:
     """4 local HTTP bots: bare keep-alive loop vs one worker vs 1 and 2 RQ workers (JSON)."""
@@ -140,7 +140,7 @@ def bench_command(seconds: float, games: int, matches: int, repeat: int) -> None
 @main.command("fast-bots")
 @click.option("--ports", default="9101,9102,9103,9104", show_default=True)
 def fast_bots_command(ports: str) -> None:
-    """Very cheap protocol-v1 bots (first legal move) on 127.0.0.1, one asyncio process (benchmarks)."""
+    """Very cheap protocol-v1 bots (first legal move) on 127.0.0.1, a process per connection (benches)."""
     from arena.fastbot import run_fast_bots
 
     run_fast_bots([int(p) for p in ports.split(",")],

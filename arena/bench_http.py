@@ -1,8 +1,8 @@
 """`python -m arena bench-http`: which HTTP client should call bots? Measure, don't guess.
 
 Each client runs a bare keep-alive loop of POST /move against the same fast local stdlib bot (arena.fastbot:
-asyncio, TCP_NODELAY, in its own process), then the arena's own BotClient (http.client + deadline socket +
-SSRF guard + one send per request + reply parsing) does the same.
+TCP_NODELAY, a process per connection), then the arena's own BotClient (arena.http1: one send per request,
+a deadline on every read, SSRF guard, reply parsing) does the same.
 """
 
 from __future__ import annotations
@@ -98,16 +98,16 @@ def botclient_loop(url: str) -> Callable[[], object]:
 
 
 def run(calls: int = 3000) -> dict[str, object]:
-    from arena.bench import start_bot_process
+    from arena.fastbot import start_fast_bots
 
-    process, urls = start_bot_process()
+    process, urls = start_fast_bots(1)
     try:
         results: dict[str, object] = {}
         for name, factory in [("http.client", http_client_loop), ("requests", requests_loop),
-                              ("httpx", httpx_loop), ("arena BotClient (http.client)", botclient_loop)]:
+                              ("httpx", httpx_loop), ("arena BotClient (arena.http1)", botclient_loop)]:
             results[name] = _time_loop(factory(urls[0]), calls)
         return {"bench": "bench-http", "calls": calls, "loadavg": [round(x, 2) for x in os.getloadavg()],
-                "server": "arena.fastbot (asyncio, TCP_NODELAY)",
+                "server": "arena.fastbot (stdlib sockets, TCP_NODELAY, a process per connection)",
                 "clients": results}
     finally:
         process.terminate()

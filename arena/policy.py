@@ -9,8 +9,9 @@ that fails gains nothing from the fallback and a replay of the match shows exact
 from __future__ import annotations
 
 import enum
-import json
 from typing import Any
+
+import orjson
 
 RANK_ORDER = "23456789TJQKA"
 SUIT_ORDER = "CDHS"
@@ -59,7 +60,7 @@ def parse_reply(body: bytes, decision: dict[str, Any]) -> str | list[str]:
     for a pass); legality is the engine's job, which reports an illegal move with the same strike policy.
     """
     try:
-        data = json.loads(body)
+        data = orjson.loads(body)  # stricter than json (no NaN, valid UTF-8 only) and cheaper per call
     except (ValueError, UnicodeDecodeError) as exc:
         raise ReplyError(Outcome.BAD_JSON, f"reply is not JSON: {exc}") from None
     if not isinstance(data, dict) or "move" not in data:

@@ -1,7 +1,7 @@
 """`python -m loadtest ladder`: N fast local HTTP bots registered through the API join the arena's ladders.
 
 The service is the `make run` one (Redis AOF everysec, gunicorn API, arena scheduler, arena RQ workers) plus
-N protocol-v1 bots (arena.fastbot, one asyncio process, 127.0.0.1) registered with POST /api/bots for every
+N protocol-v1 bots (arena.fastbot, one parent process, 127.0.0.1) registered with POST /api/bots for every
 game; the scheduler's default ladders (4 players per game, house bots as permanent members) pick them up.
 After `--seconds` the scheduler is stopped, queued and running matches get `--drain-seconds` to finish, and:
 
@@ -138,7 +138,7 @@ def run(bots: int, seconds: float, arena_workers: int, drain_seconds: float) -> 
                 "house_bots_per_ladder": 6,
                 "ladders": sorted(conn.smembers(keys.arena_ladders(stack.prefix))),
                 "arena_workers": arena_workers,
-                "bot_server": "arena.fastbot (asyncio, first legal move)",
+                "bot_server": "arena.fastbot (process per connection, first legal move)",
             },
             "duration_s": seconds,
             "drain_s": round(drained_s, 1),

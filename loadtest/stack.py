@@ -23,6 +23,7 @@ import redis
 
 from api import devserve, keys
 from api.devredis import free_port, server_args, wait_ready
+from arena.procstat import group_cpu_seconds
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 PREFIX = "taload:"
@@ -87,31 +88,6 @@ class Child:
     def kill(self) -> None:
         """SIGKILL the whole group (the process and anything it forked) and reap it."""
         self.stop(signal.SIGKILL, timeout=5)
-
-
-def cpu_seconds(pid: int) -> float:
-    """utime+stime of a process and its reaped children, from /proc (0 if it is gone)."""
-    try:
-        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    except OSError:
-        return 0.0
-    ticks = os.sysconf("SC_CLK_TCK")
-    return sum(int(fields[i]) for i in (11, 12, 13, 14)) / ticks
-
-
-def group_cpu_seconds(pgid: int) -> float:
-    """CPU seconds of every live process in a process group (gunicorn master + its workers)."""
-    total = 0.0
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
-        except OSError:
-            continue
-        if int(fields[2]) == pgid:
-            total += cpu_seconds(int(entry.name))
-    return total
 
 
 @dataclass
@@ -211,7 +187,7 @@ class Stack:
         return started
 
     def start_fast_bots(self, count: int) -> list[int]:
-        """`count` protocol-v1 bots (arena.fastbot, asyncio) in one process; returns their ports."""
+        """`count` protocol-v1 bots (arena.fastbot: a forked child per connection); returns their ports."""
         ports = [free_port() for _ in range(count)]
         code = (
             "import sys; from arena.fastbot import run_fast_bots; "

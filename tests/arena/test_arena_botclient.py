@@ -160,21 +160,23 @@ def test_stale_keep_alive_connection_is_replaced_transparently(bot_server) -> No
     assert move == "2C" and result.ok
 
 
-def test_fast_bench_bot_speaks_protocol_v1_with_keep_alive() -> None:
-    from arena.fastbot import run_fast_bots
+def test_fast_bench_bot_speaks_protocol_v1_with_keep_alive_and_parallel_connections() -> None:
+    from arena.fastbot import start_fast_bots
 
-    ports: list[int] = []
-    ready = threading.Event()
-    def started(bound: list[int]) -> None:
-        ports.extend(bound)
-        ready.set()
-
-    threading.Thread(target=run_fast_bots, args=([0],), kwargs={"started": started}, daemon=True).start()
-    assert ready.wait(5)
-    client = BotClient(f"http://127.0.0.1:{ports[0]}", allow_private=True)
-    assert client.info(1.0).ok
-    for _ in range(5):
+    process, (url,) = start_fast_bots(1)
+    try:
+        client = BotClient(url, allow_private=True)
+        assert client.info(1.0).ok
+        for _ in range(5):
+            assert client.move(move_request(), 1.0)[0] == "2C"
+        four = ["2C", "3C", "4C", "5C"]
+        passing = {**move_request(), "decision": {"kind": "pass", "count": 3, "legal": four}, "legal": four}
+        assert client.move(passing, 1.0)[0] == ["2C", "3C", "4C"]
+        # A second kept-alive connection is served while the first stays open (a child per connection).
+        other = BotClient(url, allow_private=True)
+        assert other.move(move_request(), 1.0)[0] == "2C"
         assert client.move(move_request(), 1.0)[0] == "2C"
-    passing = {**move_request(), "decision": {"kind": "pass", "count": 3, "legal": ["2C", "3C", "4C", "5C"]},
-               "legal": ["2C", "3C", "4C", "5C"]}
-    assert client.move(passing, 1.0)[0] == ["2C", "3C", "4C"]
+        assert client._conn is not None and other._conn is not None
+        assert client._conn.sock.getsockname() != other._conn.sock.getsockname()
+    finally:
+        process.terminate()

@@ -1,0 +1,212 @@
+"""Just enough HTTP/1.1 for calling bots: one request out, one response in, under an absolute deadline.
+
+Why not ``http.client``: a profile of a worker driving four local bots showed about half of its
+per-decision CPU in ``http.client`` itself (``putheader`` one header at a time, the ``email`` package parsing
+every response header block, a ``makefile`` per response). The arena asks little of HTTP: a few fixed request
+headers, a JSON body of known length, and a response of at most 64 KiB that must be cut off at a wall-clock
+deadline. So this module writes the request in one ``sendall`` and parses the response itself:
+
+* every ``recv`` gets ``timeout = deadline - now``: a bot dribbling its status line, headers or body one byte
+  at a time cannot reset the clock;
+* at most ``max_body`` bytes of body (a larger Content-Length is refused before the body is read) and at most
+  ``MAX_HEAD`` bytes of status line + headers;
+* Content-Length, chunked, and read-to-close bodies; 1xx interim responses are skipped;
+* the connection is reusable only when the response said so (HTTP/1.1 without ``Connection: close``, body
+  fully read, nothing after it).
+
+Bots are untrusted: anything that is not HTTP raises ``ProtocolError``; a peer that hangs up before the first
+byte of a response raises ``StaleConnection`` (the caller may retry once on a fresh connection).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import socket
+import time
+from dataclasses import dataclass
+
+MAX_HEAD = 16 * 1024
+RECV_SIZE = 65536
+NO_BODY_STATUSES = frozenset({204, 304})
+
+
+class ProtocolError(ValueError):
+    """The peer's answer is not a well-formed HTTP/1.x response."""
+
+
+class StaleConnection(ConnectionError):
+    """The peer closed the connection before answering (typically an idle kept-alive connection)."""
+
+
+class DeadlineExceeded(TimeoutError):
+    pass
+
+
+class BodyTooLarge(Exception):
+    def __init__(self, status: int, detail: str) -> None:
+        super().__init__(detail)
+        self.status = status
+
+
+@dataclass(frozen=True)
+class Response:
+    status: int
+    body: bytes
+    keep_alive: bool
+
+
+def request_bytes(method: str, path: str, host_header: str, headers: bytes, body: bytes | None) -> bytes:
+    """The whole request in one buffer (one segment on loopback: one wake-up of the bot, not two).
+
+    >>> request_bytes("POST", "/move", "bot", b"Accept: */*\\r\\n", b"{}")
+    b'POST /move HTTP/1.1\\r\\nHost: bot\\r\\nAccept: */*\\r\\nContent-Length: 2\\r\\n\\r\\n{}'
+    """
+    head = f"{method} {path} HTTP/1.1\r\nHost: {host_header}\r\n".encode("ascii") + headers
+    if body is None:
+        return head + b"\r\n"
+    return head + b"Content-Length: " + str(len(body)).encode() + b"\r\n\r\n" + body
+
+
+class Connection:
+    """One kept-alive socket to a bot and the bytes read from it but not yet consumed."""
+
+    def __init__(self, sock: socket.socket) -> None:
+        self.sock = sock
+        self._buffer = bytearray()
+
+    def close(self) -> None:
+        with contextlib.suppress(OSError):
+            self.sock.close()
+
+    def exchange(self, request: bytes, deadline: float, max_body: int) -> Response:
+        """Send `request` and read one final response, all before `deadline` (time.monotonic())."""
+        self._buffer.clear()  # a reused connection must start clean (`_finish` refuses leftovers)
+        self.sock.settimeout(_remaining(deadline))
+        self.sock.sendall(request)
+        while True:
+            status, headers, keep_alive = self._read_head(deadline)
+            if not 100 <= status < 200:
+                break
+            # 1xx interim answer (e.g. 103 Early Hints): no body, the final response follows.
+        if status in NO_BODY_STATUSES:
+            return self._finish(status, b"", keep_alive)
+        transfer = headers.get(b"transfer-encoding", b"").lower()
+        if transfer:
+            if transfer != b"chunked":
+                raise ProtocolError(f"unsupported Transfer-Encoding {transfer.decode('latin-1')!r}")
+            return self._finish(status, self._read_chunked(deadline, max_body, status), keep_alive)
+        length_header = headers.get(b"content-length")
+        if length_header is None:
+            return Response(status, self._read_to_close(deadline, max_body, status), keep_alive=False)
+        if not length_header.isdigit():
+            raise ProtocolError(f"bad Content-Length {length_header.decode('latin-1')!r}")
+        length = int(length_header)
+        if length > max_body:
+            raise BodyTooLarge(status, f"Content-Length {length} > {max_body} bytes")
+        return self._finish(status, self._take(length, deadline), keep_alive)
+
+    # --- reading ------------------------------------------------------------------------------------------
+
+    def _fill(self, deadline: float) -> bool:
+        """Read what the peer has sent so far into the buffer; False at end of stream."""
+        self.sock.settimeout(_remaining(deadline))
+        chunk = self.sock.recv(RECV_SIZE)
+        if not chunk:
+            return False
+        self._buffer += chunk
+        return True
+
+    def _read_head(self, deadline: float) -> tuple[int, dict[bytes, bytes], bool]:
+        started = bool(self._buffer)
+        while (end := self._buffer.find(b"\r\n\r\n")) < 0:
+            if len(self._buffer) > MAX_HEAD:
+                raise ProtocolError(f"status line and headers exceed {MAX_HEAD} bytes")
+            if not self._fill(deadline):
+                if not started and not self._buffer:
+                    raise StaleConnection("connection closed before any response")
+                raise ProtocolError("connection closed inside the response headers")
+            started = True
+        if end > MAX_HEAD:
+            raise ProtocolError(f"status line and headers exceed {MAX_HEAD} bytes")
+        head = bytes(self._buffer[:end])
+        del self._buffer[:end + 4]
+        status_line, _, header_block = head.partition(b"\r\n")
+        version, status = _parse_status_line(status_line)
+        headers: dict[bytes, bytes] = {}
+        for line in header_block.split(b"\r\n") if header_block else ():
+            name, colon, value = line.partition(b":")
+            if not colon or not name or name != name.strip():
+                raise ProtocolError(f"malformed header line {line[:80]!r}")
+            headers[name.lower()] = value.strip()
+        connection = headers.get(b"connection", b"").lower()
+        keep_alive = version == b"HTTP/1.1" and b"close" not in connection
+        return status, headers, keep_alive
+
+    def _take(self, count: int, deadline: float) -> bytes:
+        while len(self._buffer) < count:
+            if not self._fill(deadline):
+                raise ProtocolError(f"connection closed after {len(self._buffer)} of {count} body bytes")
+        data = bytes(self._buffer[:count])
+        del self._buffer[:count]
+        return data
+
+    def _line(self, deadline: float) -> bytes:
+        while (end := self._buffer.find(b"\r\n")) < 0:
+            if len(self._buffer) > 1024:
+                raise ProtocolError("chunk size line too long")
+            if not self._fill(deadline):
+                raise ProtocolError("connection closed inside a chunked body")
+        line = bytes(self._buffer[:end])
+        del self._buffer[:end + 2]
+        return line
+
+    def _read_chunked(self, deadline: float, max_body: int, status: int) -> bytes:
+        parts: list[bytes] = []
+        total = 0
+        while True:
+            size_text = self._line(deadline).split(b";", 1)[0].strip()
+            try:
+                size = int(size_text, 16)
+            except ValueError:
+                raise ProtocolError(f"bad chunk size {size_text[:20]!r}") from None
+            if size < 0:
+                raise ProtocolError("negative chunk size")
+            if size == 0:
+                while self._line(deadline):  # trailers, up to the empty line
+                    pass
+                return b"".join(parts)
+            total += size
+            if total > max_body:
+                raise BodyTooLarge(status, f"body exceeds {max_body} bytes")
+            parts.append(self._take(size, deadline))
+            if self._take(2, deadline) != b"\r\n":
+                raise ProtocolError("chunk not followed by CRLF")
+
+    def _read_to_close(self, deadline: float, max_body: int, status: int) -> bytes:
+        while self._fill(deadline):
+            if len(self._buffer) > max_body:
+                raise BodyTooLarge(status, f"body exceeds {max_body} bytes")
+        data = bytes(self._buffer)
+        self._buffer.clear()
+        return data
+
+    def _finish(self, status: int, body: bytes, keep_alive: bool) -> Response:
+        # Bytes after the response were never asked for: the connection's framing cannot be trusted.
+        return Response(status, body, keep_alive and not self._buffer)
+
+
+def _parse_status_line(line: bytes) -> tuple[bytes, int]:
+    """`HTTP/1.1 200 OK` -> (b"HTTP/1.1", 200); anything else is a ProtocolError."""
+    version, _, rest = line.partition(b" ")
+    code = rest[:3]
+    if version not in (b"HTTP/1.1", b"HTTP/1.0") or len(code) != 3 or not code.isdigit() \
+            or rest[3:4] not in (b"", b" "):
+        raise ProtocolError(f"not an HTTP/1.x status line: {line[:80]!r}")
+    return version, int(code)
+
+
+def _remaining(deadline: float) -> float:
+    remaining = deadline - time.monotonic()
+    if remaining <= 0:
+        raise DeadlineExceeded("deadline exceeded")
+    return remaining
