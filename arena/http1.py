@@ -73,6 +73,7 @@ class Connection:
     def __init__(self, sock: socket.socket) -> None:
         self.sock = sock
         self._buffer = bytearray()
+        self._answered = False
 
     def close(self) -> None:
         with contextlib.suppress(OSError):
@@ -81,6 +82,7 @@ class Connection:
     def exchange(self, request: bytes, deadline: float, max_body: int) -> Response:
         """Send `request` and read one final response, all before `deadline` (time.monotonic())."""
         self._buffer.clear()  # a reused connection must start clean (`_finish` refuses leftovers)
+        self._answered = False  # any byte of an answer seen: a hang-up after that is not a stale connection
         self.sock.settimeout(_remaining(deadline))
         self.sock.sendall(request)
         while True:
@@ -113,19 +115,18 @@ class Connection:
         chunk = self.sock.recv(RECV_SIZE)
         if not chunk:
             return False
+        self._answered = True
         self._buffer += chunk
         return True
 
     def _read_head(self, deadline: float) -> tuple[int, dict[bytes, bytes], bool]:
-        started = bool(self._buffer)
         while (end := self._buffer.find(b"\r\n\r\n")) < 0:
             if len(self._buffer) > MAX_HEAD:
                 raise ProtocolError(f"status line and headers exceed {MAX_HEAD} bytes")
             if not self._fill(deadline):
-                if not started and not self._buffer:
+                if not self._answered:
                     raise StaleConnection("connection closed before any response")
                 raise ProtocolError("connection closed inside the response headers")
-            started = True
         if end > MAX_HEAD:
             raise ProtocolError(f"status line and headers exceed {MAX_HEAD} bytes")
         head = bytes(self._buffer[:end])

@@ -22,10 +22,11 @@ MOVE = b'{"move":"3C"}'
 
 
 class RawServer:
-    """Answers each request with `answer` bytes; counts connections and keeps every request head it read."""
+    """Answers request i with `answer` bytes (or answers[i % n] for a list); counts connections and keeps
+    every request head it read."""
 
-    def __init__(self, answer: bytes, close_after: bool = False) -> None:
-        self.answer = answer
+    def __init__(self, answer: bytes | list[bytes], close_after: bool = False) -> None:
+        self.answers = answer if isinstance(answer, list) else [answer]
         self.close_after = close_after
         self.connections = 0
         self.heads: list[bytes] = []
@@ -61,8 +62,9 @@ class RawServer:
                     rest += conn.recv(65536)
                 buffer = rest[length:]
                 self.heads.append(head)
-                conn.sendall(self.answer)
-                if self.close_after:
+                answer = self.answers[(len(self.heads) - 1) % len(self.answers)]
+                conn.sendall(answer)
+                if self.close_after or b" 200 " not in answer:  # no final answer in it: hang up
                     return
 
     def close(self) -> None:
@@ -73,7 +75,7 @@ class RawServer:
 def raw_server() -> Iterator[Callable[..., RawServer]]:
     servers: list[RawServer] = []
 
-    def start(answer: bytes, close_after: bool = False) -> RawServer:
+    def start(answer: bytes | list[bytes], close_after: bool = False) -> RawServer:
         servers.append(RawServer(answer, close_after))
         return servers[-1]
 
@@ -162,3 +164,13 @@ def test_a_bot_that_hangs_up_without_answering_is_a_connect_error_after_one_retr
     move, result = client.move(REQUEST, 2.0)
     assert move is None and result.outcome is Outcome.CONNECT_ERROR
     assert server.connections == 1  # a fresh connection is not retried: the bot really hung up
+
+
+def test_a_hang_up_after_an_interim_answer_is_not_mistaken_for_a_stale_connection(raw_server) -> None:
+    good = b"HTTP/1.1 200 OK\r\nContent-Length: 13\r\n\r\n" + MOVE
+    server = raw_server([good, b"HTTP/1.1 100 Continue\r\n\r\n"])
+    client = BotClient(server.url, allow_private=True)
+    assert client.move(REQUEST, 2.0)[0] == "3C"
+    move, result = client.move(REQUEST, 2.0)  # on the kept-alive connection: 100, then the bot hangs up
+    assert move is None and result.outcome is Outcome.PROTOCOL_ERROR
+    assert len(server.heads) == 2  # not re-sent on a fresh connection as if the old one had gone stale
