@@ -105,12 +105,13 @@ def _wait_for_workers(conn: redis.Redis, queue_name: str, count: int, timeout_s:
         time.sleep(0.05)
 
 
-def _wait_until_drained(queue: Any, timeout_s: float = 600.0) -> None:
-    from rq.registry import StartedJobRegistry
+def _wait_until_done(queue: Any, jobs: int, timeout_s: float = 600.0) -> None:
+    """Until `jobs` jobs have finished or failed for good (two ZCARDs per look: no load on the run).
 
-    started = StartedJobRegistry(queue.name, connection=queue.connection)
+    Not "queue and started registry empty": a job just popped from the queue is in neither for a moment.
+    """
     deadline = time.monotonic() + timeout_s
-    while queue.count or started.count:
+    while queue.finished_job_registry.count + queue.failed_job_registry.count < jobs:
         if time.monotonic() > deadline:
             raise RuntimeError("bench matches did not finish in time")
         time.sleep(0.02)
@@ -162,7 +163,7 @@ def rq_workers(urls: list[str] | None, workers: int, matches: int,
         bot_cpu_before = tree_cpu_seconds([bot_pid]) if bot_pid else 0.0
         for spec in specs:
             enqueue_match(queue, spec, ladder, prefix)
-        _wait_until_drained(queue)
+        _wait_until_done(queue, len(specs))
         worker_cpu = sum(cpu_seconds(p.pid) for p in procs) - worker_cpu_before
         bot_cpu = (tree_cpu_seconds([bot_pid]) - bot_cpu_before) if bot_pid else 0.0
         docs = [store.match(spec.match_id) for spec in specs]
