@@ -126,6 +126,11 @@ def arena_match(prefix: str, match_id: str) -> str:
     return f"{prefix}arena:match:{match_id}"
 
 
+def arena_match_live(prefix: str, match_id: str) -> str:
+    """String: the public table of the game a worker is playing now in this match (JSON, short TTL)."""
+    return f"{prefix}arena:match:{match_id}:live"
+
+
 def arena_match_games(prefix: str, match_id: str) -> str:
     """String: JSON list of the replay records of a finished match's games."""
     return f"{prefix}arena:match:{match_id}:games"

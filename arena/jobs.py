@@ -7,6 +7,7 @@ the rating script applies at most one result per match.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import socket
 from typing import Any
@@ -16,6 +17,7 @@ from rq import Queue, Retry, get_current_job
 
 from arena.botclient import BotClient
 from arena.config import allow_private_urls
+from arena.live import LiveFeed
 from arena.match import MatchRunner, make_drivers
 from arena.model import LadderConfig, MatchSpec, MatchStatus, MemberKind
 from arena.store import ArenaStore
@@ -72,11 +74,21 @@ def play_match(store: ArenaStore, match_id: str, worker: str | None = None) -> d
         return {"match": match_id, "status": doc["status"] if doc else "missing", "applied": False}
     drivers = make_drivers(spec, allow_private_urls(), _CLIENTS)
     runner = MatchRunner(spec, drivers, heartbeat=lambda: store.refresh_lease(match_id, worker, lease),
-                         host_factory=table_hosts(store, spec))
+                         host_factory=table_hosts(store, spec), observer=live_feed(store, spec))
     result = runner.run()
     applied = store.apply_result(spec, result, doc)
     return {"match": match_id, "status": MatchStatus.RATED.value, "applied": applied,
             "places": result.places, "deltas": result.deltas}
+
+
+def live_feed(store: ArenaStore, spec: MatchSpec) -> LiveFeed:
+    """Spectators' view of the running match; a Redis blip loses a frame, never the match."""
+
+    def publish(snapshot: dict[str, Any]) -> None:
+        with contextlib.suppress(redis.RedisError):  # the next frame replaces a lost one
+            store.publish_live(spec.match_id, snapshot)
+
+    return LiveFeed(spec.match_id, spec.players if spec.duplicate else 1, publish)
 
 
 def table_hosts(store: ArenaStore, spec: MatchSpec) -> Any:

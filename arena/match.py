@@ -26,6 +26,9 @@ from arena.polling import PollDriver, StaleMove
 # A driver's answer when the move is already on the table (a polling bot moved through the move API).
 MOVE_ALREADY_APPLIED = object()
 HostFactory = Callable[[int, list[Member]], Any]
+# Called with (game_no, game, bot id per seat, force) at the start and end of each game and after every
+# decision: the live spectator feed (arena.live.LiveFeed), which throttles itself.
+Observer = Callable[[int, Any, list[str], bool], Any]
 
 
 @dataclass(frozen=True)
@@ -112,10 +115,11 @@ def rotation_seating(entrants: list[Member], rotation: int) -> list[Member]:
 class MatchRunner:
     def __init__(self, spec: MatchSpec, drivers: dict[str, SeatDriver],
                  heartbeat: Callable[[], None] | None = None, heartbeat_every_s: float = 1.0,
-                 host_factory: HostFactory | None = None) -> None:
+                 host_factory: HostFactory | None = None, observer: Observer | None = None) -> None:
         self.spec = spec
         self.drivers = drivers
         self.host_factory = host_factory
+        self.observer = observer
         self.heartbeat = heartbeat
         self.heartbeat_every_s = heartbeat_every_s
         self._last_beat = time.monotonic()
@@ -177,17 +181,25 @@ class MatchRunner:
                 payload = {"game": spec.game, "table": table_id, "match": spec.match_id, "seat": seat,
                            "players": spec.players, "options": game.options}
                 self._notify("start", member, self.drivers[member.bot_id].begin_game(game_no, payload))
+        bot_ids = [m.bot_id for m in seating]
+        self._observe(game_no, game, bot_ids, True)
         while not game.over:
             for seat in game.to_act():
                 if seat in game.to_act():  # a simultaneous phase may have resolved meanwhile
                     self._decide(game, game_no, seat, seating[seat])
                     self._beat()  # after every decision: a lease must outlive one slow bot, not a round
+                    self._observe(game_no, game, bot_ids, False)
+        self._observe(game_no, game, bot_ids, True)
         for seat, member in enumerate(seating):
             if member.bot_id not in self.forfeited:
                 payload = {"game": spec.game, "table": table_id, "match": spec.match_id, "seat": seat,
                            "totals": list(game.totals), "winners": list(game.winners)}
                 self._notify("end", member, self.drivers[member.bot_id].end_game(game_no, payload))
         return game
+
+    def _observe(self, game_no: int, game: Any, bot_ids: list[str], force: bool) -> None:
+        if self.observer is not None:
+            self.observer(game_no, game, bot_ids, force)
 
     def _beat(self) -> None:
         if self.heartbeat is not None and time.monotonic() - self._last_beat >= self.heartbeat_every_s:

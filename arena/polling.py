@@ -96,6 +96,9 @@ class TableHost:
     def view(self, seat: int) -> dict[str, Any]:
         return self.game.view(seat)
 
+    def spectator_view(self) -> dict[str, Any]:
+        return self.game.spectator_view()
+
     def record(self) -> dict[str, Any]:
         return self.game.record()
 

@@ -15,6 +15,7 @@ import redis
 
 from api import keys
 from arena.elo import INITIAL_RATING
+from arena.live import LIVE_TTL_S
 from arena.model import LadderConfig, MatchResult, MatchSpec, MatchStatus, Member, MemberKind
 
 MATCH_TTL_S = 14 * 24 * 3600  # match documents and replays are kept two weeks at most ...
@@ -135,6 +136,10 @@ class ArenaStore:
         raw = self.redis.hgetall(keys.arena_members(self.prefix, ladder_id))
         return [Member.from_json(json.loads(v)) for _, v in sorted(raw.items())]
 
+    def member_names(self, ladder_id: str) -> dict[str, str]:
+        """Display name of every member by bot id (the bot id where a member has no name)."""
+        return {m.bot_id: m.name or m.bot_id for m in self.members(ladder_id)}
+
     def set_members(self, ladder_id: str, wanted: list[Member]) -> tuple[list[str], list[str]]:
         """Make the registered (non-house) members exactly `wanted`; returns (added, removed) bot ids.
 
@@ -200,6 +205,14 @@ class ArenaStore:
 
     def match(self, match_id: str) -> dict[str, Any] | None:
         raw = self.redis.get(keys.arena_match(self.prefix, match_id))
+        return json.loads(raw) if raw else None
+
+    def publish_live(self, match_id: str, snapshot: dict[str, Any]) -> None:
+        """The public table of the match's current game, for spectators (arena.live); expires on its own."""
+        self.redis.set(keys.arena_match_live(self.prefix, match_id), json.dumps(snapshot), ex=LIVE_TTL_S)
+
+    def live(self, match_id: str) -> dict[str, Any] | None:
+        raw = self.redis.get(keys.arena_match_live(self.prefix, match_id))
         return json.loads(raw) if raw else None
 
     def match_games(self, match_id: str) -> list[dict[str, Any]] | None:

@@ -119,6 +119,25 @@ class LadderSeatSchema(Schema):
     moves_url = fields.String(required=True)
 
 
+class LiveMatchSchema(Schema):
+    match_id = fields.String(required=True)
+    ladder_id = fields.String(required=True)
+    match_status = fields.String(required=True, metadata={"description": "queued, running, rated, aborted"})
+    status = fields.String(required=True, metadata={
+        "description": "playing while the match runs (between its games too); over once it is finished"})
+    game_no = fields.Integer(allow_none=True, metadata={"description": "game shown; null before the first"})
+    games = fields.Integer(required=True, metadata={"description": "games in this match (duplicate: n)"})
+    seating = fields.List(fields.String(), required=True, metadata={"description": "bot id in each seat"})
+    seat_names = fields.List(fields.String(), required=True)
+    version = fields.Integer(allow_none=True, metadata={"description": "moves played in the game shown"})
+    to_act = fields.List(fields.Integer(), required=True)
+    game_over = fields.Boolean(required=True)
+    view = fields.Dict(allow_none=True, metadata={
+        "description": "spectator view of the game shown (public table, no hands); null before the first"})
+    updated = fields.Float(allow_none=True)
+    url = fields.String(required=True, metadata={"description": "the match: results and replays once rated"})
+
+
 class RecentMatchesSchema(Schema):
     ladder_id = fields.String(required=True)
     matches = fields.List(fields.Nested(MatchSummarySchema), required=True)
@@ -231,6 +250,33 @@ def get_match(match_id: str) -> dict[str, Any]:
     if doc is None:
         raise ApiProblem(404, "match-not-found", f"no match {match_id!r}")
     return _match_json(doc)
+
+
+@blp.get("/matches/<match_id>/live")
+@blp.response(200, LiveMatchSchema)
+def get_live_match(match_id: str) -> dict[str, Any]:
+    """The public table of the game being played in a match now (spectators: no hands, no seed).
+
+    Refreshed by the worker a few times a second; poll it. Once the match is finished, `status` is `over`
+    and the last table stays for a short while; the replays (every hand) are at the match's `url`.
+    """
+    store = _store()
+    doc = store.match(match_id)
+    if doc is None:
+        raise ApiProblem(404, "match-not-found", f"no match {match_id!r}")
+    spec = doc["spec"]
+    live = store.live(match_id) or {}
+    seating = live.get("seating") or [m["bot_id"] for m in spec["entrants"]]
+    names = store.member_names(doc["ladder_id"])
+    return {
+        "match_id": match_id, "ladder_id": doc["ladder_id"], "match_status": doc["status"],
+        "status": "over" if doc["status"] in FINISHED else "playing",
+        "game_no": live.get("game_no"), "games": spec["players"] if spec["duplicate"] else 1,
+        "seating": seating, "seat_names": [names.get(bot, bot) for bot in seating],
+        "version": live.get("version"), "to_act": live.get("to_act") or [],
+        "game_over": bool(live.get("game_over")), "view": live.get("view"), "updated": live.get("updated"),
+        "url": url_for("arena.get_match", match_id=match_id),
+    }
 
 
 @blp.get("/matches/<match_id>/games/<int:game_no>/replay")

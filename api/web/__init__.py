@@ -75,7 +75,7 @@ def bot_page(ladder_id: str, bot_id: str) -> str:
     ratings = store.ratings(ladder_id)
     if bot_id not in ratings:
         raise ApiProblem(404, "bot-not-on-ladder", f"bot {bot_id!r} has never been on ladder {ladder_id!r}")
-    names = data.member_names(store, ladder_id)
+    names = store.member_names(ladder_id)
     history = store.history(ladder_id, bot_id, 200)
     rows = data.ranking_rows(store.ranked(ladder_id), {m.bot_id: m for m in store.members(ladder_id)},
                              store.stats(ladder_id, [bot_id]), set())
@@ -96,18 +96,34 @@ def match_page(match_id: str) -> str:
     doc = store.match(match_id)
     if doc is None:
         raise ApiProblem(404, "match-not-found", f"no match {match_id!r}")
-    names = data.member_names(store, doc["ladder_id"])
+    names = store.member_names(doc["ladder_id"])
     return _page("match.html", tabs=data.ladder_tabs(store), current=doc["ladder_id"],
                  match=data.match_summary(doc, names),
                  seatings=[data.seat_names_for_game(doc, g["game_no"], names)
                            for g in (doc.get("result") or {}).get("games", [])])
 
 
+@blp.get("/matches/<match_id>/live")
+def match_live_page(match_id: str) -> str:
+    """Spectate the game a worker is playing in a ladder match (the public table, refreshed every second)."""
+    store = _arena()
+    doc = store.match(match_id)
+    if doc is None:
+        raise ApiProblem(404, "match-not-found", f"no match {match_id!r}")
+    names = store.member_names(doc["ladder_id"])
+    game = doc["spec"]["game"]
+    return _page("live.html", tabs=data.ladder_tabs(store), current=doc["ladder_id"], match_id=match_id,
+                 table_id=None, game=game, name=data.game_name(game),
+                 seat_names=[names.get(m["bot_id"], m["bot_id"]) for m in doc["spec"]["entrants"]],
+                 state_url=url_for("arena.get_live_match", match_id=match_id),
+                 replay_url=url_for("web.match_page", match_id=match_id))
+
+
 @blp.get("/matches/<match_id>/games/<int:game_no>")
 def match_replay_page(match_id: str, game_no: int) -> str:
     store = _arena()
     doc, records = published_games(store, match_id, game_no)
-    names = data.seat_names_for_game(doc, game_no, data.member_names(store, doc["ladder_id"]))
+    names = data.seat_names_for_game(doc, game_no, store.member_names(doc["ladder_id"]))
     return _replay(records[game_no], names, title=f"Match {match_id} · game {game_no + 1} of {len(records)}",
                    back=url_for("web.match_page", match_id=match_id), current=doc["ladder_id"])
 
@@ -119,7 +135,7 @@ def table_page(table_id: str) -> Response | str:
     if record.status == TableStatus.OVER and request.args.get("live") != "1":
         return redirect(url_for("web.table_replay_page", table_id=table_id))
     seat_names = _seat_names(record, "open seat")
-    return _page("live.html", tabs=data.ladder_tabs(_arena()), current=None, table_id=table_id,
+    return _page("live.html", tabs=data.ladder_tabs(_arena()), current=None, table_id=table_id, match_id=None,
                  game=record.game, name=data.game_name(record.game), seat_names=seat_names,
                  state_url=url_for("tables.get_table", table_id=table_id),
                  replay_url=url_for("web.table_replay_page", table_id=table_id))

@@ -186,7 +186,3 @@ def seat_names_for_game(doc: dict[str, Any], game_no: int, names: dict[str, str]
         if game.get("game_no") == game_no:
             return [names.get(b, b) for b in game["seating"]]
     return [names.get(m["bot_id"], m["bot_id"]) for m in doc["spec"]["entrants"]]
-
-
-def member_names(store: ArenaStore, ladder_id: str) -> dict[str, str]:
-    return {m.bot_id: m.name or m.bot_id for m in store.members(ladder_id)}

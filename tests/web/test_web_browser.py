@@ -19,6 +19,7 @@ from pathlib import Path
 
 import pytest
 
+from engine.bots import make_bot
 from tests.conftest import serving
 from tests.web.site import LADDERS, build_site, play_ladder_matches, play_one_move
 
@@ -170,3 +171,45 @@ def test_live_table_shows_card_backs_only_and_follows_the_game(browser, site, sh
     wait(browser, lambda: spectate.get_attribute("data-version") == str(version))
     assert not browser.find_elements(By.CSS_SELECTOR, "#felt .hand .pc[data-card]")  # still no hand shown
     browser.save_screenshot(str(shots / "live.png"))
+
+
+def test_a_running_ladder_match_can_be_watched_live_with_card_backs_only(browser, site, shots) -> None:
+    """A ladder match between bots is played inside a worker; its live feed is what the page shows."""
+    import engine
+    from arena.live import live_snapshot
+    from arena.model import MatchSpec, Member
+
+    store, ladder = site["store"], LADDERS[0]
+    entrants = [Member.house(name) for name in ladder.house_bots]
+    spec = MatchSpec(match_id="watch-me", ladder_id=ladder.ladder_id, game=ladder.game, players=4,
+                     options=ladder.options, seed=77, duplicate=True, entrants=entrants, deadline_ms=1000,
+                     strike_limit=5, pre_ratings={m.bot_id: 1500.0 for m in entrants},
+                     pre_games={m.bot_id: 0 for m in entrants})
+    store.create_match(spec)
+    store.start_attempt("watch-me", "test-worker", 30.0)
+    seating = [m.bot_id for m in entrants[1:] + entrants[:1]]  # game 2 of 4: the bots rotated one seat
+    game = engine.new_game(ladder.game, 4, ladder.options, seed=77)
+    for _ in range(9):
+        seat = game.to_act()[0]
+        game.apply(seat, make_bot("heuristic", seat).choose(game.view(seat)))
+    store.publish_live("watch-me", live_snapshot("watch-me", 1, 4, seating, game))
+
+    browser.get(f"{site['base']}/ladders/{ladder.ladder_id}")
+    # "Now playing" links a running match to its live page (the page may re-render: follow the href).
+    wait(browser, lambda: browser.find_elements(By.CSS_SELECTOR, 'a[href="/matches/watch-me/live"]'))
+    browser.get(f"{site['base']}/matches/watch-me/live")
+    spectate = wait(browser, lambda: browser.find_element(By.ID, "spectate"))
+    wait(browser, lambda: spectate.get_attribute("data-version") == "9")
+    assert browser.find_element(By.ID, "frame-label").text.startswith("Game 2 of 4 · Round 1")
+    backs = browser.find_elements(By.CSS_SELECTOR, "#felt .hand .pc.back")
+    assert len(backs) == sum(game.spectator_view()["hand_sizes"])
+    assert not browser.find_elements(By.CSS_SELECTOR, "#felt .hand .pc[data-card]")
+    felt = browser.find_element(By.ID, "felt").text
+    assert all(name.removeprefix("house:") in felt for name in seating)  # each seat labelled with its bot
+
+    seat = game.to_act()[0]
+    game.apply(seat, make_bot("heuristic", seat).choose(game.view(seat)))
+    store.publish_live("watch-me", live_snapshot("watch-me", 1, 4, seating, game))
+    wait(browser, lambda: spectate.get_attribute("data-version") == "10")
+    assert not browser.find_elements(By.CSS_SELECTOR, "#felt .hand .pc[data-card]")
+    browser.save_screenshot(str(shots / "live-match.png"))

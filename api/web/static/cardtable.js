@@ -153,7 +153,7 @@
   }
 
   function spectatorFrame(table) {
-    var view = table.view, players = table.players;
+    var view = table.view, players = table.players || view.players;
     var trick = view.trick && view.trick.cards && view.trick.cards.length ? {cards: view.trick.cards, winner: null} : null;
     if (!trick && view.tricks && view.tricks.length) {  // between tricks: show the one just taken
       var last = view.tricks[view.tricks.length - 1];
@@ -163,25 +163,34 @@
     return {hands: null, counts: view.hand_sizes, totals: view.scores, trick: trick, winners: view.over ? view.winners : []};
   }
 
+  // Polls a public table (an API table, or the live feed of a ladder match) once a second and draws it.
   function startSpectating(root) {
     var names = JSON.parse(root.getAttribute("data-seats"));
     var felt = root.querySelector("#felt"), label = root.querySelector("#frame-label");
     var status = document.getElementById("live-status");
     var url = root.getAttribute("data-state-url"), replay = root.getAttribute("data-replay-url");
-    var lastVersion = -1, timer = null;
+    var lastKey = null, timer = null;
     function poll() {
       fetch(url, {cache: "no-store"}).then(function (r) { return r.json(); }).then(function (table) {
-        status.textContent = table.status === "over" ? "finished" : "live · move " + table.version;
-        if (table.version === lastVersion) return;
-        lastVersion = table.version;
+        var over = table.status === "over";
+        if (over) clearInterval(timer);
         var view = table.view;
-        var note = table.status === "over"
-          ? 'Game over. <a href="' + replay + '">Watch the replay with every hand</a>' : "Waiting for the lead";
-        render(felt, spectatorFrame(table), names, {toAct: table.to_act, note: note});
-        label.textContent = "Round " + (view.round + 1) + " · " + view.phase + " · move " + table.version +
-          (table.status === "over" ? " · game over" : "");
+        if (!view) {  // a ladder match not started yet, or finished long ago
+          status.textContent = over ? "finished" : "waiting for the first move";
+          if (over) felt.innerHTML = '<p class="muted">This match is over. <a href="' + replay + '">Results and replays</a></p>';
+          return;
+        }
+        var game = table.games > 1 ? "Game " + (table.game_no + 1) + " of " + table.games + " · " : "";
+        status.textContent = over ? "finished" : "live · " + game + "move " + table.version;
+        var key = table.game_no + ":" + table.version + ":" + table.status;
+        if (key === lastKey) return;
+        lastKey = key;
+        var note = over ? 'Game over. <a href="' + replay + '">Watch the replay with every hand</a>'
+          : table.game_over ? "Game over · the next game of the match starts on the same deals" : "Waiting for the lead";
+        render(felt, spectatorFrame(table), table.seat_names || names, {toAct: table.to_act, note: note});
+        label.textContent = game + "Round " + (view.round + 1) + " · " + view.phase + " · move " + table.version +
+          (over ? " · game over" : "");
         root.setAttribute("data-version", String(table.version));
-        if (table.status === "over") clearInterval(timer);
       }).catch(function () { status.textContent = "reconnecting…"; });
     }
     poll();

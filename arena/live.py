@@ -1,0 +1,55 @@
+"""The live spectator feed of a ladder match: the public table of the game being played, for the web page.
+
+Ladder games between HTTP bots are played inside a worker, not at an API table, so nothing else shows them
+while they run. The match runner calls a ``LiveFeed`` after every decision; the feed builds a snapshot from
+the engine's *spectator* view (no hand, no pending choice, no seed: R-SIMUL and the hidden-information rule
+hold as for API tables) and publishes it at most every ``LIVE_EVERY_S`` — at a few thousand decisions
+per second a write per decision would cost more Redis work than the whole match — plus always at the end of
+each game, so the last frame is the final table.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from typing import Any
+
+LIVE_EVERY_S = 0.25
+LIVE_TTL_S = 120  # a feed outlives its match briefly (the page shows the final table), then goes
+
+Snapshot = dict[str, Any]
+
+
+def live_snapshot(match_id: str, game_no: int, games: int, seating: list[str], game: Any) -> Snapshot:
+    """What a spectator may see of game `game_no` (of `games`) of a match, right now.
+
+    ``game`` is an engine game (or a table host with the same surface); ``seating`` the bot id in each seat.
+    """
+    over = bool(game.over)
+    return {
+        "match_id": match_id, "game_no": game_no, "games": games, "seating": list(seating),
+        "table": getattr(game, "table_id", None), "game_over": over, "version": game.version,
+        "to_act": [] if over else list(game.to_act()), "view": game.spectator_view(), "updated": time.time(),
+    }
+
+
+class LiveFeed:
+    """Throttled publisher of live snapshots; the match runner calls it after every decision."""
+
+    def __init__(self, match_id: str, games: int, publish: Callable[[Snapshot], None],
+                 every_s: float = LIVE_EVERY_S, clock: Callable[[], float] = time.monotonic) -> None:
+        self.match_id = match_id
+        self.games = games
+        self.publish = publish
+        self.every_s = every_s
+        self.clock = clock
+        self._last: float | None = None
+
+    def __call__(self, game_no: int, game: Any, seating: list[str], force: bool = False) -> bool:
+        """Publish if `force` (a game starts or ends) or the last one is older than `every_s`; True if so."""
+        now = self.clock()
+        if not force and self._last is not None and now - self._last < self.every_s:
+            return False
+        self._last = now
+        self.publish(live_snapshot(self.match_id, game_no, self.games, seating, game))
+        return True

@@ -1,0 +1,130 @@
+"""The live spectator feed of ladder matches: throttling, hidden information, and the API and web page.
+
+Ladder games between HTTP bots are played inside a worker; the feed is the only way to watch them.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import threading
+import time
+
+import pytest
+import redis
+
+import engine
+from arena.jobs import play_match
+from arena.live import LiveFeed, live_snapshot
+from arena.match import MatchRunner, make_drivers
+from arena.model import LadderConfig, MatchSpec, Member, MemberKind
+from arena.store import ArenaStore
+
+GAMES = [("sore-spot", 4, {"rounds": 1}), ("card-commons", 4, {}), ("sloppy-seconds", 3, {}),
+         ("spot-hearts", 4, {})]
+
+
+class FakeClock:
+    def __init__(self) -> None:
+        self.now = 100.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def test_feed_publishes_at_most_every_interval_except_when_forced() -> None:
+    published: list[dict] = []
+    clock = FakeClock()
+    feed = LiveFeed("m1", 1, published.append, every_s=0.25, clock=clock)
+    game = engine.new_game("spot-hearts", 4, {}, seed=3)
+    assert feed(0, game, ["a", "b", "c", "d"])  # the first frame always goes out
+    clock.now += 0.1
+    assert not feed(0, game, ["a", "b", "c", "d"])
+    assert feed(0, game, ["a", "b", "c", "d"], force=True)  # a game's start or end is never dropped
+    clock.now += 0.24
+    assert not feed(0, game, ["a", "b", "c", "d"])
+    clock.now += 0.01
+    assert feed(0, game, ["a", "b", "c", "d"])
+    assert len(published) == 3
+    assert published[-1]["match_id"] == "m1" and published[-1]["seating"] == ["a", "b", "c", "d"]
+
+
+@pytest.mark.parametrize(("game_id", "players", "options"), GAMES)
+def test_a_snapshot_never_shows_a_card_still_in_a_hand_nor_the_seed(game_id, players, options) -> None:
+    rng = random.Random(f"live:{game_id}")
+    for seed in range(5):
+        game = engine.new_game(game_id, players, options, seed=seed)
+        stop_at = rng.randrange(1, 120)
+        while not game.over and game.version < stop_at:
+            seat = game.to_act()[0]
+            decision = game.view(seat)["decision"]
+            legal = decision["legal"]
+            game.apply(seat, rng.sample(legal, decision["count"]) if decision["kind"] == "pass"
+                       else rng.choice(legal))
+        text = json.dumps(live_snapshot("m", 0, 1, [f"b{i}" for i in range(players)], game))
+        held = {card for seat in range(players) for card in game.view(seat)["hand"]}
+        shown = {card for card in held if f'"{card}"' in text}
+        assert not shown, f"{game_id} seed {seed} move {game.version}: hand cards {shown} in the live feed"
+        assert '"hand"' not in text and '"seed"' not in text and '"chosen"' not in text
+
+
+def test_the_runner_reports_each_game_start_every_decision_and_each_game_end() -> None:
+    entrants = [Member.house(n) for n in ("random", "heuristic", "eps-0.5")]
+    spec = MatchSpec(match_id="obs", ladder_id="l", game="sloppy-seconds", players=3, options={}, seed=5,
+                     duplicate=True, entrants=entrants, deadline_ms=500, strike_limit=5,
+                     pre_ratings={m.bot_id: 1500.0 for m in entrants},
+                     pre_games={m.bot_id: 0 for m in entrants})
+    calls: list[tuple[int, int, bool]] = []
+
+    def observe(game_no: int, game: object, seating: list[str], force: bool) -> None:
+        calls.append((game_no, game.version, force))  # type: ignore[attr-defined]
+
+    result = MatchRunner(spec, make_drivers(spec, True), observer=observe).run()
+    for game in result.games:
+        mine = [c for c in calls if c[0] == game["game_no"]]
+        assert mine[0] == (game["game_no"], 0, True) and mine[-1] == (game["game_no"], game["moves"], True)
+        assert len(mine) == game["moves"] + 2
+
+
+def test_a_running_ladder_match_can_be_watched_through_the_api_and_the_page(
+        client, redis_url, key_prefix, bot_server, monkeypatch) -> None:
+    monkeypatch.setenv("ALLOW_PRIVATE_BOT_URLS", "1")  # the bots listen on 127.0.0.1
+    store = ArenaStore(redis.Redis.from_url(redis_url), key_prefix)
+    # Bots that take 5 ms per move: the match runs for a few seconds, long enough to be watched.
+    bots = [bot_server("sleep", delay_s=0.005, name=f"slow{i}") for i in range(4)]
+    members = [Member(f"bot{i}", MemberKind.HTTP, url=bot.url, name=f"Slow {i}")
+               for i, bot in enumerate(bots)]
+    store.save_ladder(LadderConfig("sh-live", "spot-hearts", 4, {"target": 50}, house_bots=()))
+    store.set_members("sh-live", members)
+    spec = MatchSpec(match_id="mlive", ladder_id="sh-live", game="spot-hearts", players=4,
+                     options={"target": 50}, seed=21, duplicate=True, entrants=members, deadline_ms=1000,
+                     strike_limit=5, pre_ratings={m.bot_id: 1500.0 for m in members},
+                     pre_games={m.bot_id: 0 for m in members})
+    store.create_match(spec)
+    waiting = client.get("/api/matches/mlive/live").get_json()
+    assert waiting["match_status"] == "queued" and waiting["view"] is None and waiting["status"] == "playing"
+
+    worker = threading.Thread(target=play_match, args=(store, "mlive", "test-worker"))
+    worker.start()
+    seen: list[dict] = []
+    deadline = time.monotonic() + 60
+    while worker.is_alive() and time.monotonic() < deadline:
+        live = client.get("/api/matches/mlive/live")
+        assert live.status_code == 200
+        body = live.get_json()
+        if body["view"] is not None and body["match_status"] == "running":
+            seen.append(body)
+        time.sleep(0.1)
+    worker.join(60)
+    assert len({(s["game_no"], s["version"]) for s in seen}) >= 3, "the feed did not move while the match ran"
+    frame = seen[-1]
+    names = {m.bot_id: m.name for m in members}
+    assert frame["seat_names"] == [names[bot] for bot in frame["seating"]]
+    assert "hand" not in frame["view"] and "seed" not in json.dumps(frame)
+    page = client.get("/matches/mlive/live")
+    assert page.status_code == 200 and b"/api/matches/mlive/live" in page.data
+
+    done = client.get("/api/matches/mlive/live").get_json()
+    assert done["match_status"] == "rated" and done["status"] == "over"
+    assert done["game_no"] == 3 and done["game_over"] is True  # the final frame: last game's end
+    assert client.get("/api/matches/nope/live").mimetype == "application/problem+json"
