@@ -6,6 +6,7 @@ import os
 from dataclasses import dataclass
 
 from api import keys
+from arena.store import RECENT_KEEP, RECENT_LIMIT
 
 
 def _env_bool(name: str, default: bool) -> bool:
@@ -22,6 +23,7 @@ class ArenaSettings:
     allow_private_urls: bool
     tick_s: float = 1.0  # scheduler period
     health_every_s: float = 30.0  # per HTTP bot
+    keep_matches: int = RECENT_KEEP  # per ladder: documents and replays of older matches are deleted
 
     @property
     def queue_name(self) -> str:
@@ -35,6 +37,7 @@ def load_settings() -> ArenaSettings:
         allow_private_urls=_env_bool("ALLOW_PRIVATE_BOT_URLS", False),
         tick_s=float(os.environ.get("TA_ARENA_TICK_S", 1.0)),
         health_every_s=float(os.environ.get("TA_ARENA_HEALTH_EVERY_S", 30.0)),
+        keep_matches=min(int(os.environ.get("TA_ARENA_KEEP_MATCHES", RECENT_KEEP)), RECENT_LIMIT),
     )
 
 

@@ -6,7 +6,8 @@ Each tick, for every ladder:
    to MAX_ATTEMPTS, else mark aborted — either way nobody's rating moves for the lost run;
 3. top the ladder up to `max_active` queued/running matches, choosing players with arena.matchmaking.
 Every `health_every_s`, HTTP members get a health-check job (3 failures in a row pause them). Documents and
-replays of matches older than a ladder's most recent RECENT_KEEP are deleted (ratings and history stay).
+replays of matches older than a ladder's most recent `keep_matches` (TA_ARENA_KEEP_MATCHES, default 300)
+are deleted (ratings and history stay).
 
 A plain loop rather than rq-scheduler: the work is "look at state, enqueue what is missing", which a periodic
 job would do the same way, and one process with a Redis lock (SET NX PX) is easy to reason about.
@@ -79,7 +80,7 @@ class Scheduler:
             http_members.update({m.bot_id: m.url for m in members if m.kind is MemberKind.HTTP and m.url})
             busy = self.recover(ladder, counts)
             counts["created"] += self.fill(ladder, members, busy)
-            counts["forgotten"] += self.store.trim_recent(ladder.ladder_id)
+            counts["forgotten"] += self.store.trim_recent(ladder.ladder_id, self.settings.keep_matches)
         counts["health_checks"] = self.schedule_health_checks(http_members)
         return counts
 

@@ -21,6 +21,7 @@ import httpx
 
 import engine
 from api import keys
+from arena.store import RECENT_LIMIT
 from loadtest.stack import Stack, loadavg
 from loadtest.stats import percentile
 from loadtest.verify import rating_audit
@@ -103,7 +104,9 @@ def run(bots: int, seconds: float, arena_workers: int, drain_seconds: float) -> 
         stack.start_api()
         ports = stack.start_fast_bots(bots)
         bot_ids = register_bots(stack.api_url, ports, list(engine.GAMES))
-        stack.start_arena(arena_workers)
+        # The audit reads every match document: keep them all (the default keeps a ladder's last 300 only,
+        # and a soak plays more than that per ladder).
+        stack.start_arena(arena_workers, keep_matches=RECENT_LIMIT)
         conn = stack.redis()
         started = time.monotonic()
         cpu_before = stack.cpu_by_component()

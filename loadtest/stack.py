@@ -177,8 +177,11 @@ class Stack:
         command = [sys.executable, "-m", "arena", "worker", "--simple", "--queue", queue]
         return [self._add(f"house-worker-{i}", command, self.env()) for i in range(count)]
 
-    def start_arena(self, workers: int, tick_s: float = 1.0, health_every_s: float = 30.0) -> list[Child]:
+    def start_arena(self, workers: int, tick_s: float = 1.0, health_every_s: float = 30.0,
+                    keep_matches: int | None = None) -> list[Child]:
         env = self.env(TA_ARENA_TICK_S=str(tick_s), TA_ARENA_HEALTH_EVERY_S=str(health_every_s))
+        if keep_matches is not None:
+            env["TA_ARENA_KEEP_MATCHES"] = str(keep_matches)
         started = [self._add("arena-scheduler", [sys.executable, "-m", "arena", "scheduler"], env)]
         started += [
             self._add(f"arena-worker-{i}", [sys.executable, "-m", "arena", "worker", "--simple"], env)

@@ -148,3 +148,22 @@ def test_add_ladder_command_creates_a_ladder(redis_url, key_prefix, monkeypatch)
     assert ladder.players == 5 and ladder.duplicate is False and ladder.options["rounds"] == 2
     bad = runner.invoke(main, ["add-ladder", "--id", "x", "--game", "spot-hearts", "--players", "5"])
     assert bad.exit_code != 0 and "players" in bad.output.lower()
+
+
+def test_each_tick_keeps_only_the_configured_number_of_match_documents(setup, monkeypatch) -> None:
+    store, queue, _scheduler, _registry = setup
+    monkeypatch.setenv("TA_ARENA_KEEP_MATCHES", "2")
+    from arena.config import load_settings
+
+    settings = load_settings()
+    assert settings.keep_matches == 2
+    scheduler = Scheduler(store, queue, ArenaSettings("unused", store.prefix, True, health_every_s=3600,
+                                                      keep_matches=settings.keep_matches))
+    store.save_ladder(LadderConfig("ss", "sore-spot", 4, {"rounds": 1}, house_bots=HOUSE, max_active=1))
+    for match_id in ("a", "b", "c"):  # three finished matches, newest first in the recent list
+        store.redis.lpush(keys.arena_recent(store.prefix, "ss"), match_id)
+        store.redis.set(keys.arena_match(store.prefix, match_id), "{}")
+    assert scheduler.tick()["forgotten"] == 1
+    assert store.recent_matches("ss") == ["c", "b"] and store.match("a") is None
+    monkeypatch.setenv("TA_ARENA_KEEP_MATCHES", "999999")
+    assert load_settings().keep_matches == 3000  # capped: the rating script bounds the list there
