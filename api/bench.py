@@ -229,7 +229,7 @@ def main() -> None:
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--connections", type=int, default=16)
     parser.add_argument("--duration", type=int, default=10)
-    parser.add_argument("--tables", type=int, default=64,
+    parser.add_argument("--tables", type=int, default=160,
                         help="tables the POST run plays (split over the connections)")
     parser.add_argument("--long-polls", type=int, default=0)
     parser.add_argument("--seed", type=int, default=1)
