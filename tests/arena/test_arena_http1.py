@@ -174,3 +174,55 @@ def test_a_hang_up_after_an_interim_answer_is_not_mistaken_for_a_stale_connectio
     move, result = client.move(REQUEST, 2.0)  # on the kept-alive connection: 100, then the bot hangs up
     assert move is None and result.outcome is Outcome.PROTOCOL_ERROR
     assert len(server.heads) == 2  # not re-sent on a fresh connection as if the old one had gone stale
+
+
+def test_an_https_bot_is_called_over_verified_tls_with_keep_alive(monkeypatch) -> None:
+    """A bot behind https: the certificate is verified (an unknown CA is refused, not ignored), then the
+    same deadline-bounded exchange runs inside TLS on one kept-alive connection."""
+    import ssl
+
+    import trustme
+
+    from arena import botclient
+
+    ca = trustme.CA()
+    server_context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+    ca.issue_cert("127.0.0.1").configure_cert(server_context)
+    listener = socket.create_server(("127.0.0.1", 0))
+    connections: list[int] = []
+
+    def serve() -> None:
+        while True:
+            try:
+                raw, _ = listener.accept()
+            except OSError:
+                return
+            connections.append(1)
+            threading.Thread(target=answer_over_tls, args=(raw,), daemon=True).start()
+
+    def answer_over_tls(raw: socket.socket) -> None:
+        try:
+            with server_context.wrap_socket(raw, server_side=True) as conn:
+                while conn.recv(65536):
+                    conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: 13\r\n\r\n" + MOVE)
+        except (OSError, ssl.SSLError):
+            pass  # the client refused our certificate, or hung up
+
+    threading.Thread(target=serve, daemon=True).start()
+    url = f"https://127.0.0.1:{listener.getsockname()[1]}"
+    try:
+        move, result = BotClient(url, allow_private=True).move(REQUEST, 2.0)
+        assert move is None and result.outcome is Outcome.CONNECT_ERROR
+        assert "CERTIFICATE_VERIFY_FAILED" in result.detail
+
+        def trusting_context() -> ssl.SSLContext:
+            context = ssl.create_default_context()
+            ca.configure_trust(context)
+            return context
+
+        monkeypatch.setattr(botclient, "_ssl_context", trusting_context)
+        client = BotClient(url, allow_private=True)
+        assert [client.move(REQUEST, 2.0)[0] for _ in range(3)] == ["3C"] * 3
+        assert len(connections) == 2  # the refused handshake, then one connection for three calls
+    finally:
+        listener.close()
