@@ -129,6 +129,8 @@ class LiveMatchSchema(Schema):
     games = fields.Integer(required=True, metadata={"description": "games in this match (duplicate: n)"})
     seating = fields.List(fields.String(), required=True, metadata={"description": "bot id in each seat"})
     seat_names = fields.List(fields.String(), required=True)
+    table = fields.String(allow_none=True, metadata={
+        "description": "the API table of the game shown, when the match has a polling bot; else null"})
     version = fields.Integer(allow_none=True, metadata={"description": "moves played in the game shown"})
     to_act = fields.List(fields.Integer(), required=True)
     game_over = fields.Boolean(required=True)
@@ -273,7 +275,7 @@ def get_live_match(match_id: str) -> dict[str, Any]:
         "status": "over" if doc["status"] in FINISHED else "playing",
         "game_no": live.get("game_no"), "games": spec["players"] if spec["duplicate"] else 1,
         "seating": seating, "seat_names": [names.get(bot, bot) for bot in seating],
-        "version": live.get("version"), "to_act": live.get("to_act") or [],
+        "table": live.get("table"), "version": live.get("version"), "to_act": live.get("to_act") or [],
         "game_over": bool(live.get("game_over")), "view": live.get("view"), "updated": live.get("updated"),
         "url": url_for("arena.get_match", match_id=match_id),
     }

@@ -76,6 +76,11 @@ def test_polling_bot_plays_its_ladder_seat_through_the_move_api(live_server, red
     # The game was a real API table: its replay is published there too.
     table = doc["result"]["games"][0]["table"]
     assert requests.get(f"{live_server}/api/tables/{table}/replay", timeout=5).status_code == 200
+    # The live feed covered this match too: its last frame is that table, over, with no hand in it.
+    live = requests.get(f"{live_server}/api/matches/mpoll/live", timeout=5).json()
+    assert live["status"] == "over" and live["game_over"] is True and live["table"] == table
+    assert live["version"] == doc["result"]["games"][0]["moves"]
+    assert "hand" not in live["view"] and bot_id in live["seating"]
 
 
 def test_absent_polling_bot_times_out_forfeits_and_the_match_completes(live_server, redis_url, key_prefix):
