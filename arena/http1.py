@@ -109,10 +109,14 @@ class Connection:
 
     # --- reading ------------------------------------------------------------------------------------------
 
-    def _fill(self, deadline: float) -> bool:
-        """Read what the peer has sent so far into the buffer; False at end of stream."""
+    def _fill(self, deadline: float, limit: int = RECV_SIZE) -> bool:
+        """Read what the peer has sent so far (at most `limit` bytes) into the buffer; False at end of stream.
+
+        Every caller passes what it still needs or may still accept, so a bot can never make the arena read
+        more than the caps (16 KiB of head, `max_body` + 1 of body) plus the framing around them.
+        """
         self.sock.settimeout(_remaining(deadline))
-        chunk = self.sock.recv(RECV_SIZE)
+        chunk = self.sock.recv(max(1, min(RECV_SIZE, limit)))
         if not chunk:
             return False
         self._answered = True
@@ -123,7 +127,7 @@ class Connection:
         while (end := self._buffer.find(b"\r\n\r\n")) < 0:
             if len(self._buffer) > MAX_HEAD:
                 raise ProtocolError(f"status line and headers exceed {MAX_HEAD} bytes")
-            if not self._fill(deadline):
+            if not self._fill(deadline, MAX_HEAD + 4 - len(self._buffer)):
                 if not self._answered:
                     raise StaleConnection("connection closed before any response")
                 raise ProtocolError("connection closed inside the response headers")
@@ -145,7 +149,7 @@ class Connection:
 
     def _take(self, count: int, deadline: float) -> bytes:
         while len(self._buffer) < count:
-            if not self._fill(deadline):
+            if not self._fill(deadline, count - len(self._buffer)):
                 raise ProtocolError(f"connection closed after {len(self._buffer)} of {count} body bytes")
         data = bytes(self._buffer[:count])
         del self._buffer[:count]
@@ -155,7 +159,7 @@ class Connection:
         while (end := self._buffer.find(b"\r\n")) < 0:
             if len(self._buffer) > 1024:
                 raise ProtocolError("chunk size line too long")
-            if not self._fill(deadline):
+            if not self._fill(deadline, 1026 - len(self._buffer)):
                 raise ProtocolError("connection closed inside a chunked body")
         line = bytes(self._buffer[:end])
         del self._buffer[:end + 2]
@@ -184,7 +188,7 @@ class Connection:
                 raise ProtocolError("chunk not followed by CRLF")
 
     def _read_to_close(self, deadline: float, max_body: int, status: int) -> bytes:
-        while self._fill(deadline):
+        while self._fill(deadline, max_body + 1 - len(self._buffer)):
             if len(self._buffer) > max_body:
                 raise BodyTooLarge(status, f"body exceeds {max_body} bytes")
         data = bytes(self._buffer)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import socket
 import threading
+import time
 from collections.abc import Callable, Iterator
 
 import pytest
@@ -226,3 +227,40 @@ def test_an_https_bot_is_called_over_verified_tls_with_keep_alive(monkeypatch) -
         assert len(connections) == 2  # the refused handshake, then one connection for three calls
     finally:
         listener.close()
+
+
+class FloodSocket:
+    """A socket stand-in that has `data` to give: counts what the reader actually took from it."""
+
+    def __init__(self, data: bytes) -> None:
+        self.data = data
+        self.taken = 0
+
+    def settimeout(self, _timeout: float) -> None:
+        pass
+
+    def sendall(self, _data: bytes) -> None:
+        pass
+
+    def recv(self, size: int) -> bytes:
+        chunk = self.data[self.taken:self.taken + size]
+        self.taken += len(chunk)
+        return chunk
+
+
+@pytest.mark.parametrize("framing", ["read-to-close", "chunked"])
+def test_a_flood_is_cut_after_at_most_the_caps_worth_of_bytes(framing: str) -> None:
+    from arena.http1 import MAX_HEAD, BodyTooLarge, Connection
+
+    max_body = 64 * 1024
+    if framing == "chunked":
+        head = b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n"
+        flood = head + (b"4000\r\n" + b" " * 0x4000 + b"\r\n") * 640  # 10 MB
+    else:
+        head = b"HTTP/1.1 200 OK\r\n\r\n"
+        flood = head + b" " * 10_000_000
+    sock = FloodSocket(flood)
+    connection = Connection(sock)  # type: ignore[arg-type]
+    with pytest.raises(BodyTooLarge):
+        connection.exchange(b"POST /move HTTP/1.1\r\n\r\n", time.monotonic() + 5, max_body)
+    assert sock.taken <= MAX_HEAD + 4 + max_body + 1, f"read {sock.taken} bytes of a 10 MB flood"
