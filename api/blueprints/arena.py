@@ -248,10 +248,7 @@ def list_recent_matches(ladder_id: str) -> dict[str, Any]:
 @blp.response(200, MatchSummarySchema)
 def get_match(match_id: str) -> dict[str, Any]:
     """One match: entrants, status; once finished also places, rating deltas, strikes and replay links."""
-    doc = _store().match(match_id)
-    if doc is None:
-        raise ApiProblem(404, "match-not-found", f"no match {match_id!r}")
-    return _match_json(doc)
+    return _match_json(match_or_404(_store(), match_id))
 
 
 @blp.get("/matches/<match_id>/live")
@@ -263,9 +260,7 @@ def get_live_match(match_id: str) -> dict[str, Any]:
     and the last table stays for a short while; the replays (every hand) are at the match's `url`.
     """
     store = _store()
-    doc = store.match(match_id)
-    if doc is None:
-        raise ApiProblem(404, "match-not-found", f"no match {match_id!r}")
+    doc = match_or_404(store, match_id)
     spec = doc["spec"]
     live = store.live(match_id) or {}
     seating = live.get("seating") or [m["bot_id"] for m in spec["entrants"]]
@@ -289,14 +284,20 @@ def get_replay(match_id: str, game_no: int) -> dict[str, Any]:
     return records[game_no]
 
 
+def match_or_404(store: ArenaStore, match_id: str) -> dict[str, Any]:
+    """The match document, or the 404 problem every match URL (API and web page) answers."""
+    doc = store.match(match_id)
+    if doc is None:
+        raise ApiProblem(404, "match-not-found", f"no match {match_id!r}")
+    return doc
+
+
 def published_games(store: Any, match_id: str, game_no: int) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     """A rated match's document and replay records, with `game_no` checked; problems otherwise.
 
     Replays hold every hand, so they are published only once the match has been rated.
     """
-    doc = store.match(match_id)
-    if doc is None:
-        raise ApiProblem(404, "match-not-found", f"no match {match_id!r}")
+    doc = match_or_404(store, match_id)
     if doc["status"] != MatchStatus.RATED:
         raise ApiProblem(409, "match-not-finished", f"match {match_id} is {doc['status']}; replays are "
                          "published when it has been rated")

@@ -14,7 +14,7 @@ from typing import Any
 from flask import Blueprint, current_app, redirect, render_template, request, url_for
 from werkzeug.wrappers import Response
 
-from api.blueprints.arena import published_games
+from api.blueprints.arena import match_or_404, published_games
 from api.problems import ApiProblem
 from api.services import services
 from api.store import TableStatus
@@ -93,9 +93,7 @@ def bot_page(ladder_id: str, bot_id: str) -> str:
 @blp.get("/matches/<match_id>")
 def match_page(match_id: str) -> str:
     store = _arena()
-    doc = store.match(match_id)
-    if doc is None:
-        raise ApiProblem(404, "match-not-found", f"no match {match_id!r}")
+    doc = match_or_404(store, match_id)
     names = store.member_names(doc["ladder_id"])
     return _page("match.html", tabs=data.ladder_tabs(store), current=doc["ladder_id"],
                  match=data.match_summary(doc, names),
@@ -107,9 +105,7 @@ def match_page(match_id: str) -> str:
 def match_live_page(match_id: str) -> str:
     """Spectate the game a worker is playing in a ladder match (the public table, refreshed every second)."""
     store = _arena()
-    doc = store.match(match_id)
-    if doc is None:
-        raise ApiProblem(404, "match-not-found", f"no match {match_id!r}")
+    doc = match_or_404(store, match_id)
     names = store.member_names(doc["ladder_id"])
     game = doc["spec"]["game"]
     return _page("live.html", tabs=data.ladder_tabs(store), current=doc["ladder_id"], match_id=match_id,
