@@ -12,7 +12,7 @@ import redis
 import engine
 from api import keys
 from api.problems import ApiProblem
-from api.tokens import hash_token, new_token, token_matches
+from api.tokens import hash_token, new_token, require_token, token_matches
 from arena.netguard import UnsafeURLError, validate_bot_url
 
 PUBLIC_FIELDS = ("bot_id", "name", "games", "url", "enabled", "created", "updated")
@@ -89,9 +89,7 @@ class BotRegistry:
 
     def check_owner(self, bot_id: str, token: str | None) -> dict[str, str]:
         raw = self._raw(bot_id)
-        if not token:
-            raise ApiProblem(401, "token-required", "send the owner token as 'Authorization: Bearer <token>'",
-                             headers={"WWW-Authenticate": 'Bearer realm="bot"'})
+        token = require_token(token, "owner", "bot")
         if not token_matches(token, raw["owner_hash"]):
             raise ApiProblem(403, "bad-token", f"this token does not own bot {bot_id}")
         return raw

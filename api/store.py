@@ -34,7 +34,7 @@ from api.gamecache import decoding_client
 from api.lua_scripts import COMMIT_SCRIPT, SNAPSHOT_SCRIPT, SYNC_SCRIPT
 from api.notify import get_watcher
 from api.problems import ApiProblem
-from api.tokens import hash_token, new_token, token_matches
+from api.tokens import hash_token, new_token, require_token, token_matches
 
 COMMIT_RETRIES = 20
 # Seconds a finished table is kept; from the environment so the API and the RQ workers agree.
@@ -268,9 +268,7 @@ class TableStore:
             raise ApiProblem(404, "table-not-found", f"no table {table_id!r}")
         if not 0 <= seat < int(players):
             raise ApiProblem(404, "seat-not-found", f"table {table_id} has no seat {seat}")
-        if not token:
-            raise ApiProblem(401, "token-required", "send the seat token as 'Authorization: Bearer <token>'",
-                             headers={"WWW-Authenticate": 'Bearer realm="seat"'})
+        token = require_token(token, "seat", "seat")
         if stored is None or not token_matches(token, stored):
             raise ApiProblem(403, "bad-token", f"this token does not hold seat {seat} of table {table_id}")
 

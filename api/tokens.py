@@ -6,6 +6,8 @@ import hashlib
 import hmac
 import secrets
 
+from api.problems import ApiProblem
+
 TOKEN_BYTES = 32
 
 
@@ -30,3 +32,11 @@ def bearer_token(authorization: str | None) -> str | None:
     if scheme.lower() != "bearer" or not value.strip():
         return None
     return value.strip()
+
+
+def require_token(token: str | None, kind: str, realm: str) -> str:
+    """The token, or the 401 problem asking for it (`kind`: "seat" or "owner")."""
+    if not token:
+        raise ApiProblem(401, "token-required", f"send the {kind} token as 'Authorization: Bearer <token>'",
+                         headers={"WWW-Authenticate": f'Bearer realm="{realm}"'})
+    return token

@@ -14,7 +14,7 @@ from api.jsonio import fragment
 from api.ratelimit import check_move_rate
 from api.schemas import JoinSchema, MoveRequestSchema, MoveResultSchema, SeatStateQuerySchema, SeatStateSchema
 from api.services import services
-from api.tokens import bearer_token
+from api.tokens import bearer_token, require_token
 
 HOUSE_STALL_S = 5.0  # house seats to act and no move for this long: their drive job is presumed lost
 
@@ -81,9 +81,10 @@ def revive_stalled_house_bots(table_id: str) -> None:
 def post_move(table_id: str, seat: int) -> dict[str, Any]:
     """Play a card ("QS"), lay a sore card, or pass cards (["2C","3D","4H"]) at `expected_version`."""
     check_move_rate()
+    # No token at all is answered first (401), before the body is read; a wrong token is found by the store.
+    token = require_token(bearer_token(request.headers.get("Authorization")), "seat", "seat")
     body = load_json(MOVE_BODY)
     store = services().tables
-    token = bearer_token(request.headers.get("Authorization"))
     # Only open seats ever get a token, so a valid token also proves this is a polling seat.
     result = store.apply_move(table_id, seat, body["move"], body["expected_version"], authenticate=True,
                               token=token)

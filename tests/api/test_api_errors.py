@@ -111,3 +111,13 @@ def test_429_on_moves_with_retry_after(make_app):
     body = assert_problem(response, 429, "rate-limited")
     assert 0 < int(response.headers["Retry-After"]) <= 61
     assert "3 per 1 minute" in body["detail"]
+
+
+def test_a_move_without_a_token_is_401_before_its_body_is_read(client):
+    table = open_table(client, ["open", "random", "random", "random"])
+    token = join(client, table["table_id"], 0)
+    url = f"/api/tables/{table['table_id']}/seats/0/moves"
+    response = client.post(url, json={"move": 7})  # no Authorization, and a body of the wrong shape
+    assert_problem(response, 401, "token-required")
+    assert response.headers["WWW-Authenticate"].startswith("Bearer")
+    assert_problem(client.post(url, headers=bearer(token), json={"move": 7}), 422)  # with it: the body
