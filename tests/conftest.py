@@ -2,7 +2,8 @@
 
 The session starts its own redis-server on a free loopback port (no persistence) unless REDIS_URL is set;
 a server we did not start is never flushed: every test works under its own key prefix, and the session's
-keys are deleted by prefix at the end.
+keys are deleted by prefix at the end, with RQ's own keys for the session's queues (their names start with
+the prefix) and those queues' jobs.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ import sys
 import tempfile
 import threading
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import Any
 
@@ -50,10 +51,56 @@ def session_prefix(redis_url: str) -> Iterator[str]:
     yield prefix
     client = redis.Redis.from_url(redis_url)
     try:
-        for key in client.scan_iter(match=f"{prefix}*", count=1000):
-            client.delete(key)
+        forget_rq_queues(client, prefix)
+        # Flask-Limiter's storage puts its own prefix in front of ours.
+        for pattern in (f"{prefix}*", f"LIMITS:LIMITER/{prefix}*"):
+            for key in client.scan_iter(match=pattern, count=1000):
+                client.delete(key)
     finally:
         client.close()
+
+
+RQ_QUEUE_KEYS = ("queue", "finished", "failed", "wip", "started", "deferred", "scheduled", "canceled",
+                 "clean_registries", "workers")
+
+
+def forget_rq_queues(conn: redis.Redis, prefix: str) -> int:
+    """Delete RQ's keys for every queue named `prefix...`, the jobs those queues know and the workers that
+    served only them; returns the number of jobs.
+
+    RQ keeps its own keys (``rq:queue:NAME``, ``rq:finished:NAME``, ``rq:job:ID``, ``rq:results:ID``,
+    ``rq:worker:NAME``, the ``rq:queues`` and ``rq:workers`` sets) outside our prefix; on a Redis the session
+    did not start they would otherwise outlive the run.
+    """
+    from rq import Queue
+    from rq.exceptions import NoSuchJobError
+    from rq.job import Job
+
+    names = set()
+    for kind in RQ_QUEUE_KEYS:
+        for key in conn.scan_iter(match=f"rq:{kind}:{prefix}*", count=1000):
+            names.add(key.decode().split(":", 2)[2])
+    names.update(key.decode().removeprefix("rq:queue:") for key in conn.smembers("rq:queues")
+                 if key.decode().startswith(f"rq:queue:{prefix}"))
+    jobs = 0
+    for name in sorted(names):
+        queue = Queue(name, connection=conn)
+        registries = [queue.finished_job_registry, queue.failed_job_registry, queue.started_job_registry,
+                      queue.deferred_job_registry, queue.scheduled_job_registry, queue.canceled_job_registry]
+        job_ids = set(queue.get_job_ids()).union(*(r.get_job_ids() for r in registries))
+        for job_id in job_ids:
+            with suppress(NoSuchJobError):
+                Job.fetch(job_id, connection=conn).delete(remove_from_queue=False)
+            conn.delete(f"rq:job:{job_id}", f"rq:results:{job_id}")
+            jobs += 1
+        conn.delete(*(f"rq:{kind}:{name}" for kind in RQ_QUEUE_KEYS))
+        conn.srem("rq:queues", f"rq:queue:{name}")
+    for worker_key in set(conn.smembers("rq:workers")) | set(conn.scan_iter(match="rq:worker:*", count=1000)):
+        served = (conn.hget(worker_key, "queues") or b"").decode().split(",")
+        if served != [""] and all(name.startswith(prefix) for name in served):
+            conn.delete(worker_key)
+            conn.srem("rq:workers", worker_key)
+    return jobs
 
 
 @pytest.fixture
