@@ -22,6 +22,8 @@ from pathlib import Path
 
 import redis
 
+from api.devserve import stop
+
 
 def server_binary() -> str:
     try:
@@ -78,12 +80,7 @@ class ThrowawayRedis:
     directory: tempfile.TemporaryDirectory
 
     def stop(self) -> None:
-        self.process.terminate()
-        try:
-            self.process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
-            self.process.wait()
+        stop(self.process, timeout=10)
         self.directory.cleanup()
 
 
@@ -138,12 +135,7 @@ def serve_foreground(args: list[str], grace_s: float = 2.0) -> int:
         pass
     if process.poll() is None:
         time.sleep(grace_s)
-        process.terminate()
-        try:
-            process.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
+        stop(process, timeout=20)
     return 0 if stopping.is_set() else (process.returncode or 0)
 
 

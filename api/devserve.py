@@ -41,7 +41,7 @@ def wait_healthy(base_url: str, process: subprocess.Popen | None = None, timeout
 
 
 def stop(process: subprocess.Popen, timeout: float = 15.0) -> None:
-    """SIGTERM (gunicorn's graceful stop), then SIGKILL if it does not go in time."""
+    """SIGTERM (gunicorn's, Redis's and RQ's graceful stop), then SIGKILL if it does not go in time."""
     process.terminate()
     try:
         process.wait(timeout=timeout)

@@ -29,6 +29,7 @@ from typing import Any
 import redis
 
 import engine
+from api import devserve
 from arena.botclient import PROTOCOL_VERSION, BotClient
 from arena.fastbot import start_fast_bots
 from arena.match import MatchRunner, make_drivers
@@ -177,9 +178,7 @@ def rq_workers(urls: list[str] | None, workers: int, matches: int,
                 "bot_cpu_us_per_decision": round(bot_cpu / decisions * 1e6, 1)}
     finally:
         for proc in procs:
-            proc.terminate()
-        for proc in procs:
-            proc.wait(10)
+            devserve.stop(proc, timeout=10)
         server.stop()
 
 

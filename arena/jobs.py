@@ -88,7 +88,7 @@ def live_feed(store: ArenaStore, spec: MatchSpec) -> LiveFeed:
         with contextlib.suppress(redis.RedisError):  # the next frame replaces a lost one
             store.publish_live(spec.match_id, snapshot)
 
-    return LiveFeed(spec.match_id, spec.players if spec.duplicate else 1, publish)
+    return LiveFeed(spec.match_id, spec.games, publish)
 
 
 def table_hosts(store: ArenaStore, spec: MatchSpec) -> Any:

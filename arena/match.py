@@ -130,11 +130,10 @@ class MatchRunner:
 
     def run(self) -> MatchResult:
         spec = self.spec
-        rotations = spec.players if spec.duplicate else 1
         totals: Counter[str] = Counter({m.bot_id: 0 for m in spec.entrants})
         games: list[dict[str, Any]] = []
         records: list[dict[str, Any]] = []
-        for game_no in range(rotations):
+        for game_no in range(spec.games):
             seating = rotation_seating(spec.entrants, game_no)
             game = self._play_game(game_no, seating)
             for seat, member in enumerate(seating):

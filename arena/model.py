@@ -100,6 +100,11 @@ class MatchSpec:
     pre_games: dict[str, int]
     created: float = 0.0
 
+    @property
+    def games(self) -> int:
+        """Games in the match: one per rotation of the bots through the seats if duplicate, else one."""
+        return self.players if self.duplicate else 1
+
     def to_json(self) -> dict[str, Any]:
         data = asdict(self)
         data["entrants"] = [m.to_json() for m in self.entrants]

@@ -161,12 +161,7 @@ def running_rq_worker(redis_url: str, queue: str, extra_env: dict[str, str] | No
         try:
             yield process
         finally:
-            process.terminate()
-            try:
-                process.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                process.kill()
-                process.wait()
+            devserve.stop(process, timeout=10)
 
 
 @pytest.fixture

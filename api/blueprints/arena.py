@@ -14,9 +14,10 @@ from flask_smorest import Blueprint
 from marshmallow import Schema, fields
 
 from api.problems import ApiProblem
+from api.schemas import ReplayRecordSchema
 from api.services import services
 from api.tokens import bearer_token
-from arena.model import MatchStatus, MemberKind
+from arena.model import MatchSpec, MatchStatus, MemberKind
 from arena.polling import poll_seats
 from arena.store import ArenaStore
 
@@ -96,15 +97,6 @@ class MatchSummarySchema(Schema):
     games = fields.List(fields.Dict(), allow_none=True)
     replays = fields.List(fields.String(), required=True)
     url = fields.String(required=True)
-
-
-class ReplaySchema(Schema):
-    game = fields.String(required=True)
-    players = fields.Integer(required=True)
-    options = fields.Dict(required=True)
-    seed = fields.Raw(allow_none=True)
-    deals = fields.List(fields.Dict(), required=True)
-    moves = fields.List(fields.Dict(), required=True)
 
 
 class LadderSeatSchema(Schema):
@@ -268,7 +260,7 @@ def get_live_match(match_id: str) -> dict[str, Any]:
     return {
         "match_id": match_id, "ladder_id": doc["ladder_id"], "match_status": doc["status"],
         "status": "over" if doc["status"] in FINISHED else "playing",
-        "game_no": live.get("game_no"), "games": spec["players"] if spec["duplicate"] else 1,
+        "game_no": live.get("game_no"), "games": MatchSpec.from_json(spec).games,
         "seating": seating, "seat_names": [names.get(bot, bot) for bot in seating],
         "table": live.get("table"), "version": live.get("version"), "to_act": live.get("to_act") or [],
         "game_over": bool(live.get("game_over")), "view": live.get("view"), "updated": live.get("updated"),
@@ -277,7 +269,7 @@ def get_live_match(match_id: str) -> dict[str, Any]:
 
 
 @blp.get("/matches/<match_id>/games/<int:game_no>/replay")
-@blp.response(200, ReplaySchema)
+@blp.response(200, ReplayRecordSchema)
 def get_replay(match_id: str, game_no: int) -> dict[str, Any]:
     """Replay record of one game of a rated match (engine format: `python -m engine replay` takes it)."""
     _doc, records = published_games(_store(), match_id, game_no)
