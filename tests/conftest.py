@@ -74,28 +74,36 @@ def forget_rq_queues(conn: redis.Redis, prefix: str) -> int:
     """
     from rq import Queue
     from rq.exceptions import NoSuchJobError
+    from rq.intermediate_queue import IntermediateQueue
     from rq.job import Job
 
     names = set()
     for kind in RQ_QUEUE_KEYS:
         for key in conn.scan_iter(match=f"rq:{kind}:{prefix}*", count=1000):
-            names.add(key.decode().split(":", 2)[2])
+            # A worker's hand-over list `rq:queue:NAME:intermediate` and the maintenance pass's string marks
+            # `...:intermediate:first_seen:ID` hang under a queue's key; they are not queues themselves.
+            names.add(key.decode().split(":", 2)[2].partition(":intermediate")[0])
     names.update(key.decode().removeprefix("rq:queue:") for key in conn.smembers("rq:queues")
                  if key.decode().startswith(f"rq:queue:{prefix}"))
     jobs = 0
     for name in sorted(names):
         queue = Queue(name, connection=conn)
+        intermediate = IntermediateQueue(queue.key, connection=conn)
         registries = [queue.finished_job_registry, queue.failed_job_registry, queue.started_job_registry,
                       queue.deferred_job_registry, queue.scheduled_job_registry, queue.canceled_job_registry]
-        job_ids = set(queue.get_job_ids()).union(*(r.get_job_ids() for r in registries))
+        job_ids = set(queue.get_job_ids()).union(intermediate.get_job_ids(),
+                                                 *(r.get_job_ids() for r in registries))
         for job_id in job_ids:
             with suppress(NoSuchJobError):
                 Job.fetch(job_id, connection=conn).delete(remove_from_queue=False)
             conn.delete(f"rq:job:{job_id}", f"rq:results:{job_id}")
             jobs += 1
-        conn.delete(*(f"rq:{kind}:{name}" for kind in RQ_QUEUE_KEYS))
+        conn.delete(intermediate.key, *conn.scan_iter(match=f"{intermediate.key}:*", count=1000),
+                    *(f"rq:{kind}:{name}" for kind in RQ_QUEUE_KEYS))
         conn.srem("rq:queues", f"rq:queue:{name}")
     for worker_key in set(conn.smembers("rq:workers")) | set(conn.scan_iter(match="rq:worker:*", count=1000)):
+        if conn.type(worker_key) != b"hash":  # not an RQ worker's key: somebody else's
+            continue
         served = (conn.hget(worker_key, "queues") or b"").decode().split(",")
         if served != [""] and all(name.startswith(prefix) for name in served):
             conn.delete(worker_key)
