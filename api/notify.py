@@ -40,6 +40,8 @@ class VersionWatcher:
         self._waiters: dict[str, set[_Waiter]] = {}
         self._subscribed = threading.Event()
         self._thread: threading.Thread | None = None
+        self._pubsub: redis.client.PubSub | None = None
+        self._closed = threading.Event()
         self._pid = os.getpid()
 
     # --- waiting side ---------------------------------------------------------------------------------------
@@ -93,8 +95,8 @@ class VersionWatcher:
     def _listen_forever(self) -> None:
         pattern = keys.table_events_pattern(self._prefix)
         backoff = BACKOFF_MIN
-        while True:
-            pubsub = self._client.pubsub(ignore_subscribe_messages=False)
+        while not self._closed.is_set():
+            pubsub = self._pubsub = self._client.pubsub(ignore_subscribe_messages=False)
             try:
                 pubsub.psubscribe(pattern)
                 for message in pubsub.listen():
@@ -108,13 +110,25 @@ class VersionWatcher:
                         self._dispatch(message["channel"], message["data"])
             except Exception as error:  # the listener must outlive any Redis hiccup
                 self._subscribed.clear()
+                if self._closed.is_set():
+                    return
                 if backoff == BACKOFF_MIN:  # one warning per outage, not one per retry
                     log.warning("version watcher lost its Redis subscription (%s); reconnecting", error)
-                time.sleep(backoff)
+                self._closed.wait(backoff)
                 backoff = min(backoff * 2, BACKOFF_MAX)
             finally:
                 with contextlib.suppress(Exception):
                     pubsub.close()
+
+    def close(self) -> None:
+        """Stop listening and drop the subscription (waiters still wake at their timeouts)."""
+        self._closed.set()
+        pubsub = self._pubsub
+        if pubsub is not None:
+            with contextlib.suppress(Exception):
+                pubsub.close()  # makes the listener's blocking read fail, and it sees _closed
+        if self._thread is not None:
+            self._thread.join(2)
 
     def _dispatch(self, channel: str | bytes, data: str | bytes) -> None:
         if isinstance(channel, bytes):
@@ -148,3 +162,12 @@ def get_watcher(client: redis.Redis, prefix: str) -> VersionWatcher:
         if watcher is None:
             watcher = _watchers[key] = VersionWatcher(client, prefix)
         return watcher
+
+
+def close_all_watchers() -> None:
+    """Stop every watcher of this process: before the Redis they listen to goes away (test sessions)."""
+    with _watchers_guard:
+        watchers = list(_watchers.values())
+        _watchers.clear()
+    for watcher in watchers:
+        watcher.close()

@@ -34,14 +34,19 @@ _counter = itertools.count()
 @pytest.fixture(scope="session")
 def redis_url() -> Iterator[str]:
     """URL of a real Redis: $REDIS_URL, or a throwaway redis-server started for this session."""
+    from api.notify import close_all_watchers
+
     given = os.environ.get("REDIS_URL")
     if given:
         yield given
+        close_all_watchers()
         return
     server = start_throwaway()
     try:
         yield server.url
     finally:
+        # The apps' long-poll listeners would otherwise spend the rest of the run reconnecting to nothing.
+        close_all_watchers()
         server.stop()
 
 

@@ -1,0 +1,43 @@
+"""The long-poll wake-up listener on its own, over the session's real Redis."""
+
+from __future__ import annotations
+
+import threading
+import time
+
+import redis
+
+from api import keys
+from api.notify import VersionWatcher
+
+
+def pattern_subscriptions(conn: redis.Redis) -> int:
+    return int(conn.execute_command("PUBSUB", "NUMPAT"))
+
+
+def test_a_published_version_wakes_the_waiter_and_close_ends_the_listener(redis_url: str,
+                                                                         key_prefix: str) -> None:
+    conn = redis.Redis.from_url(redis_url)
+    watcher = VersionWatcher(conn, key_prefix)
+    version = {"now": 1}
+    answers: list[int] = []
+    waiting = threading.Thread(target=lambda: answers.append(
+        watcher.wait("t1", after=1, timeout=20, current_version=lambda: version["now"])))
+    waiting.start()
+    deadline = time.monotonic() + 10
+    while watcher.waiting == 0 and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert watcher.waiting == 1
+    patterns_before = pattern_subscriptions(conn)
+    started = time.monotonic()
+    version["now"] = 2
+    conn.publish(keys.table_events(key_prefix, "t1"), 2)
+    waiting.join(10)
+    assert answers == [2] and time.monotonic() - started < 5  # woken, not timed out after 20 s
+
+    listener = watcher._thread
+    assert listener is not None and listener.is_alive()
+    watcher.close()
+    assert not listener.is_alive()
+    assert pattern_subscriptions(conn) == patterns_before - 1  # its subscription is gone too
+    conn.close()
