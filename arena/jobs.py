@@ -72,6 +72,7 @@ def play_match(store: ArenaStore, match_id: str, worker: str | None = None) -> d
     doc = store.start_attempt(match_id, worker, lease)
     if doc is None or doc["status"] in (MatchStatus.RATED, MatchStatus.ABORTED):
         return {"match": match_id, "status": doc["status"] if doc else "missing", "applied": False}
+    spec = spec.for_attempt(doc["attempts"])
     drivers = make_drivers(spec, allow_private_urls(), _CLIENTS)
     runner = MatchRunner(spec, drivers, heartbeat=lambda: store.refresh_lease(match_id, worker, lease),
                          host_factory=table_hosts(store, spec), observer=live_feed(store, spec))

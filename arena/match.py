@@ -150,7 +150,7 @@ class MatchRunner:
             match_id=spec.match_id, totals=dict(totals), places=places, deltas=deltas,
             winners=[bot for bot, place in places.items() if place == best],
             forfeited=sorted(self.forfeited), strikes=self.strikes, calls=self.calls, games=games,
-            records=records,
+            records=records, seed=spec.seed,
         )
 
     def table_id(self, game_no: int) -> str:

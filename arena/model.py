@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import enum
-from dataclasses import asdict, dataclass, field
+import hashlib
+from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
 import engine
@@ -105,6 +106,18 @@ class MatchSpec:
         """Games in the match: one per rotation of the bots through the seats if duplicate, else one."""
         return self.players if self.duplicate else 1
 
+    def for_attempt(self, attempt: int) -> MatchSpec:
+        """The spec a match's `attempt`-th run plays: the same, but on fresh deals after the first run.
+
+        A run that dies part-way (worker killed, job timeout) has already shown its bots cards of its deals; a
+        re-run on the same deals would hand them the other seats' cards.
+
+        >>> spec = MatchSpec("m", "l", "sore-spot", 3, {}, 7, False, [], 1000, 5, {}, {})
+        >>> spec.for_attempt(1).seed, spec.for_attempt(2).seed == spec.for_attempt(2).seed != 7
+        (7, True)
+        """
+        return self if attempt <= 1 else replace(self, seed=rerun_seed(self.seed, attempt))
+
     def to_json(self) -> dict[str, Any]:
         data = asdict(self)
         data["entrants"] = [m.to_json() for m in self.entrants]
@@ -115,6 +128,12 @@ class MatchSpec:
         data = dict(data)
         data["entrants"] = [Member.from_json(m) for m in data["entrants"]]
         return cls(**data)
+
+
+def rerun_seed(seed: int, attempt: int) -> int:
+    """Deal seed of re-run `attempt` (≥ 2) of a match seeded `seed`: deterministic, unrelated to `seed`."""
+    digest = hashlib.sha256(f"rerun:{seed}:{attempt}".encode()).digest()
+    return int.from_bytes(digest[:8], "big") >> 1  # 63 bits, like the scheduler's seeds
 
 
 @dataclass
@@ -160,11 +179,13 @@ class MatchResult:
     calls: dict[str, BotCallStats]
     games: list[dict[str, Any]]  # per game: seating, totals, winners, version count
     records: list[dict[str, Any]]  # replay records (engine format), one per game
+    seed: int  # the deals' seed this run played (a re-run's differs from the spec's)
 
     def summary_json(self) -> dict[str, Any]:
         return {
             "totals": self.totals, "places": self.places, "deltas": self.deltas, "winners": self.winners,
             "forfeited": self.forfeited, "strikes": [s.to_json() for s in self.strikes], "games": self.games,
+            "seed": self.seed,
             "calls": {bot: {"moves": s.move_calls, "latency_ms_sum": round(s.latency_sum_ms, 3),
                             "log": s.calls} for bot, s in self.calls.items()},
         }

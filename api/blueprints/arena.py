@@ -82,7 +82,9 @@ class MatchSummarySchema(Schema):
     game = fields.String(required=True)
     duplicate = fields.Boolean(required=True)
     entrants = fields.List(fields.String(), required=True)
-    seed = fields.Integer(allow_none=True, metadata={"description": "revealed once the match is finished"})
+    seed = fields.Integer(allow_none=True, metadata={
+        "description": "seed of the deals the rated run played (a re-run plays fresh deals); revealed once "
+                       "the match is finished"})
     attempts = fields.Integer(required=True)
     created = fields.Float(required=True)
     finished = fields.Float(allow_none=True)
@@ -173,7 +175,7 @@ def _match_json(doc: dict[str, Any]) -> dict[str, Any]:
         "match_id": doc["match_id"], "ladder_id": doc["ladder_id"], "status": doc["status"],
         "game": spec["game"], "duplicate": spec["duplicate"],
         "entrants": [m["bot_id"] for m in spec["entrants"]],
-        "seed": spec["seed"] if finished else None, "attempts": doc.get("attempts", 0),
+        "seed": result.get("seed", spec["seed"]) if finished else None, "attempts": doc.get("attempts", 0),
         "created": doc.get("created", 0.0), "finished": doc.get("finished"),
         "aborted_because": doc.get("aborted_because"), "totals": result.get("totals"),
         "places": result.get("places"), "deltas": result.get("deltas"), "winners": result.get("winners"),

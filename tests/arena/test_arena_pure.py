@@ -6,6 +6,7 @@ import random
 
 import pytest
 
+import arena.model
 from arena.elo import (
     EloConfig,
     expected_score,
@@ -15,7 +16,7 @@ from arena.elo import (
     rating_deltas,
 )
 from arena.matchmaking import Candidate, pick_table
-from arena.model import LadderConfig, default_ladders
+from arena.model import LadderConfig, MatchSpec, Member, default_ladders
 from arena.policy import Outcome, ReplyError, fallback_move, parse_reply
 
 # --- Elo ---------------------------------------------------------------------------------------------------
@@ -203,3 +204,26 @@ def test_duplicate_is_on_by_default_for_four_player_ladders_only() -> None:
     ladders = default_ladders()
     assert {lad.game for lad in ladders} == {"sore-spot", "card-commons", "sloppy-seconds", "spot-hearts"}
     assert all(lad.players == 4 and lad.duplicate and len(lad.house_bots) >= 4 for lad in ladders)
+
+
+def test_a_rerun_plays_fresh_deals_and_nothing_else_changes() -> None:
+    entrants = [Member.house(name) for name in ("random", "heuristic", "eps-0.3")]
+    spec = MatchSpec("m", "l", "sore-spot", 3, {"rounds": 1}, 12345, False, entrants, 1000, 5,
+                     {m.bot_id: 1500.0 for m in entrants}, {m.bot_id: 0 for m in entrants})
+    assert spec.for_attempt(1) is spec and spec.for_attempt(0) is spec
+    seeds = [spec.for_attempt(attempt).seed for attempt in (2, 3, 4)]
+    assert len({12345, *seeds}) == 4 and all(0 <= s < 2**63 for s in seeds)
+    assert spec.for_attempt(2).seed == seeds[0]  # every worker derives the same re-run
+    rerun = spec.for_attempt(2)
+    assert {**rerun.to_json(), "seed": spec.seed} == spec.to_json()
+    # Fresh deals indeed: the engine deals other hands from the re-run's seed.
+    import engine
+
+    first, second = (engine.new_game("sore-spot", 3, {"rounds": 1}, seed=s.seed) for s in (spec, rerun))
+    assert first.record()["deals"] != second.record()["deals"]
+
+
+def test_arena_model_docstring_examples() -> None:
+    import doctest
+
+    assert doctest.testmod(arena.model).failed == 0

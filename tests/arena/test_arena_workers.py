@@ -120,8 +120,12 @@ def test_sigkilled_worker_costs_no_rating_and_the_match_is_rerun(conn, key_prefi
     doc = store.match(spec.match_id)
     assert counts == {"requeued": 1, "aborted": 0}
     assert doc["attempts"] == 2 and "lease expired" in doc["requeued_because"]
-    # Re-run from scratch: the whole match was played again (4 games x 13 decisions for the slow bot).
+    # Re-run from scratch: the whole match was played again (4 games x 13 decisions for the slow bot)...
     assert sum(r.endswith("/move") for r in slow.requests) >= calls_at_kill + 52
+    # ... on fresh deals: the killed run had shown the bots cards of the first ones.
+    rerun_seed = spec.for_attempt(2).seed
+    assert doc["result"]["seed"] == rerun_seed != spec.seed
+    assert {record["seed"] for record in store.match_games(spec.match_id)} == {rerun_seed}
     stats = store.stats("ss", [m.bot_id for m in entrants])
     assert all(s["games"] == 1 for s in stats.values())
     ratings = store.ratings("ss")
