@@ -26,7 +26,7 @@ from typing import Any
 
 import orjson
 
-from arena.http1 import BodyTooLarge, Connection, ProtocolError, StaleConnection, request_bytes
+from arena.http1 import BodyTooLarge, Connection, ProtocolError, StaleConnection, remaining, request_bytes
 from arena.netguard import DEFAULT_PORTS, guarded_create_connection, split_bot_url
 from arena.policy import Outcome, ReplyError, parse_reply
 
@@ -76,13 +76,10 @@ class BotClient:
         return f"/{self.base_path}/{path.lstrip('/')}" if self.base_path else f"/{path.lstrip('/')}"
 
     def _connect(self, deadline: float) -> Connection:
-        remaining = deadline - time.monotonic()
-        if remaining <= 0:
-            raise TimeoutError("deadline exceeded before connecting")
-        sock = guarded_create_connection((self._host, self._port), remaining, self.allow_private)
+        sock = guarded_create_connection((self._host, self._port), remaining(deadline), self.allow_private)
         if self._scheme == "https":
             try:
-                sock.settimeout(max(deadline - time.monotonic(), 0.0005))
+                sock.settimeout(remaining(deadline))
                 sock = _ssl_context().wrap_socket(sock, server_hostname=self._host)
             except BaseException:
                 sock.close()

@@ -83,7 +83,7 @@ class Connection:
         """Send `request` and read one final response, all before `deadline` (time.monotonic())."""
         self._buffer.clear()  # a reused connection must start clean (`_finish` refuses leftovers)
         self._answered = False  # any byte of an answer seen: a hang-up after that is not a stale connection
-        self.sock.settimeout(_remaining(deadline))
+        self.sock.settimeout(remaining(deadline))
         self.sock.sendall(request)
         while True:
             status, headers, keep_alive = self._read_head(deadline)
@@ -115,7 +115,7 @@ class Connection:
         Every caller passes what it still needs or may still accept, so a bot can never make the arena read
         more than the caps (16 KiB of head, `max_body` + 1 of body) plus the framing around them.
         """
-        self.sock.settimeout(_remaining(deadline))
+        self.sock.settimeout(remaining(deadline))
         chunk = self.sock.recv(max(1, min(RECV_SIZE, limit)))
         if not chunk:
             return False
@@ -210,8 +210,9 @@ def _parse_status_line(line: bytes) -> tuple[bytes, int]:
     return version, int(code)
 
 
-def _remaining(deadline: float) -> float:
-    remaining = deadline - time.monotonic()
-    if remaining <= 0:
+def remaining(deadline: float) -> float:
+    """Seconds left until `deadline` (time.monotonic()); DeadlineExceeded (a TimeoutError) once none are."""
+    left = deadline - time.monotonic()
+    if left <= 0:
         raise DeadlineExceeded("deadline exceeded")
-    return remaining
+    return left

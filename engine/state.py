@@ -176,9 +176,7 @@ class GameState:
         legal = self._legal_ints(seat)
         try:
             cards = self._parse(move)
-        except CardError as exc:
-            raise MalformedMoveError(str(exc), codes(legal)) from None
-        except MalformedMoveError as exc:
+        except (CardError, MalformedMoveError) as exc:  # re-raised with the legal moves, for the caller
             raise MalformedMoveError(str(exc), codes(legal)) from None
         bad = [c for c in cards if c not in legal]
         if bad:

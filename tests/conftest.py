@@ -37,17 +37,14 @@ def redis_url() -> Iterator[str]:
     from api.notify import close_all_watchers
 
     given = os.environ.get("REDIS_URL")
-    if given:
-        yield given
-        close_all_watchers()
-        return
-    server = start_throwaway()
+    server = None if given else start_throwaway()
     try:
-        yield server.url
+        yield given or server.url
     finally:
         # The apps' long-poll listeners would otherwise spend the rest of the run reconnecting to nothing.
         close_all_watchers()
-        server.stop()
+        if server is not None:
+            server.stop()
 
 
 @pytest.fixture(scope="session")
