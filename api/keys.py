@@ -97,7 +97,7 @@ def arena_ratings(prefix: str, ladder_id: str) -> str:
 
 
 def arena_stats(prefix: str, ladder_id: str, bot_id: str) -> str:
-    """Hash: games, wins, strikes, forfeits, latency_ms_sum, calls of a bot on a ladder."""
+    """Hash: games (rated matches), wins, strikes, forfeits, latency_ms_sum, calls of a bot on a ladder."""
     return f"{prefix}arena:ladder:{ladder_id}:stats:{bot_id}"
 
 
@@ -106,8 +106,14 @@ def arena_history(prefix: str, ladder_id: str, bot_id: str) -> str:
     return f"{prefix}arena:ladder:{ladder_id}:history:{bot_id}"
 
 
+def arena_record(prefix: str, ladder_id: str, bot_id: str) -> str:
+    """Sorted set: a bot's finished matches on a ladder (JSON: place, delta, strikes and reasons ...),
+    scored by a per-bot sequence number (newest highest): the cursor of its paged match list."""
+    return f"{prefix}arena:ladder:{ladder_id}:record:{bot_id}"
+
+
 def arena_recent(prefix: str, ladder_id: str) -> str:
-    """List: newest first, ids of the ladder's finished (rated or aborted) matches."""
+    """List: newest first, ids of the ladder's finished (rated, void or aborted) matches."""
     return f"{prefix}arena:ladder:{ladder_id}:recent"
 
 

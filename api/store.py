@@ -35,6 +35,7 @@ from api.lua_scripts import COMMIT_SCRIPT, SNAPSHOT_SCRIPT, SYNC_SCRIPT
 from api.notify import get_watcher
 from api.problems import ApiProblem
 from api.tokens import hash_token, new_token, require_token, token_matches
+from engine.seeds import new_seed
 
 COMMIT_RETRIES = 20
 # Seconds a finished table is kept; from the environment so the API and the RQ workers agree.
@@ -148,7 +149,7 @@ class TableStore:
         normalized = engine.validate_options(game, players, options or {})
         # 53 bits: still unguessable (and the commitment is salted), and exact as a JSON number in every
         # client (JavaScript and jq read numbers as doubles).
-        seed = secrets.randbits(53) if seed is None else seed
+        seed = new_seed() if seed is None else seed
         extra = {"deals": deals} if deals else {}
         live = engine.new_game(game, players=players, options=normalized, seed=seed, **extra)
         table_id = secrets.token_hex(8)

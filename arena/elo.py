@@ -70,8 +70,50 @@ def places_from_totals(totals: Mapping[str, float], lower_is_better: bool) -> di
 
 
 def places_with_forfeits(places: Mapping[str, float], forfeited: set[str]) -> dict[str, float]:
-    """Move forfeiting players below everyone else (tied among themselves), keeping the others' order."""
-    if not forfeited:
-        return dict(places)
-    worst = max(places.values()) if places else 0
-    return {p: (worst + 1 if p in forfeited else place) for p, place in places.items()}
+    """Forfeiting players share the last place, within the table's N places; the others keep their order.
+
+    The players who did not forfeit are ranked among themselves (competition ranking, ties kept); every
+    forfeiter then takes the place after them. When every player forfeited they all share place 1 (and
+    ``standings`` names no winner).
+
+    >>> places_with_forfeits({"a": 1, "b": 2, "c": 3, "d": 4}, {"a"})
+    {'a': 4, 'b': 1, 'c': 2, 'd': 3}
+    >>> places_with_forfeits({"a": 1, "b": 2, "c": 2, "d": 4}, {"a", "d"})
+    {'a': 3, 'b': 1, 'c': 1, 'd': 3}
+    """
+    playing = {p: place for p, place in places.items() if p not in forfeited}
+    ordered = sorted(playing.values())
+    last = len(playing) + 1
+    return {p: (ordered.index(playing[p]) + 1 if p in playing else last) for p in places}
+
+
+@dataclass(frozen=True)
+class Standings:
+    """A match's final standing: places (1 = best), its winners, and whether it is rated at all."""
+
+    places: dict[str, float]
+    winners: list[str]
+    rated: bool  # False when every player forfeited: the match is recorded, but moves no rating
+
+
+def standings(totals: Mapping[str, float], lower_is_better: bool, forfeited: set[str]) -> Standings:
+    """Places from the totals, forfeiters last; winners are the first place among those who did not forfeit.
+
+    A forfeiting player is never a winner. A match where everybody forfeited names no winner and is not rated.
+
+    >>> standings({"a": 9, "b": 3, "c": 5}, lower_is_better=True, forfeited={"b"})
+    Standings(places={'a': 2, 'b': 3, 'c': 1}, winners=['c'], rated=True)
+    >>> standings({"a": 9, "b": 3}, lower_is_better=True, forfeited={"a", "b"})
+    Standings(places={'a': 1, 'b': 1}, winners=[], rated=False)
+    """
+    places = places_with_forfeits(places_from_totals(totals, lower_is_better), forfeited)
+    winners = [p for p, place in places.items() if place == 1 and p not in forfeited]
+    return Standings(places, winners, rated=bool(winners))
+
+
+def match_deltas(ratings: Mapping[str, float], games_played: Mapping[str, int], result: Standings,
+                 config: EloConfig = EloConfig()) -> dict[str, float]:
+    """Rating changes of a match's standing: all zero when the match is not rated."""
+    if not result.rated:
+        return dict.fromkeys(result.places, 0.0)
+    return rating_deltas(ratings, games_played, result.places, config)

@@ -19,7 +19,7 @@ from arena.botclient import BotClient
 from arena.config import allow_private_urls
 from arena.live import LiveFeed
 from arena.match import MatchRunner, make_drivers
-from arena.model import LadderConfig, MatchSpec, MatchStatus, MemberKind
+from arena.model import FINAL_STATUSES, LadderConfig, MatchSpec, MatchStatus, MemberKind
 from arena.store import ArenaStore
 
 RETRIES = 2  # exceptions (Redis blips, bugs) re-run the job right away; interval 0 needs no RQ scheduler
@@ -70,7 +70,7 @@ def play_match(store: ArenaStore, match_id: str, worker: str | None = None) -> d
     worker = worker or worker_name()
     lease = lease_seconds(spec.deadline_ms)
     doc = store.start_attempt(match_id, worker, lease)
-    if doc is None or doc["status"] in (MatchStatus.RATED, MatchStatus.ABORTED):
+    if doc is None or doc["status"] in FINAL_STATUSES:
         return {"match": match_id, "status": doc["status"] if doc else "missing", "applied": False}
     spec = spec.for_attempt(doc["attempts"])
     drivers = make_drivers(spec, allow_private_urls(), _CLIENTS)
@@ -78,7 +78,8 @@ def play_match(store: ArenaStore, match_id: str, worker: str | None = None) -> d
                          host_factory=table_hosts(store, spec), observer=live_feed(store, spec))
     result = runner.run()
     applied = store.apply_result(spec, result, doc)
-    return {"match": match_id, "status": MatchStatus.RATED.value, "applied": applied,
+    status = MatchStatus.RATED if result.rated else MatchStatus.VOID
+    return {"match": match_id, "status": status.value, "applied": applied,
             "places": result.places, "deltas": result.deltas}
 
 

@@ -18,7 +18,7 @@ from typing import Any, Protocol
 
 import engine
 from arena.botclient import PROTOCOL_VERSION, BotClient, CallResult
-from arena.elo import places_from_totals, places_with_forfeits, rating_deltas
+from arena.elo import match_deltas, standings
 from arena.model import BotCallStats, MatchResult, MatchSpec, Member, MemberKind, Strike
 from arena.policy import Outcome, fallback_move
 from arena.polling import PollDriver, StaleMove
@@ -143,14 +143,12 @@ class MatchRunner:
                           "winners": [seating[s].bot_id for s in game.winners], "moves": game.version})
             records.append(game.record())
         low_wins = engine.rules_for(spec.game).low_wins
-        places = places_with_forfeits(places_from_totals(dict(totals), low_wins), self.forfeited)
-        deltas = rating_deltas(spec.pre_ratings, spec.pre_games, places)
-        best = min(places.values())
+        standing = standings(dict(totals), low_wins, self.forfeited)
         return MatchResult(
-            match_id=spec.match_id, totals=dict(totals), places=places, deltas=deltas,
-            winners=[bot for bot, place in places.items() if place == best],
+            match_id=spec.match_id, totals=dict(totals), places=standing.places,
+            deltas=match_deltas(spec.pre_ratings, spec.pre_games, standing), winners=standing.winners,
             forfeited=sorted(self.forfeited), strikes=self.strikes, calls=self.calls, games=games,
-            records=records, seed=spec.seed,
+            records=records, seed=spec.seed, rated=standing.rated,
         )
 
     def table_id(self, game_no: int) -> str:
@@ -224,19 +222,21 @@ class MatchRunner:
             answer = self.drivers[bot_id].decide(request)
         except Exception as exc:  # noqa: BLE001 - no bot behaviour may crash a match
             answer = DriverAnswer(None, None, Outcome.PROTOCOL_ERROR, f"driver error: {exc!r}")
-        if answer.call is not None and bot_id in self.calls:
-            self.calls[bot_id].add("move", answer.call.outcome.value, answer.call.latency_ms)
         failure, detail = answer.failure, answer.detail
-        if answer.move is MOVE_ALREADY_APPLIED:
-            return
-        if answer.move is not None:
+        if answer.move is not None and answer.move is not MOVE_ALREADY_APPLIED:
             try:
                 game.apply(seat, answer.move)
-                return
             except StaleMove:
-                return
+                pass
             except engine.EngineError as exc:  # malformed or illegal: the engine changed nothing
                 failure, detail = Outcome.ILLEGAL_MOVE, f"{answer.move!r}: {exc}"
+        if answer.call is not None and bot_id in self.calls:
+            # The call is logged as what it turned out to be: a well-formed reply the engine refused is an
+            # illegal move, not an ok call.
+            outcome = failure.value if failure is not None else answer.call.outcome.value
+            self.calls[bot_id].add("move", outcome, answer.call.latency_ms)
+        if answer.move is not None and failure is None:
+            return
         version = game.version
         if self._apply_fallback(game, seat, decision):
             self._strike(bot_id, game_no, version, failure or Outcome.PROTOCOL_ERROR, detail)

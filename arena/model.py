@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import enum
-import hashlib
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
 import engine
+from engine.seeds import derive_seed
 
 DEFAULT_HOUSE_BOTS = ("heuristic", "eps-0.2", "eps-0.4", "eps-0.6", "eps-0.8", "random")
 HOUSE_PREFIX = "house:"
@@ -23,7 +23,12 @@ class MatchStatus(enum.StrEnum):
     QUEUED = "queued"
     RUNNING = "running"
     RATED = "rated"
+    VOID = "void"  # finished and recorded, but every bot forfeited: no winner, no rating change
     ABORTED = "aborted"
+
+
+# A match in one of these states never changes again.
+FINAL_STATUSES = (MatchStatus.RATED, MatchStatus.VOID, MatchStatus.ABORTED)
 
 
 @dataclass(frozen=True)
@@ -132,8 +137,7 @@ class MatchSpec:
 
 def rerun_seed(seed: int, attempt: int) -> int:
     """Deal seed of re-run `attempt` (≥ 2) of a match seeded `seed`: deterministic, unrelated to `seed`."""
-    digest = hashlib.sha256(f"rerun:{seed}:{attempt}".encode()).digest()
-    return int.from_bytes(digest[:8], "big") >> 1  # 63 bits, like the scheduler's seeds
+    return derive_seed("rerun", seed, attempt)  # below 2**53, like every seed the service publishes
 
 
 @dataclass
@@ -180,12 +184,13 @@ class MatchResult:
     games: list[dict[str, Any]]  # per game: seating, totals, winners, version count
     records: list[dict[str, Any]]  # replay records (engine format), one per game
     seed: int  # the deals' seed this run played (a re-run's differs from the spec's)
+    rated: bool = True  # False: every bot forfeited; recorded with no winner and no rating change
 
     def summary_json(self) -> dict[str, Any]:
         return {
             "totals": self.totals, "places": self.places, "deltas": self.deltas, "winners": self.winners,
             "forfeited": self.forfeited, "strikes": [s.to_json() for s in self.strikes], "games": self.games,
-            "seed": self.seed,
+            "seed": self.seed, "rated": self.rated,
             "calls": {bot: {"moves": s.move_calls, "latency_ms_sum": round(s.latency_sum_ms, 3),
                             "log": s.calls} for bot, s in self.calls.items()},
         }

@@ -33,8 +33,9 @@ from api import keys
 from arena.config import ArenaSettings
 from arena.jobs import enqueue_health_check, enqueue_match
 from arena.matchmaking import Candidate, pick_table
-from arena.model import LadderConfig, MatchSpec, MatchStatus, Member, MemberKind
+from arena.model import FINAL_STATUSES, LadderConfig, MatchSpec, MatchStatus, Member, MemberKind
 from arena.store import ArenaStore
+from engine.seeds import new_seed
 
 log = logging.getLogger("arena.scheduler")
 MAX_ATTEMPTS = 3
@@ -99,7 +100,7 @@ class Scheduler:
                 self.store.redis.srem(keys.arena_active(self.store.prefix, ladder.ladder_id), match_id)
                 continue
             status = doc["status"]
-            if status in (MatchStatus.RATED, MatchStatus.ABORTED):
+            if status in FINAL_STATUSES:
                 self.store.redis.srem(keys.arena_active(self.store.prefix, ladder.ladder_id), match_id)
                 continue
             problem = self._problem(match_id, status)
@@ -159,7 +160,7 @@ class Scheduler:
                 break
             spec = MatchSpec(
                 match_id=f"m{secrets.token_hex(8)}", ladder_id=ladder.ladder_id, game=ladder.game,
-                players=ladder.players, options=ladder.options, seed=secrets.randbits(63),
+                players=ladder.players, options=ladder.options, seed=new_seed(),
                 duplicate=ladder.duplicate, entrants=[by_id[b] for b in table],
                 deadline_ms=ladder.deadline_ms,
                 strike_limit=ladder.strike_limit, pre_ratings={b: ratings.get(b, 1500.0) for b in table},

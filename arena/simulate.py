@@ -21,6 +21,7 @@ from arena.elo import INITIAL_RATING
 from arena.match import MatchRunner, make_drivers
 from arena.matchmaking import Candidate, pick_table
 from arena.model import MatchSpec, Member
+from engine.seeds import SEED_BITS
 
 # Strongest first: epsilon (share of random moves) rises evenly from 0 (heuristic) to 1 (random).
 DEFAULT_BOTS = ("heuristic", "eps-0.15", "eps-0.3", "eps-0.45", "eps-0.6", "eps-0.75", "eps-0.9", "random")
@@ -45,7 +46,7 @@ def simulate_ladder(game: str, bots: list[str], games_per_bot: int, duplicate: b
         by_id = {m.bot_id: m for m in members.values()}
         spec = MatchSpec(
             match_id=f"sim{matches}", ladder_id="sim", game=game, players=players,
-            options=dict(options or {}), seed=rng.getrandbits(63), duplicate=duplicate,
+            options=dict(options or {}), seed=rng.getrandbits(SEED_BITS), duplicate=duplicate,
             entrants=[by_id[b] for b in table], deadline_ms=1000, strike_limit=5,
             pre_ratings={b: ratings[b] for b in table}, pre_games={b: games[b] for b in table},
         )

@@ -16,7 +16,7 @@ import redis
 from api import keys
 from arena.elo import INITIAL_RATING
 from arena.live import LIVE_TTL_S
-from arena.model import LadderConfig, MatchResult, MatchSpec, MatchStatus, Member, MemberKind
+from arena.model import FINAL_STATUSES, LadderConfig, MatchResult, MatchSpec, MatchStatus, Member, MemberKind
 
 MATCH_TTL_S = 14 * 24 * 3600  # match documents and replays are kept two weeks at most ...
 RECENT_KEEP = 300  # ... and only for a ladder's 300 most recent matches (a busy ladder makes ~30 000 a day)
@@ -28,26 +28,38 @@ FORFEITS_TO_BENCH = 3  # forfeited matches in a row (per ladder) that bench a bo
 BENCH_S = 600  # ... for this long, whatever its health checks say
 
 # KEYS: 1 applied, 2 match doc, 3 ratings zset, 4 recent list, 5 active set, 6 games doc,
-#       then per bot: stats hash, history list, health hash.
+#       then per bot: stats hash, history list, health hash, record zset.
 # ARGV: 1 match id, 2 now, 3 bot count, 4 final match doc, 5 games doc, 6 recent limit, 7 history limit,
 #       8 match ttl, 9 applied ttl, 10 initial rating, 11 forfeits in a row that bench a bot, 12 bench
-#       seconds, then 8 per bot: bot id, delta, won, strikes, forfeited, latency sum, move calls, place.
+#       seconds, 13 rated (1/0), then 9 per bot: bot id, delta, won, strikes, forfeited, latency sum, move
+#       calls, place, record entry (a JSON object; the script adds the rating after the match).
+# A match that is not rated (every bot forfeited) moves no rating, adds no rated match, win or history point;
+# its strikes, forfeits, calls and the bots' records are kept.
 APPLY_RESULT_LUA = """
 if redis.call('EXISTS', KEYS[1]) == 1 then
   return 0
 end
 local n = tonumber(ARGV[3])
+local rated = ARGV[13] == '1'
 for i = 0, n - 1 do
-  local a = 13 + i * 8
+  local a = 14 + i * 9
   local bot = ARGV[a]
   local delta = tonumber(ARGV[a + 1])
   redis.call('ZADD', KEYS[3], 'NX', ARGV[10], bot)
-  local rating = redis.call('ZINCRBY', KEYS[3], delta, bot)
-  local stats = KEYS[7 + i * 3]
-  local history = KEYS[8 + i * 3]
-  local health = KEYS[9 + i * 3]
-  redis.call('HINCRBY', stats, 'games', 1)
-  redis.call('HINCRBY', stats, 'wins', tonumber(ARGV[a + 2]))
+  local rating
+  if rated then
+    rating = redis.call('ZINCRBY', KEYS[3], delta, bot)
+  else
+    rating = redis.call('ZSCORE', KEYS[3], bot)
+  end
+  local stats = KEYS[7 + i * 4]
+  local history = KEYS[8 + i * 4]
+  local health = KEYS[9 + i * 4]
+  local record = KEYS[10 + i * 4]
+  if rated then
+    redis.call('HINCRBY', stats, 'games', 1)
+    redis.call('HINCRBY', stats, 'wins', tonumber(ARGV[a + 2]))
+  end
   redis.call('HINCRBY', stats, 'strikes', tonumber(ARGV[a + 3]))
   redis.call('HINCRBY', stats, 'forfeits', tonumber(ARGV[a + 4]))
   if tonumber(ARGV[a + 4]) == 1 then
@@ -62,9 +74,17 @@ for i = 0, n - 1 do
   end
   redis.call('HINCRBYFLOAT', stats, 'latency_ms_sum', ARGV[a + 5])
   redis.call('HINCRBY', stats, 'move_calls', tonumber(ARGV[a + 6]))
-  redis.call('LPUSH', history, cjson.encode({match = ARGV[1], rating = tonumber(rating), delta = delta,
-                                             place = tonumber(ARGV[a + 7]), at = tonumber(ARGV[2])}))
-  redis.call('LTRIM', history, 0, tonumber(ARGV[7]) - 1)
+  if rated then
+    redis.call('LPUSH', history, cjson.encode({match = ARGV[1], rating = tonumber(rating), delta = delta,
+                                               place = tonumber(ARGV[a + 7]), at = tonumber(ARGV[2])}))
+    redis.call('LTRIM', history, 0, tonumber(ARGV[7]) - 1)
+  end
+  local top = redis.call('ZREVRANGE', record, 0, 0, 'WITHSCORES')
+  local seq = 1
+  if top[2] then seq = tonumber(top[2]) + 1 end
+  local entry = string.sub(ARGV[a + 8], 1, -2) .. ',"rating":' .. tostring(tonumber(rating)) .. '}'
+  redis.call('ZADD', record, seq, entry)
+  redis.call('ZREMRANGEBYRANK', record, 0, -(tonumber(ARGV[7]) + 1))
 end
 redis.call('SET', KEYS[2], ARGV[4], 'EX', ARGV[8])
 redis.call('SET', KEYS[6], ARGV[5], 'EX', ARGV[8])
@@ -91,6 +111,16 @@ redis.call('HSET', KEYS[1], 'paused', paused, 'checked_at', ARGV[2], 'last_error
            'latency_ms', ARGV[5])
 return paused
 """
+
+
+def record_entry(spec: MatchSpec, result: MatchResult, bot_id: str, strikes: list[dict[str, Any]],
+                 now: float) -> dict[str, Any]:
+    """What a bot's own record keeps of one finished match (it outlives the match document)."""
+    return {"match": spec.match_id, "ladder": spec.ladder_id, "game": spec.game, "at": now,
+            "status": (MatchStatus.RATED if result.rated else MatchStatus.VOID).value,
+            "players": spec.players, "place": result.places[bot_id], "delta": result.deltas[bot_id],
+            "won": bot_id in result.winners, "forfeited": bot_id in result.forfeited,
+            "strikes": [{k: s[k] for k in ("game_no", "version", "reason", "detail")} for s in strikes]}
 
 
 class ArenaStore:
@@ -237,7 +267,7 @@ class ArenaStore:
                     if raw is None:
                         return None
                     doc = json.loads(raw)
-                    if doc["status"] in (MatchStatus.RATED, MatchStatus.ABORTED):
+                    if doc["status"] in FINAL_STATUSES:
                         return doc  # final states never change
                     doc.update({k: (v.value if isinstance(v, MatchStatus) else v)
                                 for k, v in changes.items()})
@@ -250,7 +280,7 @@ class ArenaStore:
 
     def start_attempt(self, match_id: str, worker: str, lease_s: float) -> dict[str, Any] | None:
         doc = self.match(match_id)
-        if doc is None or doc["status"] in (MatchStatus.RATED, MatchStatus.ABORTED):
+        if doc is None or doc["status"] in FINAL_STATUSES:
             return doc
         self.refresh_lease(match_id, worker, lease_s)
         return self.update_match(match_id, status=MatchStatus.RUNNING, attempts=doc["attempts"] + 1,
@@ -280,31 +310,48 @@ class ArenaStore:
         pipe.execute()
 
     def apply_result(self, spec: MatchSpec, result: MatchResult, doc: dict[str, Any]) -> bool:
-        """Store the result and apply every rating change, once per match. True if this call did it."""
+        """Store the result and apply every rating change, once per match. True if this call did it.
+
+        A match every bot forfeited is stored as ``void``: recorded (strikes, forfeits, the bots' records),
+        but it moves no rating and counts as no rated match and no win.
+        """
         p, lid, mid = self.prefix, spec.ladder_id, spec.match_id
         now = time.time()
-        final = {**doc, "status": MatchStatus.RATED.value, "finished": now, "result": result.summary_json()}
-        strikes_by_bot: dict[str, int] = {}
-        for strike in result.strikes:
-            strikes_by_bot[strike.bot_id] = strikes_by_bot.get(strike.bot_id, 0) + 1
+        status = MatchStatus.RATED if result.rated else MatchStatus.VOID
+        final = {**doc, "status": status.value, "finished": now, "result": result.summary_json()}
         bot_keys: list[str] = []
         bot_args: list[Any] = []
         for member in spec.entrants:
             bot = member.bot_id
             calls = result.calls.get(bot)
+            strikes = [s.to_json() for s in result.strikes if s.bot_id == bot]
             bot_keys += [keys.arena_stats(p, lid, bot), keys.arena_history(p, lid, bot),
-                         keys.arena_health(p, bot)]
+                         keys.arena_health(p, bot), keys.arena_record(p, lid, bot)]
             bot_args += [bot, repr(result.deltas[bot]), int(bot in result.winners),
-                         strikes_by_bot.get(bot, 0), int(bot in result.forfeited),
+                         len(strikes), int(bot in result.forfeited),
                          repr(calls.latency_sum_ms if calls else 0.0), calls.move_calls if calls else 0,
-                         repr(float(result.places[bot]))]
+                         repr(float(result.places[bot])),
+                         json.dumps(record_entry(spec, result, bot, strikes, now))]
         script_keys = [keys.arena_match_applied(p, mid), keys.arena_match(p, mid), keys.arena_ratings(p, lid),
                        keys.arena_recent(p, lid), keys.arena_active(p, lid), keys.arena_match_games(p, mid),
                        *bot_keys]
         args = [mid, repr(now), len(spec.entrants), json.dumps(final), json.dumps(result.records),
                 RECENT_LIMIT, HISTORY_LIMIT, MATCH_TTL_S, APPLIED_TTL_S, repr(INITIAL_RATING),
-                FORFEITS_TO_BENCH, BENCH_S, *bot_args]
+                FORFEITS_TO_BENCH, BENCH_S, int(result.rated), *bot_args]
         return bool(self._apply(keys=script_keys, args=args))
+
+    def bot_record(self, ladder_id: str, bot_id: str, limit: int = 20,
+                   before: int | None = None) -> tuple[list[dict[str, Any]], int | None]:
+        """A page of a bot's finished matches on a ladder, newest first, and the cursor of the next page.
+
+        ``before``: the cursor a previous page returned (None: the newest). The cursor is the sequence number
+        of the page's last entry, so pages never shift when new matches finish meanwhile.
+        """
+        top = "+inf" if before is None else f"({before}"
+        raw = self.redis.zrevrangebyscore(keys.arena_record(self.prefix, ladder_id, bot_id), top, "-inf",
+                                          start=0, num=limit + 1, withscores=True)
+        entries = [{**json.loads(item), "seq": int(score)} for item, score in raw[:limit]]
+        return entries, (entries[-1]["seq"] if len(raw) > limit else None)
 
     def trim_recent(self, ladder_id: str, keep: int = RECENT_KEEP) -> int:
         """Forget the documents and replays of matches beyond the `keep` most recent; returns how many.

@@ -11,19 +11,20 @@ from typing import Any
 
 from flask import current_app, request, url_for
 from flask_smorest import Blueprint
-from marshmallow import Schema, fields
+from marshmallow import Schema, fields, validate
 
 from api.problems import ApiProblem
 from api.schemas import ReplayRecordSchema
 from api.services import services
 from api.tokens import bearer_token
-from arena.model import MatchSpec, MatchStatus, MemberKind
+from arena.model import FINAL_STATUSES, MatchSpec, MatchStatus, MemberKind
 from arena.polling import poll_seats
 from arena.store import ArenaStore
 
 blp = Blueprint("arena", __name__, url_prefix="/api", description="Arena: ladders, ratings, matches")
 
-FINISHED = (MatchStatus.RATED, MatchStatus.ABORTED)
+FINISHED = FINAL_STATUSES
+PUBLISHED = (MatchStatus.RATED, MatchStatus.VOID)  # played to the end: replays published
 
 
 class LadderSchema(Schema):
@@ -46,10 +47,14 @@ class RankedBotSchema(Schema):
     name = fields.String(allow_none=True)
     kind = fields.String(allow_none=True, metadata={"description": "house, http, poll; null: left"})
     rating = fields.Float(required=True)
-    games = fields.Integer(required=True)
-    wins = fields.Integer(required=True)
-    strikes = fields.Integer(required=True)
-    forfeits = fields.Integer(required=True)
+    matches = fields.Integer(required=True, metadata={
+        "description": "rated matches played (a duplicate match is several games; a match every bot "
+                       "forfeited is not rated and not counted)"})
+    wins = fields.Integer(required=True, metadata={
+        "description": "rated matches won: placed first (ties included) without forfeiting"})
+    win_share = fields.Float(allow_none=True, metadata={"description": "wins / matches; null before a match"})
+    strikes = fields.Integer(required=True, metadata={"description": "strikes in every finished match"})
+    forfeits = fields.Integer(required=True, metadata={"description": "finished matches it forfeited"})
     mean_latency_ms = fields.Float(allow_none=True)
     paused = fields.Boolean(required=True)
     history = fields.String(required=True)
@@ -78,7 +83,9 @@ class BotHistorySchema(Schema):
 class MatchSummarySchema(Schema):
     match_id = fields.String(required=True)
     ladder_id = fields.String(required=True)
-    status = fields.String(required=True)
+    status = fields.String(required=True, metadata={
+        "description": "queued, running, rated, void (every bot forfeited: recorded, no winner, no rating "
+                       "change) or aborted"})
     game = fields.String(required=True)
     duplicate = fields.Boolean(required=True)
     entrants = fields.List(fields.String(), required=True)
@@ -134,9 +141,64 @@ class LiveMatchSchema(Schema):
     url = fields.String(required=True, metadata={"description": "the match: results and replays once rated"})
 
 
+class StrikeSchema(Schema):
+    game_no = fields.Integer(required=True, metadata={"description": "game of the match (0-based)"})
+    version = fields.Integer(required=True, metadata={"description": "moves played before the decision"})
+    reason = fields.String(required=True, metadata={
+        "description": "timeout, connect_error, http_status, too_large, bad_json, bad_shape, illegal_move, "
+                       "..."})
+    detail = fields.String(required=True)
+
+
+class BotMatchSchema(Schema):
+    match = fields.String(required=True)
+    ladder = fields.String(required=True)
+    game = fields.String(required=True)
+    status = fields.String(required=True, metadata={"description": "rated, or void (every bot forfeited)"})
+    at = fields.Float(required=True, metadata={"description": "when the match finished (unix time)"})
+    players = fields.Integer(required=True)
+    place = fields.Float(required=True, metadata={
+        "description": "1 = first; forfeiters share the last place"})
+    won = fields.Boolean(required=True)
+    forfeited = fields.Boolean(required=True)
+    delta = fields.Float(required=True, metadata={"description": "rating change (0 for a void match)"})
+    rating = fields.Float(required=True, metadata={"description": "rating after the match"})
+    strikes = fields.List(fields.Nested(StrikeSchema), required=True)
+    url = fields.String(required=True, metadata={
+        "description": "the match (kept for the ladder's recent matches; this record outlives it)"})
+
+
+class BotMatchesQuerySchema(Schema):
+    ladder = fields.String(metadata={"description": "the ladder (needed only if the bot is on several)"})
+    limit = fields.Integer(load_default=20, validate=validate.Range(min=1, max=100))
+    cursor = fields.Integer(validate=validate.Range(min=0), metadata={
+        "description": "`next_cursor` of the previous page; omit for the newest matches"})
+
+
+class BotMatchesSchema(Schema):
+    bot_id = fields.String(required=True)
+    ladder_id = fields.String(required=True)
+    matches = fields.List(fields.Nested(BotMatchSchema), required=True, metadata={
+        "description": "newest first"})
+    next_cursor = fields.Integer(allow_none=True, metadata={"description": "null on the last page"})
+    next = fields.String(allow_none=True, metadata={"description": "URL of the next page; null on the last"})
+
+
 class RecentMatchesSchema(Schema):
     ladder_id = fields.String(required=True)
     matches = fields.List(fields.Nested(MatchSummarySchema), required=True)
+
+
+def public_stats(stats: dict[str, Any]) -> dict[str, Any]:
+    """A bot's ladder stats under the names the API, the page and the CLI show (a match, not a game).
+
+    >>> public_stats({"games": 4, "wins": 1, "strikes": 0, "forfeits": 0})["win_share"]
+    0.25
+    """
+    matches, wins = int(stats.get("games", 0)), int(stats.get("wins", 0))
+    return {"matches": matches, "wins": wins, "win_share": wins / matches if matches else None,
+            "strikes": int(stats.get("strikes", 0)), "forfeits": int(stats.get("forfeits", 0)),
+            "mean_latency_ms": stats.get("mean_latency_ms")}
 
 
 def _store() -> ArenaStore:
@@ -168,9 +230,8 @@ def _match_json(doc: dict[str, Any]) -> dict[str, Any]:
             calls[bot] = {"moves": stats["moves"], "outcomes": dict(outcomes),
                           "mean_latency_ms": round(stats["latency_ms_sum"] / stats["moves"], 3)
                           if stats["moves"] else None}
-    rated = doc["status"] == MatchStatus.RATED
     replays = [url_for("arena.get_replay", match_id=doc["match_id"], game_no=g["game_no"])
-               for g in result.get("games", [])] if rated else []
+               for g in result.get("games", [])] if doc["status"] in PUBLISHED else []
     return {
         "match_id": doc["match_id"], "ladder_id": doc["ladder_id"], "status": doc["status"],
         "game": spec["game"], "duplicate": spec["duplicate"],
@@ -208,7 +269,8 @@ def get_ladder(ladder_id: str) -> dict[str, Any]:
         member = members.get(bot_id)
         ranking.append({
             "rank": rank, "bot_id": bot_id, "name": member.name if member else None,
-            "kind": member.kind.value if member else None, "rating": round(rating, 1), **stats[bot_id],
+            "kind": member.kind.value if member else None, "rating": round(rating, 1),
+            **public_stats(stats[bot_id]),
             "paused": bot_id in paused,
             "history": url_for("arena.get_bot_history", ladder_id=ladder_id, bot_id=bot_id),
         })
@@ -292,9 +354,9 @@ def published_games(store: Any, match_id: str, game_no: int) -> tuple[dict[str, 
     Replays hold every hand, so they are published only once the match has been rated.
     """
     doc = match_or_404(store, match_id)
-    if doc["status"] != MatchStatus.RATED:
+    if doc["status"] not in PUBLISHED:
         raise ApiProblem(409, "match-not-finished", f"match {match_id} is {doc['status']}; replays are "
-                         "published when it has been rated")
+                         "published when it has been played to the end (rated or void)")
     records = store.match_games(match_id) or []
     if not 0 <= game_no < len(records):
         raise ApiProblem(404, "game-not-found", f"match {match_id} has games 0..{len(records) - 1}")
@@ -316,3 +378,46 @@ def get_ladder_seats(bot_id: str) -> list[dict[str, Any]]:
         entry["state_url"] = url_for("seats.get_seat_state", table_id=entry["table"], seat=entry["seat"])
         entry["moves_url"] = url_for("seats.post_move", table_id=entry["table"], seat=entry["seat"])
     return seats
+
+
+@blp.get("/bots/<bot_id>/matches")
+@blp.arguments(BotMatchesQuerySchema(), location="query")
+@blp.response(200, BotMatchesSchema)
+def list_bot_matches(args: dict[str, Any], bot_id: str) -> dict[str, Any]:
+    """A bot's own record: its finished matches on a ladder, newest first, with its strikes and their reasons.
+
+    Paged by cursor: follow `next` (or pass `next_cursor` as `cursor`) until it is null. Pages never shift
+    when matches finish meanwhile. The record keeps a bot's last 500 matches, longer than match documents.
+    """
+    store = _store()
+    ladder_id = bot_ladder_or_problem(store, bot_id, args.get("ladder"))
+    return bot_matches_page(store, ladder_id, bot_id, args["limit"], args.get("cursor"))
+
+
+def bot_ladder_or_problem(store: ArenaStore, bot_id: str, ladder_id: str | None) -> str:
+    """The ladder whose record of `bot_id` is asked for: the one given, or the only one the bot is on."""
+    on = [lad.ladder_id for lad in store.ladders() if bot_id in store.ratings(lad.ladder_id)]
+    if ladder_id is not None:
+        _ladder_or_404(store, ladder_id)
+        if ladder_id not in on:
+            raise ApiProblem(404, "bot-not-on-ladder",
+                             f"bot {bot_id!r} has never been on ladder {ladder_id!r}")
+        return ladder_id
+    if not on:
+        raise ApiProblem(404, "bot-not-on-ladder", f"bot {bot_id!r} has never been on a ladder")
+    if len(on) > 1:
+        raise ApiProblem(400, "ladder-required", f"bot {bot_id!r} is on several ladders ({', '.join(on)}): "
+                         "say which with ?ladder=")
+    return on[0]
+
+
+def bot_matches_page(store: ArenaStore, ladder_id: str, bot_id: str, limit: int,
+                     cursor: int | None) -> dict[str, Any]:
+    entries, next_cursor = store.bot_record(ladder_id, bot_id, limit, cursor)
+    matches = [{**entry, "url": url_for("arena.get_match", match_id=entry["match"])} for entry in entries]
+    nxt = None
+    if next_cursor is not None:
+        nxt = url_for("arena.list_bot_matches", bot_id=bot_id, ladder=ladder_id, limit=limit,
+                      cursor=next_cursor)
+    return {"bot_id": bot_id, "ladder_id": ladder_id, "matches": matches, "next_cursor": next_cursor,
+            "next": nxt}

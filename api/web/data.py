@@ -10,6 +10,7 @@ import time
 from typing import Any
 
 import engine
+from api.blueprints.arena import public_stats
 from api.problems import ApiProblem
 from api.store import TableStatus, TableStore
 from arena.model import HOUSE_PREFIX, MatchStatus, MemberKind
@@ -53,19 +54,18 @@ def ladder_or_404(store: ArenaStore, ladder_id: str) -> Any:
 
 def ranking_rows(ranked: list[tuple[str, float]], members: dict[str, Any], stats: dict[str, dict[str, Any]],
                  paused: set[str]) -> list[dict[str, Any]]:
-    """The ladder table: one row per rated bot, best first, with win share (wins / games)."""
+    """The ladder table: one row per rated bot, best first, with matches, wins and win share (wins / matches),
+    named and counted as in the API (``public_stats``)."""
     rows = []
     for rank, (bot_id, rating) in enumerate(ranked, start=1):
         member = members.get(bot_id)
         kind = member.kind.value if member else None
-        s = stats.get(bot_id, {})
-        games = int(s.get("games", 0))
+        s = public_stats(stats.get(bot_id, {}))
         rows.append({
             "rank": rank, "bot_id": bot_id, "name": (member.name if member else None) or bot_id,
-            "kind": kind or "left", "rating": round(rating), "games": games, "wins": int(s.get("wins", 0)),
-            "win_share": (int(s.get("wins", 0)) / games) if games else None,
-            "strikes": int(s.get("strikes", 0)), "forfeits": int(s.get("forfeits", 0)),
-            "latency_ms": s.get("mean_latency_ms"), "paused": bot_id in paused,
+            "kind": kind or "left", "rating": round(rating), "matches": s["matches"], "wins": s["wins"],
+            "win_share": s["win_share"], "strikes": s["strikes"], "forfeits": s["forfeits"],
+            "latency_ms": s["mean_latency_ms"], "paused": bot_id in paused,
         })
     return rows
 
@@ -145,6 +145,7 @@ def match_summary(doc: dict[str, Any], names: dict[str, str]) -> dict[str, Any]:
         "finished": doc.get("finished"), "ago": ago(doc.get("finished") or doc.get("created")),
         "ts": doc.get("finished") or doc.get("created"),
         "rated": doc["status"] == MatchStatus.RATED,
+        "void": doc["status"] == MatchStatus.VOID,
         "aborted_because": doc.get("aborted_because"),
         "entrants": [{"bot_id": b, "name": names.get(b, b), "place": places.get(b),
                       "delta": deltas.get(b), "total": totals.get(b), "strikes": strikes.get(b, 0),

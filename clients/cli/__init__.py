@@ -233,14 +233,14 @@ def ladder_table(ranking: Ranking) -> Table:
     lad = ranking.ladder
     table = Table(title=f"{lad.ladder_id} · {lad.game} · {lad.players} players")
     for column, justify in (("#", "right"), ("bot", "left"), ("kind", "left"), ("Elo", "right"),
-                            ("games", "right"), ("win share", "right"), ("strikes", "right"),
+                            ("matches", "right"), ("win share", "right"), ("strikes", "right"),
                             ("latency", "right")):
         table.add_column(column, justify=justify)  # type: ignore[arg-type]
     for row in ranking.ranking:
         share = f"{row.win_share:.0%}" if row.win_share is not None else "–"
         latency = f"{row.mean_latency_ms:.1f} ms" if row.mean_latency_ms is not None else "–"
         name = (row.name or row.bot_id) + (" (paused)" if row.paused else "")
-        table.add_row(str(row.rank), name, row.kind or "left", f"{row.rating:.0f}", str(row.games), share,
+        table.add_row(str(row.rank), name, row.kind or "left", f"{row.rating:.0f}", str(row.matches), share,
                       str(row.strikes), latency)
     return table
 

@@ -39,7 +39,7 @@ def test_ranked_ladder_history_matches_and_replays(client, redis_url, key_prefix
     ranking = client.get("/api/ladders/ss-4p").get_json()["ranking"]
     assert [r["rank"] for r in ranking] == [1, 2, 3, 4]
     assert [r["rating"] for r in ranking] == sorted((r["rating"] for r in ranking), reverse=True)
-    assert all(r["games"] == 1 for r in ranking)
+    assert all(r["matches"] == 1 for r in ranking)
     top = ranking[0]
     history = client.get(top["history"]).get_json()
     assert history["history"][0]["match"] == "mapi1"

@@ -80,7 +80,10 @@ def test_misbehaving_bot_gets_strikes_forfeits_and_the_match_completes(bot_serve
     strikes = [s for s in result.strikes if s.bot_id == "bad"]
     assert len(strikes) == 5 and {s.reason for s in strikes} == {reason.value}
     assert result.forfeited == ["bad"]
-    assert result.places["bad"] == max(result.places.values())  # ranks last whatever its score
+    assert result.places["bad"] == 4 == max(result.places.values())  # last whatever its score, not 5th
+    assert "bad" not in result.winners and min(result.places.values()) == 1
+    # Every call is logged as what it was: an illegal move is not an "ok" call.
+    assert {o for kind, o, _ in result.calls["bad"].calls if kind == "move"} == {reason.value}
     assert result.deltas["bad"] < 0
     assert not [s for s in result.strikes if s.bot_id == "good"]
     # After the fifth strike the bot is on autopilot: no more /move calls.
@@ -116,3 +119,14 @@ def test_pass_phase_bots_get_pass_decisions(bot_server) -> None:
     result = run(spec_for(entrants, game="spot-hearts", options={"target": 50}))
     assert result.strikes == []
     assert engine.load(result.records[0]).over
+
+
+def test_a_match_where_every_bot_forfeits_has_no_winner_and_is_not_rated(bot_server) -> None:
+    bad = bot_server("illegal")
+    entrants = [http(f"bad{i}", bad.url) for i in range(4)]
+    result = run(spec_for(entrants, strike_limit=2))
+    assert result.forfeited == sorted(m.bot_id for m in entrants)
+    assert result.winners == [] and result.rated is False
+    assert result.deltas == dict.fromkeys(result.places, 0.0)
+    assert set(result.places.values()) == {1}  # tied, within the table's places
+    assert result.summary_json()["rated"] is False

@@ -11,9 +11,11 @@ from arena.elo import (
     EloConfig,
     expected_score,
     k_factor,
+    match_deltas,
     places_from_totals,
     places_with_forfeits,
     rating_deltas,
+    standings,
 )
 from arena.matchmaking import Candidate, pick_table
 from arena.model import LadderConfig, MatchSpec, Member, default_ladders
@@ -78,13 +80,45 @@ def test_places_from_totals_both_directions_with_ties() -> None:
     assert places_from_totals(totals, lower_is_better=False) == {"b": 1, "a": 2, "c": 2, "d": 4}
 
 
-def test_forfeiting_bots_rank_last() -> None:
+def test_forfeiting_bots_rank_last_within_the_tables_places() -> None:
     places = {"a": 1, "b": 2, "c": 3, "d": 4}
-    assert places_with_forfeits(places, {"a"}) == {"a": 5, "b": 2, "c": 3, "d": 4}
-    assert places_with_forfeits(places, {"a", "c"}) == {"a": 5, "b": 2, "c": 5, "d": 4}
+    assert places_with_forfeits(places, {"a"}) == {"a": 4, "b": 1, "c": 2, "d": 3}
+    assert places_with_forfeits(places, {"a", "c"}) == {"a": 3, "b": 1, "c": 3, "d": 2}
+    assert places_with_forfeits({"a": 1, "b": 1, "c": 3, "d": 4}, {"d"}) == {"a": 1, "b": 1, "c": 3, "d": 4}
+    for forfeited in ({"a"}, {"a", "b"}, {"a", "b", "c"}, {"a", "b", "c", "d"}):
+        assert max(places_with_forfeits(places, forfeited).values()) <= len(places)
     deltas = rating_deltas(dict.fromkeys("abcd", 1500.0), dict.fromkeys("abcd", 50),
                            places_with_forfeits(places, {"a"}))
     assert deltas["a"] == pytest.approx(-16.0)
+
+
+def test_a_forfeiting_bot_is_never_a_winner() -> None:
+    # The forfeiter has the best score; the only bot that did not forfeit... is first, not second.
+    result = standings({"a": 0, "b": 10, "c": 20, "d": 30}, lower_is_better=True, forfeited={"a", "c", "d"})
+    assert result.places == {"a": 2, "b": 1, "c": 2, "d": 2}
+    assert result.winners == ["b"] and result.rated
+
+
+def test_a_match_everybody_forfeited_has_no_winner_and_moves_no_rating() -> None:
+    result = standings({"a": 0, "b": 10, "c": 20, "d": 30}, lower_is_better=True, forfeited=set("abcd"))
+    assert result.winners == [] and not result.rated
+    assert set(result.places.values()) == {1}
+    deltas = match_deltas(dict(zip("abcd", (1400.0, 1500.0, 1600.0, 1700.0), strict=True)),
+                          dict.fromkeys("abcd", 0), result)
+    assert deltas == dict.fromkeys("abcd", 0.0)
+
+
+def test_standings_without_forfeits_are_the_score_order_with_ties() -> None:
+    result = standings({"a": 5, "b": 5, "c": 1}, lower_is_better=False, forfeited=set())
+    assert result.places == {"a": 1, "b": 1, "c": 3} and result.winners == ["a", "b"] and result.rated
+
+
+def test_arena_elo_docstring_examples() -> None:
+    import doctest
+
+    import arena.elo
+
+    assert doctest.testmod(arena.elo).attempted >= 4 and doctest.testmod(arena.elo).failed == 0
 
 
 # --- matchmaking -------------------------------------------------------------------------------------------
@@ -212,7 +246,7 @@ def test_a_rerun_plays_fresh_deals_and_nothing_else_changes() -> None:
                      {m.bot_id: 1500.0 for m in entrants}, {m.bot_id: 0 for m in entrants})
     assert spec.for_attempt(1) is spec and spec.for_attempt(0) is spec
     seeds = [spec.for_attempt(attempt).seed for attempt in (2, 3, 4)]
-    assert len({12345, *seeds}) == 4 and all(0 <= s < 2**63 for s in seeds)
+    assert len({12345, *seeds}) == 4 and all(0 <= s < 2**53 for s in seeds)
     assert spec.for_attempt(2).seed == seeds[0]  # every worker derives the same re-run
     rerun = spec.for_attempt(2)
     assert {**rerun.to_json(), "seed": spec.seed} == spec.to_json()

@@ -51,6 +51,7 @@ def test_registered_bot_joins_and_is_picked_first(setup, bot_server) -> None:
     [match_id] = store.active_matches("ss")
     entrants = [m["bot_id"] for m in store.match(match_id)["spec"]["entrants"]]
     assert record["bot_id"] in entrants
+    assert 0 <= store.match(match_id)["spec"]["seed"] < 2**53  # exact as a JSON number once published
     assert queue.fetch_job(match_id) is not None  # job id = match id
     # A full ladder (max_active reached) gets no more matches; busy bots are not double-booked.
     assert scheduler.tick()["created"] == 0

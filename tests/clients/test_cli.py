@@ -56,6 +56,8 @@ def test_ladder_and_replays_of_matches_and_tables(app, live_server, redis_url, k
     site = build_site(app, redis_url, key_prefix, matches=2)
     out = run("--api", live_server, "ladder", "spot-hearts")
     assert "spot-hearts-4p" in out
+    header = next(line for line in out.splitlines() if "Elo" in line)
+    assert "matches" in header and "games" not in header  # the column counts rated matches
     for name in ("heuristic", "eps-0.3", "eps-0.6", "random"):
         assert name in out
     assert "sore-spot-4p" not in out
@@ -69,6 +71,7 @@ def test_ladder_and_replays_of_matches_and_tables(app, live_server, redis_url, k
         assert [h.match for h in history.history] == [m.match_id for m in recent]
         ranked = {r.bot_id: r for r in api.ranking("spot-hearts-4p").ranking}
         assert abs(ranked["house:heuristic"].rating - history.rating) < 0.1
+        assert ranked["house:heuristic"].matches == 2
         assert ranked["house:heuristic"].win_share == ranked["house:heuristic"].wins / 2
 
     match_id = site["matches"]["sore-spot-4p"][0]

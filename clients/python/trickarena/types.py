@@ -232,8 +232,8 @@ class RankedBot(_Payload):
     rank: int
     bot_id: str
     rating: float
-    games: int
-    wins: int
+    matches: int  # rated matches played (a duplicate match is several games)
+    wins: int  # rated matches won: placed first without forfeiting
     strikes: int
     forfeits: int
     paused: bool
@@ -241,10 +241,7 @@ class RankedBot(_Payload):
     name: str | None = None
     kind: str | None = None  # house | http | poll; None: left the ladder
     mean_latency_ms: float | None = None
-
-    @property
-    def win_share(self) -> float | None:
-        return self.wins / self.games if self.games else None
+    win_share: float | None = None  # wins / matches; None before the first rated match
 
 
 @dataclass(frozen=True)
