@@ -157,7 +157,7 @@ def redis_restart(seconds: float, hard: bool, down_s: float, clients: int, bots:
         audit = rating_audit(conn, stack.prefix)
         docs = audit.pop("docs")
         changed = [m for m, d in before.items() if docs.get(m, {}).get("result") != d["result"]]
-        stuck = {m: d["status"] for m, d in docs.items() if d["status"] not in ("rated", "aborted")}
+        stuck = {m: d["status"] for m, d in docs.items() if d["status"] not in ("rated", "void", "aborted")}
         tables = _table_audit(stack, players)
         client_errors = [e for p in players for e in p.errors]
         result = {
@@ -336,7 +336,7 @@ def bad_bots(seconds: float, bots: int) -> dict[str, Any]:
         conn = stack.redis()
         audit = rating_audit(conn, stack.prefix)
         docs = audit.pop("docs")
-        stuck = {m: d["status"] for m, d in docs.items() if d["status"] not in ("rated", "aborted")}
+        stuck = {m: d["status"] for m, d in docs.items() if d["status"] not in ("rated", "void", "aborted")}
         per_bad: dict[str, dict[str, Any]] = {
             b: {"matches": 0, "forfeits": 0, "strikes": {}} for b in BAD_BEHAVIOURS
         }

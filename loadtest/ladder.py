@@ -80,7 +80,7 @@ def audit(stack: Stack, bot_ids: list[str]) -> dict[str, Any]:
     conn = stack.redis()
     report = rating_audit(conn, stack.prefix)
     docs = report.pop("docs")
-    unfinished = {m: d["status"] for m, d in docs.items() if d["status"] not in ("rated", "aborted")}
+    unfinished = {m: d["status"] for m, d in docs.items() if d["status"] not in ("rated", "void", "aborted")}
     played = Counter(
         e["bot_id"] for d in docs.values() if d["status"] == "rated" for e in d["spec"]["entrants"]
     )

@@ -105,8 +105,8 @@ def match_ids(conn: redis.Redis, prefix: str) -> list[str]:
 
 def rating_audit(conn: redis.Redis, prefix: str) -> dict[str, Any]:
     """Every rated match applied exactly once: idempotency key set, one history entry per entrant, games
-    counts and ratings equal to 1500 + the sum of the deltas of that bot's rated matches. Aborted matches
-    moved nothing."""
+    counts and ratings equal to 1500 + the sum of the deltas of that bot's rated matches. Void matches (every
+    bot forfeited) were recorded once and moved no rating; aborted matches moved nothing."""
     problems: list[str] = []
     by_status: dict[str, int] = defaultdict(int)
     expected_games: dict[tuple[str, str], int] = defaultdict(int)
@@ -130,6 +130,8 @@ def rating_audit(conn: redis.Redis, prefix: str) -> dict[str, Any]:
                 expected_games[(ladder, bot)] += 1
                 expected_delta[(ladder, bot)] += delta
                 rated_for[(ladder, bot)].add(match_id)
+        elif status == "void" and (applied is None or applied.startswith("aborted")):
+            problems.append(f"{match_id}: void (recorded, not rated) but its idempotency key is {applied!r}")
         elif status == "aborted" and applied is not None and not applied.startswith("aborted"):
             problems.append(f"{match_id}: aborted but rated ({applied!r})")
     history_checked = 0
