@@ -9,7 +9,7 @@ from flask_limiter import Limiter
 from flask_limiter.util import get_remote_address
 from flask_smorest import Api
 
-from api import jsonio, keys
+from api import headers, jsonio, keys
 from api.config import load_config
 from api.problems import PROBLEM_MEDIA_TYPE, register_error_handlers
 from api.ratelimit import install_move_limit
@@ -61,6 +61,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     _install_rate_limits(app)
     _install_swagger_assets(app)
     app.before_request(_require_json_bodies)
+    headers.install(app)
     return app
 
 

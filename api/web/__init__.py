@@ -26,6 +26,7 @@ from arena.store import ArenaStore
 blp = Blueprint("web", __name__, template_folder="templates", static_folder="static",
                 static_url_path="/assets")
 
+BOT_PAGE_MATCHES = 20  # a bot's matches per page of its record
 REFRESH_MS = 4000  # how often a page re-fetches its live part (config WEB_REFRESH_MS overrides)
 
 
@@ -75,19 +76,17 @@ def bot_page(ladder_id: str, bot_id: str) -> str:
     ratings = store.ratings(ladder_id)
     if bot_id not in ratings:
         raise ApiProblem(404, "bot-not-on-ladder", f"bot {bot_id!r} has never been on ladder {ladder_id!r}")
-    names = store.member_names(ladder_id)
     history = store.history(ladder_id, bot_id, 200)
     rows = data.ranking_rows(store.ranked(ladder_id), {m.bot_id: m for m in store.members(ladder_id)},
                              store.stats(ladder_id, [bot_id]), set())
     row = next(r for r in rows if r["bot_id"] == bot_id)
-    docs = (store.match(entry["match"]) for entry in history[:15])
-    matches = [data.match_summary(doc, names) for doc in docs if doc]
-    strikes = [{**strike, "match_id": m["match_id"]} for m in matches for strike in m["strikes"]
-               if strike["bot_id"] == bot_id]
-    return _page("bot.html", tabs=data.ladder_tabs(store), current=ladder_id, strikes=strikes[:20],
+    cursor = request.args.get("cursor", type=int)
+    entries, next_cursor = store.bot_record(ladder_id, bot_id, BOT_PAGE_MATCHES, cursor)
+    return _page("bot.html", tabs=data.ladder_tabs(store), current=ladder_id,
                  ladder={**ladder.to_json(), "name": data.game_name(ladder.game)}, bot=row, history=history,
                  series=[{"name": row["name"], "bot_id": bot_id, "points": data.rating_series(history)}],
-                 matches=matches)
+                 record=[data.record_row(entry) for entry in entries], paged=cursor is not None,
+                 next_cursor=next_cursor)
 
 
 @blp.get("/matches/<match_id>")

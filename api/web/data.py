@@ -155,6 +155,12 @@ def match_summary(doc: dict[str, Any], names: dict[str, str]) -> dict[str, Any]:
     }
 
 
+def record_row(entry: dict[str, Any]) -> dict[str, Any]:
+    """One match of a bot's own record (``ArenaStore.bot_record``) as its page lists it."""
+    return {**entry, "ago": ago(entry.get("at")), "ts": entry.get("at"),
+            "void": entry.get("status") == MatchStatus.VOID}
+
+
 def seat_label(name: str | None, kind: str, names: dict[str, str]) -> str:
     """How a seat is shown: a registered bot by its name, a house bot by its engine name, else its kind."""
     if not name:

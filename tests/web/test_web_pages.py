@@ -207,7 +207,9 @@ def test_bot_page_lists_the_strikes_of_a_misbehaving_http_bot(client, redis_url,
     finally:
         cheater.stop()
     page = client.get("/ladders/ss/bots/b-cheat").get_data(as_text=True)
-    listed = re.findall(r"<b>(\w+)</b>", page.split('id="bot-strikes"')[1].split("</ul>")[0])
+    record = page.split('id="bot-matches"')[1].split("</section>")[0]
+    assert "m-strikes" in record and "forfeited" in record and "place 4 of 4" in record
+    listed = re.findall(r"<b>(\w+)</b>", record)
     assert listed == ["illegal_move"] * 3  # the strike limit, then the forfeit autopilot
     match_page = client.get("/matches/m-strikes").get_data(as_text=True)
     assert "forfeited" in match_page

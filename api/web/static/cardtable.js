@@ -94,9 +94,19 @@
     if (!cards.length && options.note) {
       var note = document.createElement("div");
       note.className = "center-note";
-      note.innerHTML = options.note;
+      appendNote(note, options.note);
       felt.appendChild(note);
     }
+  }
+
+  // A note is text (bot names in it stay text: never parsed as HTML) or [text, link text, href].
+  function appendNote(parent, note) {
+    if (typeof note === "string") { parent.textContent = note; return; }
+    parent.appendChild(document.createTextNode(note[0]));
+    var link = document.createElement("a");
+    link.href = note[2];
+    link.textContent = note[1];
+    parent.appendChild(link);
   }
 
   function describe(frame, names) {
@@ -177,7 +187,13 @@
         var view = table.view;
         if (!view) {  // a ladder match not started yet, or finished long ago
           status.textContent = over ? "finished" : "waiting for the first move";
-          if (over) felt.innerHTML = '<p class="muted">This match is over. <a href="' + replay + '">Results and replays</a></p>';
+          if (over) {
+            var done = document.createElement("p");
+            done.className = "muted";
+            appendNote(done, ["This match is over. ", "Results and replays", replay]);
+            felt.innerHTML = "";
+            felt.appendChild(done);
+          }
           return;
         }
         var game = table.games > 1 ? "Game " + (table.game_no + 1) + " of " + table.games + " · " : "";
@@ -185,7 +201,7 @@
         var key = table.game_no + ":" + table.version + ":" + table.status;
         if (key === lastKey) return;
         lastKey = key;
-        var note = over ? 'Game over. <a href="' + replay + '">Watch the replay with every hand</a>'
+        var note = over ? ["Game over. ", "Watch the replay with every hand", replay]
           : table.game_over ? "Game over · the next game of the match starts on the same deals" : "Waiting for the lead";
         render(felt, spectatorFrame(table), table.seat_names || names, {toAct: table.to_act, note: note});
         label.textContent = game + "Round " + (view.round + 1) + " · " + view.phase + " · move " + table.version +

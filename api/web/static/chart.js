@@ -110,13 +110,23 @@
     svg.addEventListener("mousemove", function (event) {
       var box = svg.getBoundingClientRect();
       var t = timeAt((event.clientX - box.left - pad.l) / (width - pad.l - pad.r) * x1);
-      var rows = series.map(function (s, index) {
+      tip.textContent = "";
+      var when = document.createElement("div");
+      when.textContent = new Date(t * 1000).toLocaleString();
+      tip.appendChild(when);
+      series.forEach(function (s, index) {
         var best = s.points[0];
         s.points.forEach(function (p) { if (p[0] <= t) best = p; });
-        return '<div style="color:' + COLORS[index % COLORS.length] + '">' + s.name + ": <b>" + Math.round(best[1]) + "</b></div>";
+        // Bot names are text the bots chose: set as text, never parsed as HTML.
+        var row = document.createElement("div");
+        row.style.color = COLORS[index % COLORS.length];
+        row.appendChild(document.createTextNode(s.name + ": "));
+        var rating = document.createElement("b");
+        rating.textContent = String(Math.round(best[1]));
+        row.appendChild(rating);
+        tip.appendChild(row);
       });
       guide.setAttribute("x1", X(t)); guide.setAttribute("x2", X(t)); guide.setAttribute("visibility", "visible");
-      tip.innerHTML = "<div>" + new Date(t * 1000).toLocaleString() + "</div>" + rows.join("");
       tip.style.display = "block";
       tip.style.left = Math.min(event.clientX - box.left + 14, width - 170) + "px";
       tip.style.top = "10px";
