@@ -102,7 +102,7 @@ def check_addresses(host: str, addresses: list[str]) -> None:
         reason = non_global_reason(ip)
         if reason is not None:
             raise UnsafeURLError(
-                f"bot URL host {host!r} resolves to {ip}, a {reason} address; "
+                f"bot URL host {host!r} resolves to {ip}, not a public address ({reason}); "
                 "only public addresses are allowed (operators may set ALLOW_PRIVATE_BOT_URLS locally)"
             )
 

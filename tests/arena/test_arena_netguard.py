@@ -48,6 +48,15 @@ def test_hostile_urls_are_refused(url: str) -> None:
     assert "address" in str(info.value)
 
 
+@pytest.mark.parametrize(("url", "reason"), [
+    ("http://0.0.0.0/", "unspecified"), ("http://127.0.0.1/", "loopback"),
+    ("http://100.64.0.1/", "carrier-grade NAT (100.64.0.0/10)")])
+def test_a_refusal_says_in_plain_words_why(url: str, reason: str) -> None:
+    with pytest.raises(UnsafeURLError) as info:
+        validate_bot_url(url, allow_private=False)
+    assert f"not a public address ({reason})" in str(info.value)
+
+
 @pytest.mark.parametrize("url", HOSTILE_URLS)
 def test_private_urls_pass_when_operator_allows_them(url: str) -> None:
     validate_bot_url(url, allow_private=True)
