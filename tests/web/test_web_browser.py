@@ -213,3 +213,48 @@ def test_a_running_ladder_match_can_be_watched_live_with_card_backs_only(browser
     wait(browser, lambda: spectate.get_attribute("data-version") == "10")
     assert not browser.find_elements(By.CSS_SELECTOR, "#felt .hand .pc[data-card]")
     browser.save_screenshot(str(shots / "live-match.png"))
+
+
+PHONE = {"width": 390, "height": 844, "deviceScaleFactor": 3, "mobile": True}
+FITS = """
+const root = document.documentElement;
+const spill = [...document.querySelectorAll('header.top a, main, #ladder-table, .stat-row')]
+    .filter(el => el.getBoundingClientRect().right > root.clientWidth + 0.5 && !el.closest('.table-scroll'))
+    .map(el => el.outerHTML.slice(0, 80));
+return {scroll: root.scrollWidth, width: root.clientWidth, inner: window.innerWidth, spill: spill,
+        nav: [...document.querySelectorAll('header.top .tab')].map(a => a.getBoundingClientRect().right)};
+"""
+
+
+def test_every_page_fits_a_phone_screen(browser, site, shots) -> None:
+    """At 390 px (a phone) the navigation wraps and wide tables scroll inside their card: no page is wider
+    than the screen."""
+    heuristic = "house:heuristic"
+    pages = {
+        "ladder": "/", "ladder-2": "/ladders/sore-spot-4p",
+        "bot": f"/ladders/spot-hearts-4p/bots/{heuristic}",
+        "match": f"/matches/{site['matches']['spot-hearts-4p'][0]}",
+        "match-replay": f"/matches/{site['matches']['spot-hearts-4p'][0]}/games/0",
+        "table": f"/tables/{site['live_table']}", "table-replay": f"/tables/{site['finished_table']}/replay",
+        "not-found": "/ladders/nope",
+    }
+    browser.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", PHONE)
+    try:
+        for name, path in pages.items():
+            browser.get(site["base"] + path)
+            wait(browser, lambda: browser.execute_script("return document.readyState") == "complete")
+            time.sleep(0.2)  # the chart and card table draw themselves after load
+            fit = browser.execute_script(FITS)
+            assert fit["inner"] == 390, fit
+            assert fit["scroll"] <= fit["width"], (name, fit)
+            assert fit["spill"] == [], (name, fit)
+            assert fit["nav"] and max(fit["nav"]) <= fit["width"], (name, fit)
+            browser.save_screenshot(str(shots / f"phone-{name}.png"))
+        # The standings are all there: the table scrolls inside its card instead of widening the page.
+        browser.get(site["base"] + "/")
+        table = browser.execute_script(
+            "const s = document.querySelector('.table-scroll'); return [s.scrollWidth, s.clientWidth,"
+            " document.querySelectorAll('#ladder-table tbody tr').length];")
+        assert table[2] == 4 and table[1] <= 390
+    finally:
+        browser.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
