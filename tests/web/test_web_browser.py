@@ -10,6 +10,7 @@ CI installs them (`.ci/run`: apt-get install chromium chromium-driver).
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import tempfile
@@ -258,3 +259,30 @@ def test_every_page_fits_a_phone_screen(browser, site, shots) -> None:
         assert table[2] == 4 and table[1] <= 390
     finally:
         browser.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
+
+
+def test_a_hostile_bot_name_stays_text_in_the_chart_and_its_tooltip(browser, site) -> None:
+    """Names reach the chart legend and hover read-out as text: no element of the name is ever created."""
+    from selenium.webdriver.common.action_chains import ActionChains
+
+    from api import keys
+    from arena.model import Member, MemberKind
+
+    store, ladder = site["store"], LADDERS[1].ladder_id
+    hostile = '<img src=x onerror="document.body.dataset.pwned=1">"onmouseover=x'
+    store.set_members(ladder, [Member("b-evil", MemberKind.HTTP, url="http://127.0.0.1:9/", name=hostile)])
+    history = keys.arena_history(store.prefix, ladder, "b-evil")
+    for at, rating in ((1000.0, 1510.0), (2000.0, 1490.0)):
+        store.redis.lpush(history, json.dumps({"match": "m", "rating": rating, "delta": 10.0, "place": 1,
+                                               "at": at}))
+    store.redis.zadd(keys.arena_ratings(store.prefix, ladder), {"b-evil": 1490.0})
+    browser.get(f"{site['base']}/ladders/{ladder}/bots/b-evil")
+    chart = wait(browser, lambda: browser.find_elements(By.CSS_SELECTOR, "#elo-chart svg"))[0]
+    ActionChains(browser).move_to_element(chart).perform()
+    tip = wait(browser, lambda: (t := browser.find_element(By.CSS_SELECTOR, "#elo-chart .tip")).is_displayed()
+               and t)
+    assert hostile in tip.get_attribute("textContent")
+    assert hostile in browser.find_element(By.CSS_SELECTOR, "#elo-chart .legend").get_attribute("textContent")
+    assert hostile in browser.find_element(By.TAG_NAME, "h1").text
+    assert not browser.find_elements(By.CSS_SELECTOR, "#elo-chart img, h1 img, main img")
+    assert browser.execute_script("return document.body.dataset.pwned") is None
