@@ -123,6 +123,15 @@ def record_entry(spec: MatchSpec, result: MatchResult, bot_id: str, strikes: lis
             "strikes": [{k: s[k] for k in ("game_no", "version", "reason", "detail")} for s in strikes]}
 
 
+# The `ARGV[2]` ids after id `ARGV[1]` in list `KEYS[1]`, in one step (the list may grow meanwhile); nil if
+# that id is not in the list.
+RECENT_AFTER_LUA = """
+local i = redis.call('LPOS', KEYS[1], ARGV[1])
+if not i then return nil end
+return redis.call('LRANGE', KEYS[1], i + 1, i + tonumber(ARGV[2]))
+"""
+
+
 class ArenaStore:
     def __init__(self, conn: redis.Redis, prefix: str = keys.DEFAULT_PREFIX) -> None:
         pool = conn.connection_pool
@@ -135,6 +144,7 @@ class ArenaStore:
         self.prefix = prefix
         self._apply = conn.register_script(APPLY_RESULT_LUA)
         self._health = conn.register_script(HEALTH_LUA)
+        self._recent_after = conn.register_script(RECENT_AFTER_LUA)
 
     @classmethod
     def from_url(cls, url: str, prefix: str = keys.DEFAULT_PREFIX) -> ArenaStore:
@@ -218,8 +228,13 @@ class ArenaStore:
         raw = self.redis.lrange(keys.arena_history(self.prefix, ladder_id, bot_id), 0, limit - 1)
         return [json.loads(item) for item in raw]
 
-    def recent_matches(self, ladder_id: str, limit: int = 20) -> list[str]:
-        return self.redis.lrange(keys.arena_recent(self.prefix, ladder_id), 0, limit - 1)
+    def recent_matches(self, ladder_id: str, limit: int = 20, after: str | None = None) -> list[str] | None:
+        """The ladder's finished matches, newest first: the first `limit`, or the `limit` after match `after`
+        (None if `after` is no longer in the list). Paging by match id never shifts when matches finish."""
+        key = keys.arena_recent(self.prefix, ladder_id)
+        if after is None:
+            return self.redis.lrange(key, 0, limit - 1)
+        return self._recent_after(keys=[key], args=[after, limit])
 
     # --- matches -------------------------------------------------------------------------------------------
 

@@ -184,9 +184,17 @@ class BotMatchesSchema(Schema):
     next = fields.String(allow_none=True, metadata={"description": "URL of the next page; null on the last"})
 
 
+class RecentMatchesQuerySchema(Schema):
+    limit = fields.Integer(load_default=20, validate=validate.Range(min=1, max=100))
+    after = fields.String(metadata={"description": "a match id of the previous page (its last): the next "
+                                                   "page starts after it"})
+
+
 class RecentMatchesSchema(Schema):
     ladder_id = fields.String(required=True)
-    matches = fields.List(fields.Nested(MatchSummarySchema), required=True)
+    matches = fields.List(fields.Nested(MatchSummarySchema), required=True, metadata={
+        "description": "newest first"})
+    next = fields.String(allow_none=True, metadata={"description": "URL of the next page; null on the last"})
 
 
 def public_stats(stats: dict[str, Any]) -> dict[str, Any]:
@@ -291,13 +299,26 @@ def get_bot_history(ladder_id: str, bot_id: str) -> dict[str, Any]:
 
 
 @blp.get("/ladders/<ladder_id>/matches")
+@blp.arguments(RecentMatchesQuerySchema(), location="query")
 @blp.response(200, RecentMatchesSchema)
-def list_recent_matches(ladder_id: str) -> dict[str, Any]:
-    """The ladder's most recent finished matches, newest first, with links to their replays."""
+def list_recent_matches(args: dict[str, Any], ladder_id: str) -> dict[str, Any]:
+    """The ladder's finished matches, newest first, with links to their replays; paged (follow `next`).
+
+    The ladder keeps its 300 most recent match documents; a bot's own record (`/api/bots/{id}/matches`)
+    goes further back.
+    """
     store = _store()
     _ladder_or_404(store, ladder_id)
-    docs = [store.match(mid) for mid in store.recent_matches(ladder_id, limit=20)]
-    return {"ladder_id": ladder_id, "matches": [_match_json(doc) for doc in docs if doc is not None]}
+    limit = args["limit"]
+    ids = store.recent_matches(ladder_id, limit + 1, args.get("after"))
+    if ids is None:
+        raise ApiProblem(404, "match-not-found", f"match {args['after']!r} is not (or no longer) among the "
+                         f"recent matches of ladder {ladder_id!r}")
+    docs = [store.match(mid) for mid in ids[:limit]]
+    nxt = (url_for("arena.list_recent_matches", ladder_id=ladder_id, limit=limit, after=ids[limit - 1])
+           if len(ids) > limit else None)
+    return {"ladder_id": ladder_id, "matches": [_match_json(doc) for doc in docs if doc is not None],
+            "next": nxt}
 
 
 @blp.get("/matches/<match_id>")

@@ -136,3 +136,19 @@ def test_openapi_documents_a_bots_record(client) -> None:
     schema = spec["components"]["schemas"]["BotMatch"]
     assert {"place", "won", "forfeited", "strikes", "status"} <= set(schema["properties"])
     assert "matches" in spec["components"]["schemas"]["RankedBot"]["properties"]
+
+
+def test_a_ladders_matches_page_by_match_id_without_shifting(client, store) -> None:
+    house = [Member.house(n) for n in (*HOUSE, "eps-0.9")]
+    store.save_ladder(LadderConfig("ss-4p", "sore-spot", 4, ONE_ROUND, house_bots=(*HOUSE, "eps-0.9")))
+    for number in range(3):
+        rate(store, f"mpage{number}", house)
+    first = client.get("/api/ladders/ss-4p/matches", query_string={"limit": 2}).get_json()
+    assert [m["match_id"] for m in first["matches"]] == ["mpage2", "mpage1"] and first["next"]
+    rate(store, "mpage3", house)  # finishes while the reader pages
+    second = client.get(first["next"]).get_json()
+    assert [m["match_id"] for m in second["matches"]] == ["mpage0"] and second["next"] is None
+    assert len(client.get("/api/ladders/ss-4p/matches").get_json()["matches"]) == 4
+    gone = client.get("/api/ladders/ss-4p/matches", query_string={"after": "nope"})
+    assert gone.status_code == 404 and gone.mimetype == "application/problem+json"
+    assert client.get("/api/ladders/ss-4p/matches", query_string={"limit": 0}).status_code == 422
