@@ -55,14 +55,14 @@ def test_a_registered_starter_bot_is_rated_listed_and_replayable(live_server, re
             while time.monotonic() < deadline:
                 ranking = api.get("/api/ladders/sore-spot-4p")["ranking"]
                 row = next((r for r in ranking if r["bot_id"] == bot_id), None)
-                if row and row["games"] >= 1:
+                if row and row["matches"] >= 1:
                     break
                 time.sleep(0.2)
     finally:
         for proc in procs:
             proc.terminate()
             proc.wait(timeout=10)
-    assert row is not None and row["games"] >= 1, row
+    assert row is not None and row["matches"] >= 1, row
     assert row["strikes"] == 0 and bot.calls > 0
 
     ladder_page = httpx.get(f"{live_server}/ladders/sore-spot-4p").text
