@@ -21,7 +21,7 @@ from typing import IO
 import httpx
 import redis
 
-from api import devserve, keys
+from api import devserve
 from api.devredis import free_port, server_args, wait_ready
 from arena.procstat import group_cpu_seconds
 
@@ -172,9 +172,8 @@ class Stack:
             raise RuntimeError(f"the API did not come up; see {self.workdir / 'api.log'}") from None
 
     def start_house_workers(self, count: int) -> list[Child]:
-        queue = keys.house_queue(self.prefix)
         # The Procfile's `worker:` command (an RQ SimpleWorker that outlives Redis restarts).
-        command = [sys.executable, "-m", "arena", "worker", "--simple", "--queue", queue]
+        command = [sys.executable, "-m", "arena", "worker", "--simple", "--house"]
         return [self._add(f"house-worker-{i}", command, self.env()) for i in range(count)]
 
     def start_arena(self, workers: int, tick_s: float = 1.0, health_every_s: float = 30.0,

@@ -314,13 +314,10 @@ def test_workers_and_the_scheduler_outlive_a_redis_restart(own_redis, key_prefix
         "REDIS_URL": own_redis.url,
         "TA_KEY_PREFIX": key_prefix,
         "TA_ARENA_TICK_S": "0.2",
-        "TA_RQ_QUEUE": house_queue(key_prefix),
     }
     # The commands of the Procfile's worker:, arena: and scheduler: lines.
     processes = {
-        "house worker": _python(
-            "-m", "arena", "worker", "--simple", "--queue", house_queue(key_prefix), env=env
-        ),
+        "house worker": _python("-m", "arena", "worker", "--simple", "--house", env=env),
         "arena worker": _python("-m", "arena", "worker", "--simple", env=env),
         "scheduler": _python("-m", "arena", "scheduler", "--no-default-ladders", env=env),
     }
