@@ -405,7 +405,12 @@ def bad_bots(seconds: float, bots: int) -> dict[str, Any]:
         stack.stop()
 
 
-def run(scenario: str, seconds: float, hard: bool, down_s: float, clients: int, bots: int) -> dict[str, Any]:
+def run(scenario: str, seconds: float, hard: bool, down_s: float, clients: int, bots: int,
+        griefers: int = 40) -> dict[str, Any]:
+    if scenario == "griefing":
+        from loadtest.griefing import griefing
+
+        return griefing(seconds, griefers)
     if scenario == "redis-restart":
         return redis_restart(seconds, hard, down_s, clients, bots)
     if scenario == "bad-bots":

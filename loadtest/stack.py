@@ -100,6 +100,7 @@ class Stack:
     api_workers: int = 2
     worker_class: str = "gevent"
     prefix: str = PREFIX
+    real_limits: bool = False  # keep the service's own rate limits instead of lifting them (UNLIMITED)
     children: dict[str, Child] = field(default_factory=dict)
 
     @property
@@ -123,7 +124,7 @@ class Stack:
             "REDIS_URL": self.redis_url,
             "TA_KEY_PREFIX": self.prefix,
             "ALLOW_PRIVATE_BOT_URLS": "true",
-            **UNLIMITED,
+            **({} if self.real_limits else UNLIMITED),
             **extra,
         }
 
