@@ -21,7 +21,6 @@ matches its bots were seated in. Goals: honest matches per minute while griefed 
 
 from __future__ import annotations
 
-import sys
 import threading
 import time
 from collections import Counter
@@ -32,7 +31,7 @@ import httpx
 from arena.model import LadderConfig
 from arena.store import RECENT_LIMIT, ArenaStore
 from loadtest.ladder import drain_and_stop
-from loadtest.stack import Stack, free_port
+from loadtest.stack import Stack
 from loadtest.verify import rating_audit
 
 GRIEF_BEHAVIOURS = ("idle-poll", "sleep", "status500", "garbage", "illegal")
@@ -144,43 +143,9 @@ def _register(http: httpx.Client, name: str, game: str, url: str | None) -> http
     return http.post("/api/bots", json=body)
 
 
-def _serve_bot(stack: Stack, name: str, behaviour: str, delay_s: float = 2.0) -> str:
-    port = free_port()
-    stack._add(
-        name,
-        [
-            sys.executable,
-            "-m",
-            "arena",
-            "serve-bot",
-            "--port",
-            str(port),
-            "--behaviour",
-            behaviour,
-            "--house-bot",
-            "heuristic",
-            "--name",
-            name,
-            "--delay",
-            str(delay_s),
-        ],
-        stack.env(),
-    )
-    url = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 20
-    while True:
-        try:
-            httpx.get(f"{url}/", timeout=1).raise_for_status()
-            return url
-        except httpx.HTTPError:
-            if time.monotonic() > deadline:
-                raise RuntimeError(f"bot server {name} did not start") from None
-            time.sleep(0.1)
-
-
 def register_griefers(stack: Stack, game: str, most: int) -> dict[str, Any]:
     """Register as many griefing bots as the service accepts from one address; stop at the first refusal."""
-    servers = {b: _serve_bot(stack, f"grief-{b}", b) for b in GRIEF_BEHAVIOURS if b != "idle-poll"}
+    servers = {b: stack.start_bot_server(f"grief-{b}", b) for b in GRIEF_BEHAVIOURS if b != "idle-poll"}
     registered: dict[str, str] = {}
     stopped_by = f"reached --griefers {most}"
     with client(stack.api_url, GRIEFER_ADDRESS) as http:
@@ -251,7 +216,7 @@ def griefing(
         honest: dict[str, str] = {}
         statuses = {address: StatusCounter() for address in HONEST_ADDRESSES}
         for index, address in enumerate(HONEST_ADDRESSES[:2]):
-            url = _serve_bot(stack, f"honest-http-{index}", "good")
+            url = stack.start_bot_server(f"honest-http-{index}", "good")
             with client(stack.api_url, address) as http:
                 answer = _register(http, f"honest-http-{index}", game, url)
                 statuses[address].add(answer.status_code)

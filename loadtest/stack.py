@@ -16,13 +16,14 @@ import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO
+from typing import IO, Any
 
 import httpx
 import redis
 
 from api import devserve
 from api.devredis import free_port, server_args, wait_ready
+from arena.botserver import serve_bot_command, wait_serving
 from arena.procstat import group_cpu_seconds
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
@@ -188,6 +189,14 @@ class Stack:
             for i in range(workers)
         ]
         return started
+
+    def start_bot_server(self, name: str, behaviour: str, **options: Any) -> str:
+        """`python -m arena serve-bot` as child `name` (options: house_bot, delay_s); returns its URL."""
+        port = free_port()
+        child = self._add(name, serve_bot_command(port, behaviour, name=name, **options), self.env())
+        url = f"http://127.0.0.1:{port}"
+        wait_serving(url, timeout=20, process=child.process)
+        return url
 
     def start_fast_bots(self, count: int) -> list[int]:
         """`count` protocol-v1 bots (arena.fastbot: a forked child per connection); returns their ports."""

@@ -12,14 +12,11 @@ import json
 import os
 import signal
 import subprocess
-import sys
 import threading
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import httpx
-import pytest
 import redis
 
 from api import keys
@@ -60,29 +57,9 @@ class Output:
         return "\n".join(self.lines)
 
 
-@pytest.fixture
-def slow_bot() -> Iterator[str]:
-    """A compliant HTTP bot that takes 0.25 s per move (well inside the 1 s deadline): matches last."""
-    port = free_port()
-    process = subprocess.Popen(
-        [sys.executable, "-m", "arena", "serve-bot", "--port", str(port), "--behaviour", "sleep",
-         "--delay", "0.25", "--house-bot", "heuristic"],
-        cwd=REPO_ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    try:
-        deadline = time.monotonic() + 20
-        while True:
-            try:
-                httpx.get(f"http://127.0.0.1:{port}/", timeout=1).raise_for_status()
-                break
-            except httpx.HTTPError:
-                assert time.monotonic() < deadline, "the slow bot did not start"
-                time.sleep(0.1)
-        yield f"http://127.0.0.1:{port}"
-    finally:
-        stop(process, timeout=5)
-
-
-def test_make_run_honours_the_prefix_and_ctrl_c_stops_redis_last(tmp_path: Path, slow_bot: str) -> None:
+def test_make_run_honours_the_prefix_and_ctrl_c_stops_redis_last(tmp_path: Path, bot_process) -> None:
+    # A compliant HTTP bot that takes 0.25 s per move (well inside the 1 s deadline): its matches last.
+    slow_bot = bot_process("sleep", delay_s=0.25)
     redis_port, api_port = free_port(), free_port()
     prefix = f"tamakerun{os.getpid()}:"
     data_dir = tmp_path / "redis"

@@ -13,7 +13,6 @@ import re
 import shlex
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import httpx
@@ -23,6 +22,7 @@ import redis
 import engine
 from api.devredis import free_port
 from api.devserve import stop
+from arena.botserver import wait_serving
 from arena.model import LadderConfig
 from arena.store import ArenaStore
 from tests.conftest import REPO_ROOT
@@ -70,7 +70,7 @@ def test_every_command_on_the_ladder_page_works_as_printed(app, client, live_ser
             if " serve " in f" {command} ":
                 servers.append(subprocess.Popen(shlex.split(command), cwd=tmp_path, env=env,
                                                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
-                wait_for_bot(f"http://127.0.0.1:{port}/", servers[-1])
+                wait_serving(f"http://127.0.0.1:{port}", timeout=30, process=servers[-1])
                 continue
             done = subprocess.run(shlex.split(command), cwd=tmp_path, env=env, capture_output=True, text=True,
                                   timeout=180)
@@ -84,14 +84,3 @@ def test_every_command_on_the_ladder_page_works_as_printed(app, client, live_ser
     registered = [bot for bot in bots if bot["name"] == "my-bot"]
     assert [bot["url"].rstrip("/") for bot in registered] == [f"http://127.0.0.1:{port}"]
 
-
-def wait_for_bot(url: str, process: subprocess.Popen, timeout: float = 30.0) -> None:
-    deadline = time.monotonic() + timeout
-    while True:
-        assert process.poll() is None, "the suggested serve command exited"
-        try:
-            httpx.get(url, timeout=1).raise_for_status()
-            return
-        except httpx.HTTPError:
-            assert time.monotonic() < deadline, "the suggested serve command never answered"
-            time.sleep(0.1)
