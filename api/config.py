@@ -16,12 +16,21 @@ def _env_bool(name: str, default: bool) -> bool:
     return value.strip().lower() in {"1", "true", "yes", "on"}
 
 
+def house_queue_name(prefix: str) -> str:
+    """The RQ queue of house-bot jobs: $TA_RQ_QUEUE, else derived from the key prefix.
+
+    The API (which enqueues) and `python -m arena worker --house` (which listens) both ask here, so a
+    TA_KEY_PREFIX set for the whole stack moves practice tables too.
+    """
+    return os.environ.get("TA_RQ_QUEUE") or keys.house_queue(prefix)
+
+
 def load_config(overrides: dict[str, Any] | None = None) -> dict[str, Any]:
     prefix = os.environ.get("TA_KEY_PREFIX", keys.DEFAULT_PREFIX)
     config: dict[str, Any] = {
         "REDIS_URL": os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/0"),
         "KEY_PREFIX": prefix,
-        "RQ_QUEUE": os.environ.get("TA_RQ_QUEUE"),  # None: derived from the key prefix
+        "RQ_QUEUE": None,  # derived from the (final) key prefix below, unless given
         "ALLOW_PRIVATE_BOT_URLS": _env_bool("ALLOW_PRIVATE_BOT_URLS", False),
         # Rate limits (Flask-Limiter syntax), per client address.
         "LIMIT_REGISTRATION": os.environ.get("TA_LIMIT_REGISTRATION", "20/minute"),
@@ -45,5 +54,5 @@ def load_config(overrides: dict[str, Any] | None = None) -> dict[str, Any]:
     }
     config.update(overrides or {})
     if not config.get("RQ_QUEUE"):
-        config["RQ_QUEUE"] = keys.house_queue(config["KEY_PREFIX"])
+        config["RQ_QUEUE"] = house_queue_name(config["KEY_PREFIX"])
     return config

@@ -109,6 +109,8 @@ def main() -> None:
     parser.add_argument("--port", type=int, default=6379)
     parser.add_argument("--data-dir", default="var/redis")
     parser.add_argument("--wait", metavar="URL", help="only wait until the Redis at URL answers, then exit")
+    parser.add_argument("--clients-wait", type=float, default=CLIENTS_WAIT_S, metavar="SECONDS",
+                        help="on SIGINT/SIGTERM, wait at most this long for the other clients to disconnect")
     options = parser.parse_args()
     if options.wait:
         wait_ready(options.wait, timeout=30)
@@ -116,16 +118,20 @@ def main() -> None:
     data_dir = Path(options.data_dir).resolve()
     data_dir.mkdir(parents=True, exist_ok=True)
     args = server_args(options.port, data_dir, persistent=True)
-    sys.exit(serve_foreground(args))
+    sys.exit(serve_foreground(args, f"redis://127.0.0.1:{options.port}/0", options.clients_wait))
 
 
-def serve_foreground(args: list[str], grace_s: float = 2.0) -> int:
+# honcho SIGKILLs whatever still runs 5 s after the first process stopped: Redis must be down before that.
+CLIENTS_WAIT_S = 4.0
+
+
+def serve_foreground(args: list[str], url: str, clients_wait_s: float = CLIENTS_WAIT_S) -> int:
     """Run redis-server until SIGINT/SIGTERM, then stop it last.
 
-    On Ctrl-C honcho signals every process at once; Redis waits `grace_s` so the API and the workers stop
-    while their store is still there (no reconnect storms or tracebacks on the way down), then shuts
-    down cleanly (the append-only file is flushed).  redis-server runs in its own session so the
-    terminal's SIGINT reaches only this wrapper.
+    On Ctrl-C honcho signals every process at once. This wrapper then waits until every other client has
+    disconnected — the API, the scheduler and the workers (which give their running match back) have exited
+    — or `clients_wait_s` has passed, and only then shuts Redis down cleanly (the append-only file is
+    flushed). redis-server runs in its own session so no signal reaches it but ours.
     """
     process = subprocess.Popen(args, start_new_session=True)
     stopping = threading.Event()
@@ -134,9 +140,31 @@ def serve_foreground(args: list[str], grace_s: float = 2.0) -> int:
     while process.poll() is None and not stopping.wait(0.5):
         pass
     if process.poll() is None:
-        time.sleep(grace_s)
+        wait_for_clients_to_leave(url, clients_wait_s)
         stop(process, timeout=20)
     return 0 if stopping.is_set() else (process.returncode or 0)
+
+
+def other_clients(client: redis.Redis) -> int:
+    """Connections to this Redis other than `client`'s own."""
+    return max(0, int(client.info("clients")["connected_clients"]) - 1)
+
+
+def wait_for_clients_to_leave(url: str, timeout: float) -> int:
+    """Wait until nobody else is connected or `timeout` passes; return how many clients were left."""
+    deadline = time.monotonic() + timeout
+    client = redis.Redis.from_url(url, socket_timeout=1.0)
+    try:
+        while True:
+            try:
+                left = other_clients(client)
+            except redis.RedisError:
+                return 0
+            if left == 0 or time.monotonic() >= deadline:
+                return left
+            time.sleep(0.1)
+    finally:
+        client.close()
 
 
 if __name__ == "__main__":

@@ -16,7 +16,8 @@ threads = int(os.environ.get("TA_THREADS", "256"))  # gthread only
 worker_connections = int(os.environ.get("TA_WORKER_CONNECTIONS", "2000"))  # gevent only
 # Long-polls last up to 30 s: the worker timeout must exceed that (gthread/gevent heartbeat independently).
 timeout = 60
-graceful_timeout = 10
+# Below honcho's 5 s before SIGKILL on Ctrl-C: a parked long-poll is cut (its client polls again), not killed.
+graceful_timeout = int(os.environ.get("TA_GRACEFUL_TIMEOUT", "3"))
 keepalive = 30
 accesslog = os.environ.get("TA_ACCESS_LOG") or None
 errorlog = "-"

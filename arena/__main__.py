@@ -73,9 +73,10 @@ def add_ladder_command(ladder_id: str, game: str, players: int, options: str, du
 @main.command("worker")
 @click.option("--burst", is_flag=True, help="Exit when the queue is empty.")
 @click.option("--simple", is_flag=True, help="No fork per job (SimpleWorker): keeps bot connections alive.")
-@click.option("--queue", "queues", multiple=True, help="Queue(s) to serve instead of the arena queue "
-              "(e.g. the house-bot queue).")
-def worker_command(burst: bool, simple: bool, queues: tuple[str, ...]) -> None:
+@click.option("--queue", "queues", multiple=True, help="Queue(s) to serve instead of the arena queue.")
+@click.option("--house", is_flag=True, help="Serve the house-bot queue of practice tables ($TA_RQ_QUEUE, "
+              "else derived from $TA_KEY_PREFIX as the API does).")
+def worker_command(burst: bool, simple: bool, queues: tuple[str, ...], house: bool) -> None:
     """An RQ worker on the arena queue ($REDIS_URL, $TA_KEY_PREFIX); run as many as you like, anywhere.
 
     It outlives Redis restarts: RQ's work loop exits on a lost connection (e.g. from a job's heartbeat), so
@@ -85,18 +86,18 @@ def worker_command(burst: bool, simple: bool, queues: tuple[str, ...]) -> None:
     import time
 
     import redis
-    from rq import SimpleWorker, Worker
 
     from arena.config import load_settings
+    from arena.jobs import ArenaSimpleWorker, ArenaWorker
 
     settings = load_settings()
     conn = redis.Redis.from_url(settings.redis_url)
-    worker_class = SimpleWorker if simple else Worker
+    worker_class = ArenaSimpleWorker if simple else ArenaWorker
+    names = list(queues) or [settings.house_queue_name if house else settings.queue_name]
     backoff = 0.5
     while True:
         try:
-            worker_class(list(queues) or [settings.queue_name], connection=conn).work(burst=burst,
-                                                                                    with_scheduler=False)
+            worker_class(names, connection=conn).work(burst=burst, with_scheduler=False)
             return  # stopped (signal, or --burst done)
         except (redis.ConnectionError, redis.TimeoutError) as exc:
             logging.getLogger("arena.worker").warning("lost Redis (%s); new worker in %.1f s", exc, backoff)
@@ -152,11 +153,13 @@ def fast_bots_command(ports: str) -> None:
 @click.option("--behaviour", default="good", show_default=True)
 @click.option("--house-bot", default="heuristic", show_default=True, help="Engine bot that picks the moves.")
 @click.option("--name", default="local-bot", show_default=True)
-def serve_bot_command(port: int, behaviour: str, house_bot: str, name: str) -> None:
+@click.option("--delay", default=2.0, show_default=True, help="Seconds of `sleep` and `dribble` behaviours.")
+def serve_bot_command(port: int, behaviour: str, house_bot: str, name: str, delay: float) -> None:
     """Run a protocol-v1 bot on 127.0.0.1 in the foreground (reference bot, benches, fault drills)."""
     from arena.botserver import BotServerConfig, serve_bot
 
-    bot = serve_bot(BotServerConfig(behaviour=behaviour, house_bot=house_bot or None, name=name), port=port)
+    config = BotServerConfig(behaviour=behaviour, house_bot=house_bot or None, name=name, delay_s=delay)
+    bot = serve_bot(config, port=port)
     click.echo(f"bot {name!r} ({behaviour}) listening on {bot.url}")
     bot.thread.join()
 

@@ -23,8 +23,12 @@ from __future__ import annotations
 import itertools
 import json
 import socket
+import subprocess
+import sys
 import threading
 import time
+import urllib.error
+import urllib.request
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -205,3 +209,32 @@ def serve_bot(config: BotServerConfig | None = None, port: int = 0) -> RunningBo
     thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.1}, daemon=True)
     thread.start()
     return RunningBot(server, thread)
+
+
+def serve_bot_command(port: int, behaviour: str = "good", house_bot: str = "heuristic",
+                      name: str | None = None, delay_s: float | None = None) -> list[str]:
+    """`python -m arena serve-bot ...` with this interpreter: a bot in a process of its own."""
+    command = [sys.executable, "-m", "arena", "serve-bot", "--port", str(port), "--behaviour", behaviour,
+               "--house-bot", house_bot]
+    if name is not None:
+        command += ["--name", name]
+    if delay_s is not None:
+        command += ["--delay", str(delay_s)]
+    return command
+
+
+def wait_serving(url: str, timeout: float = 20.0, process: subprocess.Popen | None = None) -> None:
+    """Return once the bot at `url` answers its info call; RuntimeError if `process` exits or time is up."""
+    deadline = time.monotonic() + timeout
+    while True:
+        if process is not None and process.poll() is not None:
+            raise RuntimeError(f"the bot for {url} exited with {process.returncode}")
+        try:
+            with urllib.request.urlopen(f"{url.rstrip('/')}/", timeout=1) as answer:
+                if answer.status == 200:
+                    return
+        except (OSError, urllib.error.URLError):
+            pass
+        if time.monotonic() > deadline:
+            raise RuntimeError(f"no bot answered at {url} within {timeout:g} s")
+        time.sleep(0.05)

@@ -29,6 +29,13 @@ class ArenaSettings:
     def queue_name(self) -> str:
         return keys.arena_queue(self.prefix)
 
+    @property
+    def house_queue_name(self) -> str:
+        """The practice tables' house-bot queue, named exactly as the API names it."""
+        from api.config import house_queue_name
+
+        return house_queue_name(self.prefix)
+
 
 def load_settings() -> ArenaSettings:
     return ArenaSettings(

@@ -10,15 +10,16 @@ from __future__ import annotations
 import contextlib
 import os
 import socket
+import threading
 from typing import Any
 
 import redis
-from rq import Queue, Retry, get_current_job
+from rq import Queue, Retry, SimpleWorker, Worker, get_current_job
 
 from arena.botclient import BotClient
 from arena.config import allow_private_urls
 from arena.live import LiveFeed
-from arena.match import MatchRunner, make_drivers
+from arena.match import MatchAbandoned, MatchRunner, make_drivers
 from arena.model import FINAL_STATUSES, LadderConfig, MatchSpec, MatchStatus, MemberKind
 from arena.store import ArenaStore
 
@@ -29,6 +30,28 @@ MIN_LEASE_S = float(os.environ.get("TA_ARENA_MIN_LEASE_S", 10.0))
 _CLIENTS: dict[str, BotClient] = {}
 # One store (and so one decoding Redis pool) per worker connection and prefix, not one per job.
 _STORES: dict[tuple[int, str], ArenaStore] = {}
+# Set by the worker's first SIGTERM/SIGINT: the running match stops after the current decision.
+STOP = threading.Event()
+
+
+class _StopsMatches:
+    """RQ's warm shutdown waits for the running job; a match may last minutes, so it is given back instead.
+
+    The first stop signal sets STOP (the match ends after its current decision and is queued again, see
+    play_match) and then lets RQ finish the job and exit as usual: no cold shutdown, no traceback.
+    """
+
+    def request_stop(self, signum: int, frame: object) -> None:
+        STOP.set()
+        super().request_stop(signum, frame)  # type: ignore[misc]
+
+
+class ArenaWorker(_StopsMatches, Worker):
+    """A forking RQ worker that gives its match back when told to stop."""
+
+
+class ArenaSimpleWorker(_StopsMatches, SimpleWorker):
+    """A SimpleWorker (jobs in the worker process) that gives its match back when told to stop."""
 
 
 def _store(prefix: str) -> ArenaStore:
@@ -75,8 +98,14 @@ def play_match(store: ArenaStore, match_id: str, worker: str | None = None) -> d
     spec = spec.for_attempt(doc["attempts"])
     drivers = make_drivers(spec, allow_private_urls(), _CLIENTS)
     runner = MatchRunner(spec, drivers, heartbeat=lambda: store.refresh_lease(match_id, worker, lease),
-                         host_factory=table_hosts(store, spec), observer=live_feed(store, spec))
-    result = runner.run()
+                         host_factory=table_hosts(store, spec), observer=live_feed(store, spec),
+                         stop_requested=STOP.is_set)
+    try:
+        result = runner.run()
+    except MatchAbandoned as stopped:
+        store.abandon_attempt(match_id, worker, str(stopped))
+        return {"match": match_id, "status": MatchStatus.QUEUED.value, "applied": False,
+                "stopped": str(stopped)}
     applied = store.apply_result(spec, result, doc)
     status = MatchStatus.RATED if result.rated else MatchStatus.VOID
     return {"match": match_id, "status": status.value, "applied": applied,

@@ -112,11 +112,17 @@ def rotation_seating(entrants: list[Member], rotation: int) -> list[Member]:
     return [entrants[(seat + rotation) % n] for seat in range(n)]
 
 
+class MatchAbandoned(Exception):
+    """The worker is stopping: the match stops between two decisions, unrated, to be re-run from scratch."""
+
+
 class MatchRunner:
     def __init__(self, spec: MatchSpec, drivers: dict[str, SeatDriver],
                  heartbeat: Callable[[], None] | None = None, heartbeat_every_s: float = 1.0,
-                 host_factory: HostFactory | None = None, observer: Observer | None = None) -> None:
+                 host_factory: HostFactory | None = None, observer: Observer | None = None,
+                 stop_requested: Callable[[], bool] | None = None) -> None:
         self.spec = spec
+        self.stop_requested = stop_requested or (lambda: False)
         self.drivers = drivers
         self.host_factory = host_factory
         self.observer = observer
@@ -184,6 +190,8 @@ class MatchRunner:
             for seat in game.to_act():
                 if seat in game.to_act():  # a simultaneous phase may have resolved meanwhile
                     self._decide(game, game_no, seat, seating[seat])
+                    if self.stop_requested():
+                        raise MatchAbandoned(f"stopped at move {game.version} of game {game_no}")
                     self._beat()  # after every decision: a lease must outlive one slow bot, not a round
                     self._observe(game_no, game, bot_ids, False)
         self._observe(game_no, game, bot_ids, True)

@@ -15,12 +15,15 @@ job would do the same way, and one process with a Redis lock (SET NX PX) is easy
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import os
 import random
 import secrets
+import signal
 import socket
+import threading
 import time
 from dataclasses import dataclass, field
 
@@ -34,7 +37,7 @@ from arena.config import ArenaSettings
 from arena.jobs import enqueue_health_check, enqueue_match
 from arena.matchmaking import Candidate, pick_table
 from arena.model import FINAL_STATUSES, LadderConfig, MatchSpec, MatchStatus, Member, MemberKind
-from arena.store import ArenaStore
+from arena.store import STOPPED_REASON, ArenaStore
 from engine.seeds import new_seed
 
 log = logging.getLogger("arena.scheduler")
@@ -105,7 +108,7 @@ class Scheduler:
                 continue
             problem = self._problem(match_id, status)
             if problem is not None:
-                if doc.get("attempts", 0) >= MAX_ATTEMPTS:
+                if doc.get("attempts", 0) - doc.get("stopped", 0) >= MAX_ATTEMPTS:
                     self.store.abort_match(ladder.ladder_id, match_id, f"{problem}; gave up after "
                                            f"{doc.get('attempts', 0)} attempts")
                     counts["aborted"] += 1
@@ -128,6 +131,8 @@ class Scheduler:
                 return "job missing"
             if job_status in (JobStatus.FAILED, JobStatus.STOPPED, JobStatus.CANCELED):
                 return f"job {job_status}"
+            if job_status == JobStatus.FINISHED:  # a stopping worker gave the match back (abandon_attempt)
+                return STOPPED_REASON
         return None
 
     def fill(self, ladder: LadderConfig, members: list[Member], busy: set[str]) -> int:
@@ -197,7 +202,12 @@ def run_forever(settings: ArenaSettings, ladders: list[LadderConfig] | None = No
     lock = keys.arena_scheduler_lock(settings.prefix)
     started = time.monotonic()
     lock_ms = int(max(5.0, settings.tick_s * 5) * 1000)
-    while stop_after_s is None or time.monotonic() - started < stop_after_s:
+    stopping = threading.Event()
+    if threading.current_thread() is threading.main_thread():
+        # SIGTERM/SIGINT end the loop between two ticks (no half-done tick, no KeyboardInterrupt traceback).
+        for signum in (signal.SIGINT, signal.SIGTERM):
+            signal.signal(signum, lambda *_: stopping.set())
+    while not stopping.is_set() and (stop_after_s is None or time.monotonic() - started < stop_after_s):
         # The lock calls are Redis calls too: a restart must not kill the loop (honcho would stop everything).
         try:
             holder = store.redis.set(lock, me, nx=True, px=lock_ms) or store.redis.get(lock) == me
@@ -208,4 +218,8 @@ def run_forever(settings: ArenaSettings, ladders: list[LadderConfig] | None = No
                     log.info("tick: %s", counts)
         except redis.RedisError as exc:  # Redis restarting: keep trying, state is all in Redis
             log.warning("tick failed: %s", exc)
-        time.sleep(settings.tick_s)
+        stopping.wait(settings.tick_s)
+    with contextlib.suppress(redis.RedisError):  # let a successor take over at once
+        if store.redis.get(lock) == me:
+            store.redis.delete(lock)
+    log.info("scheduler stopped")

@@ -132,6 +132,9 @@ return redis.call('LRANGE', KEYS[1], i + 1, i + tonumber(ARGV[2]))
 """
 
 
+STOPPED_REASON = "worker stopped"
+
+
 class ArenaStore:
     def __init__(self, conn: redis.Redis, prefix: str = keys.DEFAULT_PREFIX) -> None:
         pool = conn.connection_pool
@@ -306,6 +309,20 @@ class ArenaStore:
 
     def lease_holder(self, match_id: str) -> str | None:
         return self.redis.get(keys.arena_match_lease(self.prefix, match_id))
+
+    def abandon_attempt(self, match_id: str, worker: str, detail: str) -> dict[str, Any] | None:
+        """A stopping worker gave the match back: queued again (the scheduler re-enqueues it), lease released.
+
+        `stopped` counts these runs apart from `attempts`, so stopping the service never uses up the attempts
+        after which a failing match is aborted.
+        """
+        doc = self.match(match_id)
+        if doc is None:
+            return None
+        if self.lease_holder(match_id) == worker:
+            self.redis.delete(keys.arena_match_lease(self.prefix, match_id))
+        return self.update_match(match_id, status=MatchStatus.QUEUED, stopped=doc.get("stopped", 0) + 1,
+                                 requeued_because=f"{STOPPED_REASON} ({detail})")
 
     def requeue_match(self, match_id: str, reason: str) -> dict[str, Any] | None:
         return self.update_match(match_id, status=MatchStatus.QUEUED, requeued_because=reason)

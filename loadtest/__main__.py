@@ -50,12 +50,14 @@ def main() -> None:
     )
 
     faults = commands.add_parser("faults", help="scripted fault drills")
-    faults.add_argument("scenario", choices=["redis-restart", "api-restart", "bad-bots"])
+    faults.add_argument("scenario", choices=["redis-restart", "api-restart", "bad-bots", "griefing"])
     faults.add_argument("--seconds", type=float, default=60, help="load before and after the fault, each")
     faults.add_argument("--hard", action="store_true", help="SIGKILL instead of a clean shutdown")
     faults.add_argument("--down-seconds", type=float, default=5)
     faults.add_argument("--clients", type=int, default=20)
     faults.add_argument("--bots", type=int, default=12)
+    faults.add_argument("--griefers", type=int, default=40,
+                        help="griefing: most bots the griefer tries to register (stops at the first refusal)")
 
     options = parser.parse_args()
     # SIGTERM (e.g. from a CI timeout) unwinds like Ctrl-C, so every script stops the stack it started.
@@ -88,6 +90,7 @@ def main() -> None:
             options.down_seconds,
             options.clients,
             options.bots,
+            options.griefers,
         )
     _emit(result, options.output)
 

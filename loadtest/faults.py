@@ -284,9 +284,8 @@ def bad_bots(seconds: float, bots: int) -> dict[str, Any]:
     """Misbehaving bots (arena.botserver, one process each) registered next to good fast bots, end to end:
     real scheduler, real RQ workers. Every match must complete and be rated once, each bad bot must collect
     strikes of its kind (and forfeit), no worker may die, and the health checks must pause `down_info`."""
-    import sys
-
     from api.devredis import free_port
+    from arena.botserver import serve_bot_command
 
     stack = Stack()
     try:
@@ -296,22 +295,7 @@ def bad_bots(seconds: float, bots: int) -> dict[str, Any]:
         bad_ports = {}
         for behaviour in BAD_BEHAVIOURS:
             port = free_port()
-            stack._add(
-                f"bot-{behaviour}",
-                [
-                    sys.executable,
-                    "-m",
-                    "arena",
-                    "serve-bot",
-                    "--port",
-                    str(port),
-                    "--behaviour",
-                    behaviour,
-                    "--name",
-                    behaviour,
-                ],
-                stack.env(),
-            )
+            stack._add(f"bot-{behaviour}", serve_bot_command(port, behaviour, name=behaviour), stack.env())
             bad_ports[behaviour] = port
         time.sleep(2)
         import httpx
@@ -405,7 +389,12 @@ def bad_bots(seconds: float, bots: int) -> dict[str, Any]:
         stack.stop()
 
 
-def run(scenario: str, seconds: float, hard: bool, down_s: float, clients: int, bots: int) -> dict[str, Any]:
+def run(scenario: str, seconds: float, hard: bool, down_s: float, clients: int, bots: int,
+        griefers: int = 40) -> dict[str, Any]:
+    if scenario == "griefing":
+        from loadtest.griefing import griefing
+
+        return griefing(seconds, griefers)
     if scenario == "redis-restart":
         return redis_restart(seconds, hard, down_s, clients, bots)
     if scenario == "bad-bots":

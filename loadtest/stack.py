@@ -16,13 +16,14 @@ import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO
+from typing import IO, Any
 
 import httpx
 import redis
 
-from api import devserve, keys
+from api import devserve
 from api.devredis import free_port, server_args, wait_ready
+from arena.botserver import serve_bot_command, wait_serving
 from arena.procstat import group_cpu_seconds
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
@@ -100,6 +101,7 @@ class Stack:
     api_workers: int = 2
     worker_class: str = "gevent"
     prefix: str = PREFIX
+    real_limits: bool = False  # keep the service's own rate limits instead of lifting them (UNLIMITED)
     children: dict[str, Child] = field(default_factory=dict)
 
     @property
@@ -123,7 +125,7 @@ class Stack:
             "REDIS_URL": self.redis_url,
             "TA_KEY_PREFIX": self.prefix,
             "ALLOW_PRIVATE_BOT_URLS": "true",
-            **UNLIMITED,
+            **({} if self.real_limits else UNLIMITED),
             **extra,
         }
 
@@ -172,9 +174,8 @@ class Stack:
             raise RuntimeError(f"the API did not come up; see {self.workdir / 'api.log'}") from None
 
     def start_house_workers(self, count: int) -> list[Child]:
-        queue = keys.house_queue(self.prefix)
         # The Procfile's `worker:` command (an RQ SimpleWorker that outlives Redis restarts).
-        command = [sys.executable, "-m", "arena", "worker", "--simple", "--queue", queue]
+        command = [sys.executable, "-m", "arena", "worker", "--simple", "--house"]
         return [self._add(f"house-worker-{i}", command, self.env()) for i in range(count)]
 
     def start_arena(self, workers: int, tick_s: float = 1.0, health_every_s: float = 30.0,
@@ -188,6 +189,14 @@ class Stack:
             for i in range(workers)
         ]
         return started
+
+    def start_bot_server(self, name: str, behaviour: str, **options: Any) -> str:
+        """`python -m arena serve-bot` as child `name` (options: house_bot, delay_s); returns its URL."""
+        port = free_port()
+        child = self._add(name, serve_bot_command(port, behaviour, name=name, **options), self.env())
+        url = f"http://127.0.0.1:{port}"
+        wait_serving(url, timeout=20, process=child.process)
+        return url
 
     def start_fast_bots(self, count: int) -> list[int]:
         """`count` protocol-v1 bots (arena.fastbot: a forked child per connection); returns their ports."""

@@ -240,3 +240,27 @@ def live_server(app: Any) -> Iterator[str]:
     """Base URL of `app` served over real HTTP on loopback."""
     with serving(app) as base_url:
         yield base_url
+
+
+@pytest.fixture
+def bot_process() -> Iterator[Callable[..., str]]:
+    """Factory: bot_process(behaviour="good", house_bot="heuristic", delay_s=None) runs `python -m arena
+    serve-bot` in a process of its own on a free port and returns its URL. For bots that must answer within
+    a deadline while a match runs in the test process: an in-process bot server would compete with the match
+    for the interpreter lock."""
+    from api.devredis import free_port
+    from arena.botserver import serve_bot_command, wait_serving
+
+    started: list[subprocess.Popen] = []
+
+    def start(behaviour: str = "good", house_bot: str = "heuristic", delay_s: float | None = None) -> str:
+        port = free_port()
+        started.append(subprocess.Popen(serve_bot_command(port, behaviour, house_bot, delay_s=delay_s),
+                                        cwd=REPO_ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
+        url = f"http://127.0.0.1:{port}"
+        wait_serving(url, timeout=30, process=started[-1])
+        return url
+
+    yield start
+    for process in started:
+        devserve.stop(process, timeout=5)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -38,23 +39,28 @@ def test_make_run_redis_is_loopback_only_with_aof_everysec(tmp_path):
     assert written and any(b"ta:check" in path.read_bytes() for path in written)
 
 
-def test_on_ctrl_c_redis_outlives_the_other_processes_for_a_grace_period(tmp_path):
-    """honcho signals every process at once; Redis stays up ~2 s so the API and workers stop first."""
-    import time
-
+def test_on_ctrl_c_redis_stops_once_its_clients_have_gone(tmp_path):
+    """honcho signals every process at once; Redis serves until the API and the workers have disconnected."""
     port = free_port()
     process = subprocess.Popen([sys.executable, "-m", "api.devredis", "--port", str(port),
-                                "--data-dir", str(tmp_path / "redis")], cwd=REPO_ROOT,
+                                "--clients-wait", "60", "--data-dir", str(tmp_path / "redis")], cwd=REPO_ROOT,
                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     url = f"redis://127.0.0.1:{port}/0"
     try:
         wait_ready(url)
+        worker = redis.Redis.from_url(url)
+        worker.ping()  # a process still connected, e.g. a worker finishing its decision
         process.send_signal(signal.SIGINT)
-        time.sleep(0.5)
-        client = redis.Redis.from_url(url)
-        assert client.ping()  # still serving during the grace period
-        client.close()
+        time.sleep(2.0)
+        assert worker.set("ta:late-write", "1")  # still served: a client is connected
+        assert process.poll() is None
+        worker.close()
+        assert process.wait(timeout=30) == 0  # the cap is 60 s: it stopped because the client left
     finally:
-        assert process.wait(timeout=15) == 0
+        if process.poll() is None:
+            process.kill()
+            process.wait()
     with pytest.raises(redis.ConnectionError):
         redis.Redis.from_url(url, socket_connect_timeout=1).ping()
+    written = list((tmp_path / "redis").rglob("*.aof"))
+    assert any(b"ta:late-write" in path.read_bytes() for path in written)

@@ -22,3 +22,4 @@ def bot_server() -> Iterator[Callable[..., RunningBot]]:
     yield start
     for bot in started:
         bot.stop()
+

@@ -129,15 +129,42 @@ def test_guarded_connection_never_reaches_a_loopback_listener(loopback_listener,
         loopback_listener.accept()
 
 
-def test_guarded_connection_checks_the_connected_peer(loopback_listener) -> None:
-    """Even if resolution were bypassed, the peer address of the connected socket is checked."""
+PUBLIC = "93.184.216.34"
+
+
+def test_a_connection_that_lands_on_loopback_is_refused(loopback_listener, monkeypatch) -> None:
+    """DNS rebinding past the resolver check: the name resolves to a public address both when the URL is
+    validated and when the guard resolves it, but the connection ends at 127.0.0.1 (a rebinding resolver
+    in the middle, a NAT rule). Only the re-check of the connected peer catches it."""
     port = loopback_listener.getsockname()[1]
-    sock = guarded_create_connection(("127.0.0.1", port), timeout=1.0, allow_private=True)
-    try:
-        conn, _ = loopback_listener.accept()  # allowed: the operator enabled private URLs
-        conn.close()
-    finally:
-        sock.close()
+    real_getaddrinfo = socket.getaddrinfo
+
+    def resolver(host, *args, **kwargs):  # the test's DNS: always the public address for this name
+        if host == "rebind.example":
+            return [(socket.AF_INET, socket.SOCK_STREAM, 6, "", (PUBLIC, port))]
+        return real_getaddrinfo(host, *args, **kwargs)
+
+    class Rebound(socket.socket):
+        """What the connection meets on the wire: traffic for the public address answered on loopback."""
+
+        def connect(self, address):
+            assert address == (PUBLIC, port)  # the guard connects to the address it vetted...
+            super().connect(("127.0.0.1", port))  # ...and lands on loopback
+
+    monkeypatch.setattr(socket, "getaddrinfo", resolver)
+    validate_bot_url(f"http://rebind.example:{port}/", allow_private=False)  # passes: public at registration
+    with pytest.raises(ConnectionRefusedError, match="connected peer 127.0.0.1 is not a public address"):
+        guarded_create_connection(("rebind.example", port), timeout=1.0, allow_private=False,
+                                  socket_factory=Rebound)
+    conn, _ = loopback_listener.accept()  # it did connect...
+    conn.settimeout(1.0)
+    assert conn.recv(1) == b""  # ...and the guard closed it before sending a byte
+    conn.close()
+    # The operator's switch for local runs lets the same connection through.
+    sock = guarded_create_connection(("rebind.example", port), timeout=1.0, allow_private=True,
+                                     socket_factory=Rebound)
+    sock.close()
+    loopback_listener.accept()[0].close()
 
 
 def test_dns_rebinding_is_caught_at_connect_time(loopback_listener, monkeypatch) -> None:

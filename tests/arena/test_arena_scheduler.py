@@ -98,6 +98,33 @@ def test_lost_job_is_requeued_then_aborted_after_max_attempts(setup) -> None:
     assert set(store.ratings("ss").values()) == {1500.0}
 
 
+def test_a_match_given_back_by_a_stopping_worker_is_requeued_without_using_an_attempt(setup) -> None:
+    from arena import jobs
+
+    store, queue, scheduler, _registry = setup
+    ladder = LadderConfig("ss", "sore-spot", 4, {"rounds": 1}, house_bots=HOUSE, max_active=1)
+    store.save_ladder(ladder)
+    scheduler.tick()
+    [match_id] = store.active_matches("ss")
+    jobs.STOP.set()  # what the worker's first SIGTERM does
+    try:
+        jobs.ArenaSimpleWorker([queue], connection=queue.connection).work(burst=True, with_scheduler=False)
+    finally:
+        jobs.STOP.clear()
+    doc = store.match(match_id)
+    assert doc["status"] == MatchStatus.QUEUED and doc["stopped"] == 1 and doc["attempts"] == 1
+    assert doc["requeued_because"].startswith("worker stopped (stopped at move 1 of game 0)")
+    assert store.lease_holder(match_id) is None and not store.is_applied(match_id)
+    assert queue.fetch_job(match_id).get_status() == "finished"  # RQ saw a clean job, no failure
+    # Given back as often as the service is stopped: never aborted for that, always queued again.
+    store.update_match(match_id, attempts=MAX_ATTEMPTS + 1, stopped=MAX_ATTEMPTS)
+    counts = {"requeued": 0, "aborted": 0}
+    scheduler.recover(ladder, counts)
+    assert counts == {"requeued": 1, "aborted": 0}
+    assert queue.fetch_job(match_id).get_status() == "queued"
+    assert store.match(match_id)["requeued_because"] == "worker stopped"
+
+
 def test_scheduler_and_worker_processes_keep_a_ladder_playing(redis_url, key_prefix) -> None:
     """What `make run` starts: `python -m arena scheduler` + `python -m arena worker`, nothing else."""
     store = ArenaStore(redis.Redis.from_url(redis_url), key_prefix)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import signal
 import subprocess
 import sys
@@ -85,10 +86,12 @@ def test_a_refused_move_raises_api_error_with_status_and_problem(live_server) ->
         assert caught.value.problem["type"].endswith("malformed-move")
 
 
-def test_fallback_mode_keeps_a_buggy_bot_playing_to_the_end(live_server) -> None:
+def test_fallback_mode_keeps_a_buggy_bot_playing_to_the_end(live_server, caplog) -> None:
+    caplog.set_level(logging.WARNING, logger="trickarena.poll")
     with ArenaClient(live_server) as api:
-        table = api.create_table("sore-spot", ["open"] * 3, {"rounds": 1})
-        tokens = [api.join(table.table_id, seat).token for seat in range(3)]
+        # Spot Hearts: following suit is compulsory, so a bot that plays its first card is refused often.
+        table = api.create_table("spot-hearts", ["open"] * 4, {"target": 1})
+        tokens = [api.join(table.table_id, seat).token for seat in range(4)]
         results: dict[int, object] = {}
 
         def play(seat: int, bot: Bot, mode: str) -> None:
@@ -96,14 +99,18 @@ def test_fallback_mode_keeps_a_buggy_bot_playing_to_the_end(live_server) -> None
                 results[seat] = play_seat(client, table.table_id, seat, tokens[seat], bot, on_refused=mode,
                                           wait_s=10)
 
-        players = [(0, PlaysAHeldCardOutOfTurnOrSuit(), "fallback"), (1, starter_bot("sore-spot"), "raise"),
-                   (2, starter_bot("sore-spot"), "raise")]
+        players = [(0, PlaysAHeldCardOutOfTurnOrSuit(), "fallback"),
+                   *((seat, starter_bot("spot-hearts"), "raise") for seat in (1, 2, 3))]
         threads = [threading.Thread(target=play, args=player, daemon=True) for player in players]
         for thread in threads:
             thread.start()
         for thread in threads:
             thread.join(timeout=60)
-        assert sorted(results) == [0, 1, 2] and api.table(table.table_id).over
+        assert sorted(results) == [0, 1, 2, 3] and api.table(table.table_id).over
+    # The buggy bot's moves really were refused, and each refusal was replaced by the first legal move.
+    refused = [r.getMessage() for r in caplog.records if "refused" in r.getMessage()]
+    assert refused
+    assert all(m.startswith("seat 0: move") and "playing the first legal move" in m for m in refused)
 
 
 def test_example_bot_stops_cleanly_on_ctrl_c_while_long_polling(live_server) -> None:

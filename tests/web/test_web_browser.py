@@ -4,8 +4,9 @@ It loads, lists the ladder's bots, draws the Elo chart, refreshes itself when a 
 forward trick by trick with every hand open, and shows a live table with card backs only. Screenshots go to
 $TA_SCREENSHOT_DIR when set (look at them), else to a temporary folder.
 
-Skips (with the reason) only where no browser can be had: no chromium/chromedriver binary or no selenium.
-CI installs them (`.ci/run`: apt-get install chromium chromium-driver).
+Skips (with the reason) only where no browser can be had: no chromium/chromedriver binary or no selenium —
+and never under CI=true, where that fails the run (tests/web/browser_guard.py). CI installs them (`.ci/run`:
+apt-get install chromium chromium-driver).
 """
 
 from __future__ import annotations
@@ -22,14 +23,10 @@ import pytest
 
 from engine.bots import make_bot
 from tests.conftest import serving
+from tests.web.browser_guard import find_browser
 from tests.web.site import LADDERS, build_site, play_ladder_matches, play_one_move
 
-CHROMIUM = next(filter(None, map(shutil.which, ("chromium", "chromium-browser", "google-chrome"))), None)
-CHROMEDRIVER = shutil.which("chromedriver")
-webdriver = pytest.importorskip("selenium.webdriver", reason="selenium missing: pip install -e .[dev]")
-if CHROMIUM is None or CHROMEDRIVER is None:
-    pytest.skip("no headless browser here: install Debian's `chromium` and `chromium-driver` "
-                "(apt-get install -y chromium chromium-driver)", allow_module_level=True)
+CHROMIUM, CHROMEDRIVER, webdriver = find_browser()
 
 from selenium.webdriver.chrome.service import Service  # noqa: E402
 from selenium.webdriver.common.by import By  # noqa: E402
