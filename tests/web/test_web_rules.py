@@ -24,7 +24,8 @@ RULES_DIR = ROOT / "docs" / "rules"
 RULING = re.compile(r"\bR-[A-Z]+(?:-[A-Z0-9]+)*\b(?!-\*)")
 DEFINITION = re.compile(r"^- \*\*(R-[A-Z0-9-]+)\*\* ", re.M)
 CITING = {".py", ".md", ".html", ".js", ".css", ".toml", ".txt"}
-SKIP_DIRS = {".git", ".venv", "var", "node_modules", "__pycache__", ".pytest_cache", ".ruff_cache"}
+SKIP_DIRS = {".git", ".venv", "var", "build", "dist", "node_modules", "__pycache__", ".pytest_cache",
+             ".ruff_cache"}
 
 
 def defined_rulings() -> dict[str, str]:
