@@ -97,7 +97,9 @@ def test_rules_page_per_game_renders_the_rule_book(client, game_id: str) -> None
     for ruling in DEFINITION.findall(trick_rules.text(game_id)):
         assert f"<strong>{ruling}</strong>" in page
     assert "<table>" in page and "<script>" not in page and " style=" not in page
-    assert 'href="/rules"' in page  # back to the index and the rulings for all games
+    assert 'href="/rules"' in page and 'href="/rules#rulings-for-all-games"' in page  # the shared rulings
+    article = page[page.index('<article class="card rules"'):page.index("</article>")]
+    assert article.count("<a href=") == trick_rules.text(game_id).count("](")  # every link resolves
 
 
 def test_rules_index_links_every_game_and_defines_the_common_rulings(client) -> None:
