@@ -1,10 +1,11 @@
 """The Markdown subset the rule books are written in, rendered to escaped HTML.
 
 Blocks: ``#``/``##``/``###`` headings, paragraphs, ``-``/``*`` and ``1.`` lists (an indented line continues
-the item above), and pipe tables whose second row is the ``|---|`` rule. Inline: ``code``, ``**bold**``,
-``*italic*`` and ``[text](target)`` links. Every character of the source is escaped; a link is written only
-when ``link`` maps its target to a URL (the rule books link only to each other), otherwise its text stays.
-No attribute but ``href`` and ``id`` is ever written, so pages stay clean under a strict CSP.
+the item above; an item that opens with a bold term is anchored as ``#term``), and pipe tables whose second
+row is the ``|---|`` rule. Inline: ``code``, ``**bold**``, ``*italic*`` and ``[text](target)`` links. Every
+character of the source is escaped; a link is written only when ``link`` maps its target to a URL (the rule
+books link only to each other), otherwise its text stays. No attribute but ``href`` and ``id`` is ever
+written, so pages stay clean under a strict CSP.
 
 >>> print(render("# Spot *Hearts*\\n\\nThe **Q♠** scores `25` <b>."))
 <h1 id="spot-hearts">Spot <em>Hearts</em></h1>
@@ -76,9 +77,15 @@ def _list(lines: list[str], i: int, blocks: list[str], link: Linker) -> int:
         else:
             break
         i += 1
-    body = "".join(f"<li>{inline(item, link)}</li>" for item in items)
+    body = "".join(f"<li{_anchor(item)}>{inline(item, link)}</li>" for item in items)
     blocks.append(f"<{tag}>{body}</{tag}>")
     return i
+
+
+def _anchor(item: str) -> str:
+    """An item that opens with a bold term (a ruling id such as ``**R-SH-FIRST**``) is that term's anchor."""
+    term = re.match(r"\*\*([^*]+)\*\*", item)
+    return f' id="{slug(term.group(1))}"' if term else ""
 
 
 def _table(lines: list[str], i: int, blocks: list[str], link: Linker) -> int:

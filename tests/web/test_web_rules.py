@@ -94,8 +94,8 @@ def test_rules_page_per_game_renders_the_rule_book(client, game_id: str) -> None
     page = response.get_data(as_text=True)
     info = engine.GAMES[game_id]
     assert f'<h1 id="{game_id}">{info.name}</h1>' in page
-    for ruling in DEFINITION.findall(trick_rules.text(game_id)):
-        assert f"<strong>{ruling}</strong>" in page
+    for ruling in DEFINITION.findall(trick_rules.text(game_id)):  # each ruling is linkable: #r-sh-first
+        assert f'<li id="{ruling.lower()}"><strong>{ruling}</strong>' in page
     assert "<table>" in page and "<script>" not in page and " style=" not in page
     assert 'href="/rules"' in page and 'href="/rules#rulings-for-all-games"' in page  # the shared rulings
     article = page[page.index('<article class="card rules"'):page.index("</article>")]
@@ -156,7 +156,7 @@ def test_markdown_escapes_everything_and_links_only_what_the_linker_maps() -> No
 def test_markdown_blocks() -> None:
     out = str(markdown.render("## Play\n\n1. one\n   still one\n2. two\n\n- **R-X** a\n- *b*\npara\ngraph"))
     assert out == ('<h2 id="play">Play</h2>\n<ol><li>one still one</li><li>two</li></ol>\n'
-                   "<ul><li><strong>R-X</strong> a</li><li><em>b</em></li></ul>\n<p>para graph</p>")
+                   '<ul><li id="r-x"><strong>R-X</strong> a</li><li><em>b</em></li></ul>\n<p>para graph</p>')
 
 
 def test_markdown_renders_every_rule_book_whole() -> None:
