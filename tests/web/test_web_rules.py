@@ -63,8 +63,8 @@ def test_every_ruling_cited_in_the_repository_is_defined_in_the_rule_books() -> 
         own = {ruling for ruling, where in defined.items() if ruling.startswith(prefix)}
         assert own and all(defined[ruling] == book for ruling in own)
     assert {"R-SEAT", "R-DEALER", "R-DEAL", "R-CARD", "R-TIE-WIN", "R-SIMUL"} <= set(defined)
-    assert {r for r, where in cited.items() if any(w.startswith("engine/") for w in where)} >= {
-        "R-SH-BREAK", "R-SS-WIN", "R-DEAL", "R-TIE-WIN", "R-SL-SECOND", "R-CC-MOON"}
+    in_code = {ruling for ruling, where in cited.items() if any(w.endswith(".py") for w in where)}
+    assert len(in_code) >= 10, in_code  # the scan does find the code's citations
 
 
 def test_a_rule_book_per_game_shipped_as_package_data() -> None:
