@@ -4,7 +4,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: test run lint bench bench-api clean
+.PHONY: test run lint bench bench-api benchmarks clean
 
 $(STAMP): pyproject.toml
 	@$(PYTHON) -c 'import sys; assert sys.version_info >= (3, 11), "Python >= 3.11 needed"'
@@ -49,6 +49,11 @@ bench-api: $(STAMP)
 
 bench: $(STAMP)
 	$(PY) -m engine bench --game spot-hearts --games 2000 --seed 1
+
+# Every benchmark, then docs/benchmarks.md rewritten from the JSON they print (tens of minutes; not a test).
+# `python tools/benchmarks.py --help`: one benchmark only, or just re-render.
+benchmarks: $(STAMP)
+	$(PY) tools/benchmarks.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache

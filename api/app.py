@@ -51,7 +51,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
 
     for blueprint in (health.blp, games.blp, tables.blp, seats.blp, bots.blp, arena.blp):
         api.register_blueprint(blueprint)
-    from api.web import blp as web_pages  # the HTML page at / (clients issue): not part of the OpenAPI doc
+    from api.web import blp as web_pages  # the HTML pages at /: not part of the OpenAPI doc
     app.register_blueprint(web_pages)
     register_error_handlers(app)
 

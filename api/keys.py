@@ -74,7 +74,7 @@ def house_queue(prefix: str) -> str:
     return f"{prefix.rstrip(':')}-house"
 
 
-# --- arena (appended by the arena helper; ladders, ratings, matches) ----------------------------------------
+# --- arena (ladders, ratings, matches) ---------------------------------------------------------------------
 
 def arena_ladders(prefix: str) -> str:
     """Set: ids of every ladder."""

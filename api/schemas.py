@@ -76,6 +76,10 @@ class GameSchema(Schema):
     defaults = fields.Dict(required=True, metadata={"description": "default option values"})
     option_docs = fields.Dict(keys=fields.String(), values=fields.String(), required=True)
     summary = fields.String(required=True, metadata={"description": "rules summary"})
+    rules_url = fields.String(required=True, metadata={"description": "the full rules as a web page",
+                                                       "example": "/rules/spot-hearts"})
+    rules = fields.String(metadata={"description": "the full rules as Markdown, defining every ruling id "
+                                                   "(R-…); in GET /api/games/{game} only"})
 
 
 # --- tables ----------------------------------------------------------------------------------------------

@@ -134,7 +134,7 @@ def run(bots: int, seconds: float, arena_workers: int, drain_seconds: float) -> 
             f"--arena-workers {arena_workers} --drain-seconds {drain_seconds:g}",
             "machine": {
                 "loadavg_1m_max": max((s["load1"] for s in samples), default=0.0),
-                "note": "2 cores shared with other agents; bots, API, Redis and workers all on it",
+                "note": "bots, API, Redis and workers all on this machine",
             },
             "setup": {
                 "registered_http_bots": bots,

@@ -257,7 +257,7 @@ def run(
             "machine": {
                 "cpus": os.cpu_count(),
                 "loadavg_1m_max": max(load_samples, default=0.0),
-                "note": "2 cores shared with other agents; clients, API, Redis and workers all on it",
+                "note": "clients, API, Redis and workers all on this machine",
             },
             "server": {
                 "gunicorn_workers": api_workers,

@@ -1,6 +1,6 @@
 """Arena read API: ladders ranked by rating, a bot's rating history, recent matches and their replays.
 
-Owned by the arena (issue 4); it only translates HTTP <-> arena.store. Seeds and replay records of a match are
+It only translates HTTP <-> arena.store. Seeds and replay records of a match are
 shown only once the match is finished (rated or aborted): before that they would reveal the deals.
 """
 

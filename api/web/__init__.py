@@ -14,12 +14,15 @@ from typing import Any
 from flask import Blueprint, current_app, redirect, render_template, request, url_for
 from werkzeug.wrappers import Response
 
+import engine
+import trick_rules
 from api.blueprints.arena import match_or_404, published_games
 from api.problems import ApiProblem
 from api.services import services
 from api.store import TableStatus
 from api.web import data
 from api.web.frames import replay_frames
+from api.web.markdown import render
 from arena.model import HOUSE_PREFIX
 from arena.store import ArenaStore
 
@@ -121,6 +124,42 @@ def match_replay_page(match_id: str, game_no: int) -> str:
     names = data.seat_names_for_game(doc, game_no, store.member_names(doc["ladder_id"]))
     return _replay(records[game_no], names, title=f"Match {match_id} · game {game_no + 1} of {len(records)}",
                    back=url_for("web.match_page", match_id=match_id), current=doc["ladder_id"])
+
+
+@blp.get("/rules")
+def rules_index() -> str:
+    """The rules of every game: the index of the rule books and the rulings they share."""
+    return _rules("README", game=None)
+
+
+@blp.get("/rules/<game_id>")
+def rules_page(game_id: str) -> str:
+    """One game's full rules, rendered from its rule book (docs/rules/<game>.md)."""
+    if game_id not in engine.GAMES:
+        raise ApiProblem(404, "game-not-found", f"no game {game_id!r}; known: {', '.join(engine.GAMES)}")
+    return _rules(game_id, game=game_id)
+
+
+def _rules(book: str, game: str | None) -> str:
+    tabs = data.ladder_tabs(_arena())
+    html = render(trick_rules.text(book), link=_rules_link)
+    return render_template("rules.html", tabs=tabs, current=None, rules=html, game=game,
+                           title=f"{data.game_name(game)} rules" if game else "Rules",
+                           games=list(engine.GAMES), game_names={g: i.name for g, i in engine.GAMES.items()},
+                           ladders=[tab for tab in tabs if tab["game"] == game])
+
+
+def _rules_link(target: str) -> str | None:
+    """Rule books link to each other by file name (``sore-spot.md``); on the site they are pages."""
+    file, _, anchor = target.partition("#")
+    book = file.removesuffix(".md")
+    if book == "README":
+        url = url_for("web.rules_index")
+    elif book in engine.GAMES:
+        url = url_for("web.rules_page", game_id=book)
+    else:
+        return None
+    return f"{url}#{anchor}" if anchor else url
 
 
 @blp.get("/tables/<table_id>")

@@ -1,4 +1,4 @@
-"""Card Commons (``card-commons.txt``): Hearts for 3-4 with free heart leads and a fixed moon."""
+"""Card Commons (docs/rules/card-commons.md): Hearts for 3-4 with free heart leads and a fixed moon."""
 
 from __future__ import annotations
 

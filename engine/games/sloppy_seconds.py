@@ -1,4 +1,4 @@
-"""Sloppy Seconds (``sloppy-seconds.txt``): trump is the second suit broken; score for coming second."""
+"""Sloppy Seconds (docs/rules/sloppy-seconds.md): trump is the second suit broken; score for coming second."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Sore Spot (``sore-spot.txt``): no follow-suit, every suit but the one led is trump, secret sore suit."""
+"""Sore Spot (docs/rules/sore-spot.md): no need to follow suit, off-suit cards win, a secret sore suit."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Spot Hearts (``spot-hearts.txt``): Hearts scored by rank, Q♠ 25, no moon, to 500."""
+"""Spot Hearts (docs/rules/spot-hearts.md): Hearts scored by rank, Q♠ 25, no moon, to 500."""
 
 from __future__ import annotations
 

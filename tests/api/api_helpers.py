@@ -1,4 +1,4 @@
-"""Small helpers shared by the API tests (imported as a sibling module)."""
+"""What the API tests share: problem checks, tokens, tables (imported as a sibling module)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""SSRF guard: the URLs of issue 6 item 3 are refused, and a loopback listener sees no connection."""
+"""SSRF guard: hostile URLs are refused, and a loopback listener sees no connection."""
 
 from __future__ import annotations
 

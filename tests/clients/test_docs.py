@@ -11,7 +11,8 @@ from clients.cli import main as cli
 from tests.clients.starters import EXAMPLES, STARTERS
 
 ROOT = Path(__file__).resolve().parents[2]
-DOCS = ["README.md", "docs/sdk.md", "docs/cli.md", "docs/web.md"]
+DOCS = ["README.md", "docs/sdk.md", "docs/cli.md", "docs/web.md", "docs/benchmarks.md",
+        "docs/rules/README.md"]
 
 
 def relative_links(doc: str) -> list[str]:

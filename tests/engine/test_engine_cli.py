@@ -87,7 +87,7 @@ def test_replay_sore_spot_all_ace_trick_has_null_winner(tmp_path):
 
 
 def test_replay_issue_example_shape():
-    """The record shape of the issue: explicit deals, a pass list, then plays."""
+    """The documented record shape: explicit deals, a pass list, then plays."""
     g = engine.new_game("spot-hearts", 4, seed=9)
     hands = g.dealt[0]["hands"]
     rec = {

@@ -1,4 +1,4 @@
-"""Reliability test helpers: cards in any answer, what a seat may not know, short games."""
+"""What the reliability tests share: cards in any answer, what a seat may not know, short games."""
 
 from __future__ import annotations
 

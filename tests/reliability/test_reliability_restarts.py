@@ -1,4 +1,4 @@
-"""Faults, the fast ones (issue 6 item 2): Redis restarted under a live API; the API killed during long-polls.
+"""Faults, the fast ones: Redis restarted under a live API; the API killed during long-polls.
 
 Slow, full-stack versions (mid-ladder, many clients): `python -m loadtest faults ...` (docs/reliability.md).
 """

@@ -1,4 +1,4 @@
-"""Schemathesis against /api/openapi.json (issue 6 item 3): every documented operation, every check.
+"""Schemathesis against /api/openapi.json: every documented operation, every check.
 
 Bounded for `make test` (a few examples per operation, in-process WSGI); the long run is documented in
 docs/reliability.md:

@@ -1,4 +1,4 @@
-"""Secrets (issue 6 item 4): hidden information over every endpoint, tokens hashed at rest, seed commitment.
+"""Secrets: hidden information over every endpoint, tokens hashed at rest, seed commitment.
 
 The property test plays whole short games through the HTTP API (Flask test client: the full WSGI stack,
 no socket) and, at every version, reads every endpoint that can mention a table as every party (each seat

@@ -1,6 +1,6 @@
-"""Hostile bot URLs through the real API over HTTP (issue 6 item 3), with private URLs disallowed.
+"""Hostile bot URLs through the real API over HTTP, with private URLs disallowed.
 
-Every URL of the issue is refused at registration (and on update) with a problem+json naming the `url`
+Every hostile URL is refused at registration (and on update) with a problem+json naming the `url`
 field, and listeners on loopback — on port 80, where the port-less URLs point, and on a port spelled out in
 the URL — see no connection at all: not from the registration check, not from the arena's health check of a
 record that somehow holds such a URL (connect-time guard, no DNS-rebinding bypass).

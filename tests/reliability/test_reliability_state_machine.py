@@ -1,4 +1,4 @@
-"""A hypothesis state machine over the HTTP move API (issue 6 item 3).
+"""A hypothesis state machine over the HTTP move API.
 
 Random seats post random moves — legal, illegal, malformed, out of turn — at the right, a stale or a future
 version, with their own token, another seat's, another table's, a mangled one or none. After every step:

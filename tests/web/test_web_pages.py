@@ -1,4 +1,4 @@
-"""The web page's server side: rendered HTML over a real Redis with real rated matches; the pure helpers."""
+"""The web page's server side: rendered HTML over a real Redis with real rated matches; the pure functions."""
 
 from __future__ import annotations
 
@@ -142,7 +142,7 @@ def test_empty_arena_says_so(client) -> None:
     assert "No ladders yet" in page
 
 
-# --- pure helpers ----------------------------------------------------------------------------------------
+# --- pure functions --------------------------------------------------------------------------------------
 
 def test_ago() -> None:
     assert data.ago(100.0, now=101.0) == "just now"

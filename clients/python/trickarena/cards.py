@@ -1,4 +1,4 @@
-"""Card helpers for bots: ranks, suits, sorting, the trick on the table.
+"""Cards for bots: ranks, suits, sorting, the trick on the table.
 
 Card codes are rank + suit: ranks ``2 3 4 5 6 7 8 9 T J Q K A``, suits ``C D H S`` ("TH", "QS").
 """

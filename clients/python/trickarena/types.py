@@ -92,6 +92,8 @@ class Game(_Payload):
     defaults: dict[str, Any]
     option_docs: dict[str, str]
     summary: str
+    rules_url: str  # the full rules as a web page, relative to the service
+    rules: str | None = None  # the full rules as Markdown (when one game is asked for)
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,117 @@
+"""tools/benchmarks.py turns what the benchmark commands print into docs/benchmarks.md (rendering only: the
+benchmarks themselves are never run by the test suite)."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture(scope="module")
+def tool():
+    spec = importlib.util.spec_from_file_location("benchmarks_tool", ROOT / "tools" / "benchmarks.py")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    yield module
+    del sys.modules[spec.name]
+
+
+def result(name: str, outputs: list) -> dict:
+    return {"benchmark": name, "measured": "2026-12-01 01:00 UTC", "commands": ["python -m x"],
+            "machine": {"cpus": 2, "cpu_model": "Test CPU", "memory_gb": 8.0, "system": "Linux",
+                        "python": "3.11.7", "loadavg_1m": 0.5, "loadavg_1m_after": 1.25},
+            "outputs": outputs}
+
+
+def table(page: str, name: str) -> str:
+    start = page.index(f"<!-- benchmark:{name} -->")
+    return page[start:page.index(f"<!-- /benchmark:{name} -->", start)]
+
+
+API_OUTPUT = {
+    "median": {"hello": {"req_per_s": 4000.0, "p50_ms": 3.0, "p99_ms": 9.5, "server_cpu_ms_per_request": 0.4},
+               "get_seat_state": {"req_per_s": 2400.0, "p50_ms": 6.1, "p99_ms": 14.0,
+                                  "server_cpu_ms_per_request": 0.7},
+               "post_move": {"req_per_s": 1300.0, "p50_ms": 11.1, "p99_ms": 24.6,
+                             "server_cpu_ms_per_request": 1.2}},
+    "ratios_median": {"get_vs_hello": 0.6, "post_vs_hello": 0.325, "get_vs_hello_by_server_cpu": 0.57,
+                      "post_vs_hello_by_server_cpu": 0.33},
+    "targets_met": {"zero_errors": True},
+}
+
+
+def test_a_result_becomes_its_table_with_command_machine_result_and_target(tool) -> None:
+    engine = [{"game": "spot-hearts", "path": "public", "rounds_per_s": 1500.0, "decisions_per_s": 80000.0},
+              {"game": "sore-spot", "path": "public", "rounds_per_s": 1200.0, "decisions_per_s": 60000.0}]
+    page = tool.render({"engine": result("engine", engine), "api": result("api", [API_OUTPUT])})
+    rows = table(page, "engine")
+    assert "| command | `python -m x` | |" in rows
+    assert "| machine | 2 CPUs (Test CPU), 8 GB, Linux, Python 3.11.7, load average 0.5 → 1.25; " \
+           "2026-12-01 01:00 UTC | |" in rows
+    assert "| spot-hearts: rounds/s (public path) | 1,500 | ≥ 1.0× OpenSpiel's C++ Hearts" in rows
+    assert "| sore-spot: rounds/s (public path) | 1,200 (0.80× Spot Hearts) | ≥ Spot Hearts ÷ 1.5 |" in rows
+    assert "| card-commons: rounds/s (? path) | — |" in rows  # a game the run did not print
+    api = table(page, "api")
+    assert "| `POST` move: p50 / p99 | 11.1 / 24.6 ms | p99 < 25 ms |" in api
+    assert "| POST ÷ hello (by server CPU) | 0.33× (0.33×) | ≥ 0.30× |" in api
+    assert "| errors | 0 | 0 |" in api
+    assert "Not measured yet: run `make soak`." in table(page, "soak")
+
+
+def test_a_benchmark_not_run_keeps_its_previous_table(tool) -> None:
+    first = tool.render({"api": result("api", [API_OUTPUT])})
+    again = tool.render({}, previous=first)
+    assert table(again, "api") == table(first, "api")
+    newer = dict(API_OUTPUT, ratios_median={**API_OUTPUT["ratios_median"], "get_vs_hello": 0.9})
+    replaced = tool.render({"api": result("api", [newer])}, previous=first)
+    assert "| GET ÷ hello (by server CPU) | 0.90× (0.57×) |" in table(replaced, "api")
+    assert replaced.count("<!-- benchmark:api -->") == 1
+
+
+def test_ladder_and_arena_rows(tool) -> None:
+    ladder = [{"games_per_bot": 50, "duplicate": True, "runs": 5, "spearman": 0.995, "spearman_min": 0.976,
+               "games_played": 2048}]
+    arena = {"bare_loop": {"decisions_per_s": 11156.0}, "one_worker_in_process": {"decisions_per_s": 7870.0},
+             "worker_vs_bare": 0.705, "rq_1_worker": {"decisions_per_s": 6373.0},
+             "rq_2_workers": {"decisions_per_s": 13874.0}, "two_vs_one": 2.177,
+             "median_ratios": {"worker_vs_bare": 0.68, "two_vs_one": 2.4}}
+    page = tool.render({"ladder": result("ladder", ladder), "arena": result("arena", [arena])})
+    assert "| K = 50, duplicate: ρ mean (min of 5) | 0.995 (0.976), 2,048 games | ρ ≥ 0.95 |" in page
+    speed_up = "| RQ workers 1 → 2: decisions/s, best (median) speed-up | 6,373 → 13,874: 2.18× (2.40×) |"
+    assert f"{speed_up} ≥ 1.7× |" in page
+
+
+def test_reliability_drills_are_read_from_their_json(tool, tmp_path: Path) -> None:
+    soak = {"command": "python -m loadtest ladder --bots 40 --seconds 600", "machine": {"loadavg_1m_max": 5},
+            "matches": {"rated": 3359}, "problems": [], "stuck": {}, "rated_per_ladder": {"a": 2, "b": 3357},
+            "registered_bots_that_played": 40, "setup": {"registered_http_bots": 40},
+            "match_created_to_rated": {"p50_s": 0.9, "p99_s": 1.9}, "passed": True}
+    (tmp_path / "ladder.json").write_text(json.dumps(soak))
+    bench = tool.BY_NAME["soak"]
+    found = tool.reliability_result(bench, tmp_path)
+    assert found["commands"] == [soak["command"]]
+    page = table(tool.render({"soak": found}), "soak")
+    assert "| matches rated | 3,359 (a 2, b 3,357) | |" in page
+    assert "load average at most 5;" in page and "| verdict | passed | passed |" in page
+    assert tool.reliability_result(tool.BY_NAME["faults"], tmp_path) is None  # not run here
+
+
+def test_parse_output_takes_indented_json_or_the_last_json_line(tool) -> None:
+    assert tool.parse_output('{\n  "a": 1\n}\n') == {"a": 1}
+    assert tool.parse_output('starting...\n{"a": 2}\n') == {"a": 2}
+    with pytest.raises(ValueError):
+        tool.parse_output("no json here")
+
+
+def test_the_committed_page_is_what_the_tool_renders(tool) -> None:
+    """docs/benchmarks.md is the tool's output: rendering it again with no new result changes nothing."""
+    page = (ROOT / "docs" / "benchmarks.md").read_text()
+    assert tool.render({}, previous=page) == page
+    assert set(tool.sections_of(page)) == set(tool.BY_NAME)

@@ -1,0 +1,431 @@
+"""Run the benchmarks and rewrite docs/benchmarks.md from the JSON they print. Not part of `make test`.
+
+    python tools/benchmarks.py                # every benchmark below (tens of minutes), then the doc
+    python tools/benchmarks.py engine api     # only these; every other table keeps its last figures
+    python tools/benchmarks.py --render       # rewrite the doc from the saved results, run nothing
+    python tools/benchmarks.py --list         # names and commands
+
+Each benchmark is one or more commands of the project that print JSON. What they print is saved, with the
+machine it ran on, in var/benchmarks/NAME.json, and the benchmark's table in docs/benchmarks.md is rewritten
+from it. The reliability drills take minutes each and start whole stacks, so they are not run from here:
+`make load`, `make soak` and `make faults` write their JSON to var/reliability/, and `--render` (or any run)
+turns what is there into their tables.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import re
+import shlex
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+DOC = ROOT / "docs" / "benchmarks.md"
+RESULTS = ROOT / "var" / "benchmarks"
+RELIABILITY = ROOT / "var" / "reliability"
+GAMES = ("spot-hearts", "sore-spot", "card-commons", "sloppy-seconds")
+MISSING = "—"
+
+Row = tuple[str, str, str]  # measure, latest result, target
+
+
+@dataclass(frozen=True)
+class Benchmark:
+    name: str
+    title: str
+    about: str
+    commands: tuple[str, ...]
+    rows: Callable[[list[Any]], list[Row]]
+    #: Files under var/reliability/ written by a make target, instead of commands run here.
+    reliability_files: tuple[str, ...] = ()
+    make_target: str = ""
+
+
+# --- reading the JSON -----------------------------------------------------------------------------------
+
+def dig(data: Any, *path: str | int, default: Any = None) -> Any:
+    """``data[path[0]][path[1]]...`` or ``default`` when any step is missing."""
+    for step in path:
+        try:
+            data = data[step]
+        except (KeyError, IndexError, TypeError):
+            return default
+    return data
+
+
+def num(value: Any, digits: int = 0, unit: str = "") -> str:
+    """A figure with thousands separators (``12,345``, ``0.57``), or a dash when it was not measured."""
+    if value is None or isinstance(value, bool) or not isinstance(value, int | float):
+        return MISSING
+    text = f"{value:,.{digits}f}"
+    return f"{text} {unit}".rstrip() if unit else text
+
+
+def ratio(value: Any) -> str:
+    return MISSING if not isinstance(value, int | float) else f"{value:.2f}×"
+
+
+def yes(value: Any) -> str:
+    return MISSING if value is None else ("passed" if value else "**failed**")
+
+
+# --- one function per table -----------------------------------------------------------------------------
+
+def engine_rows(outputs: list[Any]) -> list[Row]:
+    by_game = {dig(out, "game"): out for out in outputs}
+    hearts = dig(by_game, "spot-hearts", "rounds_per_s")
+    rows = []
+    for game in GAMES:
+        out = by_game.get(game)
+        rounds = dig(out, "rounds_per_s")
+        versus = rounds and hearts and game != "spot-hearts"
+        share = f" ({rounds / hearts:.2f}× Spot Hearts)" if versus else ""
+        target = ("≥ 1.0× OpenSpiel's C++ Hearts (driven from Python)" if game == "spot-hearts"
+                  else "≥ Spot Hearts ÷ 1.5")
+        rows.append((f"{game}: rounds/s ({dig(out, 'path', default='?')} path)", num(rounds) + share, target))
+        rows.append((f"{game}: decisions/s", num(dig(out, "decisions_per_s")), ""))
+    return rows
+
+
+def api_rows(outputs: list[Any]) -> list[Row]:
+    out = outputs[0] if outputs else {}
+    rows = []
+    for key, label in (("hello", "`GET /api/hello`"), ("get_seat_state", "`GET` seat state"),
+                       ("post_move", "`POST` move")):
+        run = dig(out, "median", key, default={})
+        rows.append((f"{label}: req/s", num(dig(run, "req_per_s")), "reference" if key == "hello" else ""))
+        rows.append((f"{label}: p50 / p99", f"{num(dig(run, 'p50_ms'), 1)} / {num(dig(run, 'p99_ms'), 1)} ms",
+                     "p99 < 25 ms"))
+        cpu = num(dig(run, "server_cpu_ms_per_request"), 2, "ms")
+        rows.append((f"{label}: server CPU per request", cpu, ""))
+    ratios = dig(out, "ratios_median", default={})
+    rows += [
+        ("GET ÷ hello (by server CPU)", f"{ratio(dig(ratios, 'get_vs_hello'))} "
+         f"({ratio(dig(ratios, 'get_vs_hello_by_server_cpu'))})", "≥ 0.50×"),
+        ("POST ÷ hello (by server CPU)", f"{ratio(dig(ratios, 'post_vs_hello'))} "
+         f"({ratio(dig(ratios, 'post_vs_hello_by_server_cpu'))})", "≥ 0.30×"),
+        ("errors", yes(dig(out, "targets_met", "zero_errors")).replace("passed", "0"), "0"),
+    ]
+    return rows
+
+
+def bench_http_rows(outputs: list[Any]) -> list[Row]:
+    clients = dig(outputs, 0, "clients", default={}) or {}
+    return [(f"{name}: calls/s", f"{num(dig(r, 'calls_per_s'))} (p50 {num(dig(r, 'p50_us'))} µs, "
+             f"p99 {num(dig(r, 'p99_us'))} µs)", "the fastest: the arena's own" if "arena" in name else "")
+            for name, r in clients.items()]
+
+
+def arena_rows(outputs: list[Any]) -> list[Row]:
+    out = outputs[0] if outputs else {}
+    med = dig(out, "median_ratios", default={})
+    return [
+        ("bare keep-alive loop: decisions/s", num(dig(out, "bare_loop", "decisions_per_s")), "reference"),
+        ("one worker (in-process): decisions/s, best (median) share of bare",
+         f"{num(dig(out, 'one_worker_in_process', 'decisions_per_s'))}: {ratio(dig(out, 'worker_vs_bare'))} "
+         f"({ratio(dig(med, 'worker_vs_bare'))})", "≥ 0.50× bare"),
+        ("full Spot Hearts game, wall time min / mean",
+         f"{num(dig(out, 'one_worker_in_process', 'game_wall_ms_min'))} / "
+         f"{num(dig(out, 'one_worker_in_process', 'game_wall_ms_mean'))} ms", ""),
+        ("RQ workers 1 → 2: decisions/s, best (median) speed-up",
+         f"{num(dig(out, 'rq_1_worker', 'decisions_per_s'))} → "
+         f"{num(dig(out, 'rq_2_workers', 'decisions_per_s'))}: {ratio(dig(out, 'two_vs_one'))} "
+         f"({ratio(dig(med, 'two_vs_one'))})", "≥ 1.7×"),
+        ("worker / bot CPU per decision (1 worker)",
+         f"{num(dig(out, 'rq_1_worker', 'worker_cpu_us_per_decision'))} / "
+         f"{num(dig(out, 'rq_1_worker', 'bot_cpu_us_per_decision'))} µs", ""),
+        ("house bots only, RQ workers 1 → 2: best (median) speed-up",
+         f"{ratio(dig(out, 'house_two_vs_one'))} ({ratio(dig(med, 'house_two_vs_one'))})", ""),
+    ]
+
+
+def ladder_rows(outputs: list[Any]) -> list[Row]:
+    rows = []
+    for out in outputs:
+        k, dup = dig(out, "games_per_bot"), dig(out, "duplicate")
+        target = "ρ ≥ 0.95" if dup and k == 50 else ""
+        rows.append((f"K = {k}, {'duplicate' if dup else 'no duplicate'}: ρ mean (min of {dig(out, 'runs')})",
+                     f"{num(dig(out, 'spearman'), 3)} ({num(dig(out, 'spearman_min'), 3)}), "
+                     f"{num(dig(out, 'games_played'))} games", target))
+    return rows
+
+
+def load_rows(outputs: list[Any]) -> list[Row]:
+    out = outputs[0] if outputs else {}
+    rows = [
+        ("requests (5xx, network errors)", f"{num(dig(out, 'requests'))} ({num(dig(out, 'http_5xx'))}, "
+         f"{num(dig(out, 'network_errors'))})", "0 5xx"),
+        ("lost or doubled moves", num(dig(out, "lost_or_doubled_count")), "0"),
+        ("finished tables replayed by the engine CLI", f"{num(dig(out, 'replays_verified_by_engine_cli'))} / "
+         f"{num(dig(out, 'tables_finished'))}", "all"),
+        ("tables whole in Redis", f"{num(whole_tables(out))} / {num(dig(out, 'tables_checked_in_redis'))}",
+         "all"),
+    ]
+    for endpoint, stats in sorted((dig(out, "endpoints", default={}) or {}).items()):
+        latency = f"{num(dig(stats, 'p50_ms'))} / {num(dig(stats, 'p99_ms'))} ms"
+        rows.append((f"`{endpoint}` p50 / p99", latency, ""))
+    rows.append(("verdict", yes(dig(out, "passed")), "passed"))
+    return rows
+
+
+def whole_tables(out: Any) -> int | None:
+    checked = dig(out, "tables_checked_in_redis")
+    return None if checked is None else checked - len(dig(out, "corrupt_tables", default=[]) or [])
+
+
+def soak_rows(outputs: list[Any]) -> list[Row]:
+    out = outputs[0] if outputs else {}
+    rated = dig(out, "rated_per_ladder", default={}) or {}
+    per_ladder = ", ".join(f"{ladder} {count:,}" for ladder, count in sorted(rated.items()))
+    return [
+        ("matches rated", f"{num(dig(out, 'matches', 'rated'))} ({per_ladder or MISSING})", ""),
+        ("rating problems (each match rated exactly once)", num(len(dig(out, "problems", default=[]) or [])),
+         "0"),
+        ("stuck / aborted matches", f"{num(len(dig(out, 'stuck', default={}) or {}))} / "
+         f"{num(dig(out, 'matches', 'aborted', default=0))}", "0 stuck"),
+        ("registered bots that played", f"{num(dig(out, 'registered_bots_that_played'))} / "
+         f"{num(dig(out, 'setup', 'registered_http_bots'))}", "all"),
+        ("match created → rated, p50 / p99", f"{num(dig(out, 'match_created_to_rated', 'p50_s'), 2)} / "
+         f"{num(dig(out, 'match_created_to_rated', 'p99_s'), 2)} s", ""),
+        ("verdict", yes(dig(out, "passed")), "passed"),
+    ]
+
+
+def faults_rows(outputs: list[Any]) -> list[Row]:
+    rows = []
+    for out in outputs:
+        command = dig(out, "command", default="?")
+        if "redis-restart" in command:
+            detail = (f"{dig(out, 'fault')}: {num(dig(out, 'rated_before_still_rated_unchanged'))} / "
+                      f"{num(dig(out, 'rated_before_fault'))} ratings unchanged, first new rating after "
+                      f"{num(dig(out, 'first_new_rating_after_fault_s'), 1)} s")
+        elif "api-restart" in command:
+            detail = (f"{dig(out, 'fault')}: API back after {num(dig(out, 'api_back_after_s'), 1)} s, "
+                      f"{num(dig(out, 'client_tables_finished_after_fault'))} tables finished after")
+        else:
+            detail = (f"{num(dig(out, 'matches', 'rated'))} matches rated, "
+                      f"{num(len(dig(out, 'strikes_on_good_bots', default=[]) or []))} strikes on good bots")
+        rows.append((f"`{command}`", f"{yes(dig(out, 'passed'))}: {detail}", "passed"))
+    return rows
+
+
+def simulate_commands() -> tuple[str, ...]:
+    return tuple(f"python -m arena simulate-ladder --game spot-hearts --games-per-bot {k}{dup} --seed 1 "
+                 "--runs 5" for k in (10, 25, 50) for dup in ("", " --duplicate"))
+
+
+BENCHMARKS = (
+    Benchmark("engine", "Engine speed",
+              "Complete rounds with random bots, every rule, passing included (docs/engine.md).",
+              tuple(f"python -m engine bench --game {g} --games 2000 --seed 1" for g in GAMES), engine_rows),
+    Benchmark("api", "API throughput and latency",
+              "gunicorn (gevent, 2 workers) on loopback, 16 keep-alive connections, the median of 3 rounds "
+              "of 10 s; GET and POST next to a hello-world route of the same app (docs/api.md).",
+              ("python -m api.bench",), api_rows),
+    Benchmark("bench-http", "Bot-call HTTP clients",
+              "Bare keep-alive loops of POST /move against one local bench bot: the data behind the arena's "
+              "own HTTP client (docs/arena.md).", ("python -m arena bench-http",), bench_http_rows),
+    Benchmark("arena", "Arena worker speed",
+              "4 local HTTP bench bots, full Spot Hearts games; the best of 5 interleaved runs with the "
+              "median in brackets (docs/arena.md).", ("python -m arena bench --repeat 5",), arena_rows),
+    Benchmark("ladder", "Does the ladder find the true order?",
+              "The real matchmaking, match and Elo code offline, 8 house bots of known strength order, 5 "
+              "independent ladders per row; ρ is Spearman's between ladder and true order (docs/arena.md).",
+              simulate_commands(), ladder_rows),
+    Benchmark("load", "Load: practice tables",
+              "200 clients long-polling and moving on practice tables for 5 minutes, every finished table "
+              "replayed (docs/reliability.md).",
+              ("python -m loadtest practice --clients 200 --seconds 300",), load_rows,
+              reliability_files=("practice.json",), make_target="make load"),
+    Benchmark("soak", "Soak: a ladder of 40 bots",
+              "40 registered HTTP bots and the house bots on the four default ladders for 10 minutes, every "
+              "rating audited (docs/reliability.md).",
+              ("python -m loadtest ladder --bots 40 --seconds 600",), soak_rows,
+              reliability_files=("ladder.json",), make_target="make soak"),
+    Benchmark("faults", "Fault drills",
+              "Redis and the API stopped and killed under load, misbehaving bots on the ladders "
+              "(docs/reliability.md).",
+              ("python -m loadtest faults ...",), faults_rows,
+              reliability_files=("faults-redis.json", "faults-redis-kill.json", "faults-api-kill.json",
+                                 "faults-api-term.json", "faults-bad-bots.json"), make_target="make faults"),
+)
+BY_NAME = {b.name: b for b in BENCHMARKS}
+
+
+# --- running ---------------------------------------------------------------------------------------------
+
+def machine() -> dict[str, Any]:
+    """What the figures were measured on: they are only comparable on the same kind of machine."""
+    cpuinfo = Path("/proc/cpuinfo")
+    lines = cpuinfo.read_text().splitlines() if cpuinfo.exists() else []
+    model = next((line.split(":", 1)[1].strip() for line in lines if line.startswith("model name")), "")
+    memory = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    return {"cpus": os.cpu_count(), "cpu_model": model or platform.processor(),
+            "memory_gb": round(memory / 2**30, 1), "system": platform.system(),
+            "python": platform.python_version(), "loadavg_1m": round(os.getloadavg()[0], 2)}
+
+
+def parse_output(stdout: str) -> Any:
+    """The JSON a command printed: the whole output, or else its last line that parses."""
+    try:
+        return json.loads(stdout)
+    except json.JSONDecodeError:
+        for line in reversed(stdout.strip().splitlines()):
+            try:
+                return json.loads(line)
+            except json.JSONDecodeError:
+                continue
+    raise ValueError("the command printed no JSON")
+
+
+def run(bench: Benchmark) -> dict[str, Any]:
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    started = machine()
+    outputs = []
+    for command in bench.commands:
+        print(f"[{bench.name}] {command}", file=sys.stderr, flush=True)
+        argv = shlex.split(command)
+        if argv[0] == "python":
+            argv[0] = sys.executable  # the interpreter running this tool: the project's venv
+        done = subprocess.run(argv, cwd=ROOT, env=env, capture_output=True, text=True, check=False)
+        if done.returncode != 0:
+            raise RuntimeError(f"{command} exited {done.returncode}: {done.stderr.strip()[-2000:]}")
+        outputs.append(parse_output(done.stdout))
+    return {"benchmark": bench.name, "measured": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
+            "machine": {**started, "loadavg_1m_after": round(os.getloadavg()[0], 2)},
+            "commands": list(bench.commands), "outputs": outputs}
+
+
+def reliability_result(bench: Benchmark, folder: Path = RELIABILITY) -> dict[str, Any] | None:
+    """A drill's saved JSON as a result, or None when the drill has not been run here."""
+    files = [folder / name for name in bench.reliability_files if (folder / name).exists()]
+    if not files:
+        return None
+    outputs = [json.loads(path.read_text()) for path in files]
+    newest = max(path.stat().st_mtime for path in files)
+    first = outputs[0]
+    return {"benchmark": bench.name, "measured": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime(newest)),
+            "machine": {"cpus": dig(first, "machine", "cpus"),
+                        "loadavg_1m_max": dig(first, "machine", "loadavg_1m_max")},
+            "commands": [dig(out, "command", default=bench.commands[0]) for out in outputs],
+            "outputs": outputs}
+
+
+# --- the document ----------------------------------------------------------------------------------------
+
+HEADER = """# Benchmarks
+
+The current figures of every benchmark, one table each: the command that measures it, the machine it ran
+on, the latest result and the target. Benchmarks are separate commands, never part of `make test`. This
+page is generated: `python tools/benchmarks.py` runs the benchmarks and rewrites it (`--help` for running
+some of them, or only re-rendering). The reliability drills are run by `make load`, `make soak` and
+`make faults`; the tool turns their JSON (`var/reliability/`) into tables.
+
+Figures from a shared machine move from run to run (±20 % is common on a 2-core VM; ratios move less):
+compare runs on the same machine, and read a target as met when the run's own figures say so.
+"""
+
+
+def describe_machine(info: dict[str, Any]) -> str:
+    parts = []
+    if info.get("cpus"):
+        parts.append(f"{info['cpus']} CPUs" + (f" ({info['cpu_model']})" if info.get("cpu_model") else ""))
+    if info.get("memory_gb"):
+        parts.append(f"{info['memory_gb']:g} GB")
+    if info.get("system"):
+        parts.append(f"{info['system']}, Python {info.get('python', '?')}")
+    if "loadavg_1m" in info:
+        parts.append(f"load average {info['loadavg_1m']:g} → {info.get('loadavg_1m_after', 0):g}")
+    if info.get("loadavg_1m_max") is not None:
+        parts.append(f"load average at most {info['loadavg_1m_max']:g}")
+    return ", ".join(parts) or MISSING
+
+
+def cell(text: str) -> str:
+    return text.replace("|", "\\|").replace("\n", " ")
+
+
+def section(bench: Benchmark, result: dict[str, Any] | None) -> str:
+    """One benchmark's part of the page, between markers that let a later run replace just this part."""
+    how = bench.make_target or "python tools/benchmarks.py " + bench.name
+    lines = [f"<!-- benchmark:{bench.name} -->", f"## {bench.title}", "", bench.about, ""]
+    if result is None:
+        lines += [f"Not measured yet: run `{how}`.", ""]
+    else:
+        commands = "<br>".join(f"`{cell(c)}`" for c in result["commands"])
+        lines += ["| measure | latest result | target |", "|---|---|---|",
+                  f"| command | {commands} | |",
+                  f"| machine | {cell(describe_machine(result['machine']))}; {result['measured']} | |"]
+        lines += [f"| {cell(m)} | {cell(r)} |{' ' + cell(t) if t else ''} |"
+                  for m, r, t in bench.rows(result["outputs"])]
+        lines.append("")
+    lines.append(f"<!-- /benchmark:{bench.name} -->")
+    return "\n".join(lines)
+
+
+def sections_of(text: str) -> dict[str, str]:
+    return {m.group(1): m.group(0)
+            for m in re.finditer(r"<!-- benchmark:([\w-]+) -->.*?<!-- /benchmark:\1 -->", text, re.S)}
+
+
+def render(results: dict[str, dict[str, Any] | None], previous: str = "") -> str:
+    """The whole page: a fresh table where there is a result, else the previous page's part as it was."""
+    kept = sections_of(previous)
+    parts = [HEADER]
+    for bench in BENCHMARKS:
+        result = results.get(bench.name)
+        parts.append(section(bench, result) if result is not None or bench.name not in kept
+                     else kept[bench.name])
+    return "\n".join(parts) + "\n"
+
+
+def saved(name: str) -> dict[str, Any] | None:
+    path = RESULTS / f"{name}.json"
+    return json.loads(path.read_text()) if path.exists() else None
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0],
+                                     formatter_class=argparse.RawDescriptionHelpFormatter, epilog=__doc__)
+    parser.add_argument("names", nargs="*", help=f"benchmarks to run ({', '.join(BY_NAME)}); default all")
+    parser.add_argument("--render", action="store_true",
+                        help="run nothing; rewrite the doc from the saved results")
+    parser.add_argument("--list", action="store_true", help="print every benchmark's commands")
+    options = parser.parse_args(argv)
+    if options.list:
+        for bench in BENCHMARKS:
+            print(f"{bench.name}: " + " ; ".join(bench.commands) + (f"  ({bench.make_target})"
+                                                                   if bench.make_target else ""))
+        return 0
+    unknown = set(options.names) - set(BY_NAME)
+    if unknown:
+        parser.error(f"unknown benchmark(s) {', '.join(sorted(unknown))}; known: {', '.join(BY_NAME)}")
+    names = [] if options.render else options.names or list(BY_NAME)
+    chosen = [BY_NAME[name] for name in names if not BY_NAME[name].make_target]
+    RESULTS.mkdir(parents=True, exist_ok=True)
+    failed = False
+    for bench in chosen:
+        try:
+            result = run(bench)
+        except (RuntimeError, ValueError) as exc:
+            print(f"[{bench.name}] failed, its table is left as it was: {exc}", file=sys.stderr)
+            failed = True
+            continue
+        (RESULTS / f"{bench.name}.json").write_text(json.dumps(result, indent=1))
+    results = {b.name: reliability_result(b) if b.make_target else saved(b.name) for b in BENCHMARKS}
+    DOC.write_text(render(results, DOC.read_text() if DOC.exists() else ""))
+    print(f"wrote {DOC.relative_to(ROOT)}", file=sys.stderr)
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
