@@ -41,7 +41,7 @@ endif
 
 # API benchmark (not a test): gunicorn on loopback driven by wrk; prints JSON. See docs/api.md.
 bench-api: $(STAMP)
-	PYTHONPATH="$(CURDIR)" $(PY) -m api.bench
+	PYTHONPATH="$(CURDIR)" $(PY) -m tools.bench_api
 
 bench: $(STAMP)
 	$(PY) -m engine bench --game spot-hearts --games 2000 --seed 1

@@ -9,12 +9,13 @@ from flask_limiter import Limiter
 from flask_limiter.util import get_remote_address
 from flask_smorest import Api
 
-from api import jsonio, keys
-from api.config import load_config
+from api import jsonio
 from api.problems import PROBLEM_MEDIA_TYPE, register_error_handlers
 from api.ratelimit import install_move_limit
 from api.schemas import ProblemSchema
 from api.services import EXTENSION, build_services
+from core import keys
+from core.settings import load_config
 
 # endpoint -> (config key with the limit, methods it applies to)
 RATE_LIMITED = {

@@ -8,8 +8,8 @@ import redis
 from flask import current_app
 from rq import Queue
 
-from api.registry import BotRegistry
-from api.store import TableStore
+from core.registry import BotRegistry
+from core.tables import TableStore
 
 EXTENSION = "trick_arena"
 

@@ -16,7 +16,7 @@ def main() -> None:
 @click.option("--calls", default=3000, show_default=True, help="Calls per client.")
 def bench_http(calls: int) -> None:
     """Bare keep-alive loops: http.client vs requests vs httpx vs the arena BotClient (JSON)."""
-    from arena.bench_http import run
+    from tools.arena_bench_http import run
 
     click.echo(json.dumps(run(calls)))
 
@@ -31,8 +31,8 @@ def scheduler_command(tick: float | None, no_default_ladders: bool, stop_after: 
     import logging
 
     from arena.config import load_settings
-    from arena.model import default_ladders
     from arena.scheduler import run_forever
+    from core.arena_model import default_ladders
 
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
     settings = load_settings()
@@ -56,8 +56,8 @@ def add_ladder_command(ladder_id: str, game: str, players: int, options: str, du
     import redis
 
     from arena.config import load_settings
-    from arena.model import DEFAULT_HOUSE_BOTS, LadderConfig
-    from arena.store import ArenaStore
+    from core.arena_model import DEFAULT_HOUSE_BOTS, LadderConfig
+    from core.arena_store import ArenaStore
 
     settings = load_settings()
     bots = tuple(b.strip() for b in house_bots.split(",")) if house_bots else DEFAULT_HOUSE_BOTS
@@ -132,7 +132,7 @@ def simulate_ladder_command(game: str, bots: str | None, games_per_bot: int, dup
 @click.option("--repeat", default=3, show_default=True, help="Interleaved repetitions; the best is reported.")
 def bench_command(seconds: float, games: int, matches: int, repeat: int) -> None:
     """4 local HTTP bots: bare keep-alive loop vs one worker vs 1 and 2 RQ workers (JSON)."""
-    from arena.bench import run
+    from tools.arena_bench import run
 
     click.echo(json.dumps(run(seconds, games, matches, repeat)))
 
@@ -141,7 +141,7 @@ def bench_command(seconds: float, games: int, matches: int, repeat: int) -> None
 @click.option("--ports", default="9101,9102,9103,9104", show_default=True)
 def fast_bots_command(ports: str) -> None:
     """Very cheap protocol-v1 bots (first legal move) on 127.0.0.1, a process per connection (benches)."""
-    from arena.fastbot import run_fast_bots
+    from tools.fastbot import run_fast_bots
 
     run_fast_bots([int(p) for p in ports.split(",")],
                   started=lambda bound: click.echo(f"fast bots on ports {bound}"))

@@ -5,8 +5,8 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 
-from api import keys
-from arena.store import RECENT_KEEP, RECENT_LIMIT
+from core import keys
+from core.arena_store import RECENT_KEEP, RECENT_LIMIT
 
 
 def _env_bool(name: str, default: bool) -> bool:

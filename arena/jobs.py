@@ -1,4 +1,4 @@
-"""RQ jobs: thin functions over ids. All the work is in arena.match (play) and arena.store (persist).
+"""RQ jobs: thin functions over ids. All the work is in arena.match (play) and core.arena_store (persist).
 
 ``run_match(match_id, prefix)``: job id = match id. It may run more than once (RQ Retry after an exception,
 or the scheduler re-enqueueing a match whose worker was SIGKILLed); each run plays the match from scratch and
@@ -17,10 +17,10 @@ from rq import Queue, Retry, get_current_job
 
 from arena.botclient import BotClient
 from arena.config import allow_private_urls
-from arena.live import LiveFeed
 from arena.match import MatchRunner, make_drivers
-from arena.model import LadderConfig, MatchSpec, MatchStatus, MemberKind
-from arena.store import ArenaStore
+from core.arena_model import LadderConfig, MatchSpec, MatchStatus, MemberKind
+from core.arena_store import ArenaStore
+from core.live import LiveFeed
 
 RETRIES = 2  # exceptions (Redis blips, bugs) re-run the job right away; interval 0 needs no RQ scheduler
 # A worker refreshes its match lease after every decision; the scheduler re-runs a match whose lease lapsed.
@@ -96,8 +96,8 @@ def table_hosts(store: ArenaStore, spec: MatchSpec) -> Any:
     """Games of matches with a polling bot live in API tables (the bot moves through the move API)."""
     if not any(m.kind is MemberKind.POLL for m in spec.entrants):
         return None
-    from api.store import TableStore
     from arena.polling import TableHost
+    from core.tables import TableStore
 
     tables = TableStore(store.redis, store.prefix)
     return lambda game_no, seating: TableHost(tables, spec, seating, game_no)

@@ -1,7 +1,7 @@
 """Polling bots on ladders: a match game hosted as a real API table, moved through the move API.
 
 A registered bot without a URL plays its ladder seats like any polling client: the arena creates the game as
-an API table (``api.store.TableStore``), joins the polling bot's seat itself and publishes the seat token to
+an API table (``core.tables.TableStore``), joins the polling bot's seat itself and publishes the seat token to
 the bot (``GET /api/bots/{bot_id}/ladder-seats`` with the owner token). The bot long-polls its seat state and
 POSTs moves exactly as on a practice table. When it must act, the arena waits for its move — woken by the
 table's Redis version notification, never sleep-polling — until the ladder's per-decision deadline; then it
@@ -19,12 +19,12 @@ import time
 from typing import TYPE_CHECKING, Any
 
 import engine
-from api import keys
 from api.problems import ApiProblem
-from arena.model import MatchSpec, Member, MemberKind
+from core import keys
+from core.arena_model import MatchSpec, Member, MemberKind
 
 if TYPE_CHECKING:
-    from api.store import TableStore
+    from core.tables import TableStore
 
 POLL_SEAT_TTL_S = 24 * 3600
 
@@ -37,7 +37,7 @@ class TableHost:
     """One game of a match, stored as an API table; mirrors it in a local engine game for views and totals."""
 
     def __init__(self, tables: TableStore, spec: MatchSpec, seating: list[Member], game_no: int) -> None:
-        from api.store import SeatKind, SeatSpec  # late: api.store pulls in the Flask-side modules
+        from core.tables import SeatKind, SeatSpec  # late: core.tables pulls in the Flask-side modules
 
         self.tables = tables
         self.spec = spec

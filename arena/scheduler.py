@@ -29,12 +29,12 @@ from rq import Queue
 from rq.exceptions import NoSuchJobError
 from rq.job import Job, JobStatus
 
-from api import keys
 from arena.config import ArenaSettings
 from arena.jobs import enqueue_health_check, enqueue_match
 from arena.matchmaking import Candidate, pick_table
-from arena.model import LadderConfig, MatchSpec, MatchStatus, Member, MemberKind
-from arena.store import ArenaStore
+from core import keys
+from core.arena_model import LadderConfig, MatchSpec, MatchStatus, Member, MemberKind
+from core.arena_store import ArenaStore
 
 log = logging.getLogger("arena.scheduler")
 MAX_ATTEMPTS = 3

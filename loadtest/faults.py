@@ -286,7 +286,7 @@ def bad_bots(seconds: float, bots: int) -> dict[str, Any]:
     strikes of its kind (and forfeit), no worker may die, and the health checks must pause `down_info`."""
     import sys
 
-    from api.devredis import free_port
+    from tools.devredis import free_port
 
     stack = Stack()
     try:

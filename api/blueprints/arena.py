@@ -1,7 +1,7 @@
 """Arena read API: ladders ranked by rating, a bot's rating history, recent matches and their replays.
 
-Owned by the arena (issue 4); it only translates HTTP <-> arena.store. Seeds and replay records of a match are
-shown only once the match is finished (rated or aborted): before that they would reveal the deals.
+It only translates HTTP <-> core.arena_store. Seeds and replay records of a match are shown only once the
+match is finished (rated or aborted): before that they would reveal the deals.
 """
 
 from __future__ import annotations
@@ -16,10 +16,10 @@ from marshmallow import Schema, fields
 from api.problems import ApiProblem
 from api.schemas import ReplayRecordSchema
 from api.services import services
-from api.tokens import bearer_token
-from arena.model import MatchSpec, MatchStatus, MemberKind
 from arena.polling import poll_seats
-from arena.store import ArenaStore
+from core.arena_model import MatchSpec, MatchStatus, MemberKind
+from core.arena_store import ArenaStore
+from core.tokens import bearer_token
 
 blp = Blueprint("arena", __name__, url_prefix="/api", description="Arena: ladders, ratings, matches")
 

@@ -14,7 +14,7 @@ from api.jsonio import fragment
 from api.ratelimit import check_move_rate
 from api.schemas import JoinSchema, MoveRequestSchema, MoveResultSchema, SeatStateQuerySchema, SeatStateSchema
 from api.services import services
-from api.tokens import bearer_token, require_token
+from core.tokens import bearer_token, require_token
 
 HOUSE_STALL_S = 5.0  # house seats to act and no move for this long: their drive job is presumed lost
 

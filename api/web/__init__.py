@@ -17,11 +17,11 @@ from werkzeug.wrappers import Response
 from api.blueprints.arena import match_or_404, published_games
 from api.problems import ApiProblem
 from api.services import services
-from api.store import TableStatus
 from api.web import data
 from api.web.frames import replay_frames
-from arena.model import HOUSE_PREFIX
-from arena.store import ArenaStore
+from core.arena_model import HOUSE_PREFIX
+from core.arena_store import ArenaStore
+from core.tables import TableStatus
 
 blp = Blueprint("web", __name__, template_folder="templates", static_folder="static",
                 static_url_path="/assets")

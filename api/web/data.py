@@ -1,7 +1,7 @@
 """What the web page shows, as plain dicts: rankings, Elo series, recent matches, live tables.
 
-Thin reads over ``arena.store.ArenaStore`` and ``api.store.TableStore`` (the same stores the JSON API reads);
-the shaping (win share, chart series, "3 min ago") is pure and tested without I/O.
+Thin reads over ``core.arena_store.ArenaStore`` and ``core.tables.TableStore`` (the same stores the JSON API
+reads); the shaping (win share, chart series, "3 min ago") is pure and tested without I/O.
 """
 
 from __future__ import annotations
@@ -11,9 +11,9 @@ from typing import Any
 
 import engine
 from api.problems import ApiProblem
-from api.store import TableStatus, TableStore
-from arena.model import HOUSE_PREFIX, MatchStatus, MemberKind
-from arena.store import ArenaStore
+from core.arena_model import HOUSE_PREFIX, MatchStatus, MemberKind
+from core.arena_store import ArenaStore
+from core.tables import TableStatus, TableStore
 
 PREFERRED_FIRST = "spot-hearts-4p"
 CHART_SERIES = 8  # bots drawn on a ladder's Elo chart (the top of the ranking)

@@ -9,9 +9,10 @@ import pytest
 
 import engine
 import engine.bots
-from api import gamecache, keys, store
 from api.problems import ApiProblem
-from api.store import SeatKind, SeatSpec, TableStatus, TableStore
+from core import gamecache, keys
+from core import tables as store
+from core.tables import SeatKind, SeatSpec, TableStatus, TableStore
 
 OPEN4 = [SeatSpec(SeatKind.OPEN)] * 4
 

@@ -6,7 +6,7 @@ was played and rated, that no bench bot drew a strike, and that CPU was attribut
 
 from __future__ import annotations
 
-from arena.bench import run
+from tools.arena_bench import run
 
 
 def test_arena_bench_runs_every_phase_and_rates_every_match() -> None:

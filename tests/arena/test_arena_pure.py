@@ -6,8 +6,11 @@ import random
 
 import pytest
 
-import arena.model
-from arena.elo import (
+import core.arena_model
+from arena.matchmaking import Candidate, pick_table
+from arena.policy import Outcome, ReplyError, fallback_move, parse_reply
+from core.arena_model import LadderConfig, MatchSpec, Member, default_ladders
+from core.elo import (
     EloConfig,
     expected_score,
     k_factor,
@@ -15,9 +18,6 @@ from arena.elo import (
     places_with_forfeits,
     rating_deltas,
 )
-from arena.matchmaking import Candidate, pick_table
-from arena.model import LadderConfig, MatchSpec, Member, default_ladders
-from arena.policy import Outcome, ReplyError, fallback_move, parse_reply
 
 # --- Elo ---------------------------------------------------------------------------------------------------
 
@@ -226,4 +226,4 @@ def test_a_rerun_plays_fresh_deals_and_nothing_else_changes() -> None:
 def test_arena_model_docstring_examples() -> None:
     import doctest
 
-    assert doctest.testmod(arena.model).failed == 0
+    assert doctest.testmod(core.arena_model).failed == 0

@@ -12,13 +12,13 @@ import pytest
 import redis
 from rq import Queue
 
-from api import keys
-from api.registry import BotRegistry
 from arena.config import ArenaSettings
 from arena.jobs import check_bot_health
-from arena.model import LadderConfig, MatchStatus, MemberKind
 from arena.scheduler import MAX_ATTEMPTS, Scheduler
-from arena.store import ArenaStore
+from core import keys
+from core.arena_model import LadderConfig, MatchStatus, MemberKind
+from core.arena_store import ArenaStore
+from core.registry import BotRegistry
 
 HOUSE = ("heuristic", "eps-0.3", "eps-0.6", "random")
 REPO_ROOT = Path(__file__).resolve().parents[2]

@@ -176,8 +176,8 @@ def test_live_table_shows_card_backs_only_and_follows_the_game(browser, site, sh
 def test_a_running_ladder_match_can_be_watched_live_with_card_backs_only(browser, site, shots) -> None:
     """A ladder match between bots is played inside a worker; its live feed is what the page shows."""
     import engine
-    from arena.live import live_snapshot
-    from arena.model import MatchSpec, Member
+    from core.arena_model import MatchSpec, Member
+    from core.live import live_snapshot
 
     store, ladder = site["store"], LADDERS[0]
     entrants = [Member.house(name) for name in ladder.house_bots]

@@ -18,7 +18,7 @@ from rq.job import get_current_job
 
 import engine.bots
 from api.problems import ApiProblem
-from api.store import SeatKind, TableStatus, TableStore
+from core.tables import SeatKind, TableStatus, TableStore
 
 log = logging.getLogger(__name__)
 

@@ -17,7 +17,7 @@ from collections.abc import Callable
 
 import redis
 
-from api import keys
+from core import keys
 
 log = logging.getLogger(__name__)
 

@@ -1,6 +1,6 @@
 """The arena's Redis state: ladders, members, ratings, per-bot stats and history, matches, health.
 
-Every key comes from ``api.keys`` (arena section). The one write that must never happen twice — applying a
+Every key comes from ``core.keys`` (arena section). The one write that must never happen twice — applying a
 match's rating changes — is a single Lua script that checks and sets the match's idempotency key in the same
 atomic step as every rating, stat, history and match-status write.
 """
@@ -13,10 +13,10 @@ from typing import Any
 
 import redis
 
-from api import keys
-from arena.elo import INITIAL_RATING
-from arena.live import LIVE_TTL_S
-from arena.model import LadderConfig, MatchResult, MatchSpec, MatchStatus, Member, MemberKind
+from core import keys
+from core.arena_model import LadderConfig, MatchResult, MatchSpec, MatchStatus, Member, MemberKind
+from core.elo import INITIAL_RATING
+from core.live import LIVE_TTL_S
 
 MATCH_TTL_S = 14 * 24 * 3600  # match documents and replays are kept two weeks at most ...
 RECENT_KEEP = 300  # ... and only for a ladder's 300 most recent matches (a busy ladder makes ~30 000 a day)
@@ -208,7 +208,7 @@ class ArenaStore:
         return json.loads(raw) if raw else None
 
     def publish_live(self, match_id: str, snapshot: dict[str, Any]) -> None:
-        """The public table of the match's current game, for spectators (arena.live); expires on its own."""
+        """The public table of the match's current game, for spectators (core.live); expires on its own."""
         self.redis.set(keys.arena_match_live(self.prefix, match_id), json.dumps(snapshot), ex=LIVE_TTL_S)
 
     def live(self, match_id: str) -> dict[str, Any] | None:

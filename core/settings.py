@@ -5,8 +5,8 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from api import keys
-from api.store import FINISHED_TABLE_TTL
+from core import keys
+from core.tables import FINISHED_TABLE_TTL
 
 
 def _env_bool(name: str, default: bool) -> bool:

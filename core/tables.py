@@ -1,6 +1,6 @@
 """Tables in Redis: create, load, join, apply a move atomically, wait for a newer version.
 
-Layout (key builders in api.keys): a hash with the table record, a list with the move log and a hash with
+Layout (key builders in core.keys): a hash with the table record, a list with the move log and a hash with
 every seat's view (and the spectator's) precomputed at the current version, so reading a seat's state is one
 round trip and never runs the engine.
 
@@ -29,12 +29,12 @@ import orjson
 import redis
 
 import engine
-from api import gamecache, keys
-from api.gamecache import decoding_client
-from api.lua_scripts import COMMIT_SCRIPT, SNAPSHOT_SCRIPT, SYNC_SCRIPT
-from api.notify import get_watcher
 from api.problems import ApiProblem
-from api.tokens import hash_token, new_token, require_token, token_matches
+from core import gamecache, keys
+from core.gamecache import decoding_client
+from core.lua_scripts import COMMIT_SCRIPT, SNAPSHOT_SCRIPT, SYNC_SCRIPT
+from core.notify import get_watcher
+from core.tokens import hash_token, new_token, require_token, token_matches
 
 COMMIT_RETRIES = 20
 # Seconds a finished table is kept; from the environment so the API and the RQ workers agree.

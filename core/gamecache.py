@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 import redis
 
 if TYPE_CHECKING:
-    from api.store import TableRecord
+    from core.tables import TableRecord
 
 
 class GameCache:

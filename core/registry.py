@@ -10,10 +10,10 @@ from typing import Any
 import redis
 
 import engine
-from api import keys
 from api.problems import ApiProblem
-from api.tokens import hash_token, new_token, require_token, token_matches
-from arena.netguard import UnsafeURLError, validate_bot_url
+from core import keys
+from core.netguard import UnsafeURLError, validate_bot_url
+from core.tokens import hash_token, new_token, require_token, token_matches
 
 PUBLIC_FIELDS = ("bot_id", "name", "games", "url", "enabled", "created", "updated")
 
