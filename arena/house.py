@@ -17,7 +17,7 @@ from rq import Queue, Retry
 from rq.job import get_current_job
 
 import engine.bots
-from api.problems import ApiProblem
+from core.errors import MoveConflict
 from core.tables import SeatKind, TableStatus, TableStore
 
 log = logging.getLogger(__name__)
@@ -86,9 +86,7 @@ def drive_table(table_id: str, prefix: str, connection: redis.Redis | None = Non
             except engine.EngineError:
                 log.warning("house bot at %s seat %s made an illegal move; falling back", table_id, seat)
                 store.apply_move(table_id, seat, _fallback(snapshot.view, seed), snapshot.version)
-            except ApiProblem as problem:
-                if problem.status != 409:
-                    raise
+            except MoveConflict:
                 # Someone else (a duplicate driver) moved first: re-read and go on.
                 break
             made += 1

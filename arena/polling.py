@@ -19,9 +19,9 @@ import time
 from typing import TYPE_CHECKING, Any
 
 import engine
-from api.problems import ApiProblem
 from core import keys
 from core.arena_model import MatchSpec, Member, MemberKind
+from core.errors import MoveConflict
 
 if TYPE_CHECKING:
     from core.tables import TableStore
@@ -105,11 +105,9 @@ class TableHost:
     def apply(self, seat: int, move: Any) -> None:
         try:
             self.tables.apply_move(self.table_id, seat, move, expected_version=self.game.version)
-        except ApiProblem as problem:
-            if problem.status == 409:
-                self.sync()
-                raise StaleMove(problem.detail) from None
-            raise
+        except MoveConflict as conflict:
+            self.sync()
+            raise StaleMove(conflict.detail) from None
         self.sync()
 
     # --- polling seats -------------------------------------------------------------------------------------

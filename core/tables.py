@@ -29,8 +29,20 @@ import orjson
 import redis
 
 import engine
-from api.problems import ApiProblem
 from core import gamecache, keys
+from core.errors import (
+    BadSeats,
+    BadToken,
+    GameNotOver,
+    NotYourTurn,
+    SeatNotFound,
+    SeatNotOpen,
+    SeatTaken,
+    StaleVersion,
+    TableBusy,
+    TableNotFound,
+    TableOver,
+)
 from core.gamecache import decoding_client
 from core.lua_scripts import COMMIT_SCRIPT, SNAPSHOT_SCRIPT, SYNC_SCRIPT
 from core.notify import get_watcher
@@ -144,7 +156,7 @@ class TableStore:
                      move_timeout: float | None = None, labels: dict[str, str] | None = None) -> TableRecord:
         """Validate, deal and store a new table. Live tables get a secret seed (pass one only for replays)."""
         if len(seats) != players:
-            raise ApiProblem(422, "bad-seats", f"{players} players need {players} seats, got {len(seats)}")
+            raise BadSeats(f"{players} players need {players} seats, got {len(seats)}")
         normalized = engine.validate_options(game, players, options or {})
         # 53 bits: still unguessable (and the commitment is salted), and exact as a JSON number in every
         # client (JavaScript and jq read numbers as doubles).
@@ -193,7 +205,7 @@ class TableStore:
     @staticmethod
     def _record_from_raw(table_id: str, raw: dict[str, str]) -> TableRecord:
         if not raw:
-            raise ApiProblem(404, "table-not-found", f"no table {table_id!r}")
+            raise TableNotFound(table_id)
         loads = orjson.loads
         seats = [SeatSpec(SeatKind(s["kind"]), s["name"]) for s in loads(raw["seats"])]
         players = int(raw["players"])
@@ -236,9 +248,9 @@ class TableStore:
         """The engine's replay record; only once the game is over (it contains every hand)."""
         status, record = self.redis.hmget(keys.table(self.prefix, table_id), ["status", "record"])
         if status is None:
-            raise ApiProblem(404, "table-not-found", f"no table {table_id!r}")
+            raise TableNotFound(table_id)
         if status != TableStatus.OVER or record is None:
-            raise ApiProblem(409, "game-not-over", "the replay record is published when the game is over")
+            raise GameNotOver()
         return json.loads(record)
 
     def moves(self, table_id: str) -> list[dict[str, Any]]:
@@ -252,10 +264,10 @@ class TableStore:
         self._check_seat_index(record, seat)
         if record.seats[seat].kind != SeatKind.OPEN:
             kind = record.seats[seat].kind
-            raise ApiProblem(409, "seat-not-open", f"seat {seat} is played by a {kind} bot")
+            raise SeatNotOpen(seat, kind)
         token = new_token()
         if not self.redis.hsetnx(keys.table(self.prefix, table_id), f"token:{seat}", hash_token(token)):
-            raise ApiProblem(409, "seat-taken", f"seat {seat} has already been joined")
+            raise SeatTaken(seat)
         return token
 
     def authenticate(self, table_id: str, seat: int, token: str | None) -> None:
@@ -265,17 +277,17 @@ class TableStore:
     def _check_token(self, table_id: str, seat: int, token: str | None, stored: str | None,
                      players: str | None) -> None:
         if players is None:
-            raise ApiProblem(404, "table-not-found", f"no table {table_id!r}")
+            raise TableNotFound(table_id)
         if not 0 <= seat < int(players):
-            raise ApiProblem(404, "seat-not-found", f"table {table_id} has no seat {seat}")
+            raise SeatNotFound(table_id, seat)
         token = require_token(token, "seat", "seat")
         if stored is None or not token_matches(token, stored):
-            raise ApiProblem(403, "bad-token", f"this token does not hold seat {seat} of table {table_id}")
+            raise BadToken(f"this token does not hold seat {seat} of table {table_id}")
 
     @staticmethod
     def _check_seat_index(record: TableRecord, seat: int) -> None:
         if not 0 <= seat < record.players:
-            raise ApiProblem(404, "seat-not-found", f"table {record.table_id} has no seat {seat}")
+            raise SeatNotFound(record.table_id, seat)
 
     def seat_snapshot(self, table_id: str, seat: int, token: str | None = None,
                       check_token: bool = True) -> SeatSnapshot:
@@ -288,9 +300,9 @@ class TableStore:
         if check_token:
             self._check_token(table_id, seat, token, stored, players)
         elif players is None:
-            raise ApiProblem(404, "table-not-found", f"no table {table_id!r}")
+            raise TableNotFound(table_id)
         if view is None:
-            raise ApiProblem(404, "seat-not-found", f"table {table_id} has no seat {seat}")
+            raise SeatNotFound(table_id, seat)
         acting = orjson.loads(to_act)
         deadline = None
         if move_timeout is not None and seat in acting:
@@ -300,7 +312,7 @@ class TableStore:
     def spectator_view_json(self, table_id: str) -> str:
         view = self.redis.hget(keys.table_views(self.prefix, table_id), "spectator")
         if view is None:
-            raise ApiProblem(404, "table-not-found", f"no table {table_id!r}")
+            raise TableNotFound(table_id)
         return view
 
     def spectator_view(self, table_id: str) -> dict[str, Any]:
@@ -312,8 +324,8 @@ class TableStore:
                    authenticate: bool = False, token: str | None = None) -> MoveResult:
         """Apply `move` for `seat` if the seat's decision is still the one seen at `expected_version`.
 
-        Raises ApiProblem 409 (stale / not your turn / over), or the engine's error for a bad move (nothing
-        changes). Safe under any concurrency: the commit re-checks the version atomically. With
+        Raises a MoveConflict (stale, not your turn, over, busy), or the engine's error for a bad move
+        (nothing changes). Safe under any concurrency: the commit re-checks the version atomically. With
         `authenticate`, the seat token is checked against the same read of the table (one round trip less).
         """
         cache_key = (self.prefix, table_id)
@@ -343,7 +355,7 @@ class TableStore:
                     gamecache.games.put(cache_key, after.version, live, after)
                     return MoveResult(after.version, after.status, list(after.to_act), after.seats)
                 # Another writer committed first: the game we moved on is ahead of nothing; rebuild.
-        raise ApiProblem(409, "busy", "the table kept changing while this move was applied; retry")
+        raise TableBusy()
 
     def _try_on_cached_state(self, table_id: str, seat: int, move: Any, expected_version: int,
                              authenticate: bool, token: str | None) -> MoveResult | None:
@@ -378,17 +390,11 @@ class TableStore:
 
     def _check_can_move(self, record: TableRecord, seat: int, expected_version: int) -> None:
         if record.over:
-            raise ApiProblem(409, "game-over", "the game is over", legal=[])
+            raise TableOver()
         if seat not in record.to_act:
-            raise ApiProblem(409, "not-your-turn", f"seat {seat} has nothing to decide now "
-                             f"(waiting for seat(s) {', '.join(map(str, record.to_act))})", legal=[],
-                             version=record.version)
+            raise NotYourTurn(seat, record.to_act, record.version)
         if not record.decision_since[seat] <= expected_version <= record.version:
-            raise ApiProblem(409, "stale-version",
-                             f"expected_version {expected_version} is stale: the table is at version "
-                             f"{record.version} and this decision was opened at version "
-                             f"{record.decision_since[seat]}; fetch the state again",
-                             version=record.version)
+            raise StaleVersion(record.table_id, expected_version, record.version, record.decision_since[seat])
 
     def _game_at(self, record: TableRecord, synced_version: int | None = None,
                  missing: list[str] | None = None) -> Any:
@@ -461,7 +467,7 @@ class TableStore:
     def current_version(self, table_id: str) -> int:
         version = self.redis.hget(keys.table(self.prefix, table_id), "version")
         if version is None:
-            raise ApiProblem(404, "table-not-found", f"no table {table_id!r}")
+            raise TableNotFound(table_id)
         return int(version)
 
     def wait_for_version(self, table_id: str, after: int, timeout: float) -> int:

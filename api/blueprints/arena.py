@@ -13,13 +13,13 @@ from flask import current_app, request, url_for
 from flask_smorest import Blueprint
 from marshmallow import Schema, fields
 
+from api.auth import bearer_token
 from api.problems import ApiProblem
 from api.schemas import ReplayRecordSchema
 from api.services import services
 from arena.polling import poll_seats
 from core.arena_model import MatchSpec, MatchStatus, MemberKind
 from core.arena_store import ArenaStore
-from core.tokens import bearer_token
 
 blp = Blueprint("arena", __name__, url_prefix="/api", description="Arena: ladders, ratings, matches")
 

@@ -13,6 +13,7 @@ import engine
 from api.problems import ApiProblem
 from core.arena_model import HOUSE_PREFIX, MatchStatus, MemberKind
 from core.arena_store import ArenaStore
+from core.errors import TableNotFound
 from core.tables import TableStatus, TableStore
 
 PREFERRED_FIRST = "spot-hearts-4p"
@@ -168,7 +169,7 @@ def live_tables(tables: TableStore, game: str | None = None, limit: int = 6, sca
     for table_id in tables.list_tables(scan):
         try:
             record = tables.load_table(table_id)
-        except ApiProblem:
+        except TableNotFound:
             continue
         if record.status != TableStatus.PLAYING or (game and record.game != game):
             continue
