@@ -58,7 +58,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
 
     app.extensions[EXTENSION] = build_services(app.config["REDIS_URL"], app.config["KEY_PREFIX"],
                                                app.config["RQ_QUEUE"], app.config["ALLOW_PRIVATE_BOT_URLS"],
-                                               app.config["FINISHED_TABLE_TTL"])
+                                               app.config["FINISHED_TABLE_TTL"], app.config["IDLE_TABLE_TTL"])
     _install_rate_limits(app)
     _install_swagger_assets(app)
     app.before_request(_require_json_bodies)

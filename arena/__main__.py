@@ -30,9 +30,9 @@ def scheduler_command(tick: float | None, no_default_ladders: bool, stop_after: 
     import dataclasses
     import logging
 
-    from arena.config import load_settings
     from arena.scheduler import run_forever
     from core.arena_model import default_ladders
+    from core.settings import load_settings
 
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
     settings = load_settings()
@@ -55,9 +55,9 @@ def add_ladder_command(ladder_id: str, game: str, players: int, options: str, du
     """Create or update a ladder (a game, a player count and options) in $REDIS_URL under $TA_KEY_PREFIX."""
     import redis
 
-    from arena.config import load_settings
     from core.arena_model import DEFAULT_HOUSE_BOTS, LadderConfig
     from core.arena_store import ArenaStore
+    from core.settings import load_settings
 
     settings = load_settings()
     bots = tuple(b.strip() for b in house_bots.split(",")) if house_bots else DEFAULT_HOUSE_BOTS
@@ -87,7 +87,7 @@ def worker_command(burst: bool, simple: bool, queues: tuple[str, ...]) -> None:
     import redis
     from rq import SimpleWorker, Worker
 
-    from arena.config import load_settings
+    from core.settings import load_settings
 
     settings = load_settings()
     conn = redis.Redis.from_url(settings.redis_url)

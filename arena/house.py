@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import hashlib
 import logging
-import os
 import random
 from typing import Any
 
@@ -18,6 +17,7 @@ from rq.job import get_current_job
 
 import engine.bots
 from core.errors import MoveConflict
+from core.settings import load_settings
 from core.tables import SeatKind, TableStatus, TableStore
 
 log = logging.getLogger(__name__)
@@ -65,10 +65,12 @@ def _fallback(view: dict[str, Any], seed: int) -> Any:
 
 def drive_table(table_id: str, prefix: str, connection: redis.Redis | None = None) -> int:
     """Play every house-bot decision of the table until none is pending; returns the number of moves made."""
+    settings = load_settings()
     if connection is None:
         job = get_current_job()
-        connection = job.connection if job is not None else redis.Redis.from_url(os.environ["REDIS_URL"])
-    store = TableStore(connection, prefix)
+        connection = job.connection if job is not None else redis.Redis.from_url(settings.redis_url)
+    store = TableStore(connection, prefix, finished_ttl=settings.finished_table_ttl,
+                       idle_ttl=settings.idle_table_ttl)
     made = 0
     while made < MAX_MOVES_PER_JOB:
         record = store.load_table(table_id)

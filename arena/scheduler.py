@@ -29,12 +29,12 @@ from rq import Queue
 from rq.exceptions import NoSuchJobError
 from rq.job import Job, JobStatus
 
-from arena.config import ArenaSettings
 from arena.jobs import enqueue_health_check, enqueue_match
 from arena.matchmaking import Candidate, pick_table
 from core import keys
 from core.arena_model import LadderConfig, MatchSpec, MatchStatus, Member, MemberKind
 from core.arena_store import ArenaStore
+from core.settings import ArenaSettings
 
 log = logging.getLogger("arena.scheduler")
 MAX_ATTEMPTS = 3

@@ -18,7 +18,6 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import json
-import os
 import secrets
 import time
 from dataclasses import dataclass, field
@@ -49,10 +48,12 @@ from core.notify import get_watcher
 from core.tokens import hash_token, new_token, require_token, token_matches
 
 COMMIT_RETRIES = 20
-# Seconds a finished table is kept; from the environment so the API and the RQ workers agree.
-FINISHED_TABLE_TTL = int(os.environ.get("TA_FINISHED_TABLE_TTL", 30 * 24 * 3600))
-# Seconds an unfinished table is kept after its last move (abandoned practice tables do not pile up).
-IDLE_TABLE_TTL = int(os.environ.get("TA_IDLE_TABLE_TTL", 7 * 24 * 3600))
+# Seconds a finished table is kept by default (core.settings: $TA_FINISHED_TABLE_TTL, the same for the API
+# and the RQ workers).
+FINISHED_TABLE_TTL = 30 * 24 * 3600
+# Seconds an unfinished table is kept after its last move by default ($TA_IDLE_TABLE_TTL): abandoned
+# practice tables do not pile up.
+IDLE_TABLE_TTL = 7 * 24 * 3600
 
 
 class TableStatus(StrEnum):
