@@ -15,6 +15,7 @@ import redis
 
 from core import keys
 from core.arena_model import LadderConfig, MatchResult, MatchSpec, MatchStatus, Member, MemberKind
+from core.connections import decoding_client
 from core.elo import INITIAL_RATING
 from core.live import LIVE_TTL_S
 
@@ -95,12 +96,7 @@ return paused
 
 class ArenaStore:
     def __init__(self, conn: redis.Redis, prefix: str = keys.DEFAULT_PREFIX) -> None:
-        pool = conn.connection_pool
-        if not pool.connection_kwargs.get("decode_responses"):
-            # RQ hands jobs a bytes client; the arena reads JSON strings, so it gets a decoding twin.
-            kwargs = {**pool.connection_kwargs, "decode_responses": True}
-            conn = redis.Redis(connection_pool=redis.ConnectionPool(connection_class=pool.connection_class,
-                                                                    **kwargs))
+        conn = decoding_client(conn)  # RQ hands jobs a bytes client; the arena reads JSON strings
         self.redis = conn
         self.prefix = prefix
         self._apply = conn.register_script(APPLY_RESULT_LUA)

@@ -29,6 +29,7 @@ import redis
 
 import engine
 from core import gamecache, keys
+from core.connections import decoding_client
 from core.errors import (
     BadSeats,
     BadToken,
@@ -42,7 +43,6 @@ from core.errors import (
     TableNotFound,
     TableOver,
 )
-from core.gamecache import decoding_client
 from core.lua_scripts import COMMIT_SCRIPT, SNAPSHOT_SCRIPT, SYNC_SCRIPT
 from core.notify import get_watcher
 from core.tokens import hash_token, new_token, require_token, token_matches
