@@ -28,6 +28,7 @@ import orjson
 import redis
 
 import engine
+import engine.bots
 from core import gamecache, keys
 from core.connections import decoding_client
 from core.errors import (
@@ -71,6 +72,15 @@ class SeatKind(StrEnum):
 class SeatSpec:
     kind: SeatKind
     name: str | None = None  # house bot name or registered bot id; None for an open seat
+
+
+def is_house_bot(name: str) -> bool:
+    return name in engine.bots.BOT_NAMES
+
+
+def house_seats_to_act(seats: list[SeatSpec], to_act: list[int]) -> list[int]:
+    """The seats among `to_act` that the house-bot driver plays."""
+    return [seat for seat in to_act if seats[seat].kind == SeatKind.HOUSE]
 
 
 @dataclass

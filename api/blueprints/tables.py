@@ -19,8 +19,8 @@ from api.schemas import (
     TableSummarySchema,
 )
 from api.services import services
-from arena.house import enqueue_drive, house_seats_to_act, is_house_bot
-from core.tables import SeatKind, SeatSpec, TableRecord, TableStatus
+from core.queues import enqueue_drive
+from core.tables import SeatKind, SeatSpec, TableRecord, TableStatus, house_seats_to_act, is_house_bot
 
 blp = Blueprint("tables", __name__, url_prefix="/api/tables", description="Tables: create and spectate")
 

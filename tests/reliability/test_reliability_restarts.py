@@ -289,10 +289,10 @@ def test_workers_and_the_scheduler_outlive_a_redis_restart(own_redis, key_prefix
     a Redis restart by themselves: under honcho, one process exiting stops the whole service."""
     from rq import Queue
 
-    from arena.house import enqueue_drive
     from core.arena_model import LadderConfig
     from core.arena_store import ArenaStore
     from core.keys import arena_queue, house_queue
+    from core.queues import enqueue_drive
     from core.tables import SeatKind, SeatSpec, TableStore
 
     conn = redis.Redis.from_url(own_redis.url)
