@@ -48,9 +48,9 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     api = TrickArenaApi(app, spec_kwargs={"info": {"description": "Play trick-taking card games over HTTP."}})
     api.spec.components.security_scheme("seatToken", {"type": "http", "scheme": "bearer",
                                                        "description": "seat token or bot owner token"})
-    from api.blueprints import arena, bots, games, health, seats, tables
+    from api.blueprints import bots, games, health, ladders, seats, tables
 
-    for blueprint in (health.blp, games.blp, tables.blp, seats.blp, bots.blp, arena.blp):
+    for blueprint in (health.blp, games.blp, tables.blp, seats.blp, bots.blp, ladders.blp):
         api.register_blueprint(blueprint)
     from api.web import blp as web_pages  # the HTML page at / (clients issue): not part of the OpenAPI doc
     app.register_blueprint(web_pages)

@@ -14,7 +14,7 @@ from typing import Any
 from flask import Blueprint, current_app, redirect, render_template, request, url_for
 from werkzeug.wrappers import Response
 
-from api.blueprints.arena import match_or_404, published_games
+from api.blueprints.ladders import match_or_404, published_games
 from api.problems import ApiProblem, problem_for
 from api.services import services
 from api.web import data
