@@ -1,4 +1,4 @@
-"""`python -m arena COMMAND`: scheduler, worker, benches, offline ladder simulation, a local bot server."""
+"""`python -m arena COMMAND`: scheduler, worker, ladders, offline ladder simulation, a local bot server."""
 
 from __future__ import annotations
 
@@ -10,15 +10,6 @@ import click
 @click.group()
 def main() -> None:
     """Trick Arena: ladders of bots rated by Elo."""
-
-
-@main.command("bench-http")
-@click.option("--calls", default=3000, show_default=True, help="Calls per client.")
-def bench_http(calls: int) -> None:
-    """Bare keep-alive loops: http.client vs requests vs httpx vs the arena BotClient (JSON)."""
-    from tools.arena_bench_http import run
-
-    click.echo(json.dumps(run(calls)))
 
 
 @main.command("scheduler")
@@ -123,28 +114,6 @@ def simulate_ladder_command(game: str, bots: str | None, games_per_bot: int, dup
     names = [b.strip() for b in bots.split(",")] if bots else list(DEFAULT_BOTS)
     click.echo(json.dumps(simulate_many(game, names, games_per_bot, duplicate, seed, runs, players,
                                         json.loads(options))))
-
-
-@main.command("bench")
-@click.option("--seconds", default=3.0, show_default=True, help="Length of the bare loop.")
-@click.option("--games", default=10, show_default=True, help="Spot Hearts games for the in-process worker.")
-@click.option("--matches", default=48, show_default=True, help="Matches for each RQ worker run (1 and 2).")
-@click.option("--repeat", default=3, show_default=True, help="Interleaved repetitions; the best is reported.")
-def bench_command(seconds: float, games: int, matches: int, repeat: int) -> None:
-    """4 local HTTP bots: bare keep-alive loop vs one worker vs 1 and 2 RQ workers (JSON)."""
-    from tools.arena_bench import run
-
-    click.echo(json.dumps(run(seconds, games, matches, repeat)))
-
-
-@main.command("fast-bots")
-@click.option("--ports", default="9101,9102,9103,9104", show_default=True)
-def fast_bots_command(ports: str) -> None:
-    """Very cheap protocol-v1 bots (first legal move) on 127.0.0.1, a process per connection (benches)."""
-    from tools.fastbot import run_fast_bots
-
-    run_fast_bots([int(p) for p in ports.split(",")],
-                  started=lambda bound: click.echo(f"fast bots on ports {bound}"))
 
 
 @main.command("serve-bot")

@@ -1,4 +1,4 @@
-"""`python -m arena bench`: how fast does a worker drive HTTP bots, next to the bare HTTP floor?
+"""`python -m tools.arena_bench`: how fast does a worker drive HTTP bots, next to the bare HTTP floor?
 
 Setup: 4 fast protocol-v1 bots (``tools.fastbot``: stdlib sockets, keep-alive, TCP_NODELAY, first legal move,
 a forked process per connection, so two workers calling the same bot are answered in parallel) in a process
@@ -26,6 +26,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+import click
 import redis
 
 import engine
@@ -221,3 +222,17 @@ def run(seconds: float = 3.0, games: int = 10, matches: int = 48, repeat: int = 
         "samples_decisions_per_s": {name: [r["decisions_per_s"] for r in runs]
                                     for name, runs in samples.items()},
     }
+
+
+@click.command()
+@click.option("--seconds", default=3.0, show_default=True, help="Length of the bare loop.")
+@click.option("--games", default=10, show_default=True, help="Spot Hearts games for the in-process worker.")
+@click.option("--matches", default=48, show_default=True, help="Matches for each RQ worker run (1 and 2).")
+@click.option("--repeat", default=3, show_default=True, help="Interleaved repetitions; the best is reported.")
+def main(seconds: float, games: int, matches: int, repeat: int) -> None:
+    """4 local HTTP bots: bare keep-alive loop vs one worker vs 1 and 2 RQ workers (JSON)."""
+    click.echo(json.dumps(run(seconds, games, matches, repeat)))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,4 +1,4 @@
-"""`python -m arena bench-http`: which HTTP client should call bots? Measure, don't guess.
+"""`python -m tools.arena_bench_http`: which HTTP client should call bots? Measure, don't guess.
 
 Each client runs a bare keep-alive loop of POST /move against the same fast local stdlib bot (tools.fastbot:
 TCP_NODELAY, a process per connection), then the arena's own BotClient (arena.http1: one send per request,
@@ -13,6 +13,8 @@ import os
 import statistics
 import time
 from collections.abc import Callable
+
+import click
 
 from arena.botclient import BotClient
 
@@ -111,3 +113,14 @@ def run(calls: int = 3000) -> dict[str, object]:
                 "clients": results}
     finally:
         process.terminate()
+
+
+@click.command()
+@click.option("--calls", default=3000, show_default=True, help="Calls per client.")
+def main(calls: int) -> None:
+    """Bare keep-alive loops: http.client vs requests vs httpx vs the arena BotClient (JSON)."""
+    click.echo(json.dumps(run(calls)))
+
+
+if __name__ == "__main__":
+    main()

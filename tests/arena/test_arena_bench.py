@@ -1,4 +1,4 @@
-"""`python -m arena bench` end to end at a tiny size: the documented command must keep working.
+"""`python -m tools.arena_bench` end to end at a tiny size: the documented command must keep working.
 
 No timing is asserted (figures come from the command itself); this checks that every match of every phase
 was played and rated, that no bench bot drew a strike, and that CPU was attributed to workers and bots.
