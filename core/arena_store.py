@@ -15,7 +15,7 @@ import redis
 
 from core import keys
 from core.arena_model import LadderConfig, MatchResult, MatchSpec, MatchStatus, Member, MemberKind
-from core.connections import decoding_client
+from core.connections import StrRedis, decoding_client
 from core.elo import INITIAL_RATING
 from core.live import LIVE_TTL_S
 
@@ -97,7 +97,7 @@ return paused
 class ArenaStore:
     def __init__(self, conn: redis.Redis, prefix: str = keys.DEFAULT_PREFIX) -> None:
         conn = decoding_client(conn)  # RQ hands jobs a bytes client; the arena reads JSON strings
-        self.redis = conn
+        self.redis: StrRedis = conn
         self.prefix = prefix
         self._apply = conn.register_script(APPLY_RESULT_LUA)
         self._health = conn.register_script(HEALTH_LUA)
@@ -163,13 +163,15 @@ class ArenaStore:
         return dict(self.redis.zrange(keys.arena_ratings(self.prefix, ladder_id), 0, -1, withscores=True))
 
     def ranked(self, ladder_id: str) -> list[tuple[str, float]]:
-        return self.redis.zrevrange(keys.arena_ratings(self.prefix, ladder_id), 0, -1, withscores=True)
+        key = keys.arena_ratings(self.prefix, ladder_id)
+        ranked: list[tuple[str, float]] = self.redis.zrevrange(key, 0, -1, withscores=True)
+        return ranked
 
-    def stats(self, ladder_id: str, bot_ids: list[str]) -> dict[str, dict[str, float]]:
+    def stats(self, ladder_id: str, bot_ids: list[str]) -> dict[str, dict[str, float | None]]:
         pipe = self.redis.pipeline(transaction=False)
         for bot_id in bot_ids:
             pipe.hgetall(keys.arena_stats(self.prefix, ladder_id, bot_id))
-        out: dict[str, dict[str, float]] = {}
+        out: dict[str, dict[str, float | None]] = {}
         for bot_id, raw in zip(bot_ids, pipe.execute(), strict=True):
             calls = int(raw.get("move_calls", 0))
             out[bot_id] = {
@@ -185,7 +187,8 @@ class ArenaStore:
         return [json.loads(item) for item in raw]
 
     def recent_matches(self, ladder_id: str, limit: int = 20) -> list[str]:
-        return self.redis.lrange(keys.arena_recent(self.prefix, ladder_id), 0, limit - 1)
+        recent: list[str] = self.redis.lrange(keys.arena_recent(self.prefix, ladder_id), 0, limit - 1)
+        return recent
 
     # --- matches -------------------------------------------------------------------------------------------
 
@@ -232,7 +235,7 @@ class ArenaStore:
                     raw = pipe.get(key)
                     if raw is None:
                         return None
-                    doc = json.loads(raw)
+                    doc: dict[str, Any] = json.loads(raw)
                     if doc["status"] in (MatchStatus.RATED, MatchStatus.ABORTED):
                         return doc  # final states never change
                     doc.update({k: (v.value if isinstance(v, MatchStatus) else v)
@@ -256,7 +259,8 @@ class ArenaStore:
         self.redis.set(keys.arena_match_lease(self.prefix, match_id), worker, px=int(lease_s * 1000))
 
     def lease_holder(self, match_id: str) -> str | None:
-        return self.redis.get(keys.arena_match_lease(self.prefix, match_id))
+        holder: str | None = self.redis.get(keys.arena_match_lease(self.prefix, match_id))
+        return holder
 
     def requeue_match(self, match_id: str, reason: str) -> dict[str, Any] | None:
         return self.update_match(match_id, status=MatchStatus.QUEUED, requeued_because=reason)

@@ -11,6 +11,7 @@ import redis
 
 import engine
 from core import keys
+from core.connections import StrRedis
 from core.errors import BadToken, BotNotFound, NameTaken, UnknownGame, UnsafeURL
 from core.netguard import UnsafeURLError, validate_bot_url
 from core.tokens import hash_token, new_token, require_token, token_matches
@@ -20,7 +21,7 @@ PUBLIC_FIELDS = ("bot_id", "name", "games", "url", "enabled", "created", "update
 
 class BotRegistry:
     def __init__(self, client: redis.Redis, prefix: str, allow_private_urls: bool = False) -> None:
-        self.redis = client
+        self.redis: StrRedis = client  # the API's client decodes replies
         self.prefix = prefix
         self.allow_private_urls = allow_private_urls
 
@@ -61,7 +62,7 @@ class BotRegistry:
         return self.get(bot_id), token
 
     def _raw(self, bot_id: str) -> dict[str, str]:
-        raw = self.redis.hgetall(keys.bot(self.prefix, bot_id))
+        raw: dict[str, str] = self.redis.hgetall(keys.bot(self.prefix, bot_id))
         if not raw:
             raise BotNotFound(bot_id)
         return raw

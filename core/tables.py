@@ -30,7 +30,7 @@ import redis
 import engine
 import engine.bots
 from core import gamecache, keys
-from core.connections import decoding_client
+from core.connections import StrRedis, decoding_client
 from core.errors import (
     BadSeats,
     BadToken,
@@ -137,7 +137,8 @@ class SeatSnapshot:
 
     @property
     def view(self) -> dict[str, Any]:
-        return json.loads(self.view_json)
+        view: dict[str, Any] = json.loads(self.view_json)
+        return view
 
 
 def seed_commitment(seed: int, nonce: str) -> str:
@@ -152,7 +153,7 @@ def _dumps(value: Any) -> str:
 class TableStore:
     def __init__(self, conn: redis.Redis, prefix: str = keys.DEFAULT_PREFIX,
                  finished_ttl: int = FINISHED_TABLE_TTL, idle_ttl: int = IDLE_TABLE_TTL) -> None:
-        self.redis = decoding_client(conn)
+        self.redis: StrRedis = decoding_client(conn)
         self.prefix = prefix
         self.finished_ttl = finished_ttl  # seconds a finished table (and its replay) is kept; 0 = forever
         self.idle_ttl = idle_ttl  # seconds an unfinished table is kept after its last move; 0 = forever
@@ -262,7 +263,8 @@ class TableStore:
             raise TableNotFound(table_id)
         if status != TableStatus.OVER or record is None:
             raise GameNotOver()
-        return json.loads(record)
+        replay: dict[str, Any] = json.loads(record)
+        return replay
 
     def moves(self, table_id: str) -> list[dict[str, Any]]:
         return [json.loads(m) for m in self.redis.lrange(keys.table_moves(self.prefix, table_id), 0, -1)]
@@ -312,22 +314,23 @@ class TableStore:
             self._check_token(table_id, seat, token, stored, players)
         elif players is None:
             raise TableNotFound(table_id)
-        if view is None:
+        if view is None or version is None or status is None or to_act is None:
             raise SeatNotFound(table_id, seat)
         acting = orjson.loads(to_act)
         deadline = None
-        if move_timeout is not None and seat in acting:
+        if move_timeout is not None and turn_started is not None and seat in acting:
             deadline = orjson.loads(turn_started)[seat] + float(move_timeout)
         return SeatSnapshot(int(version), TableStatus(status), acting, view, deadline)
 
     def spectator_view_json(self, table_id: str) -> str:
-        view = self.redis.hget(keys.table_views(self.prefix, table_id), "spectator")
+        view: str | None = self.redis.hget(keys.table_views(self.prefix, table_id), "spectator")
         if view is None:
             raise TableNotFound(table_id)
         return view
 
     def spectator_view(self, table_id: str) -> dict[str, Any]:
-        return json.loads(self.spectator_view_json(table_id))
+        view: dict[str, Any] = json.loads(self.spectator_view_json(table_id))
+        return view
 
     # --- moves ----------------------------------------------------------------------------------------------
 
