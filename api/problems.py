@@ -17,6 +17,26 @@ import redis
 from flask import Flask, Response, current_app
 from werkzeug.exceptions import HTTPException
 
+from core.errors import (
+    BadSeats,
+    BadToken,
+    BotNotFound,
+    DomainError,
+    GameNotOver,
+    NameTaken,
+    NotYourTurn,
+    SeatNotFound,
+    SeatNotOpen,
+    SeatTaken,
+    StaleVersion,
+    StoreUnavailable,
+    TableBusy,
+    TableNotFound,
+    TableOver,
+    TokenRequired,
+    UnknownGame,
+    UnsafeURL,
+)
 from engine.errors import (
     EngineError,
     GameOverError,
@@ -34,7 +54,7 @@ STORE_RETRY_AFTER_S = 1  # a Redis restart (AOF load) takes about a second
 
 
 class ApiProblem(Exception):
-    """Raised by views and the store for a client-facing error with its own problem type."""
+    """Raised by views for a client-facing error with its own problem type (the stores raise core.errors)."""
 
     def __init__(self, status: int, slug: str, detail: str, title: str | None = None,
                  headers: dict[str, str] | None = None, **extra: Any) -> None:
@@ -47,15 +67,59 @@ class ApiProblem(Exception):
         self.extra = extra
 
 
-# engine error class -> (status, problem slug, title); the most specific class is listed first.
-ENGINE_ERRORS: list[tuple[type[EngineError], int, str, str]] = [
+# The one table from errors to problem types: error class -> (status, problem slug, title or None for the slug
+# capitalised). The engine's rule errors and the stores' domain errors; the most specific class comes first.
+PROBLEMS: list[tuple[type[Exception], int, str, str | None]] = [
     (MalformedMoveError, 400, "malformed-move", "Malformed move"),
     (IllegalMoveError, 422, "illegal-move", "Illegal move"),
     (NotYourTurnError, 409, "not-your-turn", "Not your turn"),
     (GameOverError, 409, "game-over", "Game over"),
     (OptionsError, 422, "invalid-options", "Invalid game options"),
     (EngineError, 422, "rejected-by-engine", "Rejected by the rules engine"),
+    (TableNotFound, 404, "table-not-found", None),
+    (SeatNotFound, 404, "seat-not-found", None),
+    (BotNotFound, 404, "bot-not-found", None),
+    (TokenRequired, 401, "token-required", None),
+    (BadToken, 403, "bad-token", None),
+    (BadSeats, 422, "bad-seats", None),
+    (UnknownGame, 422, "unknown-game", None),
+    (UnsafeURL, 422, "unsafe-bot-url", None),
+    (NameTaken, 409, "bot-name-taken", None),
+    (SeatNotOpen, 409, "seat-not-open", None),
+    (SeatTaken, 409, "seat-taken", None),
+    (GameNotOver, 409, "game-not-over", None),
+    (TableOver, 409, "game-over", None),
+    (NotYourTurn, 409, "not-your-turn", None),
+    (StaleVersion, 409, "stale-version", None),
+    (TableBusy, 409, "busy", None),
+    (StoreUnavailable, 503, "store-unavailable", "Service unavailable"),
 ]
+
+
+def _problem_headers(error: Exception) -> dict[str, str]:
+    if isinstance(error, TokenRequired):
+        return {"WWW-Authenticate": f'Bearer realm="{error.realm}"'}
+    if isinstance(error, StoreUnavailable):
+        return {"Retry-After": str(STORE_RETRY_AFTER_S)}
+    return {}
+
+
+def problem_for(error: Exception) -> ApiProblem | None:
+    """The problem an engine, domain or Redis connection error answers with; None for anything else."""
+    if isinstance(error, redis.ConnectionError | redis.TimeoutError):
+        # Redis restarting or unreachable: temporary, say so (one log line, not a traceback per request).
+        log.warning("Redis unavailable: %s", error)
+        error = StoreUnavailable()
+    for cls, status, slug, title in PROBLEMS:
+        if isinstance(error, cls):
+            extra: dict[str, Any] = {}
+            if isinstance(error, DomainError):
+                extra = error.fields()
+            elif isinstance(error, EngineError) and cls is not OptionsError:
+                extra = {"legal": error.legal}
+            return ApiProblem(status, slug, str(error), title, _problem_headers(error), **extra)
+    return None
+
 
 # Werkzeug's 422 from webargs/marshmallow carries the field messages in `.data["messages"]`.
 VALIDATION_SLUG = "validation-failed"
@@ -113,22 +177,12 @@ def _http_problem(error: HTTPException) -> Response:
 
 
 def handle_error(error: Exception) -> Response:
-    if isinstance(error, ApiProblem):
-        return problem_response(error.status, error.slug, error.title, error.detail, error.headers,
-                                **error.extra)
-    if isinstance(error, EngineError):
-        for cls, status, slug, title in ENGINE_ERRORS:
-            if isinstance(error, cls):
-                extra = {"legal": error.legal} if cls is not OptionsError else {}
-                return problem_response(status, slug, title, str(error), **extra)
+    problem = error if isinstance(error, ApiProblem) else problem_for(error)
+    if problem is not None:
+        return problem_response(problem.status, problem.slug, problem.title, problem.detail, problem.headers,
+                                **problem.extra)
     if isinstance(error, HTTPException):
         return _http_problem(error)
-    if isinstance(error, redis.ConnectionError | redis.TimeoutError):
-        # Redis restarting or unreachable: temporary, say so (one log line, not a traceback per request).
-        log.warning("Redis unavailable: %s", error)
-        return problem_response(503, "store-unavailable", "Service unavailable",
-                                "the data store is unreachable for a moment; retry shortly",
-                                headers={"Retry-After": str(STORE_RETRY_AFTER_S)})
     log.exception("unhandled error", exc_info=error)
     return problem_response(500, None, "Internal Server Error",
                             "the server failed to handle this request; it has been logged")

@@ -1,4 +1,4 @@
-"""`python -m arena COMMAND`: scheduler, worker, benches, offline ladder simulation, a local bot server."""
+"""`python -m arena COMMAND`: scheduler, worker, ladders, offline ladder simulation, a local bot server."""
 
 from __future__ import annotations
 
@@ -12,15 +12,6 @@ def main() -> None:
     """Trick Arena: ladders of bots rated by Elo."""
 
 
-@main.command("bench-http")
-@click.option("--calls", default=3000, show_default=True, help="Calls per client.")
-def bench_http(calls: int) -> None:
-    """Bare keep-alive loops: http.client vs requests vs httpx vs the arena BotClient (JSON)."""
-    from arena.bench_http import run
-
-    click.echo(json.dumps(run(calls)))
-
-
 @main.command("scheduler")
 @click.option("--tick", type=float, default=None, help="Seconds between ticks ($TA_ARENA_TICK_S, 1).")
 @click.option("--no-default-ladders", is_flag=True, help="Do not create the 4-player ladder per game.")
@@ -30,9 +21,9 @@ def scheduler_command(tick: float | None, no_default_ladders: bool, stop_after: 
     import dataclasses
     import logging
 
-    from arena.config import load_settings
-    from arena.model import default_ladders
     from arena.scheduler import run_forever
+    from core.arena_model import default_ladders
+    from core.settings import load_settings
 
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
     settings = load_settings()
@@ -55,9 +46,9 @@ def add_ladder_command(ladder_id: str, game: str, players: int, options: str, du
     """Create or update a ladder (a game, a player count and options) in $REDIS_URL under $TA_KEY_PREFIX."""
     import redis
 
-    from arena.config import load_settings
-    from arena.model import DEFAULT_HOUSE_BOTS, LadderConfig
-    from arena.store import ArenaStore
+    from core.arena_model import DEFAULT_HOUSE_BOTS, LadderConfig
+    from core.arena_store import ArenaStore
+    from core.settings import load_settings
 
     settings = load_settings()
     bots = tuple(b.strip() for b in house_bots.split(",")) if house_bots else DEFAULT_HOUSE_BOTS
@@ -87,8 +78,8 @@ def worker_command(burst: bool, simple: bool, queues: tuple[str, ...], house: bo
 
     import redis
 
-    from arena.config import load_settings
     from arena.jobs import ArenaSimpleWorker, ArenaWorker
+    from core.settings import load_settings
 
     settings = load_settings()
     conn = redis.Redis.from_url(settings.redis_url)
@@ -124,28 +115,6 @@ def simulate_ladder_command(game: str, bots: str | None, games_per_bot: int, dup
     names = [b.strip() for b in bots.split(",")] if bots else list(DEFAULT_BOTS)
     click.echo(json.dumps(simulate_many(game, names, games_per_bot, duplicate, seed, runs, players,
                                         json.loads(options))))
-
-
-@main.command("bench")
-@click.option("--seconds", default=3.0, show_default=True, help="Length of the bare loop.")
-@click.option("--games", default=10, show_default=True, help="Spot Hearts games for the in-process worker.")
-@click.option("--matches", default=48, show_default=True, help="Matches for each RQ worker run (1 and 2).")
-@click.option("--repeat", default=3, show_default=True, help="Interleaved repetitions; the best is reported.")
-def bench_command(seconds: float, games: int, matches: int, repeat: int) -> None:
-    """4 local HTTP bots: bare keep-alive loop vs one worker vs 1 and 2 RQ workers (JSON)."""
-    from arena.bench import run
-
-    click.echo(json.dumps(run(seconds, games, matches, repeat)))
-
-
-@main.command("fast-bots")
-@click.option("--ports", default="9101,9102,9103,9104", show_default=True)
-def fast_bots_command(ports: str) -> None:
-    """Very cheap protocol-v1 bots (first legal move) on 127.0.0.1, a process per connection (benches)."""
-    from arena.fastbot import run_fast_bots
-
-    run_fast_bots([int(p) for p in ports.split(",")],
-                  started=lambda bound: click.echo(f"fast bots on ports {bound}"))
 
 
 @main.command("serve-bot")

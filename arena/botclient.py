@@ -1,7 +1,7 @@
 """Calling a bot over HTTP: one kept-alive connection per bot, a hard wall-clock deadline per call.
 
 The HTTP exchange itself is ``arena.http1`` (a small HTTP/1.1 reader/writer over the socket):
-``python -m arena bench-http`` compares it with bare ``http.client``, requests and httpx, and
+``python -m tools.arena_bench_http`` compares it with bare ``http.client``, requests and httpx, and
 ``docs/arena.md`` says why the arena owns the socket. What the arena needs and the big clients do not
 give directly:
 
@@ -27,8 +27,8 @@ from typing import Any
 import orjson
 
 from arena.http1 import BodyTooLarge, Connection, ProtocolError, StaleConnection, remaining, request_bytes
-from arena.netguard import DEFAULT_PORTS, guarded_create_connection, split_bot_url
 from arena.policy import Outcome, ReplyError, parse_reply
+from core.netguard import DEFAULT_PORTS, guarded_create_connection, split_bot_url
 
 PROTOCOL_VERSION = 1
 MAX_BODY = 64 * 1024

@@ -1,4 +1,4 @@
-"""RQ jobs: thin functions over ids. All the work is in arena.match (play) and arena.store (persist).
+"""RQ jobs: thin functions over ids. All the work is in arena.match (play) and core.arena_store (persist).
 
 ``run_match(match_id, prefix)``: job id = match id. It may run more than once (RQ Retry after an exception,
 or the scheduler re-enqueueing a match whose worker was SIGKILLed); each run plays the match from scratch and
@@ -17,15 +17,13 @@ import redis
 from rq import Queue, Retry, SimpleWorker, Worker, get_current_job
 
 from arena.botclient import BotClient
-from arena.config import allow_private_urls
-from arena.live import LiveFeed
 from arena.match import MatchAbandoned, MatchRunner, make_drivers
-from arena.model import FINAL_STATUSES, LadderConfig, MatchSpec, MatchStatus, MemberKind
-from arena.store import ArenaStore
+from core.arena_model import FINAL_STATUSES, LadderConfig, MatchSpec, MatchStatus, MemberKind
+from core.arena_store import ArenaStore
+from core.live import LiveFeed
+from core.settings import ArenaSettings, load_settings
 
 RETRIES = 2  # exceptions (Redis blips, bugs) re-run the job right away; interval 0 needs no RQ scheduler
-# A worker refreshes its match lease after every decision; the scheduler re-runs a match whose lease lapsed.
-MIN_LEASE_S = float(os.environ.get("TA_ARENA_MIN_LEASE_S", 10.0))
 # Kept-alive bot connections survive between matches in a long-lived (SimpleWorker) process.
 _CLIENTS: dict[str, BotClient] = {}
 # One store (and so one decoding Redis pool) per worker connection and prefix, not one per job.
@@ -62,9 +60,12 @@ def _store(prefix: str) -> ArenaStore:
     return _STORES[key]
 
 
-def lease_seconds(deadline_ms: int) -> float:
-    """Long enough to cover the slowest single decision (one deadline) several times over."""
-    return max(MIN_LEASE_S, 3 * deadline_ms / 1000.0 + 1)
+def lease_seconds(deadline_ms: int, min_lease_s: float) -> float:
+    """Long enough to cover the slowest single decision (one deadline) several times over.
+
+    A worker refreshes its match lease after every decision; the scheduler re-runs a match whose lease lapsed.
+    """
+    return max(min_lease_s, 3 * deadline_ms / 1000.0 + 1)
 
 
 def worker_name() -> str:
@@ -85,20 +86,23 @@ def run_match(match_id: str, prefix: str) -> dict[str, Any]:
     return play_match(_store(prefix), match_id)
 
 
-def play_match(store: ArenaStore, match_id: str, worker: str | None = None) -> dict[str, Any]:
+def play_match(store: ArenaStore, match_id: str, worker: str | None = None,
+               settings: ArenaSettings | None = None) -> dict[str, Any]:
+    """Play the match and apply its rating; settings from the environment unless given."""
+    settings = settings or load_settings()
     doc = store.match(match_id)
     if doc is None:
         return {"match": match_id, "status": "missing"}
     spec = MatchSpec.from_json(doc["spec"])
     worker = worker or worker_name()
-    lease = lease_seconds(spec.deadline_ms)
+    lease = lease_seconds(spec.deadline_ms, settings.min_lease_s)
     doc = store.start_attempt(match_id, worker, lease)
     if doc is None or doc["status"] in FINAL_STATUSES:
         return {"match": match_id, "status": doc["status"] if doc else "missing", "applied": False}
     spec = spec.for_attempt(doc["attempts"])
-    drivers = make_drivers(spec, allow_private_urls(), _CLIENTS)
+    drivers = make_drivers(spec, settings.allow_private_urls, _CLIENTS)
     runner = MatchRunner(spec, drivers, heartbeat=lambda: store.refresh_lease(match_id, worker, lease),
-                         host_factory=table_hosts(store, spec), observer=live_feed(store, spec),
+                         host_factory=table_hosts(store, spec, settings), observer=live_feed(store, spec),
                          stop_requested=STOP.is_set)
     try:
         result = runner.run()
@@ -122,14 +126,15 @@ def live_feed(store: ArenaStore, spec: MatchSpec) -> LiveFeed:
     return LiveFeed(spec.match_id, spec.games, publish)
 
 
-def table_hosts(store: ArenaStore, spec: MatchSpec) -> Any:
+def table_hosts(store: ArenaStore, spec: MatchSpec, settings: ArenaSettings) -> Any:
     """Games of matches with a polling bot live in API tables (the bot moves through the move API)."""
     if not any(m.kind is MemberKind.POLL for m in spec.entrants):
         return None
-    from api.store import TableStore
     from arena.polling import TableHost
+    from core.tables import TableStore
 
-    tables = TableStore(store.redis, store.prefix)
+    tables = TableStore(store.redis, store.prefix, finished_ttl=settings.finished_table_ttl,
+                        idle_ttl=settings.idle_table_ttl)
     return lambda game_no, seating: TableHost(tables, spec, seating, game_no)
 
 
@@ -140,7 +145,7 @@ def health_check(bot_id: str, url: str, prefix: str, timeout_s: float = 2.0) -> 
 
 def check_bot_health(store: ArenaStore, bot_id: str, url: str, timeout_s: float = 2.0,
                      allow_private: bool | None = None) -> dict[str, Any]:
-    allow = allow_private_urls() if allow_private is None else allow_private
+    allow = load_settings().allow_private_urls if allow_private is None else allow_private
     client = BotClient(url, allow_private=allow)
     try:
         result = client.info(timeout_s)

@@ -18,16 +18,16 @@ from typing import Any, Protocol
 
 import engine
 from arena.botclient import PROTOCOL_VERSION, BotClient, CallResult
-from arena.elo import match_deltas, standings
-from arena.model import BotCallStats, MatchResult, MatchSpec, Member, MemberKind, Strike
 from arena.policy import Outcome, fallback_move
 from arena.polling import PollDriver, StaleMove
+from core.arena_model import BotCallStats, MatchResult, MatchSpec, Member, MemberKind, Strike
+from core.elo import match_deltas, standings
 
 # A driver's answer when the move is already on the table (a polling bot moved through the move API).
 MOVE_ALREADY_APPLIED = object()
 HostFactory = Callable[[int, list[Member]], Any]
 # Called with (game_no, game, bot id per seat, force) at the start and end of each game and after every
-# decision: the live spectator feed (arena.live.LiveFeed), which throttles itself.
+# decision: the live spectator feed (core.live.LiveFeed), which throttles itself.
 Observer = Callable[[int, Any, list[str], bool], Any]
 
 

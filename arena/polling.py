@@ -1,12 +1,13 @@
 """Polling bots on ladders: a match game hosted as a real API table, moved through the move API.
 
 A registered bot without a URL plays its ladder seats like any polling client: the arena creates the game as
-an API table (``api.store.TableStore``), joins the polling bot's seat itself and publishes the seat token to
-the bot (``GET /api/bots/{bot_id}/ladder-seats`` with the owner token). The bot long-polls its seat state and
-POSTs moves exactly as on a practice table. When it must act, the arena waits for its move — woken by the
-table's Redis version notification, never sleep-polling — until the ladder's per-decision deadline; then it
-plays the fallback move through the same store and records a timeout strike. Every other seat of such a table
-(house and HTTP bots) is driven by the arena through ``apply_move``; the seat kinds say so (``bot``).
+an API table (``core.tables.TableStore``), joins the polling bot's seat itself and publishes the seat token to
+the bot (``core.ladder_seats``; the bot reads ``GET /api/bots/{bot_id}/ladder-seats`` with the owner token).
+The bot long-polls its seat state and POSTs moves exactly as on a practice table. When it must act, the arena
+waits for its move — woken by the table's Redis version notification, never sleep-polling — until the ladder's
+per-decision deadline; then it plays the fallback move through the same store and records a timeout strike.
+Every other seat of such a table (house and HTTP bots) is driven by the arena through ``apply_move``; the seat
+kinds say so (``bot``).
 
 The API rejects an illegal POST with 422 and changes nothing, so a polling bot may correct itself within the
 deadline: only running out of time strikes it.
@@ -14,19 +15,14 @@ deadline: only running out of time strikes it.
 
 from __future__ import annotations
 
-import json
 import time
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import engine
-from api import keys
-from api.problems import ApiProblem
-from arena.model import MatchSpec, Member, MemberKind
-
-if TYPE_CHECKING:
-    from api.store import TableStore
-
-POLL_SEAT_TTL_S = 24 * 3600
+from core.arena_model import MatchSpec, Member, MemberKind
+from core.errors import MoveConflict
+from core.ladder_seats import publish_poll_seat, withdraw_poll_seat
+from core.tables import SeatKind, SeatSpec, TableStore
 
 
 class StaleMove(Exception):
@@ -37,8 +33,6 @@ class TableHost:
     """One game of a match, stored as an API table; mirrors it in a local engine game for views and totals."""
 
     def __init__(self, tables: TableStore, spec: MatchSpec, seating: list[Member], game_no: int) -> None:
-        from api.store import SeatKind, SeatSpec  # late: api.store pulls in the Flask-side modules
-
         self.tables = tables
         self.spec = spec
         self.seating = seating
@@ -55,13 +49,9 @@ class TableHost:
             if member.kind is MemberKind.POLL:
                 token = tables.join(self.table_id, seat)
                 self.poll_seats[seat] = member.bot_id
-                key = keys.arena_poll_seats(tables.prefix, member.bot_id)
                 entry = {"table": self.table_id, "seat": seat, "token": token, "match": spec.match_id,
                          "ladder": spec.ladder_id, "game_no": game_no, "deadline_ms": spec.deadline_ms}
-                pipe = tables.redis.pipeline(transaction=True)
-                pipe.hset(key, self.table_id, json.dumps(entry))
-                pipe.expire(key, POLL_SEAT_TTL_S)
-                pipe.execute()
+                publish_poll_seat(tables.redis, tables.prefix, member.bot_id, entry)
 
     # --- the engine-game surface MatchRunner uses ---------------------------------------------------------
 
@@ -105,11 +95,9 @@ class TableHost:
     def apply(self, seat: int, move: Any) -> None:
         try:
             self.tables.apply_move(self.table_id, seat, move, expected_version=self.game.version)
-        except ApiProblem as problem:
-            if problem.status == 409:
-                self.sync()
-                raise StaleMove(problem.detail) from None
-            raise
+        except MoveConflict as conflict:
+            self.sync()
+            raise StaleMove(conflict.detail) from None
         self.sync()
 
     # --- polling seats -------------------------------------------------------------------------------------
@@ -131,7 +119,7 @@ class TableHost:
 
     def close(self) -> None:
         for bot_id in self.poll_seats.values():
-            self.tables.redis.hdel(keys.arena_poll_seats(self.tables.prefix, bot_id), self.table_id)
+            withdraw_poll_seat(self.tables.redis, self.tables.prefix, bot_id, self.table_id)
 
 
 class PollDriver:
@@ -154,8 +142,3 @@ class PollDriver:
             return DriverAnswer(MOVE_ALREADY_APPLIED)
         return DriverAnswer(None, None, Outcome.TIMEOUT,
                             f"no move through the move API within {request.deadline_s * 1000:.0f} ms")
-
-
-def poll_seats(tables: TableStore, bot_id: str) -> list[dict[str, Any]]:
-    raw = tables.redis.hgetall(keys.arena_poll_seats(tables.prefix, bot_id))
-    return sorted((json.loads(v) for v in raw.values()), key=lambda e: (e["match"], e["game_no"]))

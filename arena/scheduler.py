@@ -32,12 +32,12 @@ from rq import Queue
 from rq.exceptions import NoSuchJobError
 from rq.job import Job, JobStatus
 
-from api import keys
-from arena.config import ArenaSettings
 from arena.jobs import enqueue_health_check, enqueue_match
 from arena.matchmaking import Candidate, pick_table
-from arena.model import FINAL_STATUSES, LadderConfig, MatchSpec, MatchStatus, Member, MemberKind
-from arena.store import STOPPED_REASON, ArenaStore
+from core import keys
+from core.arena_model import FINAL_STATUSES, LadderConfig, MatchSpec, MatchStatus, Member, MemberKind
+from core.arena_store import STOPPED_REASON, ArenaStore
+from core.settings import ArenaSettings
 from engine.seeds import new_seed
 
 log = logging.getLogger("arena.scheduler")

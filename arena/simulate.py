@@ -3,7 +3,7 @@
 Graded house bots whose strength order is known (``heuristic`` plays the game's heuristic; ``eps-X`` plays a
 random legal move with probability X; ``random`` always) play a ladder: matchmaking is
 ``arena.matchmaking.pick_table``, each match is played by ``arena.match.MatchRunner`` (with or without
-duplicate rotation) and rated by ``arena.elo.rating_deltas``. No Redis: ratings live in a dict, exactly as the
+duplicate rotation) and rated by ``core.elo.rating_deltas``. No Redis: ratings live in a dict, exactly as the
 Lua script would apply them (sequential matches, so pre-match ratings are the current ones).
 
 The result is one JSON line; ``spearman`` compares the final ladder order with the known strength order.
@@ -17,10 +17,10 @@ from typing import Any
 
 from scipy.stats import spearmanr
 
-from arena.elo import INITIAL_RATING
 from arena.match import MatchRunner, make_drivers
 from arena.matchmaking import Candidate, pick_table
-from arena.model import MatchSpec, Member
+from core.arena_model import MatchSpec, Member
+from core.elo import INITIAL_RATING
 from engine.seeds import SEED_BITS
 
 # Strongest first: epsilon (share of random moves) rises evenly from 0 (heuristic) to 1 (random).

@@ -284,8 +284,9 @@ def bad_bots(seconds: float, bots: int) -> dict[str, Any]:
     """Misbehaving bots (arena.botserver, one process each) registered next to good fast bots, end to end:
     real scheduler, real RQ workers. Every match must complete and be rated once, each bad bot must collect
     strikes of its kind (and forfeit), no worker may die, and the health checks must pause `down_info`."""
-    from api.devredis import free_port
+
     from arena.botserver import serve_bot_command
+    from tools.devredis import free_port
 
     stack = Stack()
     try:

@@ -1,7 +1,7 @@
 """`python -m loadtest ladder`: N fast local HTTP bots registered through the API join the arena's ladders.
 
 The service is the `make run` one (Redis AOF everysec, gunicorn API, arena scheduler, arena RQ workers) plus
-N protocol-v1 bots (arena.fastbot, one parent process, 127.0.0.1) registered with POST /api/bots for every
+N protocol-v1 bots (tools.fastbot, one parent process, 127.0.0.1) registered with POST /api/bots for every
 game; the scheduler's default ladders (4 players per game, house bots as permanent members) pick them up.
 After `--seconds` the scheduler is stopped, queued and running matches get `--drain-seconds` to finish, and:
 
@@ -20,8 +20,8 @@ from typing import Any
 import httpx
 
 import engine
-from api import keys
-from arena.store import RECENT_LIMIT
+from core import keys
+from core.arena_store import RECENT_LIMIT
 from loadtest.stack import Stack, loadavg
 from loadtest.stats import percentile
 from loadtest.verify import rating_audit
@@ -141,7 +141,7 @@ def run(bots: int, seconds: float, arena_workers: int, drain_seconds: float) -> 
                 "house_bots_per_ladder": 6,
                 "ladders": sorted(conn.smembers(keys.arena_ladders(stack.prefix))),
                 "arena_workers": arena_workers,
-                "bot_server": "arena.fastbot (process per connection, first legal move)",
+                "bot_server": "tools.fastbot (process per connection, first legal move)",
             },
             "duration_s": seconds,
             "drain_s": round(drained_s, 1),

@@ -16,8 +16,8 @@ from typing import Any
 import redis
 
 import engine
-from api import keys
-from arena.elo import INITIAL_RATING
+from core import keys
+from core.elo import INITIAL_RATING
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 

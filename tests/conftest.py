@@ -24,8 +24,8 @@ import pytest
 import redis
 from werkzeug.serving import make_server
 
-from api import devserve
-from api.devredis import start_throwaway
+from tools import devserve
+from tools.devredis import start_throwaway
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 _counter = itertools.count()
@@ -34,7 +34,7 @@ _counter = itertools.count()
 @pytest.fixture(scope="session")
 def redis_url() -> Iterator[str]:
     """URL of a real Redis: $REDIS_URL, or a throwaway redis-server started for this session."""
-    from api.notify import close_all_watchers
+    from core.notify import close_all_watchers
 
     given = os.environ.get("REDIS_URL")
     server = None if given else start_throwaway()
@@ -209,7 +209,7 @@ def gunicorn_serving(redis_url: str, key_prefix: str, worker_class: str = "geven
                      extra_env: dict[str, str] | None = None) -> Iterator[str]:
     """The app under gunicorn (api/gunicorn_conf.py, as `make run` serves it) on a free loopback port."""
 
-    from api.devredis import free_port
+    from tools.devredis import free_port
 
     port = free_port()
     env = {**os.environ, "PYTHONPATH": str(REPO_ROOT), "REDIS_URL": redis_url, "TA_KEY_PREFIX": key_prefix,
@@ -248,8 +248,8 @@ def bot_process() -> Iterator[Callable[..., str]]:
     serve-bot` in a process of its own on a free port and returns its URL. For bots that must answer within
     a deadline while a match runs in the test process: an in-process bot server would compete with the match
     for the interpreter lock."""
-    from api.devredis import free_port
     from arena.botserver import serve_bot_command, wait_serving
+    from tools.devredis import free_port
 
     started: list[subprocess.Popen] = []
 

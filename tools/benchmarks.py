@@ -230,13 +230,13 @@ BENCHMARKS = (
     Benchmark("api", "API throughput and latency",
               "gunicorn (gevent, 2 workers) on loopback, 16 keep-alive connections, the median of 3 rounds "
               "of 10 s; GET and POST next to a hello-world route of the same app (docs/api.md).",
-              ("python -m api.bench",), api_rows),
+              ("python -m tools.bench_api",), api_rows),
     Benchmark("bench-http", "Bot-call HTTP clients",
               "Bare keep-alive loops of POST /move against one local bench bot: the data behind the arena's "
-              "own HTTP client (docs/arena.md).", ("python -m arena bench-http",), bench_http_rows),
+              "own HTTP client (docs/arena.md).", ("python -m tools.arena_bench_http",), bench_http_rows),
     Benchmark("arena", "Arena worker speed",
               "4 local HTTP bench bots, full Spot Hearts games; the best of 5 interleaved runs with the "
-              "median in brackets (docs/arena.md).", ("python -m arena bench --repeat 5",), arena_rows),
+              "median in brackets (docs/arena.md).", ("python -m tools.arena_bench --repeat 5",), arena_rows),
     Benchmark("ladder", "Does the ladder find the true order?",
               "The real matchmaking, match and Elo code offline, 8 house bots of known strength order, 5 "
               "independent ladders per row; ρ is Spearman's between ladder and true order (docs/arena.md).",

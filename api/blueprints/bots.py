@@ -7,9 +7,9 @@ from typing import Any
 from flask import request, url_for
 from flask_smorest import Blueprint
 
+from api.auth import bearer_token
 from api.schemas import BotCreatedSchema, BotCreateSchema, BotListQuerySchema, BotSchema, BotUpdateSchema
 from api.services import services
-from api.tokens import bearer_token
 
 blp = Blueprint("bots", __name__, url_prefix="/api/bots", description="Bot registry (records only)")
 

@@ -8,13 +8,14 @@ from typing import Any
 from flask import current_app, request, url_for
 from flask_smorest import Blueprint
 
+from api.auth import bearer_token
 from api.blueprints.tables import kick_house_bots
 from api.fastargs import body_doc, load_json, load_query, query_doc
 from api.jsonio import fragment
 from api.ratelimit import check_move_rate
 from api.schemas import JoinSchema, MoveRequestSchema, MoveResultSchema, SeatStateQuerySchema, SeatStateSchema
 from api.services import services
-from api.tokens import bearer_token, require_token
+from core.tokens import require_token
 
 HOUSE_STALL_S = 5.0  # house seats to act and no move for this long: their drive job is presumed lost
 

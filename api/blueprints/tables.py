@@ -8,7 +8,6 @@ from flask import current_app, url_for
 from flask_smorest import Blueprint
 
 from api.fastargs import load_query, query_doc
-from api.house import enqueue_drive, house_seats_to_act, is_house_bot
 from api.jsonio import fragment
 from api.problems import ApiProblem
 from api.schemas import (
@@ -20,7 +19,8 @@ from api.schemas import (
     TableSummarySchema,
 )
 from api.services import services
-from api.store import SeatKind, SeatSpec, TableRecord, TableStatus
+from core.queues import enqueue_drive
+from core.tables import SeatKind, SeatSpec, TableRecord, TableStatus, house_seats_to_act, is_house_bot
 
 blp = Blueprint("tables", __name__, url_prefix="/api/tables", description="Tables: create and spectate")
 

@@ -16,15 +16,16 @@ from werkzeug.wrappers import Response
 
 import engine
 import trick_rules
-from api.blueprints.arena import match_or_404, published_games
-from api.problems import ApiProblem
+from api.blueprints.ladders import match_or_404, published_games
+from api.problems import ApiProblem, problem_for
 from api.services import services
-from api.store import TableStatus
 from api.web import data
 from api.web.frames import replay_frames
 from api.web.markdown import render
-from arena.model import HOUSE_PREFIX
-from arena.store import ArenaStore
+from core.arena_model import HOUSE_PREFIX
+from core.arena_store import ArenaStore
+from core.errors import BotNotFound, DomainError
+from core.tables import TableStatus
 
 blp = Blueprint("web", __name__, template_folder="templates", static_folder="static",
                 static_url_path="/assets")
@@ -49,8 +50,11 @@ def signed(value: float | None) -> str:
 
 
 @blp.errorhandler(ApiProblem)
-def html_problem(problem: ApiProblem) -> tuple[str, int]:
+@blp.errorhandler(DomainError)
+def html_problem(error: ApiProblem | DomainError) -> tuple[str, int]:
     """Pages answer errors as pages (the JSON API keeps answering application/problem+json)."""
+    problem = error if isinstance(error, ApiProblem) else problem_for(error)
+    assert problem is not None  # every DomainError has a row in api.problems.PROBLEMS
     tabs = data.ladder_tabs(_arena())
     return render_template("error.html", tabs=tabs, current=None, status=problem.status, title=problem.title,
                            detail=problem.detail), problem.status
@@ -188,7 +192,7 @@ def _seat_names(record: Any, open_label: str) -> list[str]:
     registered: dict[str, str] = {}
     for seat in record.seats:
         if seat.name and not seat.name.startswith(HOUSE_PREFIX) and seat.kind.value == "bot":
-            with contextlib.suppress(ApiProblem):  # deleted since: show its id
+            with contextlib.suppress(BotNotFound):  # deleted since: show its id
                 registered[seat.name] = services().bots.get(seat.name)["name"]
     return [data.seat_label(s.name, f"{open_label} {i}", registered) for i, s in enumerate(record.seats)]
 

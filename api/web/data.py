@@ -1,7 +1,7 @@
 """What the web page shows, as plain dicts: rankings, Elo series, recent matches, live tables.
 
-Thin reads over ``arena.store.ArenaStore`` and ``api.store.TableStore`` (the same stores the JSON API reads);
-the shaping (win share, chart series, "3 min ago") is pure and tested without I/O.
+Thin reads over ``core.arena_store.ArenaStore`` and ``core.tables.TableStore`` (the same stores the JSON API
+reads); the shaping (win share, chart series, "3 min ago") is pure and tested without I/O.
 """
 
 from __future__ import annotations
@@ -12,9 +12,10 @@ from typing import Any
 import engine
 from api.blueprints.arena import public_stats
 from api.problems import ApiProblem
-from api.store import TableStatus, TableStore
-from arena.model import HOUSE_PREFIX, MatchStatus, MemberKind
-from arena.store import ArenaStore
+from core.arena_model import HOUSE_PREFIX, MatchStatus, MemberKind
+from core.arena_store import ArenaStore
+from core.errors import TableNotFound
+from core.tables import TableStatus, TableStore
 
 PREFERRED_FIRST = "spot-hearts-4p"
 CHART_SERIES = 8  # bots drawn on a ladder's Elo chart (the top of the ranking)
@@ -175,7 +176,7 @@ def live_tables(tables: TableStore, game: str | None = None, limit: int = 6, sca
     for table_id in tables.list_tables(scan):
         try:
             record = tables.load_table(table_id)
-        except ApiProblem:
+        except TableNotFound:
             continue
         if record.status != TableStatus.PLAYING or (game and record.game != game):
             continue

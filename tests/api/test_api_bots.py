@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from api_helpers import assert_problem, bearer
 
-from api import keys
-from api.tokens import hash_token
+from core import keys
+from core.tokens import hash_token
 
 
 def _register(client, name="deep-trick", games=("spot-hearts",), url="http://127.0.0.1:9001/bot"):

@@ -57,7 +57,7 @@ def test_gevent_worker_holds_many_long_polls_and_still_serves(gunicorn_server):
 @pytest.mark.timeout(90)
 def test_twenty_posts_across_two_worker_processes_apply_exactly_one(gunicorn_server, redis_conn, key_prefix):
     """Across processes only the Lua version check stands between two commits: one wins, the rest get 409."""
-    from api.store import TableStore
+    from core.tables import TableStore
 
     with gunicorn_server("gevent", workers=2) as base:
         created = httpx.post(f"{base}/api/tables", json={"game": "spot-hearts", "seats": ["open"] * 4})

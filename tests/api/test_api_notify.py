@@ -7,8 +7,8 @@ import time
 
 import redis
 
-from api import keys
-from api.notify import VersionWatcher
+from core import keys
+from core.notify import VersionWatcher
 
 
 def pattern_subscriptions(conn: redis.Redis) -> int:

@@ -130,8 +130,8 @@ def test_openapi_document_and_self_hosted_docs_page(client):
 
 
 def test_seat_token_is_stored_only_as_its_hash(client, redis_conn, key_prefix):
-    from api import keys
-    from api.tokens import hash_token
+    from core import keys
+    from core.tokens import hash_token
 
     table = open_table(client, ["open", "random", "random", "random"])
     token = join(client, table["table_id"], 0)

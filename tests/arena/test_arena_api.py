@@ -6,8 +6,8 @@ import redis
 
 import engine
 from arena.jobs import play_match
-from arena.model import LadderConfig, MatchSpec, Member
-from arena.store import ArenaStore
+from core.arena_model import LadderConfig, MatchSpec, Member
+from core.arena_store import ArenaStore
 
 HOUSE = ("heuristic", "eps-0.5", "random", "eps-0.9")
 

@@ -1,4 +1,4 @@
-"""`python -m arena bench` end to end at a tiny size: the documented command must keep working.
+"""`python -m tools.arena_bench` end to end at a tiny size: the documented command must keep working.
 
 No timing is asserted (figures come from the command itself); this checks that every match of every phase
 was played and rated, that no bench bot drew a strike, and that CPU was attributed to workers and bots.
@@ -6,7 +6,7 @@ was played and rated, that no bench bot drew a strike, and that CPU was attribut
 
 from __future__ import annotations
 
-from arena.bench import run
+from tools.arena_bench import run
 
 
 def test_arena_bench_runs_every_phase_and_rates_every_match() -> None:

@@ -162,7 +162,7 @@ def test_stale_keep_alive_connection_is_replaced_transparently(bot_server) -> No
 
 
 def test_fast_bench_bot_speaks_protocol_v1_with_keep_alive_and_parallel_connections() -> None:
-    from arena.fastbot import start_fast_bots
+    from tools.fastbot import start_fast_bots
 
     process, (url,) = start_fast_bots(1)
     try:

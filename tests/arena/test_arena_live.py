@@ -15,10 +15,10 @@ import redis
 
 import engine
 from arena.jobs import play_match
-from arena.live import LiveFeed, live_snapshot
 from arena.match import MatchRunner, make_drivers
-from arena.model import LadderConfig, MatchSpec, Member, MemberKind
-from arena.store import ArenaStore
+from core.arena_model import LadderConfig, MatchSpec, Member, MemberKind
+from core.arena_store import ArenaStore
+from core.live import LiveFeed, live_snapshot
 
 GAMES = [("sore-spot", 4, {"rounds": 1}), ("card-commons", 4, {}), ("sloppy-seconds", 3, {}),
          ("spot-hearts", 4, {})]

@@ -6,8 +6,8 @@ import pytest
 
 import engine
 from arena.match import MatchRunner, make_drivers, rotation_seating
-from arena.model import MatchSpec, Member, MemberKind
 from arena.policy import Outcome
+from core.arena_model import MatchSpec, Member, MemberKind
 
 ONE_ROUND = {"rounds": 1}  # Sore Spot with a single round: 13 cards each, a short but complete game
 

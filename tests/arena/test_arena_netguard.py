@@ -6,7 +6,7 @@ import socket
 
 import pytest
 
-from arena.netguard import (
+from core.netguard import (
     UnsafeURLError,
     guarded_create_connection,
     is_public_address,
@@ -194,7 +194,7 @@ def test_a_slow_name_lookup_is_bounded_by_the_time_left(monkeypatch):
     import socket
     import time
 
-    from arena import netguard
+    from core import netguard
 
     real = socket.getaddrinfo
 

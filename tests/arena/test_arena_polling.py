@@ -8,8 +8,8 @@ import time
 import requests
 
 from arena.jobs import play_match
-from arena.model import LadderConfig, MatchSpec, MatchStatus, Member, MemberKind
-from arena.store import ArenaStore
+from core.arena_model import LadderConfig, MatchSpec, MatchStatus, Member, MemberKind
+from core.arena_store import ArenaStore
 
 HOUSE = ("heuristic", "eps-0.5", "random")
 

@@ -6,8 +6,11 @@ import random
 
 import pytest
 
-import arena.model
-from arena.elo import (
+import core.arena_model
+from arena.matchmaking import Candidate, pick_table
+from arena.policy import Outcome, ReplyError, fallback_move, parse_reply
+from core.arena_model import LadderConfig, MatchSpec, Member, default_ladders
+from core.elo import (
     EloConfig,
     expected_score,
     k_factor,
@@ -17,9 +20,6 @@ from arena.elo import (
     rating_deltas,
     standings,
 )
-from arena.matchmaking import Candidate, pick_table
-from arena.model import LadderConfig, MatchSpec, Member, default_ladders
-from arena.policy import Outcome, ReplyError, fallback_move, parse_reply
 
 # --- Elo ---------------------------------------------------------------------------------------------------
 
@@ -116,9 +116,9 @@ def test_standings_without_forfeits_are_the_score_order_with_ties() -> None:
 def test_arena_elo_docstring_examples() -> None:
     import doctest
 
-    import arena.elo
+    import core.elo
 
-    assert doctest.testmod(arena.elo).attempted >= 4 and doctest.testmod(arena.elo).failed == 0
+    assert doctest.testmod(core.elo).attempted >= 4 and doctest.testmod(core.elo).failed == 0
 
 
 # --- matchmaking -------------------------------------------------------------------------------------------
@@ -260,5 +260,5 @@ def test_a_rerun_plays_fresh_deals_and_nothing_else_changes() -> None:
 def test_arena_model_docstring_examples() -> None:
     import doctest
 
-    result = doctest.testmod(arena.model)
+    result = doctest.testmod(core.arena_model)
     assert result.attempted > 0 and result.failed == 0

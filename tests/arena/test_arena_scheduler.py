@@ -12,13 +12,13 @@ import pytest
 import redis
 from rq import Queue
 
-from api import keys
-from api.registry import BotRegistry
-from arena.config import ArenaSettings
 from arena.jobs import check_bot_health
-from arena.model import LadderConfig, MatchStatus, MemberKind
 from arena.scheduler import MAX_ATTEMPTS, Scheduler
-from arena.store import ArenaStore
+from core import keys
+from core.arena_model import LadderConfig, MatchStatus, MemberKind
+from core.arena_store import ArenaStore
+from core.registry import BotRegistry
+from core.settings import ArenaSettings
 
 HOUSE = ("heuristic", "eps-0.3", "eps-0.6", "random")
 REPO_ROOT = Path(__file__).resolve().parents[2]
@@ -181,7 +181,7 @@ def test_add_ladder_command_creates_a_ladder(redis_url, key_prefix, monkeypatch)
 def test_each_tick_keeps_only_the_configured_number_of_match_documents(setup, monkeypatch) -> None:
     store, queue, _scheduler, _registry = setup
     monkeypatch.setenv("TA_ARENA_KEEP_MATCHES", "2")
-    from arena.config import load_settings
+    from core.settings import load_settings
 
     settings = load_settings()
     assert settings.keep_matches == 2

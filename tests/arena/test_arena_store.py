@@ -9,8 +9,8 @@ import redis
 
 from arena.jobs import play_match
 from arena.match import MatchRunner, make_drivers
-from arena.model import LadderConfig, MatchSpec, MatchStatus, Member, MemberKind
-from arena.store import ArenaStore
+from core.arena_model import LadderConfig, MatchSpec, MatchStatus, Member, MemberKind
+from core.arena_store import ArenaStore
 
 HOUSE = ("heuristic", "eps-0.3", "eps-0.6", "random")
 

@@ -9,12 +9,12 @@ import pytest
 import redis
 from rq import Queue
 
-from api import keys
-from arena.config import ArenaSettings
 from arena.jobs import enqueue_match
-from arena.model import LadderConfig, MatchSpec, MatchStatus, Member, MemberKind
 from arena.scheduler import Scheduler
-from arena.store import ArenaStore
+from core import keys
+from core.arena_model import LadderConfig, MatchSpec, MatchStatus, Member, MemberKind
+from core.arena_store import ArenaStore
+from core.settings import ArenaSettings
 
 HOUSE = ("heuristic", "eps-0.2", "eps-0.4", "eps-0.6", "eps-0.8", "random")
 WORKER_ENV = {"ALLOW_PRIVATE_BOT_URLS": "1", "TA_ARENA_MIN_LEASE_S": "1"}

@@ -12,7 +12,7 @@ from trickarena import Bot, BotServer, MoveRequest
 import engine
 from arena.botclient import BotClient
 from arena.match import HttpDriver, MatchRunner
-from arena.model import MatchSpec, Member, MemberKind
+from core.arena_model import MatchSpec, Member, MemberKind
 from tests.clients.starters import QUICK_OPTIONS, STARTERS, starter_bot
 
 

@@ -8,7 +8,7 @@ import pytest
 from trickarena import types
 
 from api import schemas
-from api.blueprints import arena as arena_api
+from api.blueprints import ladders as arena_api
 
 PAIRS = [
     (types.Problem, schemas.ProblemSchema),

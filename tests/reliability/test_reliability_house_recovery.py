@@ -11,7 +11,7 @@ import time
 
 import httpx
 
-from api.store import SeatKind, SeatSpec, TableStore
+from core.tables import SeatKind, SeatSpec, TableStore
 from tests.conftest import serving
 
 

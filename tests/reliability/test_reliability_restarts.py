@@ -19,10 +19,10 @@ import pytest
 import redis
 
 import engine
-from api import devserve
-from api.devredis import free_port, server_args, wait_ready
 from loadtest.verify import table_problems
 from tests.conftest import REPO_ROOT, serving
+from tools import devserve
+from tools.devredis import free_port, server_args, wait_ready
 
 
 class OwnRedis:
@@ -297,11 +297,11 @@ def test_workers_and_the_scheduler_outlive_a_redis_restart(own_redis, key_prefix
     a Redis restart by themselves: under honcho, one process exiting stops the whole service."""
     from rq import Queue
 
-    from api.house import enqueue_drive
-    from api.keys import arena_queue, house_queue
-    from api.store import SeatKind, SeatSpec, TableStore
-    from arena.model import LadderConfig
-    from arena.store import ArenaStore
+    from core.arena_model import LadderConfig
+    from core.arena_store import ArenaStore
+    from core.keys import arena_queue, house_queue
+    from core.queues import enqueue_drive
+    from core.tables import SeatKind, SeatSpec, TableStore
 
     conn = redis.Redis.from_url(own_redis.url)
     arena = ArenaStore(conn, key_prefix)

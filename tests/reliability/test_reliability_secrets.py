@@ -20,8 +20,8 @@ from hypothesis import strategies as st
 from reliability_helpers import SHORT_GAMES, bearer, cards_in_body, random_move, secret_cards
 
 import engine
-from api import keys
-from api.tokens import hash_token
+from core import keys
+from core.tokens import hash_token
 
 
 class Auditor:
@@ -226,17 +226,17 @@ def test_seat_and_owner_tokens_are_stored_only_as_hashes(client, redis_conn, key
 
 
 def test_live_deal_uses_secrets_commitment_verifies_and_the_revealed_seed_redeals(client, monkeypatch):
-    import api.store
+    import core.tables
 
     drawn: list[int] = []
-    real_randbits = api.store.secrets.randbits
+    real_randbits = core.tables.secrets.randbits
 
     def recording_randbits(bits: int) -> int:
         value = real_randbits(bits)
         drawn.append(value)
         return value
 
-    monkeypatch.setattr(api.store.secrets, "randbits", recording_randbits)
+    monkeypatch.setattr(core.tables.secrets, "randbits", recording_randbits)
     created = client.post(
         "/api/tables", json={"game": "spot-hearts", "seats": ["open"] * 4, "options": {"target": 1}}
     ).get_json()

@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, rule, run_state_machine_as_test
 from reliability_helpers import bearer, cards_in_json
 
-from api import keys
+from core import keys
 
 TABLE_KINDS = [("spot-hearts", 4, {"target": 1}), ("sore-spot", 3, {"rounds": 1})]
 TOKEN_KINDS = ["own", "own", "own", "other-seat", "other-table", "mangled", "none"]
@@ -183,12 +183,12 @@ class MoveApiMachine(RuleBasedStateMachine):
 def test_random_seats_random_moves_random_tokens_keep_the_invariants(
     client, redis_conn, key_prefix, monkeypatch
 ):
-    import api.store
+    import core.tables
 
     # The same deals in every run of the machine, so hypothesis can replay and shrink a failing sequence
     # (seeding from `secrets` is tested in test_reliability_secrets).
     seeds = iter(range(10**9))
-    monkeypatch.setattr(api.store.secrets, "randbits", lambda bits: next(seeds) % len(TABLE_KINDS) + 11)
+    monkeypatch.setattr(core.tables.secrets, "randbits", lambda bits: next(seeds) % len(TABLE_KINDS) + 11)
     run_state_machine_as_test(
         lambda: MoveApiMachine(client, redis_conn, key_prefix),
         settings=settings(

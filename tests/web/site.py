@@ -11,8 +11,8 @@ import redis
 
 import engine
 from arena.jobs import play_match
-from arena.model import LadderConfig, MatchSpec, Member
-from arena.store import ArenaStore
+from core.arena_model import LadderConfig, MatchSpec, Member
+from core.arena_store import ArenaStore
 from engine.bots import make_bot
 
 HOUSE = ("heuristic", "eps-0.3", "eps-0.6", "random")
@@ -98,8 +98,8 @@ if __name__ == "__main__":
     import time
 
     from api import create_app
-    from api.devredis import start_throwaway
     from tests.conftest import serving
+    from tools.devredis import start_throwaway
 
     server = start_throwaway()
     app = create_app({"REDIS_URL": server.url, "KEY_PREFIX": "demo:", "ALLOW_PRIVATE_BOT_URLS": True})

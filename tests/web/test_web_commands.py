@@ -20,12 +20,12 @@ import pytest
 import redis
 
 import engine
-from api.devredis import free_port
-from api.devserve import stop
 from arena.botserver import wait_serving
-from arena.model import LadderConfig
-from arena.store import ArenaStore
+from core.arena_model import LadderConfig
+from core.arena_store import ArenaStore
 from tests.conftest import REPO_ROOT
+from tools.devredis import free_port
+from tools.devserve import stop
 
 COMMAND_WORDS = ("cp", "python", "trick-arena")
 

@@ -16,9 +16,9 @@ import redis
 from click.testing import CliRunner
 from trickarena import ArenaClient, BotServer
 
-from arena.model import LadderConfig
-from arena.store import ArenaStore
 from clients.cli import main as cli
+from core.arena_model import LadderConfig
+from core.arena_store import ArenaStore
 from tests.clients.starters import starter_bot
 from tests.conftest import REPO_ROOT
 

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from api.web import data
-from arena.model import Member, MemberKind
+from core.arena_model import Member, MemberKind
 from tests.web.site import HOUSE, build_site
 
 STATIC = Path(__file__).resolve().parents[2] / "api" / "web" / "static"
@@ -128,7 +128,7 @@ def test_unfinished_and_unknown_things_are_error_pages(site_client, site) -> Non
 
 
 def _queued_spec():
-    from arena.model import MatchSpec
+    from core.arena_model import MatchSpec
 
     entrants = [Member.house(name) for name in HOUSE]
     return MatchSpec(match_id="m-queued", ladder_id="spot-hearts-4p", game="spot-hearts", players=4,
@@ -188,8 +188,8 @@ def test_bot_page_lists_the_strikes_of_a_misbehaving_http_bot(client, redis_url,
 
     from arena.botserver import BotServerConfig, serve_bot
     from arena.jobs import play_match
-    from arena.model import LadderConfig, MatchSpec
-    from arena.store import ArenaStore
+    from core.arena_model import LadderConfig, MatchSpec
+    from core.arena_store import ArenaStore
 
     monkeypatch.setenv("ALLOW_PRIVATE_BOT_URLS", "true")  # the bot listens on 127.0.0.1
     store = ArenaStore(redis.Redis.from_url(redis_url), key_prefix)

@@ -1,7 +1,7 @@
 """Arena read API: ladders ranked by rating, a bot's rating history, recent matches and their replays.
 
-It only translates HTTP <-> arena.store. Seeds and replay records of a match are
-shown only once the match is finished (rated or aborted): before that they would reveal the deals.
+It only translates HTTP <-> core.arena_store. Seeds and replay records of a match are shown only once the
+match is finished (rated or aborted): before that they would reveal the deals.
 """
 
 from __future__ import annotations
@@ -13,13 +13,13 @@ from flask import current_app, request, url_for
 from flask_smorest import Blueprint
 from marshmallow import Schema, fields, validate
 
+from api.auth import bearer_token
 from api.problems import ApiProblem
 from api.schemas import ReplayRecordSchema
 from api.services import services
-from api.tokens import bearer_token
-from arena.model import FINAL_STATUSES, MatchSpec, MatchStatus, MemberKind
-from arena.polling import poll_seats
-from arena.store import ArenaStore
+from core.arena_model import FINAL_STATUSES, MatchSpec, MatchStatus, MemberKind
+from core.arena_store import ArenaStore
+from core.ladder_seats import poll_seats
 
 blp = Blueprint("arena", __name__, url_prefix="/api", description="Arena: ladders, ratings, matches")
 
@@ -394,7 +394,7 @@ def get_ladder_seats(bot_id: str) -> list[dict[str, Any]]:
     ladder's per-decision deadline; a missed deadline is a strike and the arena plays the fallback move.
     """
     services().bots.check_owner(bot_id, bearer_token(request.headers.get("Authorization")))
-    seats = poll_seats(services().tables, bot_id)
+    seats = poll_seats(services().redis, current_app.config["KEY_PREFIX"], bot_id)
     for entry in seats:
         entry["state_url"] = url_for("seats.get_seat_state", table_id=entry["table"], seat=entry["seat"])
         entry["moves_url"] = url_for("seats.post_move", table_id=entry["table"], seat=entry["seat"])

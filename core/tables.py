@@ -1,6 +1,6 @@
 """Tables in Redis: create, load, join, apply a move atomically, wait for a newer version.
 
-Layout (key builders in api.keys): a hash with the table record, a list with the move log and a hash with
+Layout (key builders in core.keys): a hash with the table record, a list with the move log and a hash with
 every seat's view (and the spectator's) precomputed at the current version, so reading a seat's state is one
 round trip and never runs the engine.
 
@@ -18,7 +18,6 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import json
-import os
 import secrets
 import time
 from dataclasses import dataclass, field
@@ -29,19 +28,34 @@ import orjson
 import redis
 
 import engine
-from api import gamecache, keys
-from api.gamecache import decoding_client
-from api.lua_scripts import COMMIT_SCRIPT, SNAPSHOT_SCRIPT, SYNC_SCRIPT
-from api.notify import get_watcher
-from api.problems import ApiProblem
-from api.tokens import hash_token, new_token, require_token, token_matches
+import engine.bots
+from core import gamecache, keys
+from core.connections import StrRedis, decoding_client
+from core.errors import (
+    BadSeats,
+    BadToken,
+    GameNotOver,
+    NotYourTurn,
+    SeatNotFound,
+    SeatNotOpen,
+    SeatTaken,
+    StaleVersion,
+    TableBusy,
+    TableNotFound,
+    TableOver,
+)
+from core.lua_scripts import COMMIT_SCRIPT, SNAPSHOT_SCRIPT, SYNC_SCRIPT
+from core.notify import get_watcher
+from core.tokens import hash_token, new_token, require_token, token_matches
 from engine.seeds import new_seed
 
 COMMIT_RETRIES = 20
-# Seconds a finished table is kept; from the environment so the API and the RQ workers agree.
-FINISHED_TABLE_TTL = int(os.environ.get("TA_FINISHED_TABLE_TTL", 30 * 24 * 3600))
-# Seconds an unfinished table is kept after its last move (abandoned practice tables do not pile up).
-IDLE_TABLE_TTL = int(os.environ.get("TA_IDLE_TABLE_TTL", 7 * 24 * 3600))
+# Seconds a finished table is kept by default (core.settings: $TA_FINISHED_TABLE_TTL, the same for the API
+# and the RQ workers).
+FINISHED_TABLE_TTL = 30 * 24 * 3600
+# Seconds an unfinished table is kept after its last move by default ($TA_IDLE_TABLE_TTL): abandoned
+# practice tables do not pile up.
+IDLE_TABLE_TTL = 7 * 24 * 3600
 
 
 class TableStatus(StrEnum):
@@ -59,6 +73,15 @@ class SeatKind(StrEnum):
 class SeatSpec:
     kind: SeatKind
     name: str | None = None  # house bot name or registered bot id; None for an open seat
+
+
+def is_house_bot(name: str) -> bool:
+    return name in engine.bots.BOT_NAMES
+
+
+def house_seats_to_act(seats: list[SeatSpec], to_act: list[int]) -> list[int]:
+    """The seats among `to_act` that the house-bot driver plays."""
+    return [seat for seat in to_act if seats[seat].kind == SeatKind.HOUSE]
 
 
 @dataclass
@@ -115,7 +138,8 @@ class SeatSnapshot:
 
     @property
     def view(self) -> dict[str, Any]:
-        return json.loads(self.view_json)
+        view: dict[str, Any] = json.loads(self.view_json)
+        return view
 
 
 def seed_commitment(seed: int, nonce: str) -> str:
@@ -130,7 +154,7 @@ def _dumps(value: Any) -> str:
 class TableStore:
     def __init__(self, conn: redis.Redis, prefix: str = keys.DEFAULT_PREFIX,
                  finished_ttl: int = FINISHED_TABLE_TTL, idle_ttl: int = IDLE_TABLE_TTL) -> None:
-        self.redis = decoding_client(conn)
+        self.redis: StrRedis = decoding_client(conn)
         self.prefix = prefix
         self.finished_ttl = finished_ttl  # seconds a finished table (and its replay) is kept; 0 = forever
         self.idle_ttl = idle_ttl  # seconds an unfinished table is kept after its last move; 0 = forever
@@ -145,7 +169,7 @@ class TableStore:
                      move_timeout: float | None = None, labels: dict[str, str] | None = None) -> TableRecord:
         """Validate, deal and store a new table. Live tables get a secret seed (pass one only for replays)."""
         if len(seats) != players:
-            raise ApiProblem(422, "bad-seats", f"{players} players need {players} seats, got {len(seats)}")
+            raise BadSeats(f"{players} players need {players} seats, got {len(seats)}")
         normalized = engine.validate_options(game, players, options or {})
         # 53 bits: still unguessable (and the commitment is salted), and exact as a JSON number in every
         # client (JavaScript and jq read numbers as doubles).
@@ -194,7 +218,7 @@ class TableStore:
     @staticmethod
     def _record_from_raw(table_id: str, raw: dict[str, str]) -> TableRecord:
         if not raw:
-            raise ApiProblem(404, "table-not-found", f"no table {table_id!r}")
+            raise TableNotFound(table_id)
         loads = orjson.loads
         seats = [SeatSpec(SeatKind(s["kind"]), s["name"]) for s in loads(raw["seats"])]
         players = int(raw["players"])
@@ -237,10 +261,11 @@ class TableStore:
         """The engine's replay record; only once the game is over (it contains every hand)."""
         status, record = self.redis.hmget(keys.table(self.prefix, table_id), ["status", "record"])
         if status is None:
-            raise ApiProblem(404, "table-not-found", f"no table {table_id!r}")
+            raise TableNotFound(table_id)
         if status != TableStatus.OVER or record is None:
-            raise ApiProblem(409, "game-not-over", "the replay record is published when the game is over")
-        return json.loads(record)
+            raise GameNotOver()
+        replay: dict[str, Any] = json.loads(record)
+        return replay
 
     def moves(self, table_id: str) -> list[dict[str, Any]]:
         return [json.loads(m) for m in self.redis.lrange(keys.table_moves(self.prefix, table_id), 0, -1)]
@@ -253,10 +278,10 @@ class TableStore:
         self._check_seat_index(record, seat)
         if record.seats[seat].kind != SeatKind.OPEN:
             kind = record.seats[seat].kind
-            raise ApiProblem(409, "seat-not-open", f"seat {seat} is played by a {kind} bot")
+            raise SeatNotOpen(seat, kind)
         token = new_token()
         if not self.redis.hsetnx(keys.table(self.prefix, table_id), f"token:{seat}", hash_token(token)):
-            raise ApiProblem(409, "seat-taken", f"seat {seat} has already been joined")
+            raise SeatTaken(seat)
         return token
 
     def authenticate(self, table_id: str, seat: int, token: str | None) -> None:
@@ -266,17 +291,17 @@ class TableStore:
     def _check_token(self, table_id: str, seat: int, token: str | None, stored: str | None,
                      players: str | None) -> None:
         if players is None:
-            raise ApiProblem(404, "table-not-found", f"no table {table_id!r}")
+            raise TableNotFound(table_id)
         if not 0 <= seat < int(players):
-            raise ApiProblem(404, "seat-not-found", f"table {table_id} has no seat {seat}")
+            raise SeatNotFound(table_id, seat)
         token = require_token(token, "seat", "seat")
         if stored is None or not token_matches(token, stored):
-            raise ApiProblem(403, "bad-token", f"this token does not hold seat {seat} of table {table_id}")
+            raise BadToken(f"this token does not hold seat {seat} of table {table_id}")
 
     @staticmethod
     def _check_seat_index(record: TableRecord, seat: int) -> None:
         if not 0 <= seat < record.players:
-            raise ApiProblem(404, "seat-not-found", f"table {record.table_id} has no seat {seat}")
+            raise SeatNotFound(record.table_id, seat)
 
     def seat_snapshot(self, table_id: str, seat: int, token: str | None = None,
                       check_token: bool = True) -> SeatSnapshot:
@@ -289,23 +314,24 @@ class TableStore:
         if check_token:
             self._check_token(table_id, seat, token, stored, players)
         elif players is None:
-            raise ApiProblem(404, "table-not-found", f"no table {table_id!r}")
-        if view is None:
-            raise ApiProblem(404, "seat-not-found", f"table {table_id} has no seat {seat}")
+            raise TableNotFound(table_id)
+        if view is None or version is None or status is None or to_act is None:
+            raise SeatNotFound(table_id, seat)
         acting = orjson.loads(to_act)
         deadline = None
-        if move_timeout is not None and seat in acting:
+        if move_timeout is not None and turn_started is not None and seat in acting:
             deadline = orjson.loads(turn_started)[seat] + float(move_timeout)
         return SeatSnapshot(int(version), TableStatus(status), acting, view, deadline)
 
     def spectator_view_json(self, table_id: str) -> str:
-        view = self.redis.hget(keys.table_views(self.prefix, table_id), "spectator")
+        view: str | None = self.redis.hget(keys.table_views(self.prefix, table_id), "spectator")
         if view is None:
-            raise ApiProblem(404, "table-not-found", f"no table {table_id!r}")
+            raise TableNotFound(table_id)
         return view
 
     def spectator_view(self, table_id: str) -> dict[str, Any]:
-        return json.loads(self.spectator_view_json(table_id))
+        view: dict[str, Any] = json.loads(self.spectator_view_json(table_id))
+        return view
 
     # --- moves ----------------------------------------------------------------------------------------------
 
@@ -313,8 +339,8 @@ class TableStore:
                    authenticate: bool = False, token: str | None = None) -> MoveResult:
         """Apply `move` for `seat` if the seat's decision is still the one seen at `expected_version`.
 
-        Raises ApiProblem 409 (stale / not your turn / over), or the engine's error for a bad move (nothing
-        changes). Safe under any concurrency: the commit re-checks the version atomically. With
+        Raises a MoveConflict (stale, not your turn, over, busy), or the engine's error for a bad move
+        (nothing changes). Safe under any concurrency: the commit re-checks the version atomically. With
         `authenticate`, the seat token is checked against the same read of the table (one round trip less).
         """
         cache_key = (self.prefix, table_id)
@@ -344,7 +370,7 @@ class TableStore:
                     gamecache.games.put(cache_key, after.version, live, after)
                     return MoveResult(after.version, after.status, list(after.to_act), after.seats)
                 # Another writer committed first: the game we moved on is ahead of nothing; rebuild.
-        raise ApiProblem(409, "busy", "the table kept changing while this move was applied; retry")
+        raise TableBusy()
 
     def _try_on_cached_state(self, table_id: str, seat: int, move: Any, expected_version: int,
                              authenticate: bool, token: str | None) -> MoveResult | None:
@@ -379,17 +405,11 @@ class TableStore:
 
     def _check_can_move(self, record: TableRecord, seat: int, expected_version: int) -> None:
         if record.over:
-            raise ApiProblem(409, "game-over", "the game is over", legal=[])
+            raise TableOver()
         if seat not in record.to_act:
-            raise ApiProblem(409, "not-your-turn", f"seat {seat} has nothing to decide now "
-                             f"(waiting for seat(s) {', '.join(map(str, record.to_act))})", legal=[],
-                             version=record.version)
+            raise NotYourTurn(seat, record.to_act, record.version)
         if not record.decision_since[seat] <= expected_version <= record.version:
-            raise ApiProblem(409, "stale-version",
-                             f"expected_version {expected_version} is stale: the table is at version "
-                             f"{record.version} and this decision was opened at version "
-                             f"{record.decision_since[seat]}; fetch the state again",
-                             version=record.version)
+            raise StaleVersion(record.table_id, expected_version, record.version, record.decision_since[seat])
 
     def _game_at(self, record: TableRecord, synced_version: int | None = None,
                  missing: list[str] | None = None) -> Any:
@@ -462,7 +482,7 @@ class TableStore:
     def current_version(self, table_id: str) -> int:
         version = self.redis.hget(keys.table(self.prefix, table_id), "version")
         if version is None:
-            raise ApiProblem(404, "table-not-found", f"no table {table_id!r}")
+            raise TableNotFound(table_id)
         return int(version)
 
     def wait_for_version(self, table_id: str, after: int, timeout: float) -> int:

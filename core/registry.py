@@ -10,17 +10,18 @@ from typing import Any
 import redis
 
 import engine
-from api import keys
-from api.problems import ApiProblem
-from api.tokens import hash_token, new_token, require_token, token_matches
-from arena.netguard import UnsafeURLError, validate_bot_url
+from core import keys
+from core.connections import StrRedis
+from core.errors import BadToken, BotNotFound, NameTaken, UnknownGame, UnsafeURL
+from core.netguard import UnsafeURLError, validate_bot_url
+from core.tokens import hash_token, new_token, require_token, token_matches
 
 PUBLIC_FIELDS = ("bot_id", "name", "games", "url", "enabled", "created", "updated")
 
 
 class BotRegistry:
     def __init__(self, client: redis.Redis, prefix: str, allow_private_urls: bool = False) -> None:
-        self.redis = client
+        self.redis: StrRedis = client  # the API's client decodes replies
         self.prefix = prefix
         self.allow_private_urls = allow_private_urls
 
@@ -30,9 +31,7 @@ class BotRegistry:
     def _check_games(games: list[str]) -> list[str]:
         unknown = [game for game in games if game not in engine.GAMES]
         if unknown:
-            raise ApiProblem(422, "unknown-game",
-                             f"unknown game(s) {', '.join(unknown)}; known: {', '.join(engine.GAMES)}",
-                             errors={"games": [f"unknown: {g}" for g in unknown]})
+            raise UnknownGame(unknown, list(engine.GAMES))
         return sorted(set(games))
 
     def _check_url(self, url: str | None) -> str | None:
@@ -41,7 +40,7 @@ class BotRegistry:
         try:
             validate_bot_url(url, allow_private=self.allow_private_urls)
         except UnsafeURLError as error:
-            raise ApiProblem(422, "unsafe-bot-url", str(error), errors={"url": [str(error)]}) from None
+            raise UnsafeURL(str(error)) from None
         return url
 
     # --- records --------------------------------------------------------------------------------------------
@@ -51,7 +50,7 @@ class BotRegistry:
         url = self._check_url(url)
         bot_id = secrets.token_hex(8)
         if not self.redis.set(keys.bot_name(self.prefix, name), bot_id, nx=True):
-            raise ApiProblem(409, "bot-name-taken", f"a bot named {name!r} is already registered")
+            raise NameTaken(name)
         token = new_token()
         now = time.time()
         fields = {"bot_id": bot_id, "name": name, "games": json.dumps(games), "url": url or "",
@@ -63,9 +62,9 @@ class BotRegistry:
         return self.get(bot_id), token
 
     def _raw(self, bot_id: str) -> dict[str, str]:
-        raw = self.redis.hgetall(keys.bot(self.prefix, bot_id))
+        raw: dict[str, str] = self.redis.hgetall(keys.bot(self.prefix, bot_id))
         if not raw:
-            raise ApiProblem(404, "bot-not-found", f"no bot {bot_id!r}")
+            raise BotNotFound(bot_id)
         return raw
 
     @staticmethod
@@ -91,7 +90,7 @@ class BotRegistry:
         raw = self._raw(bot_id)
         token = require_token(token, "owner", "bot")
         if not token_matches(token, raw["owner_hash"]):
-            raise ApiProblem(403, "bad-token", f"this token does not own bot {bot_id}")
+            raise BadToken(f"this token does not own bot {bot_id}")
         return raw
 
     def update(self, bot_id: str, token: str | None, changes: dict[str, Any]) -> dict[str, Any]:

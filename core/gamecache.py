@@ -1,4 +1,4 @@
-"""Process-local state of the table store: live engine games by table, per-table locks, decoding clients.
+"""Process-local state of the table store: live engine games by table, per-table locks.
 
 None of it is needed for correctness (Redis and the Lua commit are the truth); it saves replaying a table's
 move log and lost commit races on the common path.
@@ -10,10 +10,8 @@ import threading
 from collections import OrderedDict
 from typing import TYPE_CHECKING, Any
 
-import redis
-
 if TYPE_CHECKING:
-    from api.store import TableRecord
+    from core.tables import TableRecord
 
 
 class GameCache:
@@ -68,25 +66,3 @@ def table_lock(key: str) -> threading.Lock:
                 _table_locks.clear()  # locks are only an optimisation: the Lua check guarantees correctness
             lock = _table_locks[key] = threading.Lock()
         return lock
-
-
-def decoding_client(conn: redis.Redis) -> redis.Redis:
-    """The store reads strings; RQ hands jobs a bytes connection, so build a decoding twin when needed."""
-    kwargs = conn.connection_pool.connection_kwargs
-    if kwargs.get("decode_responses"):
-        return conn
-    return _decoding_twin(conn)
-
-
-_twins: dict[int, redis.Redis] = {}
-
-
-def _decoding_twin(conn: redis.Redis) -> redis.Redis:
-    pool = conn.connection_pool
-    twin = _twins.get(id(pool))
-    if twin is None:
-        twin = redis.Redis(connection_pool=pool.__class__(connection_class=pool.connection_class,
-                                                           **{**pool.connection_kwargs,
-                                                              "decode_responses": True}))
-        _twins[id(pool)] = twin
-    return twin

@@ -1,6 +1,6 @@
-"""`python -m arena bench`: how fast does a worker drive HTTP bots, next to the bare HTTP floor?
+"""`python -m tools.arena_bench`: how fast does a worker drive HTTP bots, next to the bare HTTP floor?
 
-Setup: 4 fast protocol-v1 bots (``arena.fastbot``: stdlib sockets, keep-alive, TCP_NODELAY, first legal move,
+Setup: 4 fast protocol-v1 bots (``tools.fastbot``: stdlib sockets, keep-alive, TCP_NODELAY, first legal move,
 a forked process per connection, so two workers calling the same bot are answered in parallel) in a process
 of their own, so the bots do not share the bench's GIL.
 
@@ -26,15 +26,16 @@ import time
 from pathlib import Path
 from typing import Any
 
+import click
 import redis
 
 import engine
-from api import devserve
 from arena.botclient import PROTOCOL_VERSION, BotClient
-from arena.fastbot import start_fast_bots
 from arena.match import MatchRunner, make_drivers
-from arena.model import LadderConfig, MatchSpec, MatchStatus, Member, MemberKind
-from arena.procstat import cpu_seconds, tree_cpu_seconds
+from core.arena_model import LadderConfig, MatchSpec, MatchStatus, Member, MemberKind
+from tools import devserve
+from tools.fastbot import start_fast_bots
+from tools.procstat import cpu_seconds, tree_cpu_seconds
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 # Generous: the bench measures throughput, and a loaded machine must not turn a slow answer into a strike.
@@ -129,9 +130,9 @@ def rq_workers(urls: list[str] | None, workers: int, matches: int,
     """
     from rq import Queue
 
-    from api.devredis import start_throwaway
     from arena.jobs import enqueue_match
-    from arena.store import ArenaStore
+    from core.arena_store import ArenaStore
+    from tools.devredis import start_throwaway
 
     server = start_throwaway()
     procs: list[subprocess.Popen[bytes]] = []
@@ -207,7 +208,7 @@ def run(seconds: float = 3.0, games: int = 10, matches: int = 48, repeat: int = 
     return {
         "bench": "arena", "cpus": os.cpu_count(), "loadavg_before": [round(x, 2) for x in load_before],
         "loadavg_after": [round(x, 2) for x in os.getloadavg()], "repeat": repeat,
-        "bots": "4 x arena.fastbot (stdlib sockets, TCP_NODELAY, a forked process per connection)",
+        "bots": "4 x tools.fastbot (stdlib sockets, TCP_NODELAY, a forked process per connection)",
         "bare_loop": best["bare"], "one_worker_in_process": best["worker"],
         "worker_vs_bare": round(best["worker"]["decisions_per_s"] / best["bare"]["decisions_per_s"], 3),
         "rq_1_worker": best["rq1"], "rq_2_workers": best["rq2"],
@@ -221,3 +222,17 @@ def run(seconds: float = 3.0, games: int = 10, matches: int = 48, repeat: int = 
         "samples_decisions_per_s": {name: [r["decisions_per_s"] for r in runs]
                                     for name, runs in samples.items()},
     }
+
+
+@click.command()
+@click.option("--seconds", default=3.0, show_default=True, help="Length of the bare loop.")
+@click.option("--games", default=10, show_default=True, help="Spot Hearts games for the in-process worker.")
+@click.option("--matches", default=48, show_default=True, help="Matches for each RQ worker run (1 and 2).")
+@click.option("--repeat", default=3, show_default=True, help="Interleaved repetitions; the best is reported.")
+def main(seconds: float, games: int, matches: int, repeat: int) -> None:
+    """4 local HTTP bots: bare keep-alive loop vs one worker vs 1 and 2 RQ workers (JSON)."""
+    click.echo(json.dumps(run(seconds, games, matches, repeat)))
+
+
+if __name__ == "__main__":
+    main()

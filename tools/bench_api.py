@@ -1,6 +1,7 @@
 """API benchmark (not a test): the app under gunicorn on loopback, driven by a load generator; prints JSON.
 
-    python -m api.bench [--worker-class gevent|gthread] [--connections 16] [--duration 10] [--long-polls 0]
+    python -m tools.bench_api [--worker-class gevent|gthread] [--connections 16] [--duration 10]
+        [--long-polls 0]
 
 Three runs against the same server: GET /api/hello (the yardstick: same app, same server, no Redis),
 GET a seat's state with its bearer token, and POST moves. Every POST is a legal move at the right version:
@@ -37,10 +38,10 @@ from typing import Any
 import redis
 
 import engine
-from api import devserve
-from api.devredis import free_port, start_throwaway
-from api.store import SeatKind, SeatSpec, TableStore
-from arena.procstat import tree_cpu_seconds
+from core.tables import SeatKind, SeatSpec, TableStore
+from tools import devserve
+from tools.devredis import free_port, start_throwaway
+from tools.procstat import tree_cpu_seconds
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 TARGETS = {"get_vs_hello": 0.5, "post_vs_hello": 0.3, "p99_ms": 25.0}
@@ -299,7 +300,7 @@ def main() -> None:
         median_keys = ("get_vs_hello", "post_vs_hello",
                        "get_vs_hello_by_server_cpu", "post_vs_hello_by_server_cpu")
         result = {
-            "command": " ".join(["python -m api.bench", *sys.argv[1:]]),
+            "command": " ".join(["python -m tools.bench_api", *sys.argv[1:]]),
             "worker_class": options.worker_class, "workers": options.workers,
             "connections": options.connections, "duration_s": options.duration, "rounds": options.rounds,
             "long_polls_parked": options.long_polls, "cpus": os.cpu_count(),

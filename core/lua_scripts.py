@@ -1,4 +1,4 @@
-"""The Lua scripts of the table store (api.store): each runs atomically inside Redis."""
+"""The Lua scripts of the table store (core.tables): each runs atomically inside Redis."""
 
 # Commit a computed move iff the table is still at the version it was computed from.
 COMMIT_SCRIPT = """

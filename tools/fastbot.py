@@ -10,7 +10,7 @@ send.
 
 The bot parses just enough HTTP (request line, Content-Length, body) and answers the first legal move (the
 first `count` legal cards for a pass). One parent can serve several ports:
-``python -m arena fast-bots --ports 9101,9102``.
+``python -m tools.fastbot --ports 9101,9102``.
 """
 
 from __future__ import annotations
@@ -23,6 +23,8 @@ import selectors
 import socket
 from collections.abc import Callable
 from typing import Any
+
+import click
 
 CONTENT_LENGTH = re.compile(rb"content-length:\s*(\d+)", re.IGNORECASE)
 INFO = json.dumps({"name": "fastbot", "author": "trick-arena", "version": "1",
@@ -142,3 +144,15 @@ def start_fast_bots(count: int) -> tuple[multiprocessing.Process, list[str]]:
         process.terminate()
         raise RuntimeError("fast bots did not start")
     return process, [f"http://127.0.0.1:{port}" for port in ports]
+
+
+@click.command()
+@click.option("--ports", default="9101,9102,9103,9104", show_default=True)
+def main(ports: str) -> None:
+    """Very cheap protocol-v1 bots (first legal move) on 127.0.0.1, a process per connection (benches)."""
+    run_fast_bots([int(p) for p in ports.split(",")],
+                  started=lambda bound: click.echo(f"fast bots on ports {bound}"))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,181 @@
+"""Domain errors: what the shared stores refuse, with what a caller needs to act on it.
+
+They know no HTTP. The API maps each class to a problem type in one table (``api.problems.PROBLEMS``); the
+arena decides by class (a move that lost a race is a ``MoveConflict``), never by a status code.
+
+>>> error = StaleVersion("t1", expected=3, version=5, since=4)
+>>> isinstance(error, MoveConflict), error.fields()
+(True, {'version': 5})
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+class DomainError(Exception):
+    """Base class. ``detail`` is written for the client; ``fields()`` are machine-readable extras."""
+
+    def __init__(self, detail: str) -> None:
+        super().__init__(detail)
+        self.detail = detail
+
+    def fields(self) -> dict[str, Any]:
+        return {}
+
+
+# --- not found ---------------------------------------------------------------------------------------------
+
+
+class NotFound(DomainError):
+    """Something the caller named does not exist (or no longer does)."""
+
+
+class TableNotFound(NotFound):
+    def __init__(self, table_id: str) -> None:
+        super().__init__(f"no table {table_id!r}")
+        self.table_id = table_id
+
+
+class SeatNotFound(NotFound):
+    def __init__(self, table_id: str, seat: int) -> None:
+        super().__init__(f"table {table_id} has no seat {seat}")
+        self.table_id = table_id
+        self.seat = seat
+
+
+class BotNotFound(NotFound):
+    def __init__(self, bot_id: str) -> None:
+        super().__init__(f"no bot {bot_id!r}")
+        self.bot_id = bot_id
+
+
+# --- tokens ------------------------------------------------------------------------------------------------
+
+
+class TokenRequired(DomainError):
+    """No token was given; ``kind`` is "seat" or "owner", ``realm`` what it protects ("seat" or "bot")."""
+
+    def __init__(self, kind: str, realm: str) -> None:
+        super().__init__(f"send the {kind} token as 'Authorization: Bearer <token>'")
+        self.kind = kind
+        self.realm = realm
+
+
+class BadToken(DomainError):
+    """A token was given but it does not hold what it was shown for."""
+
+
+# --- requests the rules of the house refuse ----------------------------------------------------------------
+
+
+class Invalid(DomainError):
+    """A request whose content is refused; ``errors`` names the offending fields."""
+
+    def __init__(self, detail: str, errors: dict[str, list[str]] | None = None) -> None:
+        super().__init__(detail)
+        self.errors = errors
+
+    def fields(self) -> dict[str, Any]:
+        return {"errors": self.errors} if self.errors else {}
+
+
+class BadSeats(Invalid):
+    """The seats given do not fit the table (count, kinds, house bot names)."""
+
+
+class UnknownGame(Invalid):
+    def __init__(self, unknown: list[str], known: list[str]) -> None:
+        super().__init__(f"unknown game(s) {', '.join(unknown)}; known: {', '.join(known)}",
+                         errors={"games": [f"unknown: {game}" for game in unknown]})
+        self.unknown = unknown
+
+
+class UnsafeURL(Invalid):
+    """A bot URL the arena will not call (private address, bad scheme, ...)."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason, errors={"url": [reason]})
+
+
+# --- conflicts with the current state ----------------------------------------------------------------------
+
+
+class Conflict(DomainError):
+    """The request does not fit the current state; re-reading the state tells why."""
+
+
+class NameTaken(Conflict):
+    def __init__(self, name: str) -> None:
+        super().__init__(f"a bot named {name!r} is already registered")
+        self.name = name
+
+
+class SeatNotOpen(Conflict):
+    def __init__(self, seat: int, kind: str) -> None:
+        super().__init__(f"seat {seat} is played by a {kind} bot")
+        self.seat = seat
+
+
+class SeatTaken(Conflict):
+    def __init__(self, seat: int) -> None:
+        super().__init__(f"seat {seat} has already been joined")
+        self.seat = seat
+
+
+class GameNotOver(Conflict):
+    def __init__(self) -> None:
+        super().__init__("the replay record is published when the game is over")
+
+
+class MoveConflict(Conflict):
+    """A move that no longer fits the table: it moved on, or is over. Nothing changed; re-read and decide."""
+
+    legal: list[Any] | None = None  # None: not said; [] when nothing may be played now
+    version: int | None = None
+
+    def fields(self) -> dict[str, Any]:
+        extra: dict[str, Any] = {}
+        if self.legal is not None:
+            extra["legal"] = self.legal
+        if self.version is not None:
+            extra["version"] = self.version
+        return extra
+
+
+class TableOver(MoveConflict):
+    def __init__(self) -> None:
+        super().__init__("the game is over")
+        self.legal = []
+
+
+class NotYourTurn(MoveConflict):
+    def __init__(self, seat: int, to_act: list[int], version: int) -> None:
+        waiting = ", ".join(map(str, to_act))
+        super().__init__(f"seat {seat} has nothing to decide now (waiting for seat(s) {waiting})")
+        self.seat = seat
+        self.legal = []
+        self.version = version
+
+
+class StaleVersion(MoveConflict):
+    def __init__(self, table_id: str, expected: int, version: int, since: int) -> None:
+        super().__init__(f"expected_version {expected} is stale: the table is at version {version} and this "
+                         f"decision was opened at version {since}; fetch the state again")
+        self.table_id = table_id
+        self.version = version
+
+
+class TableBusy(MoveConflict):
+    def __init__(self) -> None:
+        super().__init__("the table kept changing while this move was applied; retry")
+
+
+# --- the store itself --------------------------------------------------------------------------------------
+
+
+class StoreUnavailable(DomainError):
+    """Redis is unreachable for a moment (restarting, failing over): retry shortly."""
+
+    def __init__(self, reason: str = "the data store is unreachable for a moment; retry shortly") -> None:
+        super().__init__(reason)

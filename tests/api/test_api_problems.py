@@ -1,0 +1,31 @@
+"""The one table from errors to problem types: every domain error the stores raise has a problem type."""
+
+from __future__ import annotations
+
+import core.errors
+from api.problems import PROBLEMS, problem_for
+from core.errors import DomainError, NotYourTurn, StaleVersion, TokenRequired
+
+
+def _leaves(cls: type) -> list[type]:
+    subclasses = cls.__subclasses__()
+    return [cls] if not subclasses else [leaf for sub in subclasses for leaf in _leaves(sub)]
+
+
+def test_every_domain_error_the_stores_can_raise_has_a_row() -> None:
+    leaves = [cls for cls in _leaves(DomainError) if cls.__module__ == core.errors.__name__]
+    assert len(leaves) >= 15
+    missing = [cls.__name__ for cls in leaves if not any(issubclass(cls, row[0]) for row in PROBLEMS)]
+    assert missing == []
+
+
+def test_a_problem_carries_the_fields_and_headers_a_client_needs() -> None:
+    stale = problem_for(StaleVersion("t1", expected=2, version=5, since=4))
+    assert stale is not None
+    assert (stale.status, stale.slug, stale.extra) == (409, "stale-version", {"version": 5})
+    turn = problem_for(NotYourTurn(1, [2], 7))
+    assert turn is not None and turn.extra == {"legal": [], "version": 7} and "seat(s) 2" in turn.detail
+    token = problem_for(TokenRequired("owner", "bot"))
+    assert token is not None and token.status == 401
+    assert token.headers == {"WWW-Authenticate": 'Bearer realm="bot"'}
+    assert problem_for(ValueError("not ours")) is None

@@ -1,0 +1,1 @@
+"""Benchmarks, load and dev helpers: not part of the service (api/, arena/ and engine/ never import them)."""
