@@ -10,7 +10,7 @@ import time
 from typing import Any
 
 import engine
-from api.blueprints.arena import public_stats
+from api.blueprints.ladders import public_stats
 from api.problems import ApiProblem
 from core.arena_model import HOUSE_PREFIX, MatchStatus, MemberKind
 from core.arena_store import ArenaStore
