@@ -62,6 +62,7 @@ class TableHost:
                 pipe.hset(key, self.table_id, json.dumps(entry))
                 pipe.expire(key, POLL_SEAT_TTL_S)
                 pipe.execute()
+                seats_changed(tables.redis, tables.prefix, member.bot_id)
 
     # --- the engine-game surface MatchRunner uses ---------------------------------------------------------
 
@@ -132,6 +133,7 @@ class TableHost:
     def close(self) -> None:
         for bot_id in self.poll_seats.values():
             self.tables.redis.hdel(keys.arena_poll_seats(self.tables.prefix, bot_id), self.table_id)
+            seats_changed(self.tables.redis, self.tables.prefix, bot_id)
 
 
 class PollDriver:
@@ -154,6 +156,29 @@ class PollDriver:
             return DriverAnswer(MOVE_ALREADY_APPLIED)
         return DriverAnswer(None, None, Outcome.TIMEOUT,
                             f"no move through the move API within {request.deadline_s * 1000:.0f} ms")
+
+
+def seats_changed(conn: Any, prefix: str, bot_id: str) -> None:
+    """Bump the bot's seats version and wake its ladder-seats long-polls (they wait on that version)."""
+    key = keys.arena_poll_seats_version(prefix, bot_id)
+    pipe = conn.pipeline(transaction=True)
+    pipe.incr(key)
+    pipe.expire(key, POLL_SEAT_TTL_S)
+    version, _ = pipe.execute()
+    conn.publish(keys.table_events(prefix, keys.bot_seats_topic(bot_id)), version)
+
+
+def seats_version(conn: Any, prefix: str, bot_id: str) -> int:
+    return int(conn.get(keys.arena_poll_seats_version(prefix, bot_id)) or 0)
+
+
+def wait_for_seats(tables: TableStore, bot_id: str, after: int, timeout: float) -> int:
+    """Block until the bot's seats version exceeds `after` or `timeout` passes (the tables' notifier)."""
+    from api.notify import get_watcher
+
+    watcher = get_watcher(tables.redis, tables.prefix)
+    return watcher.wait(keys.bot_seats_topic(bot_id), after, timeout,
+                        lambda: seats_version(tables.redis, tables.prefix, bot_id))
 
 
 def poll_seats(tables: TableStore, bot_id: str) -> list[dict[str, Any]]:

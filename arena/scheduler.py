@@ -4,7 +4,9 @@ Each tick, for every ladder:
 1. sync members from the bot registry (enabled bots listing the ladder's game join; house bots stay);
 2. recover matches whose worker died (lease gone) or whose job failed for good: re-enqueue from scratch up
    to MAX_ATTEMPTS, else mark aborted — either way nobody's rating moves for the lost run;
-3. top the ladder up to `max_active` queued/running matches, choosing players with arena.matchmaking.
+3. top the ladder up to `max_active` queued/running matches, choosing players with arena.matchmaking among
+   the members that are free: not in a live match, not paused or benched, and for polling bots present
+   (arena.presence: a held ladder-seats long-poll or a call within the ladder's `presence_s`).
 Every `health_every_s`, HTTP members get a health-check job (3 failures in a row pause them). Documents and
 replays of matches older than a ladder's most recent `keep_matches` (TA_ARENA_KEEP_MATCHES, default 300)
 are deleted (ratings and history stay).
@@ -34,6 +36,7 @@ from arena.config import ArenaSettings
 from arena.jobs import enqueue_health_check, enqueue_match
 from arena.matchmaking import Candidate, pick_table
 from arena.model import LadderConfig, MatchSpec, MatchStatus, Member, MemberKind
+from arena.presence import present_bots
 from arena.store import ArenaStore
 
 log = logging.getLogger("arena.scheduler")
@@ -136,14 +139,18 @@ class Scheduler:
         ratings = self.store.ratings(ladder.ladder_id)
         ids = [m.bot_id for m in members]
         stats = self.store.stats(ladder.ladder_id, ids)
-        paused = self.store.paused_bots([m.bot_id for m in members if m.kind is MemberKind.HTTP])
+        registered = [m.bot_id for m in members if m.kind is not MemberKind.HOUSE]
+        polling = [m.bot_id for m in members if m.kind is MemberKind.POLL]
+        # Out of this fill: paused or benched bots, and polling bots that are not around to play.
+        away = self.store.paused_bots(registered) | (
+            set(polling) - present_bots(self.store.redis, self.store.prefix, polling, ladder.presence_s))
         by_id = {m.bot_id: m for m in members}
         created = 0
         last = self.store.last_group(ladder.ladder_id)
         while active + created < ladder.max_active:
             candidates = [
                 Candidate(m.bot_id, ratings.get(m.bot_id, 1500.0), stats[m.bot_id]["games"],
-                          available=m.bot_id not in busy and m.bot_id not in paused)
+                          available=m.bot_id not in busy and m.bot_id not in away)
                 for m in members
             ]
             table = pick_table(candidates, ladder.players, self.rng, last_group=last)
