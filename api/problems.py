@@ -57,6 +57,9 @@ ENGINE_ERRORS: list[tuple[type[EngineError], int, str, str]] = [
     (EngineError, 422, "rejected-by-engine", "Rejected by the rules engine"),
 ]
 
+# Every 429 (moves, registration, table creation) has this one type: clients branch on one value.
+RATE_LIMITED_SLUG = "rate-limited"
+
 # Werkzeug's 422 from webargs/marshmallow carries the field messages in `.data["messages"]`.
 VALIDATION_SLUG = "validation-failed"
 
@@ -103,13 +106,15 @@ def _http_problem(error: HTTPException) -> Response:
                                 "the request body or query string does not match the schema; see errors",
                                 headers=headers, errors=_flatten_messages(messages))
     detail = error.description or HTTPStatus(status).description
+    slug = None
     if status == 429:
+        slug = RATE_LIMITED_SLUG
         detail = f"rate limit exceeded ({error.description}); retry after the Retry-After delay"
         headers.setdefault("Retry-After", str(_retry_after_seconds()))
     allowed = getattr(error, "valid_methods", None)
     if status == 405 and allowed:
         detail = f"{detail} Allowed: {', '.join(sorted(allowed))}."
-    return problem_response(status, None, HTTPStatus(status).phrase, detail, headers=headers)
+    return problem_response(status, slug, HTTPStatus(status).phrase, detail, headers=headers)
 
 
 def handle_error(error: Exception) -> Response:
