@@ -65,6 +65,14 @@ def registered_members(conn: redis.Redis, prefix: str, game: str) -> list[Member
     return members
 
 
+def bot_owners(conn: redis.Redis, prefix: str, bot_ids: list[str]) -> dict[str, str]:
+    """Owner of each registered bot that has one recorded (api.registry: the address that registered it)."""
+    pipe = conn.pipeline(transaction=False)
+    for bot_id in bot_ids:
+        pipe.hget(keys.bot(prefix, bot_id), "owner")
+    return {b: owner for b, owner in zip(bot_ids, pipe.execute(), strict=True) if owner}
+
+
 @dataclass
 class Scheduler:
     store: ArenaStore
@@ -145,12 +153,13 @@ class Scheduler:
         away = self.store.paused_bots(registered) | (
             set(polling) - present_bots(self.store.redis, self.store.prefix, polling, ladder.presence_s))
         by_id = {m.bot_id: m for m in members}
+        owners = bot_owners(self.store.redis, self.store.prefix, registered)
         created = 0
         last = self.store.last_group(ladder.ladder_id)
         while active + created < ladder.max_active:
             candidates = [
                 Candidate(m.bot_id, ratings.get(m.bot_id, 1500.0), stats[m.bot_id]["games"],
-                          available=m.bot_id not in busy and m.bot_id not in away)
+                          available=m.bot_id not in busy and m.bot_id not in away, owner=owners.get(m.bot_id))
                 for m in members
             ]
             table = pick_table(candidates, ladder.players, self.rng, last_group=last)

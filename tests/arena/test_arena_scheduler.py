@@ -167,3 +167,17 @@ def test_each_tick_keeps_only_the_configured_number_of_match_documents(setup, mo
     assert store.recent_matches("ss") == ["c", "b"] and store.match("a") is None
     monkeypatch.setenv("TA_ARENA_KEEP_MATCHES", "999999")
     assert load_settings().keep_matches == 3000  # capped: the rating script bounds the list there
+
+
+def test_one_owner_gets_one_seat_per_table_while_other_owners_are_free(setup, bot_server) -> None:
+    store, _queue, scheduler, registry = setup
+    store.save_ladder(LadderConfig("ss", "sore-spot", 4, {"rounds": 1}, house_bots=HOUSE, max_active=1))
+    for bot in HOUSE:  # the house has played a lot: fresh bots would be everybody's first picks
+        store.redis.hset(keys.arena_stats(store.prefix, "ss", f"house:{bot}"), "games", 30)
+    url = bot_server("good").url
+    mine = {registry.register(f"flood{i}", ["sore-spot"], url, address="203.0.113.7")[0]["bot_id"]
+            for i in range(3)}
+    assert scheduler.tick()["created"] == 1
+    [match_id] = store.active_matches("ss")
+    entrants = [m["bot_id"] for m in store.match(match_id)["spec"]["entrants"]]
+    assert len(set(entrants) & mine) == 1, entrants
