@@ -7,7 +7,8 @@ Each tick, for every ladder:
 3. top the ladder up to `max_active` queued/running matches, choosing players with arena.matchmaking among
    the members that are free: not in a live match, not paused or benched, and for polling bots present
    (arena.presence: a held ladder-seats long-poll or a call within the ladder's `presence_s`).
-Every `health_every_s`, HTTP members get a health-check job (3 failures in a row pause them). Documents and
+Every `health_every_s`, HTTP members get a health-check job (3 failures in a row pause them; a paused bot's
+checks back off, see health_interval). Documents and
 replays of matches older than a ladder's most recent `keep_matches` (TA_ARENA_KEEP_MATCHES, default 300)
 are deleted (ratings and history stay).
 
@@ -37,10 +38,11 @@ from arena.jobs import enqueue_health_check, enqueue_match
 from arena.matchmaking import Candidate, pick_table
 from arena.model import LadderConfig, MatchSpec, MatchStatus, Member, MemberKind
 from arena.presence import present_bots
-from arena.store import ArenaStore
+from arena.store import HEALTH_FAILURES_TO_PAUSE, ArenaStore
 
 log = logging.getLogger("arena.scheduler")
 MAX_ATTEMPTS = 3
+HEALTH_BACKOFF_MAX_S = 1800.0  # a paused bot's health checks back off to one per half hour at most
 
 
 def registered_members(conn: redis.Redis, prefix: str, game: str) -> list[Member]:
@@ -190,13 +192,27 @@ class Scheduler:
 
     def schedule_health_checks(self, http_members: dict[str, str]) -> int:
         now = time.monotonic()
-        count = 0
-        for bot_id, url in http_members.items():
-            if self._health_due.get(bot_id, 0.0) <= now:
-                enqueue_health_check(self.queue, bot_id, url, self.store.prefix)
-                self._health_due[bot_id] = now + self.settings.health_every_s
-                count += 1
-        return count
+        due = [bot_id for bot_id in http_members if self._health_due.get(bot_id, 0.0) <= now]
+        failures = self.store.health_failures(due)
+        for bot_id in due:
+            enqueue_health_check(self.queue, bot_id, http_members[bot_id], self.store.prefix)
+            self._health_due[bot_id] = now + health_interval(self.settings.health_every_s, failures[bot_id])
+        return len(due)
+
+
+def health_interval(every_s: float, failures: int, max_s: float = HEALTH_BACKOFF_MAX_S) -> float:
+    """Seconds to the next health check of a bot with `failures` failed checks in a row.
+
+    Every `every_s` while it passes or has not failed often enough to be paused; once paused, the retries
+    back off (double each time, at most `max_s`): a bot that is down for good costs a check every half
+    hour, and one that comes back is matched again after its first passing check.
+
+    >>> [health_interval(30.0, f) for f in (0, 2, 3, 4, 5, 12)]
+    [30.0, 30.0, 60.0, 120.0, 240.0, 1800.0]
+    """
+    if failures < HEALTH_FAILURES_TO_PAUSE:
+        return every_s
+    return min(every_s * 2 ** (failures - HEALTH_FAILURES_TO_PAUSE + 1), max_s)
 
 
 def run_forever(settings: ArenaSettings, ladders: list[LadderConfig] | None = None,
