@@ -36,6 +36,9 @@ class LadderSchema(Schema):
     deadline_ms = fields.Integer(required=True)
     strike_limit = fields.Integer(required=True)
     house_bots = fields.List(fields.String(), required=True)
+    presence_s = fields.Float(required=True, metadata={
+        "description": "a polling bot is seated only if it called its ladder-seats endpoint within this many "
+                       "seconds or holds a long-poll there"})
     members = fields.Integer(required=True)
     active_matches = fields.Integer(required=True)
     url = fields.String(required=True)
