@@ -149,13 +149,13 @@ class Scheduler:
         ratings = self.store.ratings(ladder.ladder_id)
         ids = [m.bot_id for m in members]
         stats = self.store.stats(ladder.ladder_id, ids)
-        registered = [m.bot_id for m in members if m.kind is not MemberKind.HOUSE]
+        registered_ids = [m.bot_id for m in members if m.kind is not MemberKind.HOUSE]
         polling = [m.bot_id for m in members if m.kind is MemberKind.POLL]
         # Out of this fill: paused or benched bots, and polling bots that are not around to play.
-        away = self.store.paused_bots(registered) | (
+        away = self.store.paused_bots(registered_ids) | (
             set(polling) - present_bots(self.store.redis, self.store.prefix, polling, ladder.presence_s))
         by_id = {m.bot_id: m for m in members}
-        owners = bot_owners(self.store.redis, self.store.prefix, registered)
+        owners = bot_owners(self.store.redis, self.store.prefix, registered_ids)
         created = 0
         last = self.store.last_group(ladder.ladder_id)
         while active + created < ladder.max_active:
