@@ -96,10 +96,21 @@ def test_a_held_long_poll_keeps_a_bot_present_and_wakes_on_a_new_seat(live_serve
     assert present_bots(conn, key_prefix, [bot_id], window_s=10.0) == {bot_id}
 
 
+@pytest.fixture
+def production_limits_server(make_app):
+    """The API with the production move limit (the suite's default app relaxes it)."""
+    from api.config import load_config
+    from tests.conftest import serving
+
+    with serving(make_app(LIMIT_SEAT_POSTS=load_config()["LIMIT_SEAT_POSTS"])) as base:
+        yield base
+
+
 @pytest.mark.timeout(120)
-def test_idle_polling_bots_do_not_stall_a_ladder(live_server, redis_url, key_prefix) -> None:
+def test_idle_polling_bots_do_not_stall_a_ladder(production_limits_server, redis_url, key_prefix) -> None:
     """Real scheduler and worker processes, 8 registered polling bots that never poll and one that plays with
-    the SDK: the ladder keeps playing, no idle bot is ever seated, the present one plays without a strike."""
+    the SDK: the ladder keeps playing, no idle bot is ever seated, the present one plays without a strike
+    (and so without a 429: a refused move would have cost it a timeout)."""
     from trickarena.ladder import play_ladder
 
     from tests.clients.starters import starter_bot
@@ -107,11 +118,11 @@ def test_idle_polling_bots_do_not_stall_a_ladder(live_server, redis_url, key_pre
     store = ArenaStore(redis.Redis.from_url(redis_url), key_prefix)
     store.save_ladder(LadderConfig("ss", "sore-spot", 4, {"rounds": 1}, house_bots=HOUSE, max_active=2,
                                    house_only_gap_s=0.0, deadline_ms=3000))
-    idle = {register(live_server, f"idle{i}")[0] for i in range(8)}
-    present, owner = register(live_server, "present")
+    idle = {register(production_limits_server, f"idle{i}")[0] for i in range(8)}
+    present, owner = register(production_limits_server, "present")
     stop = threading.Event()
     poller = threading.Thread(target=play_ladder, kwargs={"idle_poll_s": 0.5, "stop": stop},
-                              args=(live_server, present, owner, starter_bot("sore-spot")))
+                              args=(production_limits_server, present, owner, starter_bot("sore-spot")))
     poller.start()
     env = {**os.environ, "REDIS_URL": redis_url, "TA_KEY_PREFIX": key_prefix, "PYTHONPATH": str(REPO_ROOT),
            "TA_ARENA_TICK_S": "0.2"}
