@@ -11,10 +11,11 @@ from flask_smorest import Api
 
 from api import headers, jsonio
 from api.problems import PROBLEM_MEDIA_TYPE, register_error_handlers
-from api.ratelimit import install_move_limit
+from api.ratelimit import install_seat_limit
 from api.schemas import ProblemSchema
 from api.services import EXTENSION, build_services
 from core import keys
+from core.registry import BotQuota
 from core.settings import load_config
 
 # endpoint -> (config key with the limit, methods it applies to)
@@ -58,7 +59,9 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
 
     app.extensions[EXTENSION] = build_services(app.config["REDIS_URL"], app.config["KEY_PREFIX"],
                                                app.config["RQ_QUEUE"], app.config["ALLOW_PRIVATE_BOT_URLS"],
-                                               app.config["FINISHED_TABLE_TTL"], app.config["IDLE_TABLE_TTL"])
+                                               app.config["FINISHED_TABLE_TTL"], app.config["IDLE_TABLE_TTL"],
+                                               BotQuota(app.config["MAX_BOTS_PER_ADDRESS"],
+                                                        app.config["MAX_BOTS_PER_OWNER_PER_LADDER"]))
     _install_rate_limits(app)
     _install_swagger_assets(app)
     app.before_request(_require_json_bodies)
@@ -83,7 +86,7 @@ def _install_rate_limits(app: Flask) -> None:
     # every request; the wrapped views above check their own limits.
     hooks = app.before_request_funcs.setdefault(None, [])
     hooks[:] = [hook for hook in hooks if hook != limiter._check_request_limit]
-    install_move_limit(app, limiter, app.config["LIMIT_MOVES"])
+    install_seat_limit(app, app.extensions[EXTENSION].redis)
     app.extensions["trick_arena_limiter"] = limiter
 
 

@@ -25,6 +25,7 @@ from core.errors import (
     GameNotOver,
     NameTaken,
     NotYourTurn,
+    QuotaExceeded,
     SeatNotFound,
     SeatNotOpen,
     SeatTaken,
@@ -85,6 +86,7 @@ PROBLEMS: list[tuple[type[Exception], int, str, str | None]] = [
     (UnknownGame, 422, "unknown-game", None),
     (UnsafeURL, 422, "unsafe-bot-url", None),
     (NameTaken, 409, "bot-name-taken", None),
+    (QuotaExceeded, 409, "bot-quota-exceeded", "Bot quota exceeded"),
     (SeatNotOpen, 409, "seat-not-open", None),
     (SeatTaken, 409, "seat-taken", None),
     (GameNotOver, 409, "game-not-over", None),
@@ -120,6 +122,8 @@ def problem_for(error: Exception) -> ApiProblem | None:
             return ApiProblem(status, slug, str(error), title, _problem_headers(error), **extra)
     return None
 
+# Every 429 (moves, registration, table creation) has this one type: clients branch on one value.
+RATE_LIMITED_SLUG = "rate-limited"
 
 # Werkzeug's 422 from webargs/marshmallow carries the field messages in `.data["messages"]`.
 VALIDATION_SLUG = "validation-failed"
@@ -167,13 +171,15 @@ def _http_problem(error: HTTPException) -> Response:
                                 "the request body or query string does not match the schema; see errors",
                                 headers=headers, errors=_flatten_messages(messages))
     detail = error.description or HTTPStatus(status).description
+    slug = None
     if status == 429:
+        slug = RATE_LIMITED_SLUG
         detail = f"rate limit exceeded ({error.description}); retry after the Retry-After delay"
         headers.setdefault("Retry-After", str(_retry_after_seconds()))
     allowed = getattr(error, "valid_methods", None)
     if status == 405 and allowed:
         detail = f"{detail} Allowed: {', '.join(sorted(allowed))}."
-    return problem_response(status, None, HTTPStatus(status).phrase, detail, headers=headers)
+    return problem_response(status, slug, HTTPStatus(status).phrase, detail, headers=headers)
 
 
 def handle_error(error: Exception) -> Response:

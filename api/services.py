@@ -8,7 +8,7 @@ import redis
 from flask import current_app
 from rq import Queue
 
-from core.registry import BotRegistry
+from core.registry import DEFAULT_QUOTA, BotQuota, BotRegistry
 from core.tables import TableStore
 
 EXTENSION = "trick_arena"
@@ -23,7 +23,7 @@ class Services:
 
 
 def build_services(redis_url: str, prefix: str, queue_name: str, allow_private_urls: bool,
-                   finished_table_ttl: int, idle_table_ttl: int) -> Services:
+                   finished_table_ttl: int, idle_table_ttl: int, quota: BotQuota = DEFAULT_QUOTA) -> Services:
     # Waiting long-polls hold no connection (one shared subscriber per process), requests hold one briefly;
     # a blocking pool makes a burst beyond the cap wait for a free connection instead of failing.
     pool = redis.BlockingConnectionPool.from_url(redis_url, decode_responses=True, max_connections=256,
@@ -34,7 +34,7 @@ def build_services(redis_url: str, prefix: str, queue_name: str, allow_private_u
     return Services(
         redis=client,
         tables=TableStore(client, prefix, finished_ttl=finished_table_ttl, idle_ttl=idle_table_ttl),
-        bots=BotRegistry(client, prefix, allow_private_urls=allow_private_urls),
+        bots=BotRegistry(client, prefix, allow_private_urls=allow_private_urls, quota=quota),
         house_queue=Queue(queue_name, connection=rq_client),
     )
 

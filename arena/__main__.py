@@ -41,8 +41,11 @@ def scheduler_command(tick: float | None, no_default_ladders: bool, stop_after: 
 @click.option("--deadline-ms", default=1000, show_default=True)
 @click.option("--strike-limit", default=5, show_default=True)
 @click.option("--house-bots", default=None, help="Comma-separated permanent house members.")
+@click.option("--presence-s", default=10.0, show_default=True,
+              help="Polling bots are seated only if they called their ladder-seats endpoint this recently.")
 def add_ladder_command(ladder_id: str, game: str, players: int, options: str, duplicate: bool | None,
-                       deadline_ms: int, strike_limit: int, house_bots: str | None) -> None:
+                       deadline_ms: int, strike_limit: int, house_bots: str | None,
+                       presence_s: float) -> None:
     """Create or update a ladder (a game, a player count and options) in $REDIS_URL under $TA_KEY_PREFIX."""
     import redis
 
@@ -54,7 +57,8 @@ def add_ladder_command(ladder_id: str, game: str, players: int, options: str, du
     bots = tuple(b.strip() for b in house_bots.split(",")) if house_bots else DEFAULT_HOUSE_BOTS
     try:
         ladder = LadderConfig(ladder_id, game, players, json.loads(options), duplicate=duplicate,
-                              deadline_ms=deadline_ms, strike_limit=strike_limit, house_bots=bots)
+                              deadline_ms=deadline_ms, strike_limit=strike_limit, house_bots=bots,
+                              presence_s=presence_s)
     except Exception as exc:  # noqa: BLE001 - any invalid option: say what and stop
         raise click.BadParameter(str(exc)) from None
     ArenaStore(redis.Redis.from_url(settings.redis_url), settings.prefix).save_ladder(ladder)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -12,7 +13,12 @@ class Candidate:
     bot_id: str
     rating: float
     games: int
-    available: bool = True  # False when paused, disabled or already seated in a running match
+    available: bool = True  # False when paused, disabled, absent or already seated in a running match
+    owner: str | None = None  # bots of one owner avoid sharing a table; None: the bot is its own owner
+
+    @property
+    def owner_key(self) -> str:
+        return self.owner if self.owner is not None else f"bot:{self.bot_id}"
 
 
 @dataclass(frozen=True)
@@ -33,9 +39,15 @@ def pick_table(
     """Bot ids for one table, or None when fewer than `seats` bots are available.
 
     The first pick is a bot with the fewest games (random among equals); the others are the bots with fewest
-    games (in bands of `games_band`), then ratings closest to the first pick's. A group identical to the
-    ladder's previous one is avoided when any other choice exists. With `first_from`, the first pick is
-    restricted to those bots (None if none of them is available).
+    games (in bands of `games_band`), then ratings closest to the first pick's. At most one bot of an owner
+    sits at the table unless the available bots have fewer owners than seats (then the fewest repeats that
+    fill it). A group identical to the ladder's previous one is avoided when any other choice exists. With
+    `first_from`, the first pick is restricted to those bots (None if none of them is available).
+
+    >>> mine = [Candidate(f"m{i}", 1500.0, 0, owner="me") for i in range(4)]
+    >>> others = [Candidate(f"o{i}", 1500.0, 9) for i in range(3)]
+    >>> sorted(pick_table(mine + others, 4, random.Random(1)))[-3:]
+    ['o0', 'o1', 'o2']
     """
     pool = [c for c in candidates if c.available]
     if len(pool) < seats:
@@ -51,8 +63,28 @@ def pick_table(
         (c for c in pool if c is not first),
         key=lambda c: ((c.games - least) // max(config.games_band, 1), abs(c.rating - first.rating)),
     )
-    group = [first, *rest[: seats - 1]]
+    group = _fill(first, rest, seats)
     if last_group is not None and frozenset(c.bot_id for c in group) == last_group and len(pool) > seats:
-        # Swap the least important pick (the last one) for the next best bot not in the group.
-        group[-1] = rest[seats - 1]
+        # Leave out the least important pick (the last one): the next best bot takes its seat.
+        group = _fill(first, [c for c in rest if c is not group[-1]], seats)
     return [c.bot_id for c in group]
+
+
+def _fill(first: Candidate, ordered: list[Candidate], seats: int) -> list[Candidate]:
+    """`first`, then bots from `ordered` in order, at most one per owner; if that leaves seats empty (too few
+    owners), further passes allow two per owner, then three, ...: the fewest repeats that fill the table."""
+    group = [first]
+    per_owner = Counter({first.owner_key: 1})
+    remaining = list(ordered)
+    cap = 1
+    while len(group) < seats and remaining:
+        left = []
+        for candidate in remaining:
+            if len(group) < seats and per_owner[candidate.owner_key] < cap:
+                group.append(candidate)
+                per_owner[candidate.owner_key] += 1
+            else:
+                left.append(candidate)
+        remaining = left
+        cap += 1
+    return group

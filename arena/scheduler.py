@@ -4,8 +4,11 @@ Each tick, for every ladder:
 1. sync members from the bot registry (enabled bots listing the ladder's game join; house bots stay);
 2. recover matches whose worker died (lease gone) or whose job failed for good: re-enqueue from scratch up
    to MAX_ATTEMPTS, else mark aborted — either way nobody's rating moves for the lost run;
-3. top the ladder up to `max_active` queued/running matches, choosing players with arena.matchmaking.
-Every `health_every_s`, HTTP members get a health-check job (3 failures in a row pause them). Documents and
+3. top the ladder up to `max_active` queued/running matches, choosing players with arena.matchmaking among
+   the members that are free: not in a live match, not paused or benched, and for polling bots present
+   (arena.presence: a held ladder-seats long-poll or a call within the ladder's `presence_s`).
+Every `health_every_s`, HTTP members get a health-check job (3 failures in a row pause them; a paused bot's
+checks back off, see health_interval). Documents and
 replays of matches older than a ladder's most recent `keep_matches` (TA_ARENA_KEEP_MATCHES, default 300)
 are deleted (ratings and history stay).
 
@@ -36,12 +39,14 @@ from arena.jobs import enqueue_health_check, enqueue_match
 from arena.matchmaking import Candidate, pick_table
 from core import keys
 from core.arena_model import FINAL_STATUSES, LadderConfig, MatchSpec, MatchStatus, Member, MemberKind
-from core.arena_store import STOPPED_REASON, ArenaStore
+from core.arena_store import HEALTH_FAILURES_TO_PAUSE, STOPPED_REASON, ArenaStore
+from core.presence import present_bots
 from core.settings import ArenaSettings
 from engine.seeds import new_seed
 
 log = logging.getLogger("arena.scheduler")
 MAX_ATTEMPTS = 3
+HEALTH_BACKOFF_MAX_S = 1800.0  # a paused bot's health checks back off to one per half hour at most
 
 
 def registered_members(conn: redis.Redis, prefix: str, game: str) -> list[Member]:
@@ -64,6 +69,14 @@ def registered_members(conn: redis.Redis, prefix: str, game: str) -> list[Member
         kind = MemberKind.HTTP if url else MemberKind.POLL
         members.append(Member(raw["bot_id"], kind, url=url, name=raw.get("name")))
     return members
+
+
+def bot_owners(conn: redis.Redis, prefix: str, bot_ids: list[str]) -> dict[str, str]:
+    """Owner of each registered bot that has one recorded (api.registry: the address that registered it)."""
+    pipe = conn.pipeline(transaction=False)
+    for bot_id in bot_ids:
+        pipe.hget(keys.bot(prefix, bot_id), "owner")
+    return {b: owner for b, owner in zip(bot_ids, pipe.execute(), strict=True) if owner}
 
 
 @dataclass
@@ -142,14 +155,19 @@ class Scheduler:
         ratings = self.store.ratings(ladder.ladder_id)
         ids = [m.bot_id for m in members]
         stats = self.store.stats(ladder.ladder_id, ids)
-        paused = self.store.paused_bots([m.bot_id for m in members if m.kind is MemberKind.HTTP])
+        registered_ids = [m.bot_id for m in members if m.kind is not MemberKind.HOUSE]
+        polling = [m.bot_id for m in members if m.kind is MemberKind.POLL]
+        # Out of this fill: paused or benched bots, and polling bots that are not around to play.
+        away = self.store.paused_bots(registered_ids) | (
+            set(polling) - present_bots(self.store.redis, self.store.prefix, polling, ladder.presence_s))
         by_id = {m.bot_id: m for m in members}
+        owners = bot_owners(self.store.redis, self.store.prefix, registered_ids)
         created = 0
         last = self.store.last_group(ladder.ladder_id)
         while active + created < ladder.max_active:
             candidates = [
                 Candidate(m.bot_id, ratings.get(m.bot_id, 1500.0), stats[m.bot_id]["games"],
-                          available=m.bot_id not in busy and m.bot_id not in paused)
+                          available=m.bot_id not in busy and m.bot_id not in away, owner=owners.get(m.bot_id))
                 for m in members
             ]
             table = pick_table(candidates, ladder.players, self.rng, last_group=last)
@@ -180,13 +198,27 @@ class Scheduler:
 
     def schedule_health_checks(self, http_members: dict[str, str]) -> int:
         now = time.monotonic()
-        count = 0
-        for bot_id, url in http_members.items():
-            if self._health_due.get(bot_id, 0.0) <= now:
-                enqueue_health_check(self.queue, bot_id, url, self.store.prefix)
-                self._health_due[bot_id] = now + self.settings.health_every_s
-                count += 1
-        return count
+        due = [bot_id for bot_id in http_members if self._health_due.get(bot_id, 0.0) <= now]
+        failures = self.store.health_failures(due)
+        for bot_id in due:
+            enqueue_health_check(self.queue, bot_id, http_members[bot_id], self.store.prefix)
+            self._health_due[bot_id] = now + health_interval(self.settings.health_every_s, failures[bot_id])
+        return len(due)
+
+
+def health_interval(every_s: float, failures: int, max_s: float = HEALTH_BACKOFF_MAX_S) -> float:
+    """Seconds to the next health check of a bot with `failures` failed checks in a row.
+
+    Every `every_s` while it passes or has not failed often enough to be paused; once paused, the retries
+    back off (double each time, at most `max_s`): a bot that is down for good costs a check every half
+    hour, and one that comes back is matched again after its first passing check.
+
+    >>> [health_interval(30.0, f) for f in (0, 2, 3, 4, 5, 12)]
+    [30.0, 30.0, 60.0, 120.0, 240.0, 1800.0]
+    """
+    if failures < HEALTH_FAILURES_TO_PAUSE:
+        return every_s
+    return min(every_s * 2 ** (failures - HEALTH_FAILURES_TO_PAUSE + 1), max_s)
 
 
 def run_forever(settings: ArenaSettings, ladders: list[LadderConfig] | None = None,

@@ -67,6 +67,9 @@ class LadderConfig:
     # Matches of house bots only are paced (at most one per this many seconds per ladder): the house ladder
     # stays alive without burning every core; a table with a registered bot is never held back.
     house_only_gap_s: float = 3.0
+    # A polling bot is seated only while present: holding a long-poll on its ladder-seats endpoint or having
+    # called it within this many seconds (arena/presence.py). An absent one is skipped, without penalty.
+    presence_s: float = 10.0
 
     def __post_init__(self) -> None:
         engine.validate_options(self.game, self.players, self.options)  # raises OptionsError

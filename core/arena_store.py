@@ -34,14 +34,17 @@ APPLIED_TTL_S = 60 * 24 * 3600  # far beyond any job retry: a re-run can never r
 HISTORY_LIMIT = 500
 HEALTH_FAILURES_TO_PAUSE = 3
 FORFEITS_TO_BENCH = 3  # forfeited matches in a row (per ladder) that bench a bot ...
-BENCH_S = 600  # ... for this long, whatever its health checks say
+BENCH_S = 600  # ... for this long the first time, whatever its health checks say; each further bench ...
+BENCH_MAX_S = 24 * 3600  # ... doubles it, up to a day ...
+CLEAN_TO_FORGIVE = 20  # ... until the bot plays this many matches in a row without forfeiting
 
 # KEYS: 1 applied, 2 match doc, 3 ratings zset, 4 recent list, 5 active set, 6 games doc,
 #       then per bot: stats hash, history list, health hash, record zset.
 # ARGV: 1 match id, 2 now, 3 bot count, 4 final match doc, 5 games doc, 6 recent limit, 7 history limit,
-#       8 match ttl, 9 applied ttl, 10 initial rating, 11 forfeits in a row that bench a bot, 12 bench
-#       seconds, 13 rated (1/0), then 9 per bot: bot id, delta, won, strikes, forfeited, latency sum, move
-#       calls, place, record entry (a JSON object; the script adds the rating after the match).
+#       8 match ttl, 9 applied ttl, 10 initial rating, 11 forfeits in a row that bench a bot, 12 first bench
+#       seconds, 13 longest bench seconds, 14 clean matches in a row that reset the bench length, 15 rated
+#       (1/0), then 9 per bot: bot id, delta, won, strikes, forfeited, latency sum, move calls, place, record
+#       entry (a JSON object; the script adds the rating after the match).
 # A match that is not rated (every bot forfeited) moves no rating, adds no rated match, win or history point;
 # its strikes, forfeits, calls and the bots' records are kept.
 APPLY_RESULT_LUA = """
@@ -49,9 +52,9 @@ if redis.call('EXISTS', KEYS[1]) == 1 then
   return 0
 end
 local n = tonumber(ARGV[3])
-local rated = ARGV[13] == '1'
+local rated = ARGV[15] == '1'
 for i = 0, n - 1 do
-  local a = 14 + i * 9
+  local a = 16 + i * 9
   local bot = ARGV[a]
   local delta = tonumber(ARGV[a + 1])
   redis.call('ZADD', KEYS[3], 'NX', ARGV[10], bot)
@@ -72,14 +75,20 @@ for i = 0, n - 1 do
   redis.call('HINCRBY', stats, 'strikes', tonumber(ARGV[a + 3]))
   redis.call('HINCRBY', stats, 'forfeits', tonumber(ARGV[a + 4]))
   if tonumber(ARGV[a + 4]) == 1 then
-    -- A bot that keeps forfeiting sits out a while even if its health check passes.
+    -- A bot that keeps forfeiting sits out a while even if its health check passes, longer each time.
+    redis.call('HSET', stats, 'clean_streak', 0)
     if redis.call('HINCRBY', stats, 'forfeit_streak', 1) >= tonumber(ARGV[11]) then
       redis.call('HSET', stats, 'forfeit_streak', 0)
-      redis.call('HSET', health, 'paused_until', tonumber(ARGV[2]) + tonumber(ARGV[12]),
-                 'last_error', 'benched: forfeited ' .. ARGV[11] .. ' matches in a row')
+      local level = redis.call('HINCRBY', stats, 'bench_level', 1)
+      local bench = math.min(tonumber(ARGV[12]) * 2 ^ (level - 1), tonumber(ARGV[13]))
+      redis.call('HSET', health, 'paused_until', tonumber(ARGV[2]) + bench,
+                 'last_error', 'benched for ' .. bench .. ' s: forfeited ' .. ARGV[11] .. ' matches in a row')
     end
   else
     redis.call('HSET', stats, 'forfeit_streak', 0)
+    if redis.call('HINCRBY', stats, 'clean_streak', 1) >= tonumber(ARGV[14]) then
+      redis.call('HSET', stats, 'bench_level', 0)
+    end
   end
   redis.call('HINCRBYFLOAT', stats, 'latency_ms_sum', ARGV[a + 5])
   redis.call('HINCRBY', stats, 'move_calls', tonumber(ARGV[a + 6]))
@@ -378,7 +387,7 @@ class ArenaStore:
                        *bot_keys]
         args = [mid, repr(now), len(spec.entrants), json.dumps(final), json.dumps(result.records),
                 RECENT_LIMIT, HISTORY_LIMIT, MATCH_TTL_S, APPLIED_TTL_S, repr(INITIAL_RATING),
-                FORFEITS_TO_BENCH, BENCH_S, int(result.rated), *bot_args]
+                FORFEITS_TO_BENCH, BENCH_S, BENCH_MAX_S, CLEAN_TO_FORGIVE, int(result.rated), *bot_args]
         return bool(self._apply(keys=script_keys, args=args))
 
     def bot_record(self, ladder_id: str, bot_id: str, limit: int = 20,
@@ -429,6 +438,13 @@ class ArenaStore:
                 "last_error": raw.get("last_error") or None,
                 "benched_until": float(raw["paused_until"]) if raw.get("paused_until") else None,
                 "latency_ms": float(raw["latency_ms"]) if raw.get("latency_ms") else None}
+
+    def health_failures(self, bot_ids: list[str]) -> dict[str, int]:
+        """Failed health checks in a row of each bot (0 for a bot never checked)."""
+        pipe = self.redis.pipeline(transaction=False)
+        for bot_id in bot_ids:
+            pipe.hget(keys.arena_health(self.prefix, bot_id), "failures")
+        return {b: int(f or 0) for b, f in zip(bot_ids, pipe.execute(), strict=True)}
 
     def paused_bots(self, bot_ids: list[str]) -> set[str]:
         """Bots out of matchmaking: failing health checks, or benched after forfeiting matches in a row."""

@@ -111,6 +111,23 @@ class NameTaken(Conflict):
         self.name = name
 
 
+class QuotaExceeded(Conflict):
+    """A cap on registered bots is reached: ``quota`` names which (``per_address`` or
+    ``per_owner_per_ladder``), ``limit`` its value and ``game`` the ladder's game for a per-ladder cap."""
+
+    def __init__(self, detail: str, quota: str, limit: int, game: str | None = None) -> None:
+        super().__init__(detail)
+        self.quota = quota
+        self.limit = limit
+        self.game = game
+
+    def fields(self) -> dict[str, Any]:
+        extra: dict[str, Any] = {"quota": self.quota, "limit": self.limit}
+        if self.game is not None:
+            extra["game"] = self.game
+        return extra
+
+
 class SeatNotOpen(Conflict):
     def __init__(self, seat: int, kind: str) -> None:
         super().__init__(f"seat {seat} is played by a {kind} bot")

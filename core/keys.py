@@ -62,11 +62,26 @@ def bot_name(prefix: str, name: str) -> str:
     return f"{prefix}botname:{name.casefold()}"
 
 
+def owner_bots(prefix: str, owner: str) -> str:
+    """Set: ids of the registered bots of an owner (the per-address quota counts it)."""
+    return f"{prefix}owner:{owner}:bots"
+
+
+def owner_game_bots(prefix: str, owner: str, game: str) -> str:
+    """Set: ids of an owner's bots that list `game` (the per-owner, per-ladder quota counts it)."""
+    return f"{prefix}owner:{owner}:game:{game}:bots"
+
+
 # --- infrastructure ----------------------------------------------------------------------------------------
 
 def rate_limit_prefix(prefix: str) -> str:
     """Prefix handed to Flask-Limiter's Redis storage."""
     return f"{prefix}rl"
+
+
+def seat_posts(prefix: str, table_id: str, seat: int, token_tag: str) -> str:
+    """Hash with TTL: {v: table version, n: move posts with one token on this seat at that version}."""
+    return f"{prefix}rl:seat:{table_id}:{seat}:{token_tag}"
 
 
 def house_queue(prefix: str) -> str:
@@ -160,6 +175,27 @@ def arena_health(prefix: str, bot_id: str) -> str:
 def arena_poll_seats(prefix: str, bot_id: str) -> str:
     """Hash: table id -> JSON {seat, token, match} of a polling bot's seats in running ladder matches."""
     return f"{prefix}arena:poll-seats:{bot_id}"
+
+
+def arena_poll_seen(prefix: str) -> str:
+    """Sorted set: polling bot id scored by the time it last called its ladder-seats endpoint."""
+    return f"{prefix}arena:poll-seen"
+
+
+def arena_poll_holding(prefix: str) -> str:
+    """Sorted set: polling bot id scored by the time until which its ladder-seats long-poll is held."""
+    return f"{prefix}arena:poll-holding"
+
+
+def arena_poll_seats_version(prefix: str, bot_id: str) -> str:
+    """Counter: bumped when a polling bot's ladder seats change (its ladder-seats long-poll waits on it)."""
+    return f"{prefix}arena:poll-seats:{bot_id}:version"
+
+
+def bot_seats_topic(bot_id: str) -> str:
+    """Name a polling bot's seat changes are published under, on the table events channel scheme
+    (``table_events(prefix, bot_seats_topic(id))``): one listener per process serves both kinds of wait."""
+    return f"bot-seats~{bot_id}"
 
 
 def arena_scheduler_lock(prefix: str) -> str:

@@ -1,10 +1,20 @@
-"""Registered bots: records only (the arena calls them). Owner tokens shown once, stored hashed."""
+"""Registered bots: records only (the arena calls them). Owner tokens shown once, stored hashed.
+
+Quotas against one person flooding the ladders (``BotQuota``): a client address may hold at most
+`per_address` registered bots, and an owner — the address that registered the bot — at most
+`per_owner_per_ladder` bots listing one game (a bot joins every ladder of its games, so this is the cap per
+ladder). Both are checked and claimed in the same Lua call that creates the bot (or changes its games), so
+concurrent registrations cannot overshoot them. Deleting a bot frees its places; disabling it does not.
+"""
 
 from __future__ import annotations
 
+import hashlib
 import json
 import secrets
 import time
+from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import redis
@@ -12,18 +22,83 @@ import redis
 import engine
 from core import keys
 from core.connections import StrRedis
-from core.errors import BadToken, BotNotFound, NameTaken, UnknownGame, UnsafeURL
+from core.errors import BadToken, BotNotFound, NameTaken, QuotaExceeded, UnknownGame, UnsafeURL
 from core.netguard import UnsafeURLError, validate_bot_url
 from core.tokens import hash_token, new_token, require_token, token_matches
 
 PUBLIC_FIELDS = ("bot_id", "name", "games", "url", "enabled", "created", "updated")
 
 
+@dataclass(frozen=True)
+class BotQuota:
+    per_address: int = 10  # registered bots per client address
+    per_owner_per_ladder: int = 3  # bots of one owner listing one game (so on each of its ladders)
+
+
+DEFAULT_QUOTA = BotQuota()
+
+
+def owner_of(address: str) -> str:
+    """The owner id of bots registered from `address` (a hash: the address itself is never stored)."""
+    return "addr:" + hashlib.blake2b(address.encode(), digest_size=10).hexdigest()
+
+
+# KEYS: 1 name key, 2 bot hash, 3 bots index, 4 owner's bot set, 5.. owner's bot set per game.
+# ARGV: 1 bot id, 2 per-address cap, 3 per-ladder cap, 4 now, 5.. field, value pairs of the bot hash.
+# Returns {1} created, {-1} name taken, {-2, held} address cap reached, {-3, game index, held} ladder cap.
+REGISTER_LUA = """
+if redis.call('EXISTS', KEYS[1]) == 1 then return {-1} end
+local held = redis.call('SCARD', KEYS[4])
+if held >= tonumber(ARGV[2]) then return {-2, held} end
+for i = 5, #KEYS do
+  local n = redis.call('SCARD', KEYS[i])
+  if n >= tonumber(ARGV[3]) then return {-3, i - 5, n} end
+end
+redis.call('SET', KEYS[1], ARGV[1])
+local fields = {}
+for i = 5, #ARGV do fields[#fields + 1] = ARGV[i] end
+redis.call('HSET', KEYS[2], unpack(fields))
+redis.call('ZADD', KEYS[3], ARGV[4], ARGV[1])
+redis.call('SADD', KEYS[4], ARGV[1])
+for i = 5, #KEYS do redis.call('SADD', KEYS[i], ARGV[1]) end
+return {1}
+"""
+
+# KEYS: 1 bot hash, 2.. owner's bot set per game (old and new games). ARGV: 1 bot id, 2 per-ladder cap,
+# 3 games JSON, 4.. "1" if the bot lists that game from now on, else "0".
+# Returns {1} done, {-3, game index, held} when a new game's cap is reached (nothing changes).
+SET_GAMES_LUA = """
+for i = 2, #KEYS do
+  if ARGV[i + 2] == '1' and redis.call('SISMEMBER', KEYS[i], ARGV[1]) == 0 then
+    local n = redis.call('SCARD', KEYS[i])
+    if n >= tonumber(ARGV[2]) then return {-3, i - 2, n} end
+  end
+end
+for i = 2, #KEYS do
+  local command = 'SREM'
+  if ARGV[i + 2] == '1' then command = 'SADD' end
+  redis.call(command, KEYS[i], ARGV[1])
+end
+redis.call('HSET', KEYS[1], 'games', ARGV[3])
+return {1}
+"""
+
+
 class BotRegistry:
-    def __init__(self, client: redis.Redis, prefix: str, allow_private_urls: bool = False) -> None:
+    def __init__(self, client: redis.Redis, prefix: str, allow_private_urls: bool = False,
+                 quota: BotQuota = DEFAULT_QUOTA) -> None:
         self.redis: StrRedis = client  # the API's client decodes replies
         self.prefix = prefix
         self.allow_private_urls = allow_private_urls
+        self.quota = quota
+        self._register = client.register_script(REGISTER_LUA)
+        self._set_games = client.register_script(SET_GAMES_LUA)
+
+    def _ladder_cap_reached(self, game: str, held: int) -> QuotaExceeded:
+        cap = self.quota.per_owner_per_ladder
+        return QuotaExceeded(f"this owner already has {held} bots playing {game} (the cap per ladder is "
+                             f"{cap}); delete one or leave {game} out", quota="per_owner_per_ladder",
+                             limit=cap, game=game)
 
     # --- validation -----------------------------------------------------------------------------------------
 
@@ -45,20 +120,32 @@ class BotRegistry:
 
     # --- records --------------------------------------------------------------------------------------------
 
-    def register(self, name: str, games: list[str], url: str | None) -> tuple[dict[str, Any], str]:
+    def register(self, name: str, games: list[str], url: str | None,
+                 address: str = "local") -> tuple[dict[str, Any], str]:
+        """Create a bot registered from client `address`; quota problems (409) when a cap is reached."""
         games = self._check_games(games)
         url = self._check_url(url)
         bot_id = secrets.token_hex(8)
-        if not self.redis.set(keys.bot_name(self.prefix, name), bot_id, nx=True):
-            raise NameTaken(name)
+        owner = owner_of(address)
         token = new_token()
         now = time.time()
         fields = {"bot_id": bot_id, "name": name, "games": json.dumps(games), "url": url or "",
-                  "enabled": "1", "created": now, "updated": now, "owner_hash": hash_token(token)}
-        pipe = self.redis.pipeline(transaction=True)
-        pipe.hset(keys.bot(self.prefix, bot_id), mapping=fields)
-        pipe.zadd(keys.bots_index(self.prefix), {bot_id: now})
-        pipe.execute()
+                  "enabled": "1", "created": repr(now), "updated": repr(now), "owner_hash": hash_token(token),
+                  "owner": owner}
+        p = self.prefix
+        answer = self._register(
+            keys=[keys.bot_name(p, name), keys.bot(p, bot_id), keys.bots_index(p), keys.owner_bots(p, owner),
+                  *(keys.owner_game_bots(p, owner, game) for game in games)],
+            args=[bot_id, self.quota.per_address, self.quota.per_owner_per_ladder, repr(now),
+                  *(item for pair in fields.items() for item in pair)])
+        if answer[0] == -1:
+            raise NameTaken(name)
+        if answer[0] == -2:
+            cap = self.quota.per_address
+            raise QuotaExceeded(f"this client address already has {answer[1]} registered bots (the cap is "
+                                f"{cap}); delete one to register another", quota="per_address", limit=cap)
+        if answer[0] == -3:
+            raise self._ladder_cap_reached(games[answer[1]], answer[2])
         return self.get(bot_id), token
 
     def _raw(self, bot_id: str) -> dict[str, str]:
@@ -94,10 +181,14 @@ class BotRegistry:
         return raw
 
     def update(self, bot_id: str, token: str | None, changes: dict[str, Any]) -> dict[str, Any]:
-        self.check_owner(bot_id, token)
+        raw = self.check_owner(bot_id, token)
         fields: dict[str, Any] = {"updated": time.time()}
         if "games" in changes:
-            fields["games"] = json.dumps(self._check_games(changes["games"]))
+            games = self._check_games(changes["games"])
+            if raw.get("owner"):
+                self._claim_games(bot_id, raw["owner"], json.loads(raw["games"]), games)
+            else:  # registered before owners were recorded: no quota places to move
+                fields["games"] = json.dumps(games)
         if "url" in changes:
             fields["url"] = self._check_url(changes["url"]) or ""
         if "enabled" in changes:
@@ -105,10 +196,23 @@ class BotRegistry:
         self.redis.hset(keys.bot(self.prefix, bot_id), mapping=fields)
         return self.get(bot_id)
 
+    def _claim_games(self, bot_id: str, owner: str, old: Sequence[str], new: Sequence[str]) -> None:
+        every = sorted(set(old) | set(new))
+        answer = self._set_games(keys=[keys.bot(self.prefix, bot_id),
+                                       *(keys.owner_game_bots(self.prefix, owner, g) for g in every)],
+                                 args=[bot_id, self.quota.per_owner_per_ladder, json.dumps(new),
+                                       *("1" if g in new else "0" for g in every)])
+        if answer[0] == -3:
+            raise self._ladder_cap_reached(every[answer[1]], answer[2])
+
     def delete(self, bot_id: str, token: str | None) -> None:
         raw = self.check_owner(bot_id, token)
         pipe = self.redis.pipeline(transaction=True)
         pipe.delete(keys.bot(self.prefix, bot_id))
         pipe.zrem(keys.bots_index(self.prefix), bot_id)
         pipe.delete(keys.bot_name(self.prefix, raw["name"]))
+        if raw.get("owner"):  # frees its quota places
+            pipe.srem(keys.owner_bots(self.prefix, raw["owner"]), bot_id)
+            for game in json.loads(raw["games"]):
+                pipe.srem(keys.owner_game_bots(self.prefix, raw["owner"], game), bot_id)
         pipe.execute()

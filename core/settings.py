@@ -41,10 +41,16 @@ def load_config(overrides: dict[str, Any] | None = None) -> dict[str, Any]:
         "KEY_PREFIX": prefix,
         "RQ_QUEUE": None,  # derived from the (final) key prefix below, unless given
         "ALLOW_PRIVATE_BOT_URLS": _env_bool("ALLOW_PRIVATE_BOT_URLS", False),
-        # Rate limits (Flask-Limiter syntax), per client address.
+        # Rate limits on registration and table creation (Flask-Limiter syntax), per client address.
         "LIMIT_REGISTRATION": os.environ.get("TA_LIMIT_REGISTRATION", "20/minute"),
         "LIMIT_TABLE_CREATION": os.environ.get("TA_LIMIT_TABLE_CREATION", "60/minute"),
-        "LIMIT_MOVES": os.environ.get("TA_LIMIT_MOVES", "1200/minute"),
+        # Moves are limited per seat, not per address (api/ratelimit.py): posts on one seat at one table
+        # version. A client that posts once per decision makes 1-3 (a 409 or 422 retry), never more.
+        "LIMIT_SEAT_POSTS": int(os.environ.get("TA_LIMIT_SEAT_POSTS", 10)),
+        # Quotas on registered bots (core/registry.py): per client address, and per owner (the registering
+        # address) on each ladder, i.e. bots of one owner listing one game.
+        "MAX_BOTS_PER_ADDRESS": int(os.environ.get("TA_MAX_BOTS_PER_ADDRESS", 10)),
+        "MAX_BOTS_PER_OWNER_PER_LADDER": int(os.environ.get("TA_MAX_BOTS_PER_OWNER_PER_LADDER", 3)),
         "RATELIMIT_ENABLED": _env_bool("TA_RATELIMIT_ENABLED", True),
         "MAX_CONTENT_LENGTH": int(os.environ.get("TA_MAX_CONTENT_LENGTH", 16 * 1024)),
         "LONG_POLL_MAX_SECONDS": 30.0,

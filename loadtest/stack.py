@@ -28,12 +28,14 @@ from tools.procstat import group_cpu_seconds
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 PREFIX = "taload:"
-# Every client of a load run comes from 127.0.0.1 and so shares one rate-limit bucket: lift the limits,
-# the run measures the service, not the limiter (which has its own tests).
+# Every client of a load run comes from 127.0.0.1 and so shares one rate-limit bucket and one owner: lift the
+# per-address limits and bot quotas, the run measures the service, not the limiter (which has its own tests).
+# Moves are limited per seat (api/ratelimit.py), which a compliant load client never meets: that one stays.
 UNLIMITED = {
-    "TA_LIMIT_MOVES": "100000000/minute",
     "TA_LIMIT_TABLE_CREATION": "100000000/minute",
     "TA_LIMIT_REGISTRATION": "100000000/minute",
+    "TA_MAX_BOTS_PER_ADDRESS": "100000",
+    "TA_MAX_BOTS_PER_OWNER_PER_LADDER": "100000",
 }
 
 

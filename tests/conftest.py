@@ -140,7 +140,9 @@ def make_app(redis_url: str, key_prefix: str) -> Callable[..., Any]:
             "ALLOW_PRIVATE_BOT_URLS": True,
             "LIMIT_REGISTRATION": "1000/minute",
             "LIMIT_TABLE_CREATION": "1000/minute",
-            "LIMIT_MOVES": "100000/minute",
+            "LIMIT_SEAT_POSTS": 1000,  # tests that hammer one seat on purpose; the limit has its own tests
+            "MAX_BOTS_PER_ADDRESS": 1000,
+            "MAX_BOTS_PER_OWNER_PER_LADDER": 1000,
         }
         config.update(overrides)
         return create_app(config)

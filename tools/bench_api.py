@@ -73,7 +73,7 @@ def gunicorn_server(redis_url: str, prefix: str, worker_class: str, workers: int
     port = free_port()
     env = {**os.environ, "REDIS_URL": redis_url, "TA_KEY_PREFIX": prefix, "TA_BIND": f"127.0.0.1:{port}",
            "TA_WORKER_CLASS": worker_class, "TA_WORKERS": str(workers), "TA_LOG_LEVEL": "warning",
-           "TA_LIMIT_MOVES": "100000000/minute", "TA_LIMIT_TABLE_CREATION": "100000/minute",
+           "TA_LIMIT_TABLE_CREATION": "100000/minute",
            "PYTHONPATH": str(REPO_ROOT)}
     process = subprocess.Popen(devserve.gunicorn_command(), cwd=REPO_ROOT, env=env)
     base = f"http://127.0.0.1:{port}"

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from flask import request, url_for
+from flask_limiter.util import get_remote_address
 from flask_smorest import Blueprint
 
 from api.auth import bearer_token
@@ -20,8 +21,13 @@ OWNER = [{"seatToken": []}]
 @blp.arguments(BotCreateSchema())
 @blp.response(201, BotCreatedSchema())
 def register_bot(body: dict[str, Any]) -> tuple[dict[str, Any], int, dict[str, str]]:
-    """Register a bot. The owner token is shown only in this answer."""
-    record, token = services().bots.register(body["name"], body["games"], body.get("url"))
+    """Register a bot. The owner token is shown only in this answer.
+
+    Quotas (409 `bot-quota-exceeded`): at most `MAX_BOTS_PER_ADDRESS` bots registered from one client address,
+    and at most `MAX_BOTS_PER_OWNER_PER_LADDER` of them listing one game.
+    """
+    record, token = services().bots.register(body["name"], body["games"], body.get("url"),
+                                             address=get_remote_address())
     location = url_for("bots.get_bot", bot_id=record["bot_id"])
     return {**record, "owner_token": token}, 201, {"Location": location}
 

@@ -19,7 +19,8 @@ from api.schemas import ReplayRecordSchema
 from api.services import services
 from core.arena_model import FINAL_STATUSES, MatchSpec, MatchStatus, MemberKind
 from core.arena_store import ArenaStore
-from core.ladder_seats import poll_seats
+from core.ladder_seats import poll_seats, seats_version, wait_for_seats
+from core.presence import seats_call
 
 blp = Blueprint("arena", __name__, url_prefix="/api", description="Arena: ladders, ratings, matches")
 
@@ -36,6 +37,9 @@ class LadderSchema(Schema):
     deadline_ms = fields.Integer(required=True)
     strike_limit = fields.Integer(required=True)
     house_bots = fields.List(fields.String(), required=True)
+    presence_s = fields.Float(required=True, metadata={
+        "description": "a polling bot is seated only if it called its ladder-seats endpoint within this many "
+                       "seconds or holds a long-poll there"})
     members = fields.Integer(required=True)
     active_matches = fields.Integer(required=True)
     url = fields.String(required=True)
@@ -384,21 +388,39 @@ def published_games(store: Any, match_id: str, game_no: int) -> tuple[dict[str, 
     return doc, records
 
 
+class LadderSeatsQuerySchema(Schema):
+    after = fields.Integer(load_default=None, metadata={
+        "description": "seats version from the X-Seats-Version header of your last answer"})
+    wait = fields.Float(load_default=0.0, validate=validate.Range(min=0), metadata={
+        "description": "with `after`: hold the answer until the seats change, at most this many s (≤ 30)"})
+
+
 @blp.get("/bots/<bot_id>/ladder-seats")
-@blp.response(200, LadderSeatSchema(many=True))
+@blp.arguments(LadderSeatsQuerySchema(), location="query")
+@blp.response(200, LadderSeatSchema(many=True), headers={"X-Seats-Version": {
+    "description": "version of this list; pass it as `after` to long-poll for a change",
+    "schema": {"type": "integer"}}})
 @blp.doc(security=[{"seatToken": []}])
-def get_ladder_seats(bot_id: str) -> list[dict[str, Any]]:
+def get_ladder_seats(query: dict[str, Any], bot_id: str) -> tuple[list[dict[str, Any]], int, dict[str, str]]:
     """For a polling bot (registered without URL): its seats at running ladder tables, with seat tokens.
 
     Owner token required. Play each seat through the seat API (long-poll the state, POST moves) before the
     ladder's per-decision deadline; a missed deadline is a strike and the arena plays the fallback move.
+    Calling this endpoint is also how a polling bot is *present*: it is seated at new matches only while it
+    holds a long-poll here (`after=V&wait=S`) or has called within the ladder's `presence_s` (10 s).
     """
     services().bots.check_owner(bot_id, bearer_token(request.headers.get("Authorization")))
-    seats = poll_seats(services().redis, current_app.config["KEY_PREFIX"], bot_id)
+    tables = services().tables
+    after = query["after"]
+    wait = min(query["wait"], current_app.config["LONG_POLL_MAX_SECONDS"]) if after is not None else 0.0
+    with seats_call(tables.redis, tables.prefix, bot_id, wait):
+        version = (wait_for_seats(tables.redis, tables.prefix, bot_id, after, wait) if wait > 0
+                   else seats_version(tables.redis, tables.prefix, bot_id))
+        seats = poll_seats(tables.redis, tables.prefix, bot_id)
     for entry in seats:
         entry["state_url"] = url_for("seats.get_seat_state", table_id=entry["table"], seat=entry["seat"])
         entry["moves_url"] = url_for("seats.post_move", table_id=entry["table"], seat=entry["seat"])
-    return seats
+    return seats, 200, {"X-Seats-Version": str(version)}
 
 
 @blp.get("/bots/<bot_id>/matches")

@@ -12,7 +12,7 @@ from api.auth import bearer_token
 from api.blueprints.tables import kick_house_bots
 from api.fastargs import body_doc, load_json, load_query, query_doc
 from api.jsonio import fragment
-from api.ratelimit import check_move_rate
+from api.ratelimit import check_seat_posts
 from api.schemas import JoinSchema, MoveRequestSchema, MoveResultSchema, SeatStateQuerySchema, SeatStateSchema
 from api.services import services
 from core.tokens import require_token
@@ -81,9 +81,9 @@ def revive_stalled_house_bots(table_id: str) -> None:
 @blp.doc(security=BEARER, **body_doc(MoveRequestSchema))
 def post_move(table_id: str, seat: int) -> dict[str, Any]:
     """Play a card ("QS"), lay a sore card, or pass cards (["2C","3D","4H"]) at `expected_version`."""
-    check_move_rate()
     # No token at all is answered first (401), before the body is read; a wrong token is found by the store.
     token = require_token(bearer_token(request.headers.get("Authorization")), "seat", "seat")
+    check_seat_posts(table_id, seat, token)
     body = load_json(MOVE_BODY)
     store = services().tables
     # Only open seats ever get a token, so a valid token also proves this is a polling seat.

@@ -69,5 +69,58 @@ def test_registration_is_rate_limited(make_app):
     for index in range(3):
         _register(client, name=f"bot{index}")
     response = client.post("/api/bots", json={"name": "bot9", "games": ["spot-hearts"]})
-    assert_problem(response, 429)
+    assert_problem(response, 429, "rate-limited")  # the same problem type as every other 429
     assert "Retry-After" in response.headers
+
+
+def test_bots_per_address_are_capped_and_deleting_one_frees_a_place(make_app):
+    client = make_app(MAX_BOTS_PER_ADDRESS=3).test_client()
+    bots = [_register(client, name=f"b{i}", games=[game], url=None)
+            for i, game in enumerate(("spot-hearts", "card-commons", "sore-spot"))]
+    response = client.post("/api/bots", json={"name": "b3", "games": ["sloppy-seconds"]})
+    body = assert_problem(response, 409, "bot-quota-exceeded")
+    assert body["quota"] == "per_address" and body["limit"] == 3 and "3 registered bots" in body["detail"]
+    assert len(client.get("/api/bots").get_json()) == 3  # nothing was created
+    gone = client.delete(f"/api/bots/{bots[0]['bot_id']}", headers=bearer(bots[0]["owner_token"]))
+    assert gone.status_code == 204
+    _register(client, name="b3", games=["sloppy-seconds"], url=None)
+
+
+def test_bots_per_owner_per_ladder_are_capped_at_registration_and_on_update(make_app):
+    client = make_app(MAX_BOTS_PER_OWNER_PER_LADDER=2).test_client()
+    both = ["spot-hearts", "sore-spot"]
+    h1, _h2 = (_register(client, name=name, games=both, url=None) for name in ("h1", "h2"))
+    third = client.post("/api/bots", json={"name": "h3", "games": ["sore-spot", "spot-hearts"]})
+    body = assert_problem(third, 409, "bot-quota-exceeded")
+    assert body["quota"] == "per_owner_per_ladder" and body["game"] in {"sore-spot", "spot-hearts"}
+    other = _register(client, name="c1", games=["card-commons"], url=None)  # another ladder: room
+    url = f"/api/bots/{other['bot_id']}"
+    wider = {"games": ["card-commons", "sore-spot"]}
+    refused = client.patch(url, headers=bearer(other["owner_token"]), json=wider)
+    assert assert_problem(refused, 409, "bot-quota-exceeded")["game"] == "sore-spot"
+    assert client.get(url).get_json()["games"] == ["card-commons"]  # unchanged
+    # Leaving a game frees its place: h1 drops sore-spot, and c1 may take it up.
+    dropped = client.patch(f"/api/bots/{h1['bot_id']}", headers=bearer(h1["owner_token"]),
+                           json={"games": ["spot-hearts"]})
+    assert dropped.status_code == 200
+    moved = client.patch(url, headers=bearer(other["owner_token"]), json=wider)
+    assert moved.status_code == 200 and moved.get_json()["games"] == ["card-commons", "sore-spot"]
+
+
+def test_concurrent_registrations_never_overshoot_the_cap(make_app):
+    """Twenty registrations at once over real HTTP from one address: exactly the cap succeeds."""
+    import concurrent.futures
+
+    import requests
+
+    from tests.conftest import serving
+
+    with serving(make_app(MAX_BOTS_PER_ADDRESS=5)) as base:
+        def register(index: int) -> int:
+            return requests.post(f"{base}/api/bots", json={"name": f"rush{index}", "games": ["sore-spot"]},
+                                 timeout=10).status_code
+
+        with concurrent.futures.ThreadPoolExecutor(max_workers=20) as pool:
+            statuses = sorted(pool.map(register, range(20)))
+        assert statuses == [201] * 5 + [409] * 15
+        assert len(requests.get(f"{base}/api/bots", timeout=5).json()) == 5

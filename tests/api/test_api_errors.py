@@ -82,7 +82,7 @@ def test_429_with_retry_after(make_app):
     for _ in range(2):
         open_table(client, ["random"] * 4)
     response = client.post("/api/tables", json={"game": "spot-hearts", "seats": ["random"] * 4})
-    assert_problem(response, 429)
+    assert_problem(response, 429, "rate-limited")  # the same problem type as every other 429
     assert int(response.headers["Retry-After"]) > 0
 
 
@@ -99,18 +99,30 @@ def test_500_hides_the_exception(make_app):
     assert "RuntimeError" not in response.get_data(as_text=True)
 
 
-def test_429_on_moves_with_retry_after(make_app):
-    client = make_app(LIMIT_MOVES="3/minute").test_client()
+def test_429_on_a_seat_hammered_at_one_version_with_retry_after(make_app):
+    client = make_app(LIMIT_SEAT_POSTS=3).test_client()
     table = open_table(client, ["open"] * 4)
-    token = join(client, table["table_id"], 0)
+    tokens = [join(client, table["table_id"], seat) for seat in range(4)]
     url = f"/api/tables/{table['table_id']}/seats/0/moves"
     bad_move = {"move": "ZZ", "expected_version": 0}
-    statuses = [client.post(url, headers=bearer(token), json=bad_move).status_code for _ in range(3)]
-    assert statuses == [400, 400, 400]  # refused moves count too: the limit is on requests
-    response = client.post(url, headers=bearer(token), json={"move": "ZZ", "expected_version": 0})
+    statuses = [client.post(url, headers=bearer(tokens[0]), json=bad_move).status_code for _ in range(3)]
+    assert statuses == [400, 400, 400]  # refused moves count too: the limit is on posts
+    response = client.post(url, headers=bearer(tokens[0]), json=bad_move)
     body = assert_problem(response, 429, "rate-limited")
-    assert 0 < int(response.headers["Retry-After"]) <= 61
-    assert "3 per 1 minute" in body["detail"]
+    assert 0 < int(response.headers["Retry-After"]) <= 60
+    assert "3 move posts on seat 0" in body["detail"]
+    # Posts with a wrong token are refused (403) and never use up the seat holder's budget ...
+    other = f"/api/tables/{table['table_id']}/seats/1/moves"
+    for _ in range(3):
+        assert_problem(client.post(other, headers=bearer(tokens[0]), json=bad_move), 403)
+    assert client.post(other, headers=bearer(tokens[1]), json=bad_move).status_code == 400
+    # ... and once the table moves on (another seat's pass here), seat 0 has a fresh budget.
+    hand = client.get(f"/api/tables/{table['table_id']}/seats/1", headers=bearer(tokens[1])).get_json()
+    decision = hand["view"]["decision"]
+    moved = client.post(other, headers=bearer(tokens[1]),
+                        json={"move": decision["legal"][: decision["count"]], "expected_version": 0})
+    assert moved.status_code == 200, moved.get_json()
+    assert client.post(url, headers=bearer(tokens[0]), json=bad_move).status_code == 400  # answered, not 429
 
 
 def test_a_move_without_a_token_is_401_before_its_body_is_read(client):

@@ -148,6 +148,30 @@ def test_pick_table_first_pick_can_be_restricted() -> None:
     assert pick_table(busy, 4, random.Random(0), first_from=frozenset({"reg"})) is None
 
 
+def test_pick_table_seats_at_most_one_bot_per_owner_when_owners_suffice() -> None:
+    # One owner floods the ladder with ten fresh bots (fewest games: always the first pick's neighbours).
+    flood = [Candidate(f"flood{i}", 1500, 0, owner="mallory") for i in range(10)]
+    others = [Candidate(f"solo{i}", 1500 + 40 * i, 25) for i in range(4)]
+    house = [Candidate(f"house:{n}", 1500, 40, owner=None) for n in ("a", "b")]
+    last = None
+    for seed in range(50):
+        table = pick_table(flood + others + house, 4, random.Random(seed), last_group=last)
+        assert table is not None
+        assert sum(b.startswith("flood") for b in table) == 1, table
+        last = frozenset(table)
+
+
+def test_pick_table_repeats_owners_only_as_much_as_too_few_owners_require() -> None:
+    two_owners = [Candidate(f"{o}{i}", 1500, i, owner=o) for o in "ab" for i in range(3)]
+    for seed in range(20):
+        table = pick_table(two_owners, 4, random.Random(seed))
+        assert table is not None and len(table) == 4
+        assert sorted(b[0] for b in table) == ["a", "a", "b", "b"]
+    three_owners = [*two_owners, Candidate("c0", 1500, 50, owner="c")]
+    table = pick_table(three_owners, 4, random.Random(3))
+    assert table is not None and sorted(b[0] for b in table).count("c") == 1  # c seated despite its games
+
+
 def test_pick_table_needs_enough_available_bots() -> None:
     candidates = [Candidate("a", 1500, 0), Candidate("b", 1500, 0), Candidate("c", 1500, 0, available=False)]
     assert pick_table(candidates, 3, random.Random(0)) is None

@@ -13,7 +13,7 @@ import redis
 from rq import Queue
 
 from arena.jobs import check_bot_health
-from arena.scheduler import MAX_ATTEMPTS, Scheduler
+from arena.scheduler import MAX_ATTEMPTS, Scheduler, health_interval
 from core import keys
 from core.arena_model import LadderConfig, MatchStatus, MemberKind
 from core.arena_store import ArenaStore
@@ -195,3 +195,37 @@ def test_each_tick_keeps_only_the_configured_number_of_match_documents(setup, mo
     assert store.recent_matches("ss") == ["c", "b"] and store.match("a") is None
     monkeypatch.setenv("TA_ARENA_KEEP_MATCHES", "999999")
     assert load_settings().keep_matches == 3000  # capped: the rating script bounds the list there
+
+
+def test_one_owner_gets_one_seat_per_table_while_other_owners_are_free(setup, bot_server) -> None:
+    store, _queue, scheduler, registry = setup
+    store.save_ladder(LadderConfig("ss", "sore-spot", 4, {"rounds": 1}, house_bots=HOUSE, max_active=1))
+    for bot in HOUSE:  # the house has played a lot: fresh bots would be everybody's first picks
+        store.redis.hset(keys.arena_stats(store.prefix, "ss", f"house:{bot}"), "games", 30)
+    url = bot_server("good").url
+    mine = {registry.register(f"flood{i}", ["sore-spot"], url, address="203.0.113.7")[0]["bot_id"]
+            for i in range(3)}
+    assert scheduler.tick()["created"] == 1
+    [match_id] = store.active_matches("ss")
+    entrants = [m["bot_id"] for m in store.match(match_id)["spec"]["entrants"]]
+    assert len(set(entrants) & mine) == 1, entrants
+
+
+def test_a_paused_bot_is_retried_with_backoff_while_a_healthy_one_keeps_its_period(setup, bot_server) -> None:
+    store, queue, _scheduler, registry = setup
+    scheduler = Scheduler(store, queue, ArenaSettings("unused", store.prefix, True, health_every_s=0.2))
+    down = bot_server("down_info")
+    failing = registry.register("down", ["sore-spot"], down.url)[0]["bot_id"]
+    healthy = registry.register("up", ["sore-spot"], bot_server("good").url)[0]["bot_id"]
+    for _ in range(5):  # five failed checks in a row: paused, and its retries back off (0.2 s × 2^3)
+        check_bot_health(store, failing, down.url, timeout_s=1.0, allow_private=True)
+    members = {failing: down.url, healthy: "http://127.0.0.1:1/"}
+    assert scheduler.schedule_health_checks(members) == 2
+    started = time.monotonic()
+    while time.monotonic() - started < 1.2:  # the failing bot's next check is due 1.6 s after the first
+        time.sleep(0.05)
+        scheduler.schedule_health_checks(members)
+    checked = {bot_id: sum(1 for job in queue.jobs if job.args[0] == bot_id) for bot_id in members}
+    assert checked[failing] == 1
+    assert checked[healthy] >= 3  # every 0.2 s
+    assert health_interval(30.0, 5) == 240.0

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import threading
+import time
 
 import pytest
 import redis
@@ -10,7 +11,7 @@ import redis
 from arena.jobs import play_match
 from arena.match import MatchRunner, make_drivers
 from core.arena_model import LadderConfig, MatchSpec, MatchStatus, Member, MemberKind
-from core.arena_store import ArenaStore
+from core.arena_store import BENCH_S, ArenaStore
 
 HOUSE = ("heuristic", "eps-0.3", "eps-0.6", "random")
 
@@ -147,3 +148,10 @@ def test_a_bot_forfeiting_three_matches_in_a_row_is_benched(store: ArenaStore, b
     store.record_health("junk", True)  # a passing health check does not lift the bench
     assert store.paused_bots(["junk"]) == {"junk"} and store.health("junk")["benched_until"] > 0
     assert store.stats("ss", ["junk"])["junk"]["forfeits"] == 3
+    first = store.health("junk")["benched_until"] - time.time()
+    assert BENCH_S - 30 < first <= BENCH_S
+    for match_id in ("f4", "f5", "f6"):  # back from the bench, it forfeits again: a longer bench
+        play(match_id)
+    second = store.health("junk")["benched_until"] - time.time()
+    assert 2 * BENCH_S - 30 < second <= 2 * BENCH_S
+    assert f"benched for {2 * BENCH_S} s" in store.health("junk")["last_error"]

@@ -224,6 +224,7 @@ class Ladder(_Payload):
     deadline_ms: int
     strike_limit: int
     house_bots: list[str]
+    presence_s: float
     members: int
     active_matches: int
     url: str

@@ -1,0 +1,45 @@
+"""Move limits never turn compliant play into refusals: a fast client playing one decision at a time, on
+many seats of many tables from one address, is never answered 429."""
+
+from __future__ import annotations
+
+from api_helpers import bearer, join, open_table
+
+from core.settings import load_config
+
+
+def play_all_seats_as_fast_as_possible(client, tables: int) -> tuple[int, list[int]]:
+    """Play every seat of `tables` 4-seat Spot Hearts tables, each decision as soon as it opens."""
+    moves, refusals = 0, []
+    for _ in range(tables):
+        table = open_table(client, ["open"] * 4, options={"target": 100})
+        table_id = table["table_id"]
+        tokens = [join(client, table_id, seat) for seat in range(4)]
+        to_act = table["to_act"]
+        while to_act:
+            seat = to_act[0]
+            auth = bearer(tokens[seat])
+            state = client.get(f"/api/tables/{table_id}/seats/{seat}", headers=auth).get_json()
+            decision, legal = state["view"]["decision"], state["view"]["decision"]["legal"]
+            move = legal[: decision["count"]] if decision["kind"] == "pass" else legal[0]
+            answer = client.post(f"/api/tables/{table_id}/seats/{seat}/moves", headers=auth,
+                                 json={"move": move, "expected_version": state["version"]})
+            if answer.status_code != 200:
+                refusals.append(answer.status_code)
+                break
+            moves += 1
+            to_act = answer.get_json()["to_act"]
+    return moves, refusals
+
+
+def test_a_fast_compliant_client_is_never_rate_limited_on_moves(make_app):
+    """Production limits (no test overrides), except the per-seat limit cut to its floor of 1: a client that
+    posts once per decision never meets even that, however many moves it makes from one address across
+    tables and seats. A per-address move budget under ~650 per run would fail this test."""
+    defaults = load_config()
+    limits = {key: defaults[key] for key in defaults if key.startswith(("LIMIT_", "RATELIMIT_"))}
+    app = make_app(**{**limits, "LIMIT_SEAT_POSTS": 1})
+    assert app.config["RATELIMIT_ENABLED"] is True
+    moves, refusals = play_all_seats_as_fast_as_possible(app.test_client(), tables=6)
+    assert refusals == []
+    assert moves > 600

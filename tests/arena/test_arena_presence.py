@@ -1,0 +1,160 @@
+"""Presence of polling bots: only bots around to play are seated; idle ones cost the ladder nothing."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+import redis
+import requests
+from rq import Queue
+
+from api import keys
+from arena.scheduler import Scheduler
+from core.arena_model import LadderConfig, MatchStatus
+from core.arena_store import ArenaStore
+from core.ladder_seats import seats_changed
+from core.presence import is_present, present_bots
+from core.settings import ArenaSettings
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
+HOUSE = ("heuristic", "eps-0.3", "eps-0.6", "random")
+
+
+def register(base: str, name: str, game: str = "sore-spot") -> tuple[str, str]:
+    response = requests.post(f"{base}/api/bots", json={"name": name, "games": [game]}, timeout=5)
+    assert response.status_code == 201, response.text
+    return response.json()["bot_id"], response.json()["owner_token"]
+
+
+def seats(base: str, bot_id: str, owner: str, **params) -> requests.Response:
+    response = requests.get(f"{base}/api/bots/{bot_id}/ladder-seats", params=params, timeout=40,
+                            headers={"Authorization": f"Bearer {owner}"})
+    assert response.status_code == 200, response.text
+    return response
+
+
+def test_presence_is_a_recent_call_or_a_held_long_poll() -> None:
+    assert is_present(100.0, None, 110.0, 10.0) and not is_present(100.0, None, 110.5, 10.0)
+    assert is_present(10.0, 200.0, 150.0, 10.0)  # an old call, but a long-poll held until 200
+    assert not is_present(10.0, 140.0, 150.0, 10.0)
+    assert not is_present(None, None, 0.0, 10.0)  # never called
+
+
+def test_idle_polling_bots_are_skipped_and_join_as_soon_as_they_poll(live_server, redis_url, key_prefix):
+    conn = redis.Redis.from_url(redis_url)
+    store = ArenaStore(conn, key_prefix)
+    scheduler = Scheduler(store, Queue(keys.arena_queue(key_prefix), connection=conn),
+                          ArenaSettings(redis_url, key_prefix, True, health_every_s=3600))
+    store.save_ladder(LadderConfig("ss", "sore-spot", 4, {"rounds": 1}, house_bots=HOUSE, max_active=1))
+    for bot in HOUSE:  # house bots have games already: an idle newcomer would be everybody's first pick
+        store.redis.hset(keys.arena_stats(key_prefix, "ss", f"house:{bot}"), "games", 30)
+    idle = [register(live_server, f"idle{i}")[0] for i in range(6)]
+    assert scheduler.tick()["created"] == 1
+    [match_id] = store.active_matches("ss")
+    entrants = {m["bot_id"] for m in store.match(match_id)["spec"]["entrants"]}
+    assert entrants == {f"house:{b}" for b in HOUSE}  # no idle bot seated, and no strike or bench for them
+    assert all(not store.health(b)["benched_until"] for b in idle)
+    # The match ends; one idle bot calls its ladder-seats endpoint: the next table seats it.
+    store.abort_match("ss", match_id, "test: make room")
+    bot_id, owner = register(live_server, "comer")
+    seats(live_server, bot_id, owner)
+    assert scheduler.tick()["created"] == 1
+    [match_id] = store.active_matches("ss")
+    entrants = {m["bot_id"] for m in store.match(match_id)["spec"]["entrants"]}
+    assert bot_id in entrants and not entrants & set(idle)
+
+
+def test_a_held_long_poll_keeps_a_bot_present_and_wakes_on_a_new_seat(live_server, redis_url, key_prefix):
+    conn = redis.Redis.from_url(redis_url, decode_responses=True)
+    bot_id, owner = register(live_server, "holder")
+    first = seats(live_server, bot_id, owner)
+    version = int(first.headers["X-Seats-Version"])
+    answer: dict = {}
+
+    def hold() -> None:
+        started = time.monotonic()
+        answer["response"] = seats(live_server, bot_id, owner, after=version, wait=30)
+        answer["held_s"] = time.monotonic() - started
+
+    thread = threading.Thread(target=hold)
+    thread.start()
+    time.sleep(2.5)
+    # Last call 2.5 s ago: absent for a 1 s window, unless the held long-poll counts.
+    assert present_bots(conn, key_prefix, [bot_id], window_s=1.0) == {bot_id}
+    seats_changed(conn, key_prefix, bot_id)  # what the arena does when it seats the bot
+    thread.join(timeout=10)
+    assert 2.0 < answer["held_s"] < 8.0  # woken by the change, not by the 30 s timeout
+    assert int(answer["response"].headers["X-Seats-Version"]) == version + 1
+    time.sleep(1.5)
+    assert present_bots(conn, key_prefix, [bot_id], window_s=1.0) == set()  # the poll ended: it lapses
+    assert present_bots(conn, key_prefix, [bot_id], window_s=10.0) == {bot_id}
+
+
+@pytest.fixture
+def production_limits_server(make_app):
+    """The API with the production move limit (the suite's default app relaxes it)."""
+    from core.settings import load_config
+    from tests.conftest import serving
+
+    with serving(make_app(LIMIT_SEAT_POSTS=load_config()["LIMIT_SEAT_POSTS"])) as base:
+        yield base
+
+
+@pytest.mark.timeout(120)
+def test_idle_polling_bots_do_not_stall_a_ladder(production_limits_server, redis_url, key_prefix) -> None:
+    """Real scheduler and worker processes, 8 registered polling bots that never poll and one that plays with
+    the SDK: the ladder keeps playing, no idle bot is ever seated, the present one plays without a strike
+    (and so without a 429: a refused move would have cost it a timeout)."""
+    from trickarena.ladder import play_ladder
+
+    from tests.clients.starters import starter_bot
+
+    store = ArenaStore(redis.Redis.from_url(redis_url), key_prefix)
+    store.save_ladder(LadderConfig("ss", "sore-spot", 4, {"rounds": 1}, house_bots=HOUSE, max_active=2,
+                                   house_only_gap_s=0.0, deadline_ms=3000))
+    idle = {register(production_limits_server, f"idle{i}")[0] for i in range(8)}
+    present, owner = register(production_limits_server, "present")
+    stop = threading.Event()
+    poller = threading.Thread(target=play_ladder, kwargs={"idle_poll_s": 0.5, "stop": stop},
+                              args=(production_limits_server, present, owner, starter_bot("sore-spot")))
+    poller.start()
+    env = {**os.environ, "REDIS_URL": redis_url, "TA_KEY_PREFIX": key_prefix, "PYTHONPATH": str(REPO_ROOT),
+           "TA_ARENA_TICK_S": "0.2"}
+    procs = [subprocess.Popen([sys.executable, "-m", "arena", *args], env=env, cwd=REPO_ROOT,
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+             for args in (["scheduler", "--no-default-ladders"], *[["worker", "--simple"]] * 2)]
+    def played() -> list[dict]:
+        return [doc for doc in map(store.match, store.recent_matches("ss", limit=100)) if doc is not None]
+
+    try:
+        deadline = time.monotonic() + 90
+        while time.monotonic() < deadline:
+            docs = played()
+            if len(docs) >= 6 and any(present in doc.get("result", {}).get("totals", {}) for doc in docs):
+                break
+            time.sleep(0.2)
+    finally:
+        for proc in procs:  # a worker finishes its match before it exits: the bot plays on meanwhile
+            proc.terminate()
+        for proc in procs:
+            try:
+                proc.wait(timeout=60)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
+        stop.set()
+        poller.join(timeout=10)
+    docs = played()
+    assert len(docs) >= 6
+    seated = {m["bot_id"] for doc in docs for m in doc["spec"]["entrants"]}
+    assert not seated & idle
+    assert present in seated
+    assert all(doc["status"] == MatchStatus.RATED for doc in docs)
+    strikes = [s for doc in docs for s in doc["result"]["strikes"] if s["bot_id"] == present]
+    assert strikes == [], strikes
