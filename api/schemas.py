@@ -135,6 +135,11 @@ class ReplayRecordSchema(Schema):
     deals = fields.List(fields.Nested(DealSchema), required=True)
     moves = fields.List(fields.Nested(RecordedMoveSchema), required=True)
     seed = fields.Raw(metadata={"description": "the table seed (integer)"})
+    dealing = fields.Integer(metadata={
+        "description": "the dealing version that dealt it (docs/deals.md); absent: version 1"})
+    seed_commitment = fields.String(metadata={
+        "description": "tables: sha256 of '<seed_nonce>:<seed>', published when the table opened"})
+    seed_nonce = fields.String(metadata={"description": "tables: the nonce that opens the commitment"})
 
 
 class TableSummarySchema(Schema):

@@ -16,7 +16,6 @@ version without touching yours, so the check is `decision_since[seat] <= expecte
 from __future__ import annotations
 
 import dataclasses
-import hashlib
 import json
 import os
 import secrets
@@ -29,6 +28,7 @@ import orjson
 import redis
 
 import engine
+import engine.deals
 from api import gamecache, keys
 from api.gamecache import decoding_client
 from api.lua_scripts import COMMIT_SCRIPT, SNAPSHOT_SCRIPT, SYNC_SCRIPT
@@ -81,6 +81,7 @@ class TableRecord:
     deals: list[dict[str, Any]] | None = None
     move_timeout: float | None = None
     labels: dict[str, str] = field(default_factory=dict)
+    dealing: int = engine.deals.LEGACY_VERSION  # the engine's dealing version (docs/deals.md); absent = 1
     token_hashes: dict[int, str] = field(default_factory=dict, repr=False)
 
     @property
@@ -119,7 +120,7 @@ class SeatSnapshot:
 
 def seed_commitment(seed: int, nonce: str) -> str:
     """sha256 published at creation; with the nonce and seed revealed at the end anyone can check the deal."""
-    return hashlib.sha256(f"{nonce}:{seed}".encode()).hexdigest()
+    return engine.deals.seed_commitment(seed, nonce)
 
 
 def _dumps(value: Any) -> str:
@@ -161,6 +162,7 @@ class TableStore:
             status=TableStatus.OVER if live.over else TableStatus.PLAYING, version=live.version,
             to_act=to_act, decision_since=[live.version] * players, turn_started=[now] * players,
             created=now, updated=now, deals=deals, move_timeout=move_timeout, labels=dict(labels or {}),
+            dealing=engine.deals.version_of(seed),
         )
         fields = {
             "game": game, "players": players, "options": _dumps(record.options),
@@ -168,7 +170,7 @@ class TableStore:
             "seed": str(seed), "nonce": nonce, "commitment": record.commitment,
             "status": record.status.value, "version": record.version, "to_act": _dumps(to_act),
             "decision_since": _dumps(record.decision_since), "turn_started": _dumps(record.turn_started),
-            "created": now, "updated": now, "labels": _dumps(record.labels),
+            "created": now, "updated": now, "labels": _dumps(record.labels), "dealing": record.dealing,
         }
         if deals:
             fields["deals"] = _dumps(deals)
@@ -207,6 +209,7 @@ class TableStore:
             deals=loads(raw["deals"]) if "deals" in raw else None,
             move_timeout=float(raw["move_timeout"]) if "move_timeout" in raw else None,
             labels=loads(raw.get("labels", "{}")),
+            dealing=int(raw.get("dealing", engine.deals.LEGACY_VERSION)),
             token_hashes={i: raw[f"token:{i}"] for i in range(players) if f"token:{i}" in raw},
         )
 
@@ -234,12 +237,14 @@ class TableStore:
 
     def replay_record(self, table_id: str) -> dict[str, Any]:
         """The engine's replay record; only once the game is over (it contains every hand)."""
-        status, record = self.redis.hmget(keys.table(self.prefix, table_id), ["status", "record"])
+        status, record, nonce, commitment = self.redis.hmget(keys.table(self.prefix, table_id),
+                                                             ["status", "record", "nonce", "commitment"])
         if status is None:
             raise ApiProblem(404, "table-not-found", f"no table {table_id!r}")
         if status != TableStatus.OVER or record is None:
             raise ApiProblem(409, "game-not-over", "the replay record is published when the game is over")
-        return json.loads(record)
+        # With the commitment opened, the record alone proves its deals (docs/deals.md).
+        return {**json.loads(record), "seed_commitment": commitment, "seed_nonce": nonce}
 
     def moves(self, table_id: str) -> list[dict[str, Any]]:
         return [json.loads(m) for m in self.redis.lrange(keys.table_moves(self.prefix, table_id), 0, -1)]
@@ -412,7 +417,10 @@ class TableStore:
 
     def _rebuild(self, record: TableRecord) -> Any:
         extra = {"deals": record.deals} if record.deals else {}
-        live = engine.new_game(record.game, players=record.players, options=record.options, seed=record.seed,
+        seed = record.seed
+        if record.dealing == engine.deals.LEGACY_VERSION:  # opened before dealing version 2: deal as it did
+            seed = engine.deals.legacy_seed(seed)
+        live = engine.new_game(record.game, players=record.players, options=record.options, seed=seed,
                                **extra)
         for entry in self.moves(record.table_id)[: record.version]:
             live.apply(entry["seat"], entry["move"])

@@ -133,7 +133,7 @@ class MatchSpec:
 def rerun_seed(seed: int, attempt: int) -> int:
     """Deal seed of re-run `attempt` (≥ 2) of a match seeded `seed`: deterministic, unrelated to `seed`."""
     digest = hashlib.sha256(f"rerun:{seed}:{attempt}".encode()).digest()
-    return int.from_bytes(digest[:8], "big") >> 1  # 63 bits, like the scheduler's seeds
+    return int.from_bytes(digest[:8], "big") >> 11  # 53 bits, like the scheduler's: exact in JSON everywhere
 
 
 @dataclass

@@ -159,7 +159,7 @@ class Scheduler:
                 break
             spec = MatchSpec(
                 match_id=f"m{secrets.token_hex(8)}", ladder_id=ladder.ladder_id, game=ladder.game,
-                players=ladder.players, options=ladder.options, seed=secrets.randbits(63),
+                players=ladder.players, options=ladder.options, seed=secrets.randbits(53),
                 duplicate=ladder.duplicate, entrants=[by_id[b] for b in table],
                 deadline_ms=ladder.deadline_ms,
                 strike_limit=ladder.strike_limit, pre_ratings={b: ratings.get(b, 1500.0) for b in table},
