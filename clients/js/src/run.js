@@ -3,7 +3,7 @@
  * run(bot): the command line every bot gets, the same as the Python SDK's:
  *
  *   node my_bot.js serve [--host 127.0.0.1] [--port 9001]                   # HTTP bot (protocol v1)
- *   node my_bot.js practice [--api URL] [--game G] [--opponents heuristic,random,random]
+ *   node my_bot.js practice [--api URL] [--game G] [--opponents heuristic,random,random] [--options JSON]
  *   node my_bot.js ladder --bot-id ID --token OWNER_TOKEN [--api URL]        # polling bot on the ladder
  *
  * SIGINT (Ctrl-C) and SIGTERM stop it cleanly (exit 0).
@@ -21,13 +21,14 @@ const COMMANDS = {
   practice: {
     api: { type: "string", default: DEFAULT_API }, game: { type: "string" },
     opponents: { type: "string", default: "heuristic,heuristic,heuristic" },
+    options: { type: "string", default: "{}" },
   },
   ladder: { api: { type: "string", default: DEFAULT_API }, "bot-id": { type: "string" }, token: { type: "string" } },
 };
 
 function usage(name) {
   return `usage: node ${name} serve [--host H] [--port P]\n`
-    + `       node ${name} practice [--api URL] [--game G] [--opponents heuristic,random,random]\n`
+    + `       node ${name} practice [--api URL] [--game G] [--opponents heuristic,random,random] [--options JSON]\n`
     + `       node ${name} ladder --bot-id ID --token OWNER_TOKEN [--api URL]`;
 }
 
@@ -89,7 +90,9 @@ async function main(bot, argv) {
   }
   const api = new ArenaClient(values.api, { signal });
   try {
-    const { tableId, final } = await practice(api, bot, values.game || info.games[0], values.opponents.split(","));
+    const options = JSON.parse(values.options);
+    const { tableId, final } = await practice(api, bot, values.game || info.games[0], values.opponents.split(","),
+      options);
     console.log(`table ${tableId} over: totals ${JSON.stringify(final.view.scores)}, `
       + `winners ${JSON.stringify(final.view.winners)}`);
     return 0;
