@@ -32,10 +32,18 @@ class ApiUnavailable extends Error {
   }
 }
 
-const sleep = (ms, signal) => new Promise((resolve) => {
-  const timer = setTimeout(resolve, ms);
-  if (signal) signal.addEventListener("abort", () => { clearTimeout(timer); resolve(); }, { once: true });
-});
+/** Wait `ms`, or less if `signal` aborts first. */
+function sleep(ms, signal) {
+  return new Promise((resolve) => {
+    const done = () => {
+      clearTimeout(timer);
+      if (signal) signal.removeEventListener("abort", done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    if (signal) signal.addEventListener("abort", done, { once: true });
+  });
+}
 
 class ArenaClient {
   /**
@@ -68,12 +76,15 @@ class ArenaClient {
     for (let attempt = 0; ; attempt += 1) {
       let response;
       let raw;
+      // One attempt: its own timeout, cut short by the client's signal too (Ctrl-C during a long-poll).
+      const attemptController = new AbortController();
+      const timer = setTimeout(() => attemptController.abort(new Error("timed out")), timeoutMs ?? this.timeoutMs);
+      const cancel = () => attemptController.abort(this.signal.reason);
+      if (this.signal) this.signal.addEventListener("abort", cancel, { once: true });
       try {
-        const signals = [AbortSignal.timeout(timeoutMs ?? this.timeoutMs)];
-        if (this.signal) signals.push(this.signal);
         response = await fetch(url, {
           method, headers, body: body === undefined ? undefined : JSON.stringify(body),
-          signal: signals.length > 1 && AbortSignal.any ? AbortSignal.any(signals) : signals[0],
+          signal: attemptController.signal,
         });
         raw = await response.text();
       } catch (error) {
@@ -81,6 +92,9 @@ class ArenaClient {
         if (attempt >= this.retries) throw new ApiUnavailable(`${method} ${url}: ${error.cause || error}`);
         await sleep(this.delay(attempt, null), this.signal);
         continue;
+      } finally {
+        clearTimeout(timer);
+        if (this.signal) this.signal.removeEventListener("abort", cancel);
       }
       if (RETRY_STATUSES.has(response.status) && attempt < this.retries) {
         await sleep(this.delay(attempt, response.headers.get("retry-after")), this.signal);
