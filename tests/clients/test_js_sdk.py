@@ -115,14 +115,9 @@ def test_node_test_runner_passes_the_sdk_suite(node: str) -> None:
 
 # --- HTTP bots: the arena's match runner calls Node --------------------------------------------------------
 
-@pytest.mark.parametrize("game", list(JS_STARTERS))
-def test_js_starter_served_by_node_plays_a_local_match_without_strikes(game: str, node_bot: Any) -> None:
-    """The arena's runner and bot client (1 s deadline, strikes, fallback) against a Node-served starter in
-    every seat: every answer on time, legal, in shape."""
-    bot = node_bot(JS_STARTERS[game])
-    with urllib.request.urlopen(bot.url, timeout=5) as answer:  # GET /: the protocol's info
-        info = json.loads(answer.read())
-    assert info["games"] == [game] and info["name"].endswith("-starter-js") and info["version"] == "1"
+def play_local_match(bot: NodeBot, game: str) -> None:
+    """The arena's runner and bot client (1 s deadline, strikes, fallback) against a Node-served bot in
+    every seat: every answer on time, legal, in shape; then the bot stops cleanly on SIGTERM."""
     members = [Member(f"js{i}", MemberKind.HTTP, url=bot.url, name=f"js-{i}") for i in range(4)]
     clients = [BotClient(bot.url, allow_private=True) for _ in members]
     spec = MatchSpec(match_id=f"m-js-{game}", ladder_id="local", game=game, players=4,
@@ -144,6 +139,22 @@ def test_js_starter_served_by_node_plays_a_local_match_without_strikes(game: str
     assert len(outcomes) == len(record["moves"]) and set(outcomes) == {"ok"}
     code, err = bot.stop()
     assert code == 0, err
+
+
+@pytest.mark.parametrize("game", list(JS_STARTERS))
+def test_js_starter_served_by_node_plays_a_local_match_without_strikes(game: str, node_bot: Any) -> None:
+    bot = node_bot(JS_STARTERS[game])
+    with urllib.request.urlopen(bot.url, timeout=5) as answer:  # GET /: the protocol's info
+        info = json.loads(answer.read())
+    assert info["games"] == [game] and info["name"].endswith("-starter-js") and info["version"] == "1"
+    play_local_match(bot, game)
+
+
+def test_the_readme_js_bot_plays_a_local_match_without_strikes(node_bot: Any, bots_dir: Path) -> None:
+    code = re.search(r"```js\n(.*?)```", (REPO / "README.md").read_text(), re.S)
+    assert code, "README.md has no JavaScript bot"
+    (bots_dir / "readme_bot.js").write_text(code.group(1))
+    play_local_match(node_bot("readme_bot.js"), "spot-hearts")
 
 
 # --- polling bots: Node calls the move API ---------------------------------------------------------------
