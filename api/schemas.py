@@ -220,6 +220,21 @@ class BotUpdateSchema(Schema):
     enabled = fields.Boolean()
 
 
+class VersionLineSchema(Schema):
+    """A bot's rating line for one of its versions on one ladder (docs/arena.md, "Bot versions")."""
+
+    ladder_id = fields.String(required=True)
+    version = fields.String(required=True)
+    start = fields.Float(required=True, metadata={"description": "rating before its first match: the "
+                                                                 "previous version's rating"})
+    rating = fields.Float(required=True, metadata={"description": "rating after its latest match"})
+    games = fields.Integer(required=True)
+    wins = fields.Integer(required=True)
+    first = fields.Float(required=True, metadata={"description": "when its first match was rated"})
+    last = fields.Float(required=True, metadata={"description": "when its latest match was rated"})
+    current = fields.Boolean(required=True, metadata={"description": "the version the bot reports now"})
+
+
 class BotSchema(Schema):
     bot_id = fields.String(required=True)
     name = fields.String(required=True)
@@ -228,6 +243,9 @@ class BotSchema(Schema):
     enabled = fields.Boolean(required=True)
     created = fields.Float(required=True)
     updated = fields.Float(required=True)
+    version = fields.String(metadata={"description": "GET /api/bots/{id}: the version it reports now"})
+    versions = fields.List(fields.Nested(VersionLineSchema), metadata={
+        "description": "GET /api/bots/{id}: rating and record of every version, per ladder, oldest first"})
 
 
 class BotCreatedSchema(BotSchema):

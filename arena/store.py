@@ -16,7 +16,7 @@ import redis
 from api import keys
 from arena.elo import INITIAL_RATING
 from arena.live import LIVE_TTL_S
-from arena.model import LadderConfig, MatchResult, MatchSpec, MatchStatus, Member, MemberKind
+from arena.model import HOUSE_PREFIX, LadderConfig, MatchResult, MatchSpec, MatchStatus, Member, MemberKind
 
 MATCH_TTL_S = 14 * 24 * 3600  # match documents and replays are kept two weeks at most ...
 RECENT_KEEP = 300  # ... and only for a ladder's 300 most recent matches (a busy ladder makes ~30 000 a day)
@@ -24,28 +24,48 @@ RECENT_LIMIT = 10 * RECENT_KEEP  # hard bound on the recent list even when no sc
 APPLIED_TTL_S = 60 * 24 * 3600  # far beyond any job retry: a re-run can never re-apply
 HISTORY_LIMIT = 500
 HEALTH_FAILURES_TO_PAUSE = 3
+MAX_VERSION_CHARS = 64
+DEFAULT_VERSION = "1"  # a bot that never reported one (the SDKs' default too)
+HOUSE_VERSION = "house"
 FORFEITS_TO_BENCH = 3  # forfeited matches in a row (per ladder) that bench a bot ...
 BENCH_S = 600  # ... for this long, whatever its health checks say
 
 # KEYS: 1 applied, 2 match doc, 3 ratings zset, 4 recent list, 5 active set, 6 games doc,
-#       then per bot: stats hash, history list, health hash.
+#       then per bot: stats hash, history list, health hash, versions hash.
 # ARGV: 1 match id, 2 now, 3 bot count, 4 final match doc, 5 games doc, 6 recent limit, 7 history limit,
 #       8 match ttl, 9 applied ttl, 10 initial rating, 11 forfeits in a row that bench a bot, 12 bench
-#       seconds, then 8 per bot: bot id, delta, won, strikes, forfeited, latency sum, move calls, place.
+#       seconds, then 9 per bot: bot id, delta, won, strikes, forfeited, latency sum, move calls, place,
+#       version.
+# A bot's versions each keep a rating line: the ladder rating carries on across a new version (its line
+# starts at the previous version's rating), and the versions hash records where each line started and
+# stands, with its games and wins.
 APPLY_RESULT_LUA = """
 if redis.call('EXISTS', KEYS[1]) == 1 then
   return 0
 end
 local n = tonumber(ARGV[3])
 for i = 0, n - 1 do
-  local a = 13 + i * 8
+  local a = 13 + i * 9
   local bot = ARGV[a]
   local delta = tonumber(ARGV[a + 1])
   redis.call('ZADD', KEYS[3], 'NX', ARGV[10], bot)
   local rating = redis.call('ZINCRBY', KEYS[3], delta, bot)
-  local stats = KEYS[7 + i * 3]
-  local history = KEYS[8 + i * 3]
-  local health = KEYS[9 + i * 3]
+  local stats = KEYS[7 + i * 4]
+  local history = KEYS[8 + i * 4]
+  local health = KEYS[9 + i * 4]
+  local version = ARGV[a + 8]
+  local raw_line = redis.call('HGET', KEYS[10 + i * 4], version)
+  local line
+  if raw_line then
+    line = cjson.decode(raw_line)
+  else
+    line = {start = tonumber(rating) - delta, games = 0, wins = 0, first = tonumber(ARGV[2])}
+  end
+  line.rating = tonumber(rating)
+  line.games = line.games + 1
+  line.wins = line.wins + tonumber(ARGV[a + 2])
+  line.last = tonumber(ARGV[2])
+  redis.call('HSET', KEYS[10 + i * 4], version, cjson.encode(line))
   redis.call('HINCRBY', stats, 'games', 1)
   redis.call('HINCRBY', stats, 'wins', tonumber(ARGV[a + 2]))
   redis.call('HINCRBY', stats, 'strikes', tonumber(ARGV[a + 3]))
@@ -63,7 +83,8 @@ for i = 0, n - 1 do
   redis.call('HINCRBYFLOAT', stats, 'latency_ms_sum', ARGV[a + 5])
   redis.call('HINCRBY', stats, 'move_calls', tonumber(ARGV[a + 6]))
   redis.call('LPUSH', history, cjson.encode({match = ARGV[1], rating = tonumber(rating), delta = delta,
-                                             place = tonumber(ARGV[a + 7]), at = tonumber(ARGV[2])}))
+                                             place = tonumber(ARGV[a + 7]), at = tonumber(ARGV[2]),
+                                             version = version}))
   redis.call('LTRIM', history, 0, tonumber(ARGV[7]) - 1)
 end
 redis.call('SET', KEYS[2], ARGV[4], 'EX', ARGV[8])
@@ -188,6 +209,26 @@ class ArenaStore:
         raw = self.redis.lrange(keys.arena_history(self.prefix, ladder_id, bot_id), 0, limit - 1)
         return [json.loads(item) for item in raw]
 
+    # --- versions ------------------------------------------------------------------------------------------
+
+    def record_version(self, bot_id: str, version: str) -> None:
+        """The version a bot reports (an HTTP bot's GET /, a polling bot's ladder-seats?version=)."""
+        self.redis.hset(keys.arena_health(self.prefix, bot_id), "version", version[:MAX_VERSION_CHARS])
+
+    def versions(self, bot_ids: list[str]) -> dict[str, str]:
+        """Each bot's current version: the one last reported; house bots are "house"; never reported: "1"."""
+        pipe = self.redis.pipeline(transaction=False)
+        for bot_id in bot_ids:
+            pipe.hget(keys.arena_health(self.prefix, bot_id), "version")
+        return {bot_id: version or (HOUSE_VERSION if bot_id.startswith(HOUSE_PREFIX) else DEFAULT_VERSION)
+                for bot_id, version in zip(bot_ids, pipe.execute(), strict=True)}
+
+    def version_lines(self, ladder_id: str, bot_id: str) -> list[dict[str, Any]]:
+        """A bot's rating line per version on a ladder, oldest first: version, start, rating, games, wins."""
+        raw = self.redis.hgetall(keys.arena_versions(self.prefix, ladder_id, bot_id))
+        lines = [{"version": version, **json.loads(line)} for version, line in raw.items()]
+        return sorted(lines, key=lambda line: line["first"])
+
     def recent_matches(self, ladder_id: str, limit: int = 20) -> list[str]:
         return self.redis.lrange(keys.arena_recent(self.prefix, ladder_id), 0, limit - 1)
 
@@ -283,7 +324,9 @@ class ArenaStore:
         """Store the result and apply every rating change, once per match. True if this call did it."""
         p, lid, mid = self.prefix, spec.ladder_id, spec.match_id
         now = time.time()
-        final = {**doc, "status": MatchStatus.RATED.value, "finished": now, "result": result.summary_json()}
+        versions = self.versions([m.bot_id for m in spec.entrants])
+        final = {**doc, "status": MatchStatus.RATED.value, "finished": now,
+                 "result": {**result.summary_json(), "versions": versions}}
         strikes_by_bot: dict[str, int] = {}
         for strike in result.strikes:
             strikes_by_bot[strike.bot_id] = strikes_by_bot.get(strike.bot_id, 0) + 1
@@ -293,11 +336,11 @@ class ArenaStore:
             bot = member.bot_id
             calls = result.calls.get(bot)
             bot_keys += [keys.arena_stats(p, lid, bot), keys.arena_history(p, lid, bot),
-                         keys.arena_health(p, bot)]
+                         keys.arena_health(p, bot), keys.arena_versions(p, lid, bot)]
             bot_args += [bot, repr(result.deltas[bot]), int(bot in result.winners),
                          strikes_by_bot.get(bot, 0), int(bot in result.forfeited),
                          repr(calls.latency_sum_ms if calls else 0.0), calls.move_calls if calls else 0,
-                         repr(float(result.places[bot]))]
+                         repr(float(result.places[bot])), versions[bot]]
         script_keys = [keys.arena_match_applied(p, mid), keys.arena_match(p, mid), keys.arena_ratings(p, lid),
                        keys.arena_recent(p, lid), keys.arena_active(p, lid), keys.arena_match_games(p, mid),
                        *bot_keys]

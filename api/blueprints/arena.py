@@ -11,7 +11,7 @@ from typing import Any
 
 from flask import current_app, request, url_for
 from flask_smorest import Blueprint
-from marshmallow import Schema, fields
+from marshmallow import Schema, fields, validate
 
 from api.problems import ApiProblem
 from api.schemas import ReplayRecordSchema
@@ -19,7 +19,7 @@ from api.services import services
 from api.tokens import bearer_token
 from arena.model import MatchSpec, MatchStatus, MemberKind
 from arena.polling import poll_seats
-from arena.store import ArenaStore
+from arena.store import MAX_VERSION_CHARS, ArenaStore
 
 blp = Blueprint("arena", __name__, url_prefix="/api", description="Arena: ladders, ratings, matches")
 
@@ -53,6 +53,8 @@ class RankedBotSchema(Schema):
     mean_latency_ms = fields.Float(allow_none=True)
     paused = fields.Boolean(required=True)
     history = fields.String(required=True)
+    version = fields.String(allow_none=True, metadata={
+        "description": "the version the bot reports now (GET / or ladder-seats?version=); house bots: house"})
 
 
 class RankingSchema(Schema):
@@ -111,6 +113,11 @@ class LadderSeatSchema(Schema):
     deadline_ms = fields.Integer(required=True)
     state_url = fields.String(required=True)
     moves_url = fields.String(required=True)
+
+
+class LadderSeatsQuerySchema(Schema):
+    version = fields.String(validate=validate.Length(min=1, max=MAX_VERSION_CHARS), metadata={
+        "description": "the version of the polling bot: its matches are rated under it (docs/arena.md)"})
 
 
 class LiveMatchSchema(Schema):
@@ -203,13 +210,14 @@ def get_ladder(ladder_id: str) -> dict[str, Any]:
     ranked = store.ranked(ladder_id)
     stats = store.stats(ladder_id, [bot for bot, _ in ranked])
     paused = store.paused_bots([b for b, m in members.items() if m.kind is MemberKind.HTTP])
+    versions = store.versions([bot for bot, _ in ranked])
     ranking = []
     for rank, (bot_id, rating) in enumerate(ranked, start=1):
         member = members.get(bot_id)
         ranking.append({
             "rank": rank, "bot_id": bot_id, "name": member.name if member else None,
             "kind": member.kind.value if member else None, "rating": round(rating, 1), **stats[bot_id],
-            "paused": bot_id in paused,
+            "paused": bot_id in paused, "version": versions[bot_id],
             "history": url_for("arena.get_bot_history", ladder_id=ladder_id, bot_id=bot_id),
         })
     return {"ladder": _ladder_json(store, ladder), "ranking": ranking}
@@ -302,15 +310,19 @@ def published_games(store: Any, match_id: str, game_no: int) -> tuple[dict[str, 
 
 
 @blp.get("/bots/<bot_id>/ladder-seats")
+@blp.arguments(LadderSeatsQuerySchema(), location="query")
 @blp.response(200, LadderSeatSchema(many=True))
 @blp.doc(security=[{"seatToken": []}])
-def get_ladder_seats(bot_id: str) -> list[dict[str, Any]]:
+def get_ladder_seats(query: dict[str, Any], bot_id: str) -> list[dict[str, Any]]:
     """For a polling bot (registered without URL): its seats at running ladder tables, with seat tokens.
 
     Owner token required. Play each seat through the seat API (long-poll the state, POST moves) before the
     ladder's per-decision deadline; a missed deadline is a strike and the arena plays the fallback move.
+    With `version`, the bot declares its version: its matches are rated under it from now on.
     """
     services().bots.check_owner(bot_id, bearer_token(request.headers.get("Authorization")))
+    if "version" in query:
+        _store().record_version(bot_id, query["version"])
     seats = poll_seats(services().tables, bot_id)
     for entry in seats:
         entry["state_url"] = url_for("seats.get_seat_state", table_id=entry["table"], seat=entry["seat"])

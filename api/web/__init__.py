@@ -87,7 +87,8 @@ def bot_page(ladder_id: str, bot_id: str) -> str:
     return _page("bot.html", tabs=data.ladder_tabs(store), current=ladder_id, strikes=strikes[:20],
                  ladder={**ladder.to_json(), "name": data.game_name(ladder.game)}, bot=row, history=history,
                  series=[{"name": row["name"], "bot_id": bot_id, "points": data.rating_series(history)}],
-                 matches=matches)
+                 matches=matches, versions=store.version_lines(ladder_id, bot_id),
+                 current_version=store.versions([bot_id])[bot_id])
 
 
 @blp.get("/matches/<match_id>")

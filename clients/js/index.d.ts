@@ -139,7 +139,7 @@ export class ArenaClient {
   move(tableId: string, seat: number, token: string, move: Move, expectedVersion: number): Promise<any>;
   registerBot(name: string, games: GameId[], url?: string | null): Promise<any>;
   bot(botId: string): Promise<any>;
-  ladderSeats(botId: string, ownerToken: string): Promise<any[]>;
+  ladderSeats(botId: string, ownerToken: string, version?: string | null): Promise<any[]>;
   ladders(): Promise<any[]>;
   ranking(ladderId: string): Promise<any>;
   match(matchId: string): Promise<any>;

@@ -25,6 +25,7 @@ import redis
 from trickarena import ArenaClient
 
 import engine
+from api import keys
 from arena.botclient import BotClient
 from arena.jobs import play_match
 from arena.match import HttpDriver, MatchRunner
@@ -213,6 +214,9 @@ def test_js_polling_bot_plays_its_ladder_match_without_strikes(node: str, bots_d
     assert outcome["status"] == MatchStatus.RATED and outcome["applied"] is True
     doc = store.match("m-js-poll")
     assert [s for s in doc["result"]["strikes"] if s["bot_id"] == bot.bot_id] == []
+    # The poller declared its version (the SDK's default "1") with every seat list it read.
+    assert store.redis.hget(keys.arena_health(key_prefix, bot.bot_id), "version") == "1"
+    assert doc["result"]["versions"][bot.bot_id] == "1"
     # A match replay has no commitment; its deals still verify against its seed in Node.
     with ArenaClient(live_server) as api:
         replay_url = f"{live_server}/api/matches/m-js-poll/games/0/replay"

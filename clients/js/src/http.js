@@ -152,8 +152,9 @@ class ArenaClient {
     return this.request("POST", "/api/bots", { body });
   }
   bot(botId) { return this.request("GET", `/api/bots/${botId}`); }
-  ladderSeats(botId, ownerToken) {
-    return this.request("GET", `/api/bots/${botId}/ladder-seats`, { token: ownerToken });
+  /** A polling bot's ladder seats; with `version` the bot declares its version (its matches are rated under it). */
+  ladderSeats(botId, ownerToken, version = null) {
+    return this.request("GET", `/api/bots/${botId}/ladder-seats`, { token: ownerToken, params: { version } });
   }
   ladders() { return this.request("GET", "/api/ladders"); }
   ranking(ladderId) { return this.request("GET", `/api/ladders/${ladderId}`); }

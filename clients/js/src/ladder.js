@@ -9,6 +9,7 @@
  */
 const { ArenaClient, sleep } = require("./http");
 const { playSeat } = require("./poll");
+const { botInfo } = require("./server");
 
 /**
  * Play every ladder seat of `botId` until `signal` aborts (or `maxGames` finished); resolves with games played.
@@ -22,7 +23,7 @@ async function playLadder(apiUrl, botId, ownerToken, bot, { idlePollMs = 1000, s
   while (!(signal && signal.aborted) && (maxGames === undefined || finished < maxGames)) {
     let seats = [];
     try {
-      seats = await api.ladderSeats(botId, ownerToken);
+      seats = await api.ladderSeats(botId, ownerToken, botInfo(bot).version);
     } catch (error) {
       if (signal && signal.aborted) break;
       throw error;

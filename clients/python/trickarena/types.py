@@ -178,6 +178,8 @@ class BotRecord(_Payload):
     created: float
     updated: float
     url: str | None = None
+    version: str | None = None  # GET /api/bots/{id}: the version it reports now
+    versions: list[dict[str, Any]] | None = None  # GET /api/bots/{id}: rating line per version and ladder
 
 
 @dataclass(frozen=True)
@@ -241,6 +243,7 @@ class RankedBot(_Payload):
     name: str | None = None
     kind: str | None = None  # house | http | poll; None: left the ladder
     mean_latency_ms: float | None = None
+    version: str | None = None  # the version the bot reports now
 
     @property
     def win_share(self) -> float | None:
