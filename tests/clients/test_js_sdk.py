@@ -12,9 +12,7 @@ import json
 import os
 import re
 import shutil
-import signal
 import subprocess
-import time
 import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
@@ -26,13 +24,11 @@ from trickarena import ArenaClient
 
 import engine
 from api import keys
-from arena.botclient import BotClient
 from arena.jobs import play_match
-from arena.match import HttpDriver, MatchRunner
 from arena.model import LadderConfig, MatchSpec, MatchStatus, Member, MemberKind
 from arena.store import ArenaStore
 from engine import deals
-from tests.clients.starters import EXAMPLES, QUICK_OPTIONS
+from tests.clients.starters import EXAMPLES, QUICK_OPTIONS, interrupt_while_long_polling, play_http_match
 
 REPO = Path(__file__).resolve().parents[2]
 SDK = REPO / "clients" / "js"
@@ -119,18 +115,8 @@ def test_node_test_runner_passes_the_sdk_suite(node: str) -> None:
 def play_local_match(bot: NodeBot, game: str) -> None:
     """The arena's runner and bot client (1 s deadline, strikes, fallback) against a Node-served bot in
     every seat: every answer on time, legal, in shape; then the bot stops cleanly on SIGTERM."""
-    members = [Member(f"js{i}", MemberKind.HTTP, url=bot.url, name=f"js-{i}") for i in range(4)]
-    clients = [BotClient(bot.url, allow_private=True) for _ in members]
-    spec = MatchSpec(match_id=f"m-js-{game}", ladder_id="local", game=game, players=4,
-                     options=QUICK_OPTIONS[game], seed=2**53 - 1, duplicate=False, entrants=members,
-                     deadline_ms=1000, strike_limit=5, pre_ratings={m.bot_id: 1500.0 for m in members},
-                     pre_games={m.bot_id: 0 for m in members})
-    try:
-        drivers = {m.bot_id: HttpDriver(c) for m, c in zip(members, clients, strict=True)}
-        result = MatchRunner(spec, drivers).run()
-    finally:
-        for client in clients:
-            client.close()
+    result = play_http_match(game, [bot.url] * 4, [f"js-{i}" for i in range(4)], seed=2**53 - 1,
+                             deadline_ms=1000)
     assert result.strikes == [], [s.to_json() for s in result.strikes]
     assert result.forfeited == [] and result.winners
     record = result.records[0]
@@ -284,16 +270,5 @@ def test_js_practice_stops_cleanly_on_ctrl_c_while_long_polling(node: str, bots_
     """No worker drives the house bots: after passing the bot waits in a long-poll; SIGINT ends it at once."""
     process = subprocess.Popen([node, "spot_hearts_bot.js", "practice", "--api", live_server], cwd=bots_dir,
                                text=True, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    with ArenaClient(live_server) as api:
-        deadline = time.monotonic() + 30
-        while not [t for t in api.tables() if t.version >= 1] and time.monotonic() < deadline:
-            assert process.poll() is None, process.communicate()
-            time.sleep(0.1)
-    time.sleep(0.3)
-    assert process.poll() is None, process.communicate()
-    started = time.monotonic()
-    process.send_signal(signal.SIGINT)
-    out, err = process.communicate(timeout=15)
-    assert time.monotonic() - started < 5
-    assert process.returncode == 0, err
-    assert "stopped" in out and "Error" not in err
+    _, err = interrupt_while_long_polling(process, live_server)
+    assert "Error" not in err
