@@ -69,7 +69,13 @@ async function main(bot, argv) {
   }
   const signal = stopSignal();
   if (command === "serve") {
-    const server = await serve(bot, { host: values.host, port: Number(values.port) });
+    let server;
+    try {
+      server = await serve(bot, { host: values.host, port: Number(values.port) });
+    } catch (error) {
+      console.error(`cannot listen on ${values.host}:${values.port}: ${error.message}`);
+      return 1;
+    }
     console.log(`bot '${info.name}' listening on ${server.url}  (Ctrl-C stops)`);
     await new Promise((resolve) => signal.addEventListener("abort", resolve, { once: true }));
     server.closeAllConnections?.();

@@ -27,6 +27,12 @@ test("a wrong command line says how to use it", async () => {
   const bad = await runNode(["spot_hearts_bot.js", "fly"], dir);
   assert.equal(bad.code, 2);
   assert.match(bad.stderr, /usage: node spot_hearts_bot.js serve/);
+  const busy = require("node:net").createServer();
+  await new Promise((resolve) => busy.listen(0, "127.0.0.1", resolve));
+  const taken = await runNode(["spot_hearts_bot.js", "serve", "--port", String(busy.address().port)], dir);
+  busy.close();
+  assert.equal(taken.code, 1);
+  assert.match(taken.stderr, /cannot listen on 127.0.0.1:\d+: .*EADDRINUSE/);
   const noToken = await runNode(["spot_hearts_bot.js", "ladder", "--bot-id", "b1"], dir);
   assert.equal(noToken.code, 2);
   assert.match(noToken.stderr, /--bot-id and --token/);
