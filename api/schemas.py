@@ -139,6 +139,11 @@ class ReplayRecordSchema(Schema):
     deals = fields.List(fields.Nested(DealSchema), required=True)
     moves = fields.List(fields.Nested(RecordedMoveSchema), required=True)
     seed = fields.Raw(metadata={"description": "the table seed (integer)"})
+    dealing = fields.Integer(metadata={
+        "description": "the dealing version that dealt it (docs/deals.md); absent: version 1"})
+    seed_commitment = fields.String(metadata={
+        "description": "tables: sha256 of '<seed_nonce>:<seed>', published when the table opened"})
+    seed_nonce = fields.String(metadata={"description": "tables: the nonce that opens the commitment"})
 
 
 class TableSummarySchema(Schema):
@@ -219,6 +224,21 @@ class BotUpdateSchema(Schema):
     enabled = fields.Boolean()
 
 
+class VersionLineSchema(Schema):
+    """A bot's rating line for one of its versions on one ladder (docs/arena.md, "Bot versions")."""
+
+    ladder_id = fields.String(required=True)
+    version = fields.String(required=True)
+    start = fields.Float(required=True, metadata={"description": "rating before its first match: the "
+                                                                 "previous version's rating"})
+    rating = fields.Float(required=True, metadata={"description": "rating after its latest match"})
+    games = fields.Integer(required=True)
+    wins = fields.Integer(required=True)
+    first = fields.Float(required=True, metadata={"description": "when its first match was rated"})
+    last = fields.Float(required=True, metadata={"description": "when its latest match was rated"})
+    current = fields.Boolean(required=True, metadata={"description": "the version the bot reports now"})
+
+
 class BotSchema(Schema):
     bot_id = fields.String(required=True)
     name = fields.String(required=True)
@@ -227,6 +247,9 @@ class BotSchema(Schema):
     enabled = fields.Boolean(required=True)
     created = fields.Float(required=True)
     updated = fields.Float(required=True)
+    version = fields.String(metadata={"description": "GET /api/bots/{id}: the version it reports now"})
+    versions = fields.List(fields.Nested(VersionLineSchema), metadata={
+        "description": "GET /api/bots/{id}: rating and record of every version, per ladder, oldest first"})
 
 
 class BotCreatedSchema(BotSchema):

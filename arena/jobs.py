@@ -8,6 +8,7 @@ the rating script applies at most one result per match.
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import socket
 import threading
@@ -153,6 +154,10 @@ def check_bot_health(store: ArenaStore, bot_id: str, url: str, timeout_s: float 
         client.close()
     paused = store.record_health(bot_id, result.ok, "" if result.ok else f"{result.outcome}: {result.detail}",
                                  result.latency_ms)
+    if result.ok:  # its matches are rated under the version it reports (a new version: a new rating line)
+        version = json.loads(result.body).get("version")
+        if isinstance(version, str | int | float) and not isinstance(version, bool) and str(version):
+            store.record_version(bot_id, str(version))
     return {"bot": bot_id, "ok": result.ok, "outcome": result.outcome.value, "paused": paused,
             "latency_ms": round(result.latency_ms, 3)}
 

@@ -16,6 +16,7 @@ import redis
 from core import keys
 from core.arena_model import (
     FINAL_STATUSES,
+    HOUSE_PREFIX,
     LadderConfig,
     MatchResult,
     MatchSpec,
@@ -33,20 +34,26 @@ RECENT_LIMIT = 10 * RECENT_KEEP  # hard bound on the recent list even when no sc
 APPLIED_TTL_S = 60 * 24 * 3600  # far beyond any job retry: a re-run can never re-apply
 HISTORY_LIMIT = 500
 HEALTH_FAILURES_TO_PAUSE = 3
+MAX_VERSION_CHARS = 64
+DEFAULT_VERSION = "1"  # a bot that never reported one (the SDKs' default too)
+HOUSE_VERSION = "house"
 FORFEITS_TO_BENCH = 3  # forfeited matches in a row (per ladder) that bench a bot ...
 BENCH_S = 600  # ... for this long the first time, whatever its health checks say; each further bench ...
 BENCH_MAX_S = 24 * 3600  # ... doubles it, up to a day ...
 CLEAN_TO_FORGIVE = 20  # ... until the bot plays this many matches in a row without forfeiting
 
 # KEYS: 1 applied, 2 match doc, 3 ratings zset, 4 recent list, 5 active set, 6 games doc,
-#       then per bot: stats hash, history list, health hash, record zset.
+#       then per bot: stats hash, history list, health hash, record zset, versions hash.
 # ARGV: 1 match id, 2 now, 3 bot count, 4 final match doc, 5 games doc, 6 recent limit, 7 history limit,
 #       8 match ttl, 9 applied ttl, 10 initial rating, 11 forfeits in a row that bench a bot, 12 first bench
 #       seconds, 13 longest bench seconds, 14 clean matches in a row that reset the bench length, 15 rated
-#       (1/0), then 9 per bot: bot id, delta, won, strikes, forfeited, latency sum, move calls, place, record
-#       entry (a JSON object; the script adds the rating after the match).
+#       (1/0), then 10 per bot: bot id, delta, won, strikes, forfeited, latency sum, move calls, place, record
+#       entry (a JSON object; the script adds the rating after the match), version.
 # A match that is not rated (every bot forfeited) moves no rating, adds no rated match, win or history point;
 # its strikes, forfeits, calls and the bots' records are kept.
+# A bot's versions each keep a rating line: the ladder rating carries on across a new version (its line
+# starts at the previous version's rating), and the versions hash records where each line started and
+# stands, with its rated matches ("games") and wins.
 APPLY_RESULT_LUA = """
 if redis.call('EXISTS', KEYS[1]) == 1 then
   return 0
@@ -54,7 +61,7 @@ end
 local n = tonumber(ARGV[3])
 local rated = ARGV[15] == '1'
 for i = 0, n - 1 do
-  local a = 16 + i * 9
+  local a = 16 + i * 10
   local bot = ARGV[a]
   local delta = tonumber(ARGV[a + 1])
   redis.call('ZADD', KEYS[3], 'NX', ARGV[10], bot)
@@ -64,13 +71,27 @@ for i = 0, n - 1 do
   else
     rating = redis.call('ZSCORE', KEYS[3], bot)
   end
-  local stats = KEYS[7 + i * 4]
-  local history = KEYS[8 + i * 4]
-  local health = KEYS[9 + i * 4]
-  local record = KEYS[10 + i * 4]
+  local stats = KEYS[7 + i * 5]
+  local history = KEYS[8 + i * 5]
+  local health = KEYS[9 + i * 5]
+  local record = KEYS[10 + i * 5]
+  local versions = KEYS[11 + i * 5]
+  local version = ARGV[a + 9]
   if rated then
     redis.call('HINCRBY', stats, 'games', 1)
     redis.call('HINCRBY', stats, 'wins', tonumber(ARGV[a + 2]))
+    local raw_line = redis.call('HGET', versions, version)
+    local line
+    if raw_line then
+      line = cjson.decode(raw_line)
+    else
+      line = {start = tonumber(rating) - delta, games = 0, wins = 0, first = tonumber(ARGV[2])}
+    end
+    line.rating = tonumber(rating)
+    line.games = line.games + 1
+    line.wins = line.wins + tonumber(ARGV[a + 2])
+    line.last = tonumber(ARGV[2])
+    redis.call('HSET', versions, version, cjson.encode(line))
   end
   redis.call('HINCRBY', stats, 'strikes', tonumber(ARGV[a + 3]))
   redis.call('HINCRBY', stats, 'forfeits', tonumber(ARGV[a + 4]))
@@ -94,7 +115,8 @@ for i = 0, n - 1 do
   redis.call('HINCRBY', stats, 'move_calls', tonumber(ARGV[a + 6]))
   if rated then
     redis.call('LPUSH', history, cjson.encode({match = ARGV[1], rating = tonumber(rating), delta = delta,
-                                               place = tonumber(ARGV[a + 7]), at = tonumber(ARGV[2])}))
+                                               place = tonumber(ARGV[a + 7]), at = tonumber(ARGV[2]),
+                                               version = version}))
     redis.call('LTRIM', history, 0, tonumber(ARGV[7]) - 1)
   end
   local top = redis.call('ZREVRANGE', record, 0, 0, 'WITHSCORES')
@@ -132,12 +154,12 @@ return paused
 
 
 def record_entry(spec: MatchSpec, result: MatchResult, bot_id: str, strikes: list[dict[str, Any]],
-                 now: float) -> dict[str, Any]:
+                 now: float, version: str) -> dict[str, Any]:
     """What a bot's own record keeps of one finished match (it outlives the match document)."""
     return {"match": spec.match_id, "ladder": spec.ladder_id, "game": spec.game, "at": now,
             "status": (MatchStatus.RATED if result.rated else MatchStatus.VOID).value,
             "players": spec.players, "place": result.places[bot_id], "delta": result.deltas[bot_id],
-            "won": bot_id in result.winners, "forfeited": bot_id in result.forfeited,
+            "won": bot_id in result.winners, "forfeited": bot_id in result.forfeited, "version": version,
             "strikes": [{k: s[k] for k in ("game_no", "version", "reason", "detail")} for s in strikes]}
 
 
@@ -245,6 +267,26 @@ class ArenaStore:
     def history(self, ladder_id: str, bot_id: str, limit: int = 100) -> list[dict[str, Any]]:
         raw = self.redis.lrange(keys.arena_history(self.prefix, ladder_id, bot_id), 0, limit - 1)
         return [json.loads(item) for item in raw]
+
+    # --- versions ------------------------------------------------------------------------------------------
+
+    def record_version(self, bot_id: str, version: str) -> None:
+        """The version a bot reports (an HTTP bot's GET /, a polling bot's ladder-seats?version=)."""
+        self.redis.hset(keys.arena_health(self.prefix, bot_id), "version", version[:MAX_VERSION_CHARS])
+
+    def versions(self, bot_ids: list[str]) -> dict[str, str]:
+        """Each bot's current version: the one last reported; house bots are "house"; never reported: "1"."""
+        pipe = self.redis.pipeline(transaction=False)
+        for bot_id in bot_ids:
+            pipe.hget(keys.arena_health(self.prefix, bot_id), "version")
+        return {bot_id: version or (HOUSE_VERSION if bot_id.startswith(HOUSE_PREFIX) else DEFAULT_VERSION)
+                for bot_id, version in zip(bot_ids, pipe.execute(), strict=True)}
+
+    def version_lines(self, ladder_id: str, bot_id: str) -> list[dict[str, Any]]:
+        """A bot's rating line per version on a ladder, oldest first: version, start, rating, games, wins."""
+        raw = self.redis.hgetall(keys.arena_versions(self.prefix, ladder_id, bot_id))
+        lines = [{"version": version, **json.loads(line)} for version, line in raw.items()]
+        return sorted(lines, key=lambda line: line["first"])
 
     def recent_matches(self, ladder_id: str, limit: int = 20, after: str | None = None) -> list[str] | None:
         """The ladder's finished matches, newest first: the first `limit`, or the `limit` after match `after`
@@ -368,7 +410,9 @@ class ArenaStore:
         p, lid, mid = self.prefix, spec.ladder_id, spec.match_id
         now = time.time()
         status = MatchStatus.RATED if result.rated else MatchStatus.VOID
-        final = {**doc, "status": status.value, "finished": now, "result": result.summary_json()}
+        versions = self.versions([m.bot_id for m in spec.entrants])
+        final = {**doc, "status": status.value, "finished": now,
+                 "result": {**result.summary_json(), "versions": versions}}
         bot_keys: list[str] = []
         bot_args: list[Any] = []
         for member in spec.entrants:
@@ -376,12 +420,14 @@ class ArenaStore:
             calls = result.calls.get(bot)
             strikes = [s.to_json() for s in result.strikes if s.bot_id == bot]
             bot_keys += [keys.arena_stats(p, lid, bot), keys.arena_history(p, lid, bot),
-                         keys.arena_health(p, bot), keys.arena_record(p, lid, bot)]
+                         keys.arena_health(p, bot), keys.arena_record(p, lid, bot),
+                         keys.arena_versions(p, lid, bot)]
             bot_args += [bot, repr(result.deltas[bot]), int(bot in result.winners),
                          len(strikes), int(bot in result.forfeited),
                          repr(calls.latency_sum_ms if calls else 0.0), calls.move_calls if calls else 0,
                          repr(float(result.places[bot])),
-                         json.dumps(record_entry(spec, result, bot, strikes, now))]
+                         json.dumps(record_entry(spec, result, bot, strikes, now, versions[bot])),
+                         versions[bot]]
         script_keys = [keys.arena_match_applied(p, mid), keys.arena_match(p, mid), keys.arena_ratings(p, lid),
                        keys.arena_recent(p, lid), keys.arena_active(p, lid), keys.arena_match_games(p, mid),
                        *bot_keys]

@@ -125,6 +125,9 @@ def arena_record(prefix: str, ladder_id: str, bot_id: str) -> str:
     """Sorted set: a bot's finished matches on a ladder (JSON: place, delta, strikes and reasons ...),
     scored by a per-bot sequence number (newest highest): the cursor of its paged match list."""
     return f"{prefix}arena:ladder:{ladder_id}:record:{bot_id}"
+def arena_versions(prefix: str, ladder_id: str, bot_id: str) -> str:
+    """Hash: version -> JSON {start, rating, games, wins, first, last}: a bot's rating line per version."""
+    return f"{prefix}arena:ladder:{ladder_id}:versions:{bot_id}"
 
 
 def arena_recent(prefix: str, ladder_id: str) -> str:
@@ -168,7 +171,8 @@ def arena_match_applied(prefix: str, match_id: str) -> str:
 
 
 def arena_health(prefix: str, bot_id: str) -> str:
-    """Hash: failures (consecutive), paused (0/1), checked_at, last_error of an HTTP bot's health checks."""
+    """Hash: failures (consecutive), paused (0/1), checked_at, last_error of an HTTP bot's health checks;
+    version: the one the bot last reported (an HTTP bot's GET /, a polling bot's ladder-seats?version=)."""
     return f"{prefix}arena:health:{bot_id}"
 
 

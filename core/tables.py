@@ -16,7 +16,6 @@ version without touching yours, so the check is `decision_since[seat] <= expecte
 from __future__ import annotations
 
 import dataclasses
-import hashlib
 import json
 import secrets
 import time
@@ -29,6 +28,7 @@ import redis
 
 import engine
 import engine.bots
+import engine.deals
 from core import gamecache, keys
 from core.connections import StrRedis, decoding_client
 from core.errors import (
@@ -105,6 +105,7 @@ class TableRecord:
     deals: list[dict[str, Any]] | None = None
     move_timeout: float | None = None
     labels: dict[str, str] = field(default_factory=dict)
+    dealing: int = engine.deals.LEGACY_VERSION  # the engine's dealing version (docs/deals.md); absent = 1
     token_hashes: dict[int, str] = field(default_factory=dict, repr=False)
 
     @property
@@ -144,7 +145,7 @@ class SeatSnapshot:
 
 def seed_commitment(seed: int, nonce: str) -> str:
     """sha256 published at creation; with the nonce and seed revealed at the end anyone can check the deal."""
-    return hashlib.sha256(f"{nonce}:{seed}".encode()).hexdigest()
+    return engine.deals.seed_commitment(seed, nonce)
 
 
 def _dumps(value: Any) -> str:
@@ -186,6 +187,7 @@ class TableStore:
             status=TableStatus.OVER if live.over else TableStatus.PLAYING, version=live.version,
             to_act=to_act, decision_since=[live.version] * players, turn_started=[now] * players,
             created=now, updated=now, deals=deals, move_timeout=move_timeout, labels=dict(labels or {}),
+            dealing=engine.deals.version_of(seed),
         )
         fields = {
             "game": game, "players": players, "options": _dumps(record.options),
@@ -193,7 +195,7 @@ class TableStore:
             "seed": str(seed), "nonce": nonce, "commitment": record.commitment,
             "status": record.status.value, "version": record.version, "to_act": _dumps(to_act),
             "decision_since": _dumps(record.decision_since), "turn_started": _dumps(record.turn_started),
-            "created": now, "updated": now, "labels": _dumps(record.labels),
+            "created": now, "updated": now, "labels": _dumps(record.labels), "dealing": record.dealing,
         }
         if deals:
             fields["deals"] = _dumps(deals)
@@ -232,6 +234,7 @@ class TableStore:
             deals=loads(raw["deals"]) if "deals" in raw else None,
             move_timeout=float(raw["move_timeout"]) if "move_timeout" in raw else None,
             labels=loads(raw.get("labels", "{}")),
+            dealing=int(raw.get("dealing", engine.deals.LEGACY_VERSION)),
             token_hashes={i: raw[f"token:{i}"] for i in range(players) if f"token:{i}" in raw},
         )
 
@@ -259,12 +262,14 @@ class TableStore:
 
     def replay_record(self, table_id: str) -> dict[str, Any]:
         """The engine's replay record; only once the game is over (it contains every hand)."""
-        status, record = self.redis.hmget(keys.table(self.prefix, table_id), ["status", "record"])
+        status, record, nonce, commitment = self.redis.hmget(keys.table(self.prefix, table_id),
+                                                             ["status", "record", "nonce", "commitment"])
         if status is None:
             raise TableNotFound(table_id)
         if status != TableStatus.OVER or record is None:
             raise GameNotOver()
-        replay: dict[str, Any] = json.loads(record)
+        # With the commitment opened, the record alone proves its deals (docs/deals.md).
+        replay: dict[str, Any] = {**json.loads(record), "seed_commitment": commitment, "seed_nonce": nonce}
         return replay
 
     def moves(self, table_id: str) -> list[dict[str, Any]]:
@@ -433,7 +438,10 @@ class TableStore:
 
     def _rebuild(self, record: TableRecord) -> Any:
         extra = {"deals": record.deals} if record.deals else {}
-        live = engine.new_game(record.game, players=record.players, options=record.options, seed=record.seed,
+        seed: int | str = record.seed
+        if record.dealing == engine.deals.LEGACY_VERSION:  # opened before dealing version 2: deal as it did
+            seed = engine.deals.legacy_seed(seed)
+        live = engine.new_game(record.game, players=record.players, options=record.options, seed=seed,
                                **extra)
         for entry in self.moves(record.table_id)[: record.version]:
             live.apply(entry["seat"], entry["move"])

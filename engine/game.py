@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from . import deals
 from .cards import Card, CardError
 from .errors import EngineError, OptionsError
 from .games.registry import RULES
@@ -86,12 +87,15 @@ def start_from_record(record: dict[str, Any]) -> GameState:
     """The game a record starts from, before any move."""
     if not isinstance(record, dict):
         raise OptionsError("a record must be a JSON object")
+    seed = record.get("seed")
+    if seed is not None and record.get("dealing", deals.LEGACY_VERSION) == deals.LEGACY_VERSION:
+        seed = deals.legacy_seed(seed)  # made before dealing version 2: later rounds deal the old way
     try:
         return new_game(
             record["game"],
             record["players"],
             record.get("options") or {},
-            seed=record.get("seed"),
+            seed=seed,
             deals=record.get("deals") or [],
         )
     except KeyError as exc:

@@ -12,10 +12,10 @@ its seed or deals plus its move list.
 
 from __future__ import annotations
 
-import random
 from collections.abc import Sequence
 from typing import Any
 
+from . import deals
 from .cards import CODES, Card, CardError, codes
 from .errors import GameOverError, IllegalMoveError, MalformedMoveError, NotYourTurnError, OptionsError
 from .rules import DIRECTION_NAMES, HOLD, Rules
@@ -28,20 +28,16 @@ PLAY, PASS, SORE, OVER = "play", "pass", "sore", "over"
 def deal_from_seed(
     seed: int | str, round_no: int, deck: Sequence[int], players: int, dealer: int
 ) -> list[list[int]]:
-    """R-DEAL: shuffle ``deck`` from (seed, round) and deal one at a time starting left of the dealer."""
-    cards = list(deck)
-    random.Random(f"{seed}/{round_no}").shuffle(cards)
-    hands: list[list[int]] = [[] for _ in range(players)]
-    for i, c in enumerate(cards):
-        hands[(dealer + 1 + i) % players].append(c)
-    for hand in hands:
-        hand.sort()
-    return hands
+    """R-DEAL: shuffle ``deck`` from (seed, round) and deal one at a time starting left of the dealer.
+
+    The algorithm is :mod:`engine.deals` (docs/deals.md), so anyone can re-deal a finished table.
+    """
+    return deals.deal(seed, round_no, deck, players, dealer)
 
 
 def first_dealer_from_seed(seed: int | str, players: int) -> int:
     """R-DEALER: "the first dealer is determined randomly", derived from the table's seed."""
-    return random.Random(f"{seed}/dealer").randrange(players)
+    return deals.first_dealer(seed, players)
 
 
 class GameState:
@@ -339,6 +335,7 @@ class GameState:
         }
         if self.seed is not None:
             rec["seed"] = self.seed
+            rec["dealing"] = deals.version_of(self.seed)  # absent in records made before version 2
         return rec
 
 

@@ -18,7 +18,7 @@ from api.problems import ApiProblem
 from api.schemas import ReplayRecordSchema
 from api.services import services
 from core.arena_model import FINAL_STATUSES, MatchSpec, MatchStatus, MemberKind
-from core.arena_store import ArenaStore
+from core.arena_store import MAX_VERSION_CHARS, ArenaStore
 from core.ladder_seats import poll_seats, seats_version, wait_for_seats
 from core.presence import seats_call
 
@@ -62,6 +62,8 @@ class RankedBotSchema(Schema):
     mean_latency_ms = fields.Float(allow_none=True)
     paused = fields.Boolean(required=True)
     history = fields.String(required=True)
+    version = fields.String(allow_none=True, metadata={
+        "description": "the version the bot reports now (GET / or ladder-seats?version=); house bots: house"})
 
 
 class RankingSchema(Schema):
@@ -167,6 +169,7 @@ class BotMatchSchema(Schema):
     forfeited = fields.Boolean(required=True)
     delta = fields.Float(required=True, metadata={"description": "rating change (0 for a void match)"})
     rating = fields.Float(required=True, metadata={"description": "rating after the match"})
+    version = fields.String(metadata={"description": "the bot's version in this match (its rating line)"})
     strikes = fields.List(fields.Nested(StrikeSchema), required=True)
     url = fields.String(required=True, metadata={
         "description": "the match (kept for the ladder's recent matches; this record outlives it)"})
@@ -276,6 +279,7 @@ def get_ladder(ladder_id: str) -> dict[str, Any]:
     ranked = store.ranked(ladder_id)
     stats = store.stats(ladder_id, [bot for bot, _ in ranked])
     paused = store.paused_bots([b for b, m in members.items() if m.kind is MemberKind.HTTP])
+    versions = store.versions([bot for bot, _ in ranked])
     ranking = []
     for rank, (bot_id, rating) in enumerate(ranked, start=1):
         member = members.get(bot_id)
@@ -283,7 +287,7 @@ def get_ladder(ladder_id: str) -> dict[str, Any]:
             "rank": rank, "bot_id": bot_id, "name": member.name if member else None,
             "kind": member.kind.value if member else None, "rating": round(rating, 1),
             **public_stats(stats[bot_id]),
-            "paused": bot_id in paused,
+            "paused": bot_id in paused, "version": versions[bot_id],
             "history": url_for("arena.get_bot_history", ladder_id=ladder_id, bot_id=bot_id),
         })
     return {"ladder": _ladder_json(store, ladder), "ranking": ranking}
@@ -393,6 +397,8 @@ class LadderSeatsQuerySchema(Schema):
         "description": "seats version from the X-Seats-Version header of your last answer"})
     wait = fields.Float(load_default=0.0, validate=validate.Range(min=0), metadata={
         "description": "with `after`: hold the answer until the seats change, at most this many s (≤ 30)"})
+    version = fields.String(validate=validate.Length(min=1, max=MAX_VERSION_CHARS), metadata={
+        "description": "the version of the polling bot: its matches are rated under it (docs/arena.md)"})
 
 
 @blp.get("/bots/<bot_id>/ladder-seats")
@@ -408,8 +414,11 @@ def get_ladder_seats(query: dict[str, Any], bot_id: str) -> tuple[list[dict[str,
     ladder's per-decision deadline; a missed deadline is a strike and the arena plays the fallback move.
     Calling this endpoint is also how a polling bot is *present*: it is seated at new matches only while it
     holds a long-poll here (`after=V&wait=S`) or has called within the ladder's `presence_s` (10 s).
+    With `version`, the bot declares its version: its matches are rated under it from now on.
     """
     services().bots.check_owner(bot_id, bearer_token(request.headers.get("Authorization")))
+    if "version" in query:
+        _store().record_version(bot_id, query["version"])
     tables = services().tables
     after = query["after"]
     wait = min(query["wait"], current_app.config["LONG_POLL_MAX_SECONDS"]) if after is not None else 0.0

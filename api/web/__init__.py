@@ -93,7 +93,8 @@ def bot_page(ladder_id: str, bot_id: str) -> str:
                  ladder={**ladder.to_json(), "name": data.game_name(ladder.game)}, bot=row, history=history,
                  series=[{"name": row["name"], "bot_id": bot_id, "points": data.rating_series(history)}],
                  record=[data.record_row(entry) for entry in entries], paged=cursor is not None,
-                 next_cursor=next_cursor)
+                 next_cursor=next_cursor, versions=store.version_lines(ladder_id, bot_id),
+                 current_version=store.versions([bot_id])[bot_id])
 
 
 @blp.get("/matches/<match_id>")

@@ -90,6 +90,9 @@ def ladder_snapshot(store: ArenaStore, tables: TableStore, ladder_id: str) -> di
     stats = store.stats(ladder_id, [bot for bot, _ in ranked])
     paused = store.paused_bots([b for b, m in members.items() if m.kind is MemberKind.HTTP])
     rows = ranking_rows(ranked, members, stats, paused)
+    versions = store.versions([row["bot_id"] for row in rows])
+    for row in rows:
+        row["version"] = versions[row["bot_id"]]
     series = []
     for row in rows[:CHART_SERIES]:
         points = rating_series(store.history(ladder_id, row["bot_id"], SERIES_POINTS + 1))

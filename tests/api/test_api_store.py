@@ -13,6 +13,7 @@ from core import gamecache, keys
 from core import tables as store
 from core.errors import MoveConflict, StaleVersion, TableOver
 from core.tables import SeatKind, SeatSpec, TableStatus, TableStore
+from engine import deals
 
 OPEN4 = [SeatSpec(SeatKind.OPEN)] * 4
 
@@ -143,6 +144,26 @@ def test_a_fresh_process_rebuilds_the_game_from_the_log(tables, monkeypatch):
     assert tables.seat_snapshot(record.table_id, 2, check_token=False).view == replayed.view(2)
 
 
+def test_a_table_stored_before_dealing_version_2_keeps_its_deals_when_rebuilt(tables, redis_conn, key_prefix,
+                                                                            monkeypatch):
+    # A table opened by the version-1 service: its hash has no "dealing" field and its seed dealt with
+    # CPython's random. A process that rebuilds it after an upgrade must deal its later rounds the same way.
+    record = tables.create_table("spot-hearts", 4, {}, OPEN4, seed=13)
+    table_key = keys.table(key_prefix, record.table_id)
+    assert redis_conn.hget(table_key, "dealing") in (b"2", "2")
+    redis_conn.hdel(table_key, "dealing")
+    legacy = engine.new_game("spot-hearts", 4, record.options, seed=deals.legacy_seed(13))
+    monkeypatch.setattr(gamecache, "games", gamecache.GameCache())
+    assert tables.load_table(record.table_id).dealing == deals.LEGACY_VERSION
+    assert legacy.to_act() == [0, 1, 2, 3]  # everyone passes: moves from the version-1 hands must be legal
+    for seat in range(4):
+        move = legacy.legal_moves(seat)[:3]
+        tables.apply_move(record.table_id, seat, move, seat)
+        legacy.apply(seat, move)
+    assert tables.seat_snapshot(record.table_id, 1, check_token=False).view == legacy.view(1)
+    assert legacy.view(1)["hand"] != engine.new_game("spot-hearts", 4, {}, seed=13).view(1)["hand"]
+
+
 def test_a_cached_game_behind_redis_catches_up_from_the_log(tables):
     record = tables.create_table("spot-hearts", 4, {}, OPEN4, seed=17)
     tables.apply_move(record.table_id, 0, first_pass(tables, record.table_id, 0), 0)  # cached at version 1
@@ -187,7 +208,9 @@ def test_finished_game_publishes_record_and_reveals_seed(tables, redis_conn, key
             snapshot = tables.seat_snapshot(record.table_id, seat, check_token=False)
             tables.apply_move(record.table_id, seat, bot.choose(snapshot.view), snapshot.version)
     replay = tables.replay_record(record.table_id)
-    assert replay["seed"] == 21
+    assert replay["seed"] == 21 and replay["dealing"] == deals.CURRENT_VERSION
+    assert (replay["seed_nonce"], replay["seed_commitment"]) == (record.nonce, record.commitment)
+    assert deals.verify_record(replay, draws_dealer=True) == []
     for key in (keys.table, keys.table_moves, keys.table_views):  # kept for a while, then gone
         assert 0 < redis_conn.ttl(key(key_prefix, record.table_id)) <= store.FINISHED_TABLE_TTL
     assert engine.load(replay).over

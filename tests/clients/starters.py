@@ -3,12 +3,19 @@
 from __future__ import annotations
 
 import importlib.util
+import signal
+import subprocess
 import sys
 import threading
+import time
 from pathlib import Path
 from types import ModuleType
 
-from trickarena import Bot
+from trickarena import ArenaClient, Bot
+
+from arena.botclient import BotClient
+from arena.match import HttpDriver, MatchRunner
+from core.arena_model import MatchResult, MatchSpec, Member, MemberKind
 
 _LOCK = threading.Lock()
 EXAMPLES = Path(__file__).resolve().parents[2] / "clients" / "examples"
@@ -39,3 +46,40 @@ def load_example(filename: str) -> ModuleType:
 def starter_bot(game: str) -> Bot:
     filename, class_name = STARTERS[game]
     return getattr(load_example(filename), class_name)()
+
+
+def play_http_match(game: str, urls: list[str], names: list[str], seed: int = 7,
+                   deadline_ms: int = 2000) -> MatchResult:
+    """A real match through the arena's runner and bot client against bot URLs: one game, no duplicate."""
+    members = [Member(f"b{i}", MemberKind.HTTP, url=url, name=name)
+               for i, (url, name) in enumerate(zip(urls, names, strict=True))]
+    clients = [BotClient(url, allow_private=True) for url in urls]
+    spec = MatchSpec(match_id="m-local", ladder_id="local", game=game, players=len(urls),
+                     options=QUICK_OPTIONS[game], seed=seed, duplicate=False, entrants=members,
+                     deadline_ms=deadline_ms, strike_limit=5, pre_ratings={m.bot_id: 1500.0 for m in members},
+                     pre_games={m.bot_id: 0 for m in members})
+    try:
+        drivers = {m.bot_id: HttpDriver(c) for m, c in zip(members, clients, strict=True)}
+        return MatchRunner(spec, drivers).run()
+    finally:
+        for client in clients:
+            client.close()
+
+
+def interrupt_while_long_polling(process: subprocess.Popen[str], api_url: str) -> tuple[str, str]:
+    """Wait until a practising bot has passed its cards and is parked in a long-poll (no worker drives the
+    house bots), then SIGINT it: it must stop at once and exit 0. Returns its (stdout, stderr)."""
+    with ArenaClient(api_url) as api:
+        deadline = time.monotonic() + 30
+        while not [t for t in api.tables() if t.version >= 1] and time.monotonic() < deadline:
+            assert process.poll() is None, process.communicate()
+            time.sleep(0.1)
+    time.sleep(0.3)
+    assert process.poll() is None, process.communicate()
+    started = time.monotonic()
+    process.send_signal(signal.SIGINT)
+    out, err = process.communicate(timeout=15)
+    assert time.monotonic() - started < 5
+    assert process.returncode == 0, err
+    assert "stopped" in out
+    return out, err

@@ -7,13 +7,18 @@ import signal
 import subprocess
 import sys
 import threading
-import time
 
 import pytest
 from trickarena import ApiError, ArenaClient, Bot, play_seat, practice
 
 import engine
-from tests.clients.starters import EXAMPLES, QUICK_OPTIONS, STARTERS, starter_bot
+from tests.clients.starters import (
+    EXAMPLES,
+    QUICK_OPTIONS,
+    STARTERS,
+    interrupt_while_long_polling,
+    starter_bot,
+)
 
 
 @pytest.mark.parametrize("game", list(STARTERS))
@@ -117,19 +122,8 @@ def test_example_bot_stops_cleanly_on_ctrl_c_while_long_polling(live_server) -> 
     """No worker drives the house bots, so the starter waits in a long-poll; SIGINT ends it at once."""
     command = [sys.executable, str(EXAMPLES / "spot_hearts_bot.py"), "practice", "--api", live_server]
     process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    with ArenaClient(live_server) as api:  # wait until it has passed its cards and is parked in a long-poll
-        deadline = time.monotonic() + 30
-        while not [t for t in api.tables() if t.version >= 1] and time.monotonic() < deadline:
-            assert process.poll() is None, process.communicate()
-            time.sleep(0.1)
-    time.sleep(0.3)
-    assert process.poll() is None, process.communicate()
-    started = time.monotonic()
-    process.send_signal(signal.SIGINT)
-    out, err = process.communicate(timeout=15)
-    assert time.monotonic() - started < 5
-    assert process.returncode == 0, err
-    assert "stopped" in out and "Traceback" not in err
+    _, err = interrupt_while_long_polling(process, live_server)
+    assert "Traceback" not in err
 
 
 def _ignore_sigint() -> None:

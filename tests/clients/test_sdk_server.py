@@ -13,7 +13,7 @@ import engine
 from arena.botclient import BotClient
 from arena.match import HttpDriver, MatchRunner
 from core.arena_model import MatchSpec, Member, MemberKind
-from tests.clients.starters import QUICK_OPTIONS, STARTERS, starter_bot
+from tests.clients.starters import STARTERS, play_http_match, starter_bot
 
 
 class Recorder(Bot):
@@ -102,19 +102,7 @@ def test_accepted_sockets_have_tcp_nodelay() -> None:
 def play_one_game(game: str, bots: list[Bot], sdk_server, seed: int = 7) -> tuple[object, list[BotServer]]:
     """A real match through the arena's runner and bot client against SDK servers: one game, no duplicate."""
     servers = [sdk_server(bot) for bot in bots]
-    members = [Member(f"b{i}", MemberKind.HTTP, url=s.url, name=bots[i].name) for i, s in enumerate(servers)]
-    clients = [BotClient(s.url, allow_private=True) for s in servers]
-    spec = MatchSpec(match_id="m-local", ladder_id="local", game=game, players=len(bots),
-                     options=QUICK_OPTIONS[game], seed=seed, duplicate=False, entrants=members,
-                     deadline_ms=2000, strike_limit=5, pre_ratings={m.bot_id: 1500.0 for m in members},
-                     pre_games={m.bot_id: 0 for m in members})
-    try:
-        drivers = {m.bot_id: HttpDriver(c) for m, c in zip(members, clients, strict=True)}
-        result = MatchRunner(spec, drivers).run()
-    finally:
-        for client in clients:
-            client.close()
-    return result, servers
+    return play_http_match(game, [s.url for s in servers], [b.name for b in bots], seed), servers
 
 
 def test_arena_payload_fits_the_sdk_move_request(sdk_server) -> None:

@@ -22,6 +22,7 @@ from reliability_helpers import SHORT_GAMES, bearer, cards_in_body, random_move,
 import engine
 from core import keys
 from core.tokens import hash_token
+from engine import deals
 
 
 class Auditor:
@@ -278,8 +279,13 @@ def test_live_deal_uses_secrets_commitment_verifies_and_the_revealed_seed_redeal
             "players": 4,
             "options": final["options"],
             "seed": seed,
+            "dealing": replay["dealing"],
             "moves": replay["moves"],
         }
     )
     assert redealt.over and redealt.record()["deals"] == replay["deals"]
+    # The replay record alone proves its deals (docs/deals.md): current dealing, commitment opened.
+    assert replay["dealing"] == deals.CURRENT_VERSION
+    assert (replay["seed_commitment"], replay["seed_nonce"]) == (commitment, nonce)
+    assert deals.verify_record(replay, draws_dealer=True) == []
     assert redealt.totals == engine.load(replay).totals

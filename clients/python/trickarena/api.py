@@ -112,10 +112,13 @@ class ArenaClient:
 
     # --- arena: ladders, ratings, matches -----------------------------------------------------------------
 
-    def ladder_seats(self, bot_id: str, owner_token: str) -> list[LadderSeat]:
-        """A polling bot's seats at running ladder tables, with their seat tokens (owner token required)."""
-        return [LadderSeat.from_json(s) for s in self.http.request("GET", f"/api/bots/{bot_id}/ladder-seats",
-                                                                  token=owner_token)]
+    def ladder_seats(self, bot_id: str, owner_token: str, version: str | None = None) -> list[LadderSeat]:
+        """A polling bot's seats at running ladder tables, with their seat tokens (owner token required).
+
+        With `version` the bot declares its version: its matches are rated under it (a new rating line)."""
+        answer = self.http.request("GET", f"/api/bots/{bot_id}/ladder-seats", params={"version": version},
+                                   token=owner_token)
+        return [LadderSeat.from_json(s) for s in answer]
 
     def ladders(self) -> list[Ladder]:
         return [Ladder.from_json(lad) for lad in self.http.request("GET", "/api/ladders")]

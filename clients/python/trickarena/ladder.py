@@ -45,7 +45,7 @@ def play_ladder(api_url: str, bot_id: str, owner_token: str, bot: Bot, idle_poll
 
     with ArenaClient(api_url) as api:
         while not stop.is_set() and (max_games is None or finished < max_games):
-            for entry in api.ladder_seats(bot_id, owner_token):
+            for entry in api.ladder_seats(bot_id, owner_token, version=str(bot.version)):
                 key = (entry.table, entry.seat)
                 if key not in playing:
                     log.info("new ladder seat: table %s seat %s (match %s)", *key, entry.match)

@@ -180,6 +180,8 @@ class BotRecord(_Payload):
     created: float
     updated: float
     url: str | None = None
+    version: str | None = None  # GET /api/bots/{id}: the version it reports now
+    versions: list[dict[str, Any]] | None = None  # GET /api/bots/{id}: rating line per version and ladder
 
 
 @dataclass(frozen=True)
@@ -245,6 +247,7 @@ class RankedBot(_Payload):
     kind: str | None = None  # house | http | poll; None: left the ladder
     mean_latency_ms: float | None = None
     win_share: float | None = None  # wins / matches; None before the first rated match
+    version: str | None = None  # the version the bot reports now
 
 
 @dataclass(frozen=True)

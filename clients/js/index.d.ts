@@ -1,0 +1,191 @@
+// Types of the Trick Arena JavaScript SDK (clients/js). A bot is one function: choose(view) -> move.
+
+/** Card code: rank 2-9 T J Q K A + suit C D H S, e.g. "QS", "TH". */
+export type CardCode = string;
+export type GameId = "sore-spot" | "card-commons" | "sloppy-seconds" | "spot-hearts";
+
+/** What the seat must decide: a card to play, the sore card (Sore Spot), or `count` cards to pass. */
+export interface Decision {
+  kind: "play" | "sore" | "pass";
+  count: number;
+  legal: CardCode[];
+}
+
+/** A play (one card) or a pass (a list of `count` distinct legal cards). */
+export type Move = CardCode | CardCode[];
+
+export interface Trick {
+  leader: number | null;
+  /** The trick being played: {seat, card}; finished tricks in `tricks` list plain codes. */
+  cards: Array<{ seat: number; card: CardCode } | CardCode>;
+  winner?: number | null;
+}
+
+/** A seat's view: its own hand plus the public table, and `decision` / `legal` when it must act. */
+export interface View {
+  game: GameId;
+  players: number;
+  options: Record<string, unknown>;
+  version: number;
+  round: number;
+  dealer: number;
+  phase: "sore" | "pass" | "play" | "over";
+  to_act: number[];
+  hand_sizes: number[];
+  trick: Trick;
+  tricks: Trick[];
+  scores: number[];
+  rounds: Array<{ dealer: number; points: number[] }>;
+  over: boolean;
+  winners: number[];
+  seat: number | null;
+  hand: CardCode[];
+  decision?: Decision;
+  legal?: CardCode[];
+  /** Hearts games. */
+  passed?: CardCode[];
+  received?: CardCode[];
+  pass_direction?: string;
+  hearts_broken?: boolean;
+  /** Sloppy Seconds. */
+  trump?: string | null;
+  broken?: string[];
+  /** Sore Spot: each seat's sore card once revealed. */
+  sore_cards?: Array<CardCode | null> | null;
+}
+
+/** The body of the arena's POST {url}/start and /end notifications. */
+export interface GameInfo {
+  protocol: 1;
+  game: GameId;
+  table: string;
+  match: string;
+  seat: number;
+  players?: number;
+  options?: Record<string, unknown>;
+  totals?: number[];
+  winners?: number[];
+}
+
+export interface Bot {
+  /** Shown on the ladder (GET / of the bot protocol). */
+  name?: string;
+  author?: string;
+  /** Reported in GET /. */
+  version?: string;
+  /** The games GET / advertises; default all four. */
+  games?: GameId[];
+  /** true: decisions of several matches may run at once; default one at a time. */
+  concurrent?: boolean;
+  choose(view: View & { decision: Decision; legal: CardCode[] }): Move | Promise<Move>;
+  onStart?(info: GameInfo): void | Promise<void>;
+  onEnd?(info: GameInfo): void | Promise<void>;
+}
+
+export interface BotInfo { name: string; author: string; version: string; games: GameId[] }
+
+export interface SeatState {
+  table_id: string;
+  seat: number;
+  version: number;
+  status: "playing" | "over";
+  to_act: number[];
+  your_turn: boolean;
+  view: View;
+  deadline: number | null;
+}
+
+export interface ReplayRecord {
+  game: GameId;
+  players: number;
+  options: Record<string, unknown>;
+  deals: Array<{ dealer: number; hands: CardCode[][] }>;
+  moves: Array<{ seat: number; move: Move }>;
+  seed?: number | string;
+  /** Dealing version (docs/deals.md); absent: 1. */
+  dealing?: number;
+  seed_commitment?: string;
+  seed_nonce?: string;
+}
+
+export interface VerifyResult {
+  ok: boolean;
+  rounds: number;
+  commitment: "verified" | "absent" | "mismatch";
+  problems: string[];
+}
+
+export class ApiError extends Error {
+  status: number;
+  problem: { type?: string; title?: string; status?: number; detail?: string; legal?: CardCode[] };
+  readonly legal: CardCode[] | null;
+}
+export class ApiUnavailable extends Error {}
+
+export interface ClientOptions { timeoutMs?: number; retries?: number; backoffMs?: number; maxBackoffMs?: number;
+  signal?: AbortSignal }
+
+export class ArenaClient {
+  constructor(baseUrl: string, options?: ClientOptions);
+  request(method: string, path: string, options?: { body?: unknown; params?: Record<string, unknown>;
+    token?: string; timeoutMs?: number }): Promise<any>;
+  games(): Promise<any[]>;
+  createTable(game: GameId, seats: string[], options?: Record<string, unknown>): Promise<any>;
+  table(tableId: string): Promise<any>;
+  replay(tableId: string): Promise<ReplayRecord>;
+  join(tableId: string, seat: number): Promise<{ table_id: string; seat: number; token: string;
+    state_url: string; moves_url: string }>;
+  seatState(tableId: string, seat: number, token: string, after?: number | null, wait?: number): Promise<SeatState>;
+  move(tableId: string, seat: number, token: string, move: Move, expectedVersion: number): Promise<any>;
+  registerBot(name: string, games: GameId[], url?: string | null): Promise<any>;
+  bot(botId: string): Promise<any>;
+  ladderSeats(botId: string, ownerToken: string, version?: string | null): Promise<any[]>;
+  ladders(): Promise<any[]>;
+  ranking(ladderId: string): Promise<any>;
+  match(matchId: string): Promise<any>;
+  matchReplay(matchId: string, gameNo?: number): Promise<ReplayRecord>;
+  get(path: string, params?: Record<string, unknown>): Promise<any>;
+}
+
+export const GAME_IDS: GameId[];
+export function run(bot: Bot, argv?: string[], options?: { exit?: boolean }): Promise<number>;
+export function botInfo(bot: Bot): BotInfo;
+export function createBotServer(bot: Bot): import("node:http").Server & { calls: number };
+export function serve(bot: Bot, options?: { host?: string; port?: number }):
+  Promise<import("node:http").Server & { calls: number; url: string }>;
+export function playSeat(api: ArenaClient, tableId: string, seat: number, token: string, bot: Bot,
+  options?: { onRefused?: "throw" | "fallback"; waitS?: number; onMove?: (state: SeatState, move: Move) => void }):
+  Promise<SeatState>;
+export function practice(api: ArenaClient, bot: Bot, game: GameId, opponents?: string[],
+  options?: Record<string, unknown>): Promise<{ tableId: string; final: SeatState }>;
+export function playLadder(apiUrl: string, botId: string, ownerToken: string, bot: Bot,
+  options?: { idlePollMs?: number; signal?: AbortSignal; maxGames?: number; log?: (line: string) => void }):
+  Promise<number>;
+
+export namespace cards {
+  const RANKS: string;
+  const SUITS: string;
+  function rank(card: CardCode): number;
+  function suit(card: CardCode): string;
+  function lowest(cards: CardCode[]): CardCode;
+  function highest(cards: CardCode[]): CardCode;
+  function ofSuit(cards: CardCode[], suit: string): CardCode[];
+  function byRank(cards: CardCode[], descending?: boolean): CardCode[];
+  function trickCards(view: View): CardCode[];
+  function ledSuit(view: View): string | null;
+  function winningCard(view: View, trump?: string | null): CardCode | null;
+  function firstLegal(view: View): Move;
+}
+
+export namespace deals {
+  const CANONICAL: CardCode[];
+  class Draws {
+    constructor(seed: number | string, purpose: string);
+    nextBytes(count: number): Buffer;
+    below(m: number): number;
+  }
+  function deal(seed: number | string, round: number, deck: CardCode[], players: number, dealer: number): CardCode[][];
+  function firstDealer(seed: number | string, players: number): number;
+  function seedCommitment(seed: number | string, nonce: string): string;
+  function verifyRecord(record: ReplayRecord): VerifyResult;
+}

@@ -1,0 +1,166 @@
+"use strict";
+/**
+ * ArenaClient: the Trick Arena API over Node's own fetch (keep-alive by default). Retries connection
+ * failures, 429 (after its Retry-After) and 5xx with exponential backoff and jitter; every other error
+ * answer throws ApiError with the RFC 9457 problem body. Moves are safe to retry: a move carries the version
+ * it was decided at, so a duplicate is refused with 409 and never applied twice.
+ * @module trickarena/http
+ */
+const RETRY_STATUSES = new Set([429, 500, 502, 503, 504]);
+const USER_AGENT = "trickarena-js/0.1";
+
+/** The API answered with an error: `status` and `problem` (the application/problem+json body). */
+class ApiError extends Error {
+  constructor(status, problem, method, path) {
+    super(`${method} ${path} -> ${status} ${problem.title || ""}: ${problem.detail || ""}`);
+    this.name = "ApiError";
+    this.status = status;
+    this.problem = problem;
+  }
+
+  /** The legal moves, when a move was refused. */
+  get legal() {
+    return this.problem.legal || null;
+  }
+}
+
+/** The API could not be reached (or kept failing) after every retry. */
+class ApiUnavailable extends Error {
+  constructor(message) {
+    super(message);
+    this.name = "ApiUnavailable";
+  }
+}
+
+/** Wait `ms`, or less if `signal` aborts first. */
+function sleep(ms, signal) {
+  return new Promise((resolve) => {
+    const done = () => {
+      clearTimeout(timer);
+      if (signal) signal.removeEventListener("abort", done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    if (signal) signal.addEventListener("abort", done, { once: true });
+  });
+}
+
+class ArenaClient {
+  /**
+   * @param {string} baseUrl e.g. "http://127.0.0.1:8000"
+   * @param {{timeoutMs?: number, retries?: number, backoffMs?: number, maxBackoffMs?: number,
+   *          signal?: AbortSignal}} [options]
+   */
+  constructor(baseUrl, options = {}) {
+    const url = new URL(baseUrl);
+    if (url.protocol !== "http:" && url.protocol !== "https:") throw new Error(`not an http(s) URL: ${baseUrl}`);
+    this.baseUrl = baseUrl.replace(/\/+$/, "");
+    this.timeoutMs = options.timeoutMs ?? 40000;
+    this.retries = options.retries ?? 6;
+    this.backoffMs = options.backoffMs ?? 200;
+    this.maxBackoffMs = options.maxBackoffMs ?? 10000;
+    this.signal = options.signal;
+  }
+
+  /** One request (retried as documented): the decoded JSON answer, or null for an empty one. */
+  async request(method, path, { body, params, token, timeoutMs } = {}) {
+    const query = new URLSearchParams();
+    for (const [key, value] of Object.entries(params || {})) {
+      if (value !== undefined && value !== null) query.set(key, String(value));
+    }
+    const qs = query.toString();
+    const url = `${this.baseUrl}${path}${qs ? `?${qs}` : ""}`;
+    const headers = { Accept: "application/json", "User-Agent": USER_AGENT };
+    if (body !== undefined) headers["Content-Type"] = "application/json";
+    if (token) headers.Authorization = `Bearer ${token}`;
+    for (let attempt = 0; ; attempt += 1) {
+      let response;
+      let raw;
+      // One attempt: its own timeout, cut short by the client's signal too (Ctrl-C during a long-poll).
+      const attemptController = new AbortController();
+      const timer = setTimeout(() => attemptController.abort(new Error("timed out")), timeoutMs ?? this.timeoutMs);
+      const cancel = () => attemptController.abort(this.signal.reason);
+      if (this.signal) this.signal.addEventListener("abort", cancel, { once: true });
+      try {
+        response = await fetch(url, {
+          method, headers, body: body === undefined ? undefined : JSON.stringify(body),
+          signal: attemptController.signal,
+        });
+        raw = await response.text();
+      } catch (error) {
+        if (this.signal && this.signal.aborted) throw error;
+        if (attempt >= this.retries) throw new ApiUnavailable(`${method} ${url}: ${error.cause || error}`);
+        await sleep(this.delay(attempt, null), this.signal);
+        continue;
+      } finally {
+        clearTimeout(timer);
+        if (this.signal) this.signal.removeEventListener("abort", cancel);
+      }
+      if (RETRY_STATUSES.has(response.status) && attempt < this.retries) {
+        await sleep(this.delay(attempt, response.headers.get("retry-after")), this.signal);
+        continue;
+      }
+      let decoded = null;
+      try {
+        decoded = raw ? JSON.parse(raw) : null;
+      } catch {
+        decoded = null;
+      }
+      if (response.status >= 400) {
+        const problem = decoded && typeof decoded === "object" ? decoded
+          : { type: "about:blank", title: "Not JSON", status: response.status, detail: raw.slice(0, 300) };
+        throw new ApiError(response.status, problem, method, path);
+      }
+      return decoded;
+    }
+  }
+
+  delay(attempt, retryAfter) {
+    let ms = Math.min(this.maxBackoffMs, this.backoffMs * 2 ** attempt) * (0.5 + Math.random() / 2);
+    const seconds = Number(retryAfter);
+    if (retryAfter && Number.isFinite(seconds)) ms = Math.max(ms, Math.min(seconds * 1000, this.maxBackoffMs * 6));
+    return ms;
+  }
+
+  // --- games and tables ---
+  games() { return this.request("GET", "/api/games"); }
+  /** @param {string} game @param {string[]} seats "open" or a house bot name @param {object} [options] */
+  createTable(game, seats, options = {}) {
+    return this.request("POST", "/api/tables", { body: { game, seats, options } });
+  }
+  table(tableId) { return this.request("GET", `/api/tables/${tableId}`); }
+  /** The replay record of a finished table (409 while it is playing). */
+  replay(tableId) { return this.request("GET", `/api/tables/${tableId}/replay`); }
+  join(tableId, seat) { return this.request("POST", `/api/tables/${tableId}/seats/${seat}/join`); }
+  /** The seat's state; with `after` and `wait` (s) a long-poll until the version exceeds `after`. */
+  seatState(tableId, seat, token, after = null, wait = 0) {
+    const w = Math.min(Math.max(wait, 0), 30);
+    const params = { after, wait: after !== null && w > 0 ? w : null };
+    return this.request("GET", `/api/tables/${tableId}/seats/${seat}`,
+      { params, token, timeoutMs: Math.max(this.timeoutMs, (w + 10) * 1000) });
+  }
+  move(tableId, seat, token, move, expectedVersion) {
+    return this.request("POST", `/api/tables/${tableId}/seats/${seat}/moves`,
+      { body: { move, expected_version: expectedVersion }, token });
+  }
+
+  // --- bots and the arena ---
+  /** Register a bot: with a URL the arena calls, or none for a polling bot. Keep the owner token. */
+  registerBot(name, games, url = null) {
+    const body = { name, games };
+    if (url) body.url = url;
+    return this.request("POST", "/api/bots", { body });
+  }
+  bot(botId) { return this.request("GET", `/api/bots/${botId}`); }
+  /** A polling bot's ladder seats; with `version` the bot declares its version (its matches are rated under it). */
+  ladderSeats(botId, ownerToken, version = null) {
+    return this.request("GET", `/api/bots/${botId}/ladder-seats`, { token: ownerToken, params: { version } });
+  }
+  ladders() { return this.request("GET", "/api/ladders"); }
+  ranking(ladderId) { return this.request("GET", `/api/ladders/${ladderId}`); }
+  match(matchId) { return this.request("GET", `/api/matches/${matchId}`); }
+  matchReplay(matchId, gameNo = 0) { return this.request("GET", `/api/matches/${matchId}/games/${gameNo}/replay`); }
+  get(path, params = {}) { return this.request("GET", path, { params }); }
+}
+
+module.exports = { ApiError, ApiUnavailable, ArenaClient, sleep };

@@ -1,0 +1,46 @@
+"use strict";
+/**
+ * A polling bot on the ladder: a bot registered without a URL is seated by the arena at real API tables;
+ * GET /api/bots/{id}/ladder-seats (owner token) lists them with their seat tokens. Each new seat is played
+ * concurrently by playSeat (refused moves fall back to the first legal card); the list is re-read every
+ * `idlePollMs`. Each decision has the ladder's deadline (1 s by default): miss it and the arena strikes
+ * the bot and plays a fallback move.
+ * @module trickarena/ladder
+ */
+const { ArenaClient, sleep } = require("./http");
+const { playSeat } = require("./poll");
+const { botInfo } = require("./server");
+
+/**
+ * Play every ladder seat of `botId` until `signal` aborts (or `maxGames` finished); resolves with games played.
+ * @param {{idlePollMs?: number, signal?: AbortSignal, maxGames?: number, log?: (line: string) => void}} [options]
+ */
+async function playLadder(apiUrl, botId, ownerToken, bot, { idlePollMs = 1000, signal, maxGames, log } = {}) {
+  const api = new ArenaClient(apiUrl, { signal });
+  const playing = new Map();
+  let finished = 0;
+  const say = log || (() => {});
+  while (!(signal && signal.aborted) && (maxGames === undefined || finished < maxGames)) {
+    let seats = [];
+    try {
+      seats = await api.ladderSeats(botId, ownerToken, botInfo(bot).version);
+    } catch (error) {
+      if (signal && signal.aborted) break;
+      throw error;
+    }
+    for (const entry of seats) {
+      const key = `${entry.table}/${entry.seat}`;
+      if (playing.has(key)) continue;
+      say(`new ladder seat: table ${entry.table} seat ${entry.seat} (match ${entry.match})`);
+      const seatApi = new ArenaClient(apiUrl, { signal });
+      playing.set(key, playSeat(seatApi, entry.table, entry.seat, entry.token, bot, { onRefused: "fallback", waitS: 10 })
+        .catch((error) => { if (!(signal && signal.aborted)) say(`ladder seat ${key} ended: ${error.message}`); })
+        .finally(() => { finished += 1; }));
+    }
+    await sleep(idlePollMs, signal);
+  }
+  await Promise.allSettled(playing.values());
+  return finished;
+}
+
+module.exports = { playLadder };

@@ -1,0 +1,210 @@
+"""Dealing from a seed, specified so that any language can re-deal and check a table (docs/deals.md).
+
+Dealing version 2 (current) uses only SHA-256 and HMAC: a keyed byte stream, unbiased draws by rejection,
+a Fisher-Yates shuffle of the deck in canonical order, one card at a time starting left of the dealer.
+Version 1 (records without a ``dealing`` field) shuffled with CPython's ``random.Random``; it stays here so
+old records still verify, and a seed wrapped by :func:`legacy_seed` still deals the old way.
+
+>>> hands = deal(7, 0, list(range(52)), 4, dealer=0)
+>>> [len(h) for h in hands], sorted(c for h in hands for c in h) == list(range(52))
+([13, 13, 13, 13], True)
+>>> first_dealer(7, 4) in range(4)
+True
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import random
+import struct
+from collections.abc import Sequence
+from typing import Any
+
+from .cards import Card, CardError
+
+CURRENT_VERSION = 2
+LEGACY_VERSION = 1
+VERSIONS = (LEGACY_VERSION, CURRENT_VERSION)
+_TWO_32 = 1 << 32
+_EIGHT_WORDS = struct.Struct(">8I")
+
+
+class LegacyIntSeed(int):
+    """An integer seed that deals with version 1 (a table or record made before version 2)."""
+
+    __slots__ = ()
+
+
+class LegacyStrSeed(str):
+    """A text seed that deals with version 1."""
+
+    __slots__ = ()
+
+
+def legacy_seed(seed: int | str) -> int | str:
+    """Tag ``seed`` so that :func:`deal` and :func:`first_dealer` use dealing version 1 for it.
+
+    >>> version_of(legacy_seed(5)), version_of(5), legacy_seed(5) == 5
+    (1, 2, True)
+    """
+    return LegacyStrSeed(seed) if isinstance(seed, str) else LegacyIntSeed(seed)
+
+
+def version_of(seed: int | str) -> int:
+    """The dealing version a seed deals with."""
+    return LEGACY_VERSION if isinstance(seed, LegacyIntSeed | LegacyStrSeed) else CURRENT_VERSION
+
+
+def seed_key(seed: int | str) -> bytes:
+    """The HMAC key: the seed's text in UTF-8 (an integer in decimal, no sign for >= 0, no leading zeros)."""
+    return (str(int(seed)) if isinstance(seed, int) else str(seed)).encode()
+
+
+# --- version 2 ------------------------------------------------------------------------------------------
+
+
+@functools.lru_cache(maxsize=256)
+def _hmac_pads(key: bytes) -> tuple[Any, Any]:
+    """HMAC-SHA-256 (RFC 2104) with its two keyed states built once: copying them is several times cheaper
+    than a fresh ``hmac.digest`` per 32-byte block, and a game deals every round from the same seed.
+
+    >>> import hmac
+    >>> inner, outer = (p.copy() for p in _hmac_pads(b"k"))
+    >>> inner.update(b"m"); outer.update(inner.digest())
+    >>> outer.digest() == hmac.digest(b"k", b"m", "sha256")
+    True
+    """
+    if len(key) > 64:
+        key = hashlib.sha256(key).digest()
+    key = key.ljust(64, b"\0")
+    return (hashlib.sha256(bytes(b ^ 0x36 for b in key)), hashlib.sha256(bytes(b ^ 0x5C for b in key)))
+
+
+class Draws:
+    """Unbiased integers from the byte stream of (seed, purpose).
+
+    The stream is HMAC-SHA-256(key = seed text, message = "deal/v2/<purpose>/<block>") for block = 0, 1,
+    2, ... concatenated, read 4 bytes (one big-endian unsigned word) at a time. A draw below ``n`` takes the
+    next word ``x`` and returns ``x mod n``, unless ``x`` lies at or above the last full multiple of ``n``
+    below 2**32: then that word is thrown away and the next one is read (rejection: no value is more likely).
+
+    >>> d = Draws(1, "round/0")
+    >>> hex(d.next_word()), Draws(1, "round/0").below(52)
+    ('0x34861083', 27)
+    """
+
+    def __init__(self, seed: int | str, purpose: str) -> None:
+        self._pads = _hmac_pads(seed_key(seed))
+        self._prefix = f"deal/v2/{purpose}/"
+        self._block = 0
+        self._words: tuple[int, ...] = ()
+        self._at = 0
+
+    def next_word(self) -> int:
+        if self._at == len(self._words):  # 8 words per 32-byte block
+            inner, outer = self._pads[0].copy(), self._pads[1].copy()
+            inner.update(f"{self._prefix}{self._block}".encode())
+            outer.update(inner.digest())
+            self._words = _EIGHT_WORDS.unpack(outer.digest())
+            self._block += 1
+            self._at = 0
+        word = self._words[self._at]
+        self._at += 1
+        return word
+
+    def below(self, n: int) -> int:
+        """A uniform integer in ``[0, n)``, 1 <= n <= 2**32."""
+        limit = _TWO_32 - _TWO_32 % n
+        while True:
+            x = self.next_word()
+            if x < limit:
+                return x % n
+
+
+def shuffled(seed: int | str, round_no: int, deck: Sequence[int]) -> list[int]:
+    """Version 2: the deck (canonical order) after Fisher-Yates from the top index down."""
+    cards = sorted(deck)
+    draws = Draws(seed, f"round/{round_no}")
+    for i in range(len(cards) - 1, 0, -1):
+        j = draws.below(i + 1)
+        cards[i], cards[j] = cards[j], cards[i]
+    return cards
+
+
+def _legacy_shuffled(seed: int | str, round_no: int, deck: Sequence[int]) -> list[int]:
+    cards = list(deck)
+    random.Random(f"{seed}/{round_no}").shuffle(cards)
+    return cards
+
+
+# --- both versions --------------------------------------------------------------------------------------
+
+
+def deal(seed: int | str, round_no: int, deck: Sequence[int], players: int, dealer: int,
+         version: int | None = None) -> list[list[int]]:
+    """Each seat's hand (sorted) for round ``round_no``: the shuffled deck dealt one card at a time,
+    the first to the seat left of the dealer (``dealer + 1``). ``version`` defaults to the seed's."""
+    version = version or version_of(seed)
+    if version == LEGACY_VERSION:
+        cards = _legacy_shuffled(seed, round_no, deck)
+    else:
+        cards = shuffled(seed, round_no, deck)
+    hands: list[list[int]] = [[] for _ in range(players)]
+    for i, c in enumerate(cards):
+        hands[(dealer + 1 + i) % players].append(c)
+    for hand in hands:
+        hand.sort()
+    return hands
+
+
+def first_dealer(seed: int | str, players: int, version: int | None = None) -> int:
+    """The first dealer of a game whose rules draw it (R-DEALER); later rounds pass it to the left."""
+    version = version or version_of(seed)
+    if version == LEGACY_VERSION:
+        return random.Random(f"{seed}/dealer").randrange(players)
+    return Draws(seed, "dealer").below(players)
+
+
+# --- checking a record ----------------------------------------------------------------------------------
+
+
+def seed_commitment(seed: int | str, nonce: str) -> str:
+    """SHA-256 (hex) of ``"<nonce>:<seed>"``: published when a table opens, opened when it ends."""
+    return hashlib.sha256(f"{nonce}:{seed}".encode()).hexdigest()
+
+
+def verify_record(record: dict[str, Any], draws_dealer: bool) -> list[str]:
+    """Problems found re-dealing a replay record from its seed (empty: every deal matches).
+
+    ``draws_dealer``: the game draws its first dealer from the seed (Spot Hearts); otherwise seat 0 deals
+    first. The deck is the set of cards in the first deal. A record with ``seed_commitment`` and
+    ``seed_nonce`` must open its commitment.
+    """
+    problems: list[str] = []
+    seed = record.get("seed")
+    if seed is None or isinstance(seed, bool) or not isinstance(seed, int | str):
+        return ["the record has no seed"]
+    version = record.get("dealing", LEGACY_VERSION)
+    if version not in VERSIONS:
+        return [f"unknown dealing version {version!r}"]
+    commitment, nonce = record.get("seed_commitment"), record.get("seed_nonce")
+    if commitment is not None and (nonce is None or seed_commitment(seed, nonce) != commitment):
+        problems.append("the seed and nonce do not open the commitment")
+    deals = record.get("deals") or []
+    players = record.get("players")
+    if not deals or not isinstance(players, int):
+        return [*problems, "the record has no deals"]
+    try:
+        parsed = [[sorted(Card.parse(c) for c in hand) for hand in d["hands"]] for d in deals]
+    except (CardError, KeyError, TypeError):
+        return [*problems, "a deal is malformed"]
+    deck = sorted(c for hand in parsed[0] for c in hand)
+    first = first_dealer(seed, players, version) if draws_dealer else 0
+    for round_no, (entry, hands) in enumerate(zip(deals, parsed, strict=True)):
+        dealer = (first + round_no) % players
+        if entry.get("dealer") != dealer:
+            problems.append(f"round {round_no}: dealer is {entry.get('dealer')}, the seed says {dealer}")
+        if hands != deal(seed, round_no, deck, players, dealer, version):
+            problems.append(f"round {round_no}: the hands differ from the seed's deal")
+    return problems

@@ -1,0 +1,274 @@
+"""The JavaScript SDK (clients/js) for real: Node serves the JS starters to the arena's match runner, a JS
+polling bot plays a practice table and a ladder match through the move API, `verify-deals` re-deals tables the
+service dealt, and Node's own test runner passes the SDK's suite.
+
+Node ≥ 18 is needed (Debian: `apt-get install nodejs`). Without it these tests skip on a workstation and
+fail under CI=true: CI must exercise them.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+import redis
+from trickarena import ArenaClient
+
+import engine
+from arena.jobs import play_match
+from core import keys
+from core.arena_model import LadderConfig, MatchSpec, MatchStatus, Member, MemberKind
+from core.arena_store import ArenaStore
+from engine import deals
+from tests.clients.starters import EXAMPLES, QUICK_OPTIONS, interrupt_while_long_polling, play_http_match
+
+REPO = Path(__file__).resolve().parents[2]
+SDK = REPO / "clients" / "js"
+JS_STARTERS = {"spot-hearts": "spot_hearts_bot.js", "card-commons": "card_commons_bot.js",
+               "sloppy-seconds": "sloppy_seconds_bot.js", "sore-spot": "sore_spot_bot.js"}
+LISTENING = re.compile(r"listening on (http://\S+)")
+
+
+@pytest.fixture(scope="session")
+def node() -> str:
+    path = shutil.which("node") or shutil.which("nodejs")
+    if path is None:
+        message = "Node.js >= 18 is needed for the JavaScript SDK tests (Debian: apt-get install nodejs)"
+        if os.environ.get("CI", "").lower() == "true":
+            pytest.fail(message)
+        pytest.skip(message)
+    version = subprocess.run([path, "--version"], capture_output=True, text=True, check=True).stdout
+    assert int(version.strip().lstrip("v").split(".")[0]) >= 18, f"Node {version.strip()} is older than 18"
+    return path
+
+
+@pytest.fixture(scope="session")
+def bots_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Where a newcomer works: the JS starters copied in, `require("trickarena")` resolving to clients/js."""
+    folder = tmp_path_factory.mktemp("js-bots")
+    (folder / "node_modules").mkdir()
+    (folder / "node_modules" / "trickarena").symlink_to(SDK, target_is_directory=True)
+    for filename in JS_STARTERS.values():
+        shutil.copy(EXAMPLES / filename, folder / filename)
+    return folder
+
+
+class NodeBot:
+    """`node STARTER serve --port 0` as a child process; stopped with SIGTERM (it must exit 0)."""
+
+    def __init__(self, node: str, folder: Path, filename: str) -> None:
+        self.process = subprocess.Popen([node, filename, "serve", "--port", "0"], cwd=folder, text=True,
+                                        stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        assert self.process.stdout is not None
+        line = self.process.stdout.readline()
+        found = LISTENING.search(line)
+        assert found, (line, self.process.stderr.read() if self.process.poll() is not None else "")
+        self.url = found.group(1)
+
+    def stop(self) -> tuple[int, str]:
+        self.process.terminate()
+        _, err = self.process.communicate(timeout=10)
+        return self.process.returncode, err
+
+
+@pytest.fixture
+def node_bot(node: str, bots_dir: Path) -> Iterator[Any]:
+    started: list[NodeBot] = []
+
+    def start(filename: str) -> NodeBot:
+        bot = NodeBot(node, bots_dir, filename)
+        started.append(bot)
+        return bot
+
+    yield start
+    for bot in started:
+        if bot.process.poll() is None:
+            bot.stop()
+
+
+def run_node(node: str, args: list[str], cwd: Path, timeout: float = 120) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([node, *args], cwd=cwd, capture_output=True, text=True, timeout=timeout)
+
+
+def verify_with_node(node: str, source: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    return run_node(node, [str(SDK / "bin" / "trickarena.js"), "verify-deals", source], cwd)
+
+
+# --- the SDK's own suite ------------------------------------------------------------------------------------
+
+def test_node_test_runner_passes_the_sdk_suite(node: str) -> None:
+    done = run_node(node, ["--test", "tests/"], SDK, timeout=300)
+    assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-2000:]
+    assert re.search(r"^# fail 0$", done.stdout, re.M) and re.search(r"^# pass [1-9]", done.stdout, re.M)
+
+
+# --- HTTP bots: the arena's match runner calls Node --------------------------------------------------------
+
+def play_local_match(bot: NodeBot, game: str) -> None:
+    """The arena's runner and bot client (1 s deadline, strikes, fallback) against a Node-served bot in
+    every seat: every answer on time, legal, in shape; then the bot stops cleanly on SIGTERM."""
+    result = play_http_match(game, [bot.url] * 4, [f"js-{i}" for i in range(4)], seed=2**53 - 1,
+                             deadline_ms=1000)
+    assert result.strikes == [], [s.to_json() for s in result.strikes]
+    assert result.forfeited == [] and result.winners
+    record = result.records[0]
+    assert engine.load(record).over
+    outcomes = [outcome for stats in result.calls.values() for kind, outcome, _ in stats.calls
+                if kind == "move"]
+    assert len(outcomes) == len(record["moves"]) and set(outcomes) == {"ok"}
+    code, err = bot.stop()
+    assert code == 0, err
+
+
+@pytest.mark.parametrize("game", list(JS_STARTERS))
+def test_js_starter_served_by_node_plays_a_local_match_without_strikes(game: str, node_bot: Any) -> None:
+    bot = node_bot(JS_STARTERS[game])
+    with urllib.request.urlopen(bot.url, timeout=5) as answer:  # GET /: the protocol's info
+        info = json.loads(answer.read())
+    assert info["games"] == [game] and info["name"].endswith("-starter-js") and info["version"] == "1"
+    play_local_match(bot, game)
+
+
+def test_the_readme_js_bot_plays_a_local_match_without_strikes(node_bot: Any, bots_dir: Path) -> None:
+    code = re.search(r"```js\n(.*?)```", (REPO / "README.md").read_text(), re.S)
+    assert code, "README.md has no JavaScript bot"
+    (bots_dir / "readme_bot.js").write_text(code.group(1))
+    play_local_match(node_bot("readme_bot.js"), "spot-hearts")
+
+
+# --- polling bots: Node calls the move API ---------------------------------------------------------------
+
+def test_js_polling_bot_plays_a_practice_table_and_its_deals_verify(node: str, bots_dir: Path,
+                                                                    live_server: str, app: Any,
+                                                                    rq_worker: Any) -> None:
+    rq_worker(app.config["RQ_QUEUE"])
+    done = run_node(node, ["spot_hearts_bot.js", "practice", "--api", live_server, "--opponents",
+                           "heuristic,random,eps-0.5", "--options", json.dumps(QUICK_OPTIONS["spot-hearts"])],
+                    bots_dir)
+    assert done.returncode == 0, done.stdout + done.stderr
+    found = re.search(r"table (\w+) over: totals (\[.*?\]), winners (\[.*?\])", done.stdout)
+    assert found, done.stdout
+    table_id = found.group(1)
+    with ArenaClient(live_server) as api:
+        table = api.table(table_id)
+        record = api.replay(table_id)
+    assert table.over and json.loads(found.group(2)) == table.view["scores"]
+    assert [s.kind for s in table.seats] == ["open", "house", "house", "house"]
+    assert sum(1 for m in record["moves"] if m["seat"] == 0) > 13  # our seat played its whole game
+    # The table the service dealt verifies in Node from its replay URL alone, as in Python.
+    verified = verify_with_node(node, f"{live_server}/api/tables/{table_id}/replay", bots_dir)
+    assert verified.returncode == 0, verified.stdout + verified.stderr
+    assert "OK" in verified.stdout and "the seed opens the commitment" in verified.stdout
+    assert deals.verify_record(record, draws_dealer=True) == []
+
+
+def test_js_polling_bot_plays_its_ladder_match_without_strikes(node: str, bots_dir: Path, live_server: str,
+                                                               redis_url: str, key_prefix: str) -> None:
+    with ArenaClient(live_server) as api:
+        bot = api.register_bot("js-poller", ["sore-spot"])
+    store = ArenaStore(redis.Redis.from_url(redis_url), key_prefix)
+    house = ("heuristic", "eps-0.5", "random")
+    store.save_ladder(LadderConfig("ss-js", "sore-spot", 4, {"rounds": 1}, house_bots=house))
+    entrants = [Member(bot.bot_id, MemberKind.POLL, name=bot.name), *(Member.house(n) for n in house)]
+    # 3 s per decision, as for the Python SDK's polling bot: a new game's first decision waits for the bot
+    # to find its seat (it re-reads its seat list every second).
+    spec = MatchSpec(match_id="m-js-poll", ladder_id="ss-js", game="sore-spot", players=4,
+                     options={"rounds": 1}, seed=11, duplicate=True, entrants=entrants, deadline_ms=3000,
+                     strike_limit=5, pre_ratings={m.bot_id: 1500.0 for m in entrants},
+                     pre_games={m.bot_id: 0 for m in entrants})
+    store.create_match(spec)
+    command = [node, "sore_spot_bot.js", "ladder", "--api", live_server, "--bot-id", bot.bot_id,
+               "--token", bot.owner_token]
+    poller = subprocess.Popen(command, cwd=bots_dir, text=True, stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE)
+    try:
+        assert poller.stdout is not None and "playing its ladder seats" in poller.stdout.readline()
+        outcome = play_match(store, "m-js-poll", worker="test")
+    finally:
+        poller.terminate()
+        out, err = poller.communicate(timeout=15)
+    assert poller.returncode == 0, err
+    assert out.count("new ladder seat") == 4, out  # duplicate: one game per seat rotation
+    assert outcome["status"] == MatchStatus.RATED and outcome["applied"] is True
+    doc = store.match("m-js-poll")
+    assert [s for s in doc["result"]["strikes"] if s["bot_id"] == bot.bot_id] == []
+    # The poller declared its version (the SDK's default "1") with every seat list it read.
+    assert store.redis.hget(keys.arena_health(key_prefix, bot.bot_id), "version") == "1"
+    assert doc["result"]["versions"][bot.bot_id] == "1"
+    # A match replay has no commitment; its deals still verify against its seed in Node.
+    with ArenaClient(live_server) as api:
+        replay_url = f"{live_server}/api/matches/m-js-poll/games/0/replay"
+        assert api.match_replay("m-js-poll", 0)["dealing"] == deals.CURRENT_VERSION
+    verified = verify_with_node(node, replay_url, bots_dir)
+    assert verified.returncode == 0 and "no commitment in the record" in verified.stdout, verified.stdout
+
+
+# --- verify-deals against the engine ---------------------------------------------------------------------
+
+def finished_house_table(api: ArenaClient, game: str, players: int) -> str:
+    options = QUICK_OPTIONS[game]
+    seats = ["heuristic", "random", "eps-0.5", "random", "heuristic"][:players]
+    table = api.create_table(game, seats, options)
+    version = table.version
+    for _ in range(600):
+        current = api.table(table.table_id)
+        if current.over:
+            return table.table_id
+        version = current.version
+        api.get(f"/api/tables/{table.table_id}", after=version, wait=5)
+    raise AssertionError(f"table {table.table_id} did not finish")
+
+
+def test_verify_deals_agrees_with_the_engine_and_rejects_tampered_records(node: str, bots_dir: Path,
+                                                                          live_server: str, app: Any,
+                                                                          rq_worker: Any) -> None:
+    rq_worker(app.config["RQ_QUEUE"])
+    tables = [("spot-hearts", 4), ("card-commons", 3), ("sloppy-seconds", 4), ("sore-spot", 5)]
+    with ArenaClient(live_server) as api:
+        ids = [finished_house_table(api, game, players) for game, players in tables]
+        records = [api.replay(table_id) for table_id in ids]
+    for (game, _), table_id, record in zip(tables, ids, records, strict=True):
+        assert record["dealing"] == deals.CURRENT_VERSION
+        draws_dealer = engine.rules_for(game).first_dealer_from_seed()
+        assert deals.verify_record(record, draws_dealer) == []  # the engine says these deals are the seed's
+        verified = verify_with_node(node, f"{live_server}/api/tables/{table_id}", bots_dir)  # table URL
+        assert verified.returncode == 0, verified.stdout + verified.stderr  # ... and so does Node
+        assert f"{len(record['deals'])} round(s) dealt by seed {record['seed']}" in verified.stdout
+
+    record = records[0]
+    hands = record["deals"][0]["hands"]
+    swapped = json.loads(json.dumps(record))
+    swapped["deals"][0]["hands"][0][0], swapped["deals"][0]["hands"][1][0] = hands[1][0], hands[0][0]
+    other_seed = {**record, "seed": record["seed"] ^ 1}
+    cases = {"swapped.json": (swapped, "round 0: the hands differ from the seed's deal"),
+             "seed.json": (other_seed, "the seed and nonce do not open the commitment")}
+    for filename, (tampered, problem) in cases.items():
+        (bots_dir / filename).write_text(json.dumps(tampered))
+        rejected = verify_with_node(node, filename, bots_dir)
+        assert rejected.returncode == 1 and "FAILED" in rejected.stdout and problem in rejected.stdout
+        assert problem in deals.verify_record(tampered, draws_dealer=True)  # the engine agrees
+
+
+def test_verify_deals_does_not_vouch_for_a_version_1_record(node: str, bots_dir: Path) -> None:
+    """A record made before dealing version 2 is CPython-only: Node says so instead of passing it."""
+    legacy = REPO / "tests" / "engine" / "fixtures" / "legacy_spot_hearts_4p.json"
+    done = verify_with_node(node, str(legacy), bots_dir)
+    assert done.returncode == 1 and "dealing version 1" in done.stdout
+    assert deals.verify_record(json.loads(legacy.read_text()), draws_dealer=True) == []  # Python still can
+
+
+def test_js_practice_stops_cleanly_on_ctrl_c_while_long_polling(node: str, bots_dir: Path,
+                                                               live_server: str) -> None:
+    """No worker drives the house bots: after passing the bot waits in a long-poll; SIGINT ends it at once."""
+    process = subprocess.Popen([node, "spot_hearts_bot.js", "practice", "--api", live_server], cwd=bots_dir,
+                               text=True, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    _, err = interrupt_while_long_polling(process, live_server)
+    assert "Error" not in err
