@@ -262,7 +262,7 @@ def test_a_hostile_bot_name_stays_text_in_the_chart_and_its_tooltip(browser, sit
     """Names reach the chart legend and hover read-out as text: no element of the name is ever created."""
     from selenium.webdriver.common.action_chains import ActionChains
 
-    from api import keys
+    from core import keys
     from core.arena_model import Member, MemberKind
 
     store, ladder = site["store"], LADDERS[1].ladder_id
