@@ -26,7 +26,7 @@ from core.arena_store import ArenaStore
 from tests.conftest import REPO_ROOT
 from tools.devredis import free_port
 
-SOURCES = ("pyproject.toml", "README.md", "engine", "core", "api", "arena", "clients")
+SOURCES = ("pyproject.toml", "README.md", "engine", "core", "api", "arena", "clients", "docs/rules")
 OURS = ("engine", "core", "api", "arena", "clients")
 
 
@@ -36,7 +36,8 @@ def _build_wheel(workdir: Path) -> Path:
     for name in SOURCES:  # a clean copy: building writes build/ and *.egg-info next to the sources
         path = REPO_ROOT / name
         if path.is_dir():
-            shutil.copytree(path, source / name, ignore=shutil.ignore_patterns("__pycache__", "*.egg-info"))
+            shutil.copytree(path, source / name, ignore=shutil.ignore_patterns("__pycache__", "*.egg-info",
+                                                                                 "node_modules"))
         else:
             shutil.copy2(path, source / name)
     subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "--no-index",
@@ -107,6 +108,8 @@ def test_the_wheel_installs_into_a_fresh_venv_and_serves_the_ladder_page(tmp_pat
         for asset in assets:
             status, content = _get(f"{base}{asset}")
             assert status == 200 and content
+        status, rules = _get(f"{base}/rules/spot-hearts")  # the rule books ship as package data
+        assert status == 200 and 'id="r-sh-break"' in rules.decode()
     finally:
         server.terminate()
         server.wait(timeout=30)
