@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from ..cards import HEARTS, SUIT_OF
+from ..cards import CODES, HEARTS, SUIT_OF
 from ..rules import (
     MAX_TARGET,
     QUEEN_OF_SPADES,
@@ -69,7 +69,7 @@ class CardCommons(Rules):
 
     def why_not(self, state: GameState, seat: int, played: int) -> str:
         if not state.trick:
-            return f"the {self.opening_card(state.players)} leads the first trick (R-CC-LEAD)"
+            return f"the {CODES[self.opening_card(state.players)]} leads the first trick (R-CC-LEAD)"
         return super().why_not(state, seat, played)
 
     def moon_shooter(self, state: GameState) -> int | None:

@@ -35,6 +35,9 @@ def test_r_cc_lead_three_of_clubs_three_players():  # R-CC-LEAD
     skip_pass(g)
     holder = g.to_act()[0]
     assert g.legal_moves(holder) == ["3C"]
+    other = next(c for c in g.view(holder)["hand"] if c != "3C")
+    with pytest.raises(engine.IllegalMoveError, match=r"the 3C leads the first trick \(R-CC-LEAD\)"):
+        g.apply(holder, other)
 
 
 def test_r_cc_hearts_may_be_led_after_first_trick():  # R-CC-LEAD
