@@ -6,11 +6,11 @@ hands), and a game is reproduced exactly by its record.
 >>> import engine
 >>> g = engine.new_game("spot-hearts", players=4, seed=1)
 >>> g.phase
-'pass'
+<Phase.PASS: 'pass'>
 >>> for seat in g.to_act():
 ...     g.apply(seat, g.legal_moves(seat)[:3])
 >>> g.phase, g.legal_moves(g.to_act()[0])
-('play', ['2C'])
+(<Phase.PLAY: 'play'>, ['2C'])
 """
 
 from .cards import Card, CardError
@@ -25,12 +25,14 @@ from .errors import (
 from .game import load, new_game, rules_for, start_from_record, validate_options
 from .games.registry import GAMES
 from .replay import replay_summary
+from .shapes import Decision, Phase, SeatView, SpectatorView, TableView
 from .state import GameState
 
 __all__ = [
     "GAMES",
     "Card",
     "CardError",
+    "Decision",
     "EngineError",
     "GameOverError",
     "GameState",
@@ -38,6 +40,10 @@ __all__ = [
     "MalformedMoveError",
     "NotYourTurnError",
     "OptionsError",
+    "Phase",
+    "SeatView",
+    "SpectatorView",
+    "TableView",
     "load",
     "new_game",
     "replay_summary",

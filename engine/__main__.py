@@ -113,7 +113,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--public", action="store_true", help="use the public API even where a fast path exists")
     p.set_defaults(func=cmd_bench)
     args = parser.parse_args(argv)
-    return args.func(args)
+    status: int = args.func(args)
+    return status
 
 
 if __name__ == "__main__":

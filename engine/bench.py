@@ -21,7 +21,7 @@ def public_random_rounds(game: str, players: int, seed: int | str, rounds: int) 
         while not g.over and played < rounds:
             current = g.round_no
             for seat in g.to_act():
-                g.apply(seat, choose_random(rng, g.decision(seat)))  # type: ignore[arg-type]
+                g.apply(seat, choose_random(rng, g.decision(seat)))
                 decisions += 1
             if g.over or g.round_no != current:
                 played += 1

@@ -1,9 +1,13 @@
 """The game state: one object drives any :class:`~engine.rules.Rules` through its phases.
 
-Phases of a round: ``sore`` (Sore Spot: every seat lays a secret card), ``pass``
-(hearts games: every seat chooses three cards), ``play`` (tricks), and ``over``
-once the game has ended.  Simultaneous phases collect one choice per seat and
-resolve them together (R-SIMUL).
+Phases of a round (:class:`~engine.shapes.Phase`): ``sore`` (Sore Spot: every seat
+lays a secret card), ``pass`` (hearts games: every seat chooses three cards),
+``play`` (tricks), and ``over`` once the game has ended.  Simultaneous phases
+collect one choice per seat and resolve them together (R-SIMUL).
+
+The state here is what every game has (hands, the trick, tricks won, passes,
+scores); what only one game tracks is in ``extra``, an object of that game's own
+(:meth:`engine.rules.Rules.new_extra`).
 
 Dealing is explicit chance: a round's hands are either given by the caller or a
 pure function of ``(seed, round)`` (R-DEAL), so a game is reproduced exactly by
@@ -14,15 +18,26 @@ from __future__ import annotations
 
 import random
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, Generic, TypedDict
 
 from .cards import CODES, Card, CardError, codes
 from .errors import GameOverError, IllegalMoveError, MalformedMoveError, NotYourTurnError, OptionsError
-from .rules import DIRECTION_NAMES, HOLD, Rules
+from .rules import DIRECTION_NAMES, HOLD, Rules, X
+from .shapes import (
+    Deal,
+    Decision,
+    Move,
+    MoveEntry,
+    Phase,
+    Record,
+    RoundSummary,
+    SeatView,
+    SpectatorView,
+    TableView,
+    Trick,
+)
 
-Move = str | list[str]
-
-PLAY, PASS, SORE, OVER = "play", "pass", "sore", "over"
+PLAY, PASS, SORE, OVER = Phase.PLAY, Phase.PASS, Phase.SORE, Phase.OVER
 
 
 def deal_from_seed(
@@ -44,22 +59,29 @@ def first_dealer_from_seed(seed: int | str, players: int) -> int:
     return random.Random(f"{seed}/dealer").randrange(players)
 
 
-class GameState:
+class IntDeal(TypedDict):
+    """An explicit deal checked by :func:`engine.new_game`: the dealer and every hand as card ints."""
+
+    dealer: int
+    hands: list[list[int]]
+
+
+class GameState(Generic[X]):
     """A game in progress.  Create one with :func:`engine.new_game`.
 
     >>> import engine
     >>> g = engine.new_game("spot-hearts", players=4, seed=7)
     >>> g.phase, g.to_act()
-    ('pass', [0, 1, 2, 3])
+    (<Phase.PASS: 'pass'>, [0, 1, 2, 3])
     """
 
     def __init__(
         self,
-        rules: Rules,
+        rules: Rules[X],
         players: int,
         options: dict[str, Any],
         seed: int | str | None,
-        deals: list[dict[str, Any]],
+        deals: list[IntDeal],
     ) -> None:
         self.rules = rules
         self.game_id = rules.info.id
@@ -69,9 +91,9 @@ class GameState:
         self._given_deals = deals
         self.deck = sorted(rules.deck(players, options))
         self.totals = [0] * players
-        self.history: list[dict[str, Any]] = []  # finished rounds: dealer, tricks, points, ...
-        self.moves: list[dict[str, Any]] = []  # accepted moves in order: {"seat", "move"}
-        self.dealt: list[dict[str, Any]] = []  # the deal of every round so far: {"dealer", "hands"}
+        self.history: list[RoundSummary] = []  # finished rounds: dealer, tricks, points, ...
+        self.moves: list[MoveEntry] = []  # accepted moves in order: {"seat", "move"}
+        self.dealt: list[Deal] = []  # the deal of every round so far: {"dealer", "hands"}
         self.winners: list[int] = []
         self.round_no = -1
         if deals:
@@ -100,15 +122,12 @@ class GameState:
         self.turn = -1
         self.trick: list[int] = []
         self.trick_seats: list[int] = []
-        self.tricks: list[dict[str, Any]] = []
+        self.tricks: list[Trick] = []
         self.won: list[list[int]] = [[] for _ in range(n)]
         self.pending: dict[int, list[int]] = {}
-        self.sore_cards: list[int | None] = [None] * n
         self.passed: list[list[int] | None] = [None] * n
         self.received: list[list[int] | None] = [None] * n
-        self.trump: int | None = None
-        self.broken: list[int] = []
-        self.hearts_broken = False
+        self.extra: X = self.rules.new_extra(n)
         offset = self.rules.pass_offset(n, self.round_no)
         self.pass_offset = offset
         if self.rules.has_sore_phase:
@@ -153,7 +172,7 @@ class GameState:
         self._check_seat(seat)
         return codes(self._legal_ints(seat))
 
-    def decision(self, seat: int) -> dict[str, Any] | None:
+    def decision(self, seat: int) -> Decision | None:
         """What ``seat`` must decide now, or None: ``{"kind", "count", "legal"}``."""
         legal = self.legal_moves(seat)
         if not legal:
@@ -181,7 +200,7 @@ class GameState:
         bad = [c for c in cards if c not in legal]
         if bad:
             raise IllegalMoveError(self._why_illegal(seat, bad[0], legal), codes(legal))
-        self.moves.append({"seat": seat, "move": _move_json(move, cards, self.phase)})
+        self.moves.append({"seat": seat, "move": _move_json(cards, self.phase)})
         if self.phase == PLAY:
             self._play(seat, cards[0])
         else:
@@ -193,13 +212,13 @@ class GameState:
         if not isinstance(seat, int) or isinstance(seat, bool) or not 0 <= seat < self.players:
             raise MalformedMoveError(f"seat must be an integer from 0 to {self.players - 1}, not {seat!r}")
 
-    def _parse(self, move: Move) -> list[int]:
+    def _parse(self, move: object) -> list[int]:
         """The move's cards, or MalformedMoveError / CardError saying what is wrong with its shape."""
         if self.phase == PASS:
             want = self.rules.pass_count
             if not isinstance(move, list | tuple) or len(move) != want:
                 raise MalformedMoveError(f'a pass is a list of {want} card codes, e.g. ["2C", "3D", "QS"]')
-            cards = [Card.parse(m) for m in move]
+            cards: list[int] = [Card.parse(m) for m in move]
             if len(set(cards)) != want:
                 raise MalformedMoveError(f"a pass names {want} different cards")
             return cards
@@ -216,9 +235,11 @@ class GameState:
     def _resolve_simultaneous(self) -> None:
         n = self.players
         if self.phase == SORE:
+            laid = {}
             for seat, (c,) in self.pending.items():
                 self.hands[seat].remove(c)
-                self.sore_cards[seat] = c
+                laid[seat] = c
+            self.rules.on_secret_cards(self, laid)
         else:
             offset = self.pass_offset or 0
             for seat, cards in self.pending.items():
@@ -243,27 +264,27 @@ class GameState:
             self.turn = (seat + 1) % self.players
             return
         winner = self.rules.trick_winner(self)
-        self.tricks.append({"leader": self.leader, "cards": codes(self.trick), "winner": winner})
+        leader = self.leader
+        assert leader is not None  # a trick is being played
+        self.tricks.append({"leader": leader, "cards": codes(self.trick), "winner": winner})
         if winner is not None:
             self.won[winner].extend(self.trick)
-            self.leader = winner
+            leader = self.leader = winner
         # winner None (Sore Spot, all Aces, R-SS-WIN): the cards leave play and the same seat leads.
         self.trick = []
         self.trick_seats = []
-        self.turn = self.leader
-        if not self.hands[self.leader]:
+        self.turn = leader
+        if not self.hands[leader]:
             self._end_round()
 
     def _end_round(self) -> None:
         points = self.rules.round_points(self)
         for seat in range(self.players):
             self.totals[seat] += points[seat]
-        summary: dict[str, Any] = {"dealer": self.dealer, "tricks": list(self.tricks), "points": points}
+        summary: RoundSummary = {"dealer": self.dealer, "tricks": list(self.tricks), "points": points}
         if self.pass_offset is not None:
             summary["pass_direction"] = DIRECTION_NAMES[self.pass_offset]
-        if self.rules.has_sore_phase:
-            summary["sore_cards"] = codes(c for c in self.sore_cards if c is not None)
-        summary.update(self.rules.round_summary(self))
+        self.rules.add_to_summary(self, summary)
         self.history.append(summary)
         if self.rules.game_over(self):
             self.phase = OVER
@@ -272,8 +293,8 @@ class GameState:
             self._start_round()
 
     # ----- views ----------------------------------------------------------
-    def _public(self) -> dict[str, Any]:
-        view: dict[str, Any] = {
+    def _public(self) -> TableView:
+        view: TableView = {
             "game": self.game_id,
             "players": self.players,
             "options": dict(self.options),
@@ -297,52 +318,50 @@ class GameState:
         }
         if self.pass_offset is not None:
             view["pass_direction"] = DIRECTION_NAMES[self.pass_offset]
-        if self.rules.has_sore_phase:
-            # R-SIMUL: sore cards show only once every seat has laid one.
-            view["sore_cards"] = [None if c is None else CODES[c] for c in self.sore_cards]
-        view.update(self.rules.public_extras(self))
+        self.rules.add_public(self, view)
         return view
 
-    def view(self, seat: int) -> dict[str, Any]:
+    def view(self, seat: int) -> SeatView:
         """What ``seat`` may see: its hand, its own pending choice and passes, and the public table."""
         self._check_seat(seat)
-        view = self._public()
-        view["seat"] = seat
-        view["hand"] = codes(self.hands[seat])
+        decision = self.decision(seat)
+        view: SeatView = {
+            **self._public(),  # type: ignore[typeddict-item]  # chosen, passed, received are added below
+            "seat": seat,
+            "hand": codes(self.hands[seat]),
+            "decision": decision,
+            "legal": decision["legal"] if decision else [],
+        }
         if seat in self.pending:
             view["chosen"] = codes(self.pending[seat])
-        if self.passed[seat] is not None:
-            view["passed"] = codes(self.passed[seat] or [])
-            view["received"] = codes(self.received[seat] or [])
-        decision = self.decision(seat)
-        view["decision"] = decision
-        view["legal"] = decision["legal"] if decision else []
+        passed, received = self.passed[seat], self.received[seat]
+        if passed is not None:
+            view["passed"] = codes(passed)
+            view["received"] = codes(received or [])
         return view
 
-    def spectator_view(self) -> dict[str, Any]:
+    def spectator_view(self) -> SpectatorView:
         """The public table: no hands, no pending choices."""
-        view = self._public()
-        view["seat"] = None
-        return view
+        return {**self._public(), "seat": None}
 
-    def record(self) -> dict[str, Any]:
+    def record(self) -> Record:
         """The replay record: every hand dealt so far, the seed, and the moves.
 
         It holds every hand, so services show it only once the game is over.
         """
-        rec: dict[str, Any] = {
+        rec: Record = {
             "game": self.game_id,
             "players": self.players,
             "options": dict(self.options),
-            "deals": [dict(d) for d in self.dealt],
-            "moves": [dict(m) for m in self.moves],
+            "deals": [{"dealer": d["dealer"], "hands": d["hands"]} for d in self.dealt],
+            "moves": [{"seat": m["seat"], "move": m["move"]} for m in self.moves],
         }
         if self.seed is not None:
             rec["seed"] = self.seed
         return rec
 
 
-def _move_json(move: Move, cards: list[int], phase: str) -> Move:
+def _move_json(cards: list[int], phase: Phase) -> Move:
     """The canonical form of an accepted move for the log (R-CARD codes)."""
     if phase == PASS:
         return codes(cards)

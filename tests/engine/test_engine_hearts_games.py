@@ -144,12 +144,12 @@ def test_r_sh_first_trick_points_allowed_when_nothing_else():  # R-SH-FIRST exce
 
 
 def test_r_sh_break_no_heart_lead_until_broken_queen_any_time():  # R-SH-BREAK
-    from engine.games.spot_hearts import SpotHearts
+    from engine.games.spot_hearts import SpotHearts, SpotHeartsRound
 
     class State:
         trick = []
         tricks = [{"leader": 0}]
-        hearts_broken = False
+        extra = SpotHeartsRound(hearts_broken=False)
         hands = {
             0: sorted(Card.parse(c) for c in ["2D", "QS", "5H"]),
             1: sorted(Card.parse(c) for c in ["5H", "9H"]),
@@ -158,18 +158,18 @@ def test_r_sh_break_no_heart_lead_until_broken_queen_any_time():  # R-SH-BREAK
     rules = SpotHearts()
     assert [str(Card(c)) for c in rules.legal_plays(State(), 0)] == ["2D", "QS"]
     assert [str(Card(c)) for c in rules.legal_plays(State(), 1)] == ["5H", "9H"]  # only hearts left
-    State.hearts_broken = True
+    State.extra.hearts_broken = True
     assert [str(Card(c)) for c in rules.legal_plays(State(), 0)] == ["2D", "5H", "QS"]
 
 
 def test_r_sh_break_queen_of_spades_breaks_hearts():  # R-SH-BREAK
-    from engine.games.spot_hearts import SpotHearts
+    from engine.games.spot_hearts import SpotHearts, SpotHeartsRound
 
     class State:
-        hearts_broken = False
+        extra = SpotHeartsRound()
 
     SpotHearts().on_play(State, 0, Card.parse("QS"))
-    assert State.hearts_broken
+    assert State.extra.hearts_broken
 
 
 def test_r_sh_score_by_rank_129_no_moon():  # R-SH-SCORE

@@ -5,7 +5,7 @@ import pytest
 import engine
 from engine.bots import RandomBot, play_game
 from engine.cards import Card
-from engine.games.sloppy_seconds import VALUE, SloppySeconds, second_place_scores
+from engine.games.sloppy_seconds import VALUE, SloppyRound, SloppySeconds, second_place_scores
 
 from .rig import game_with, play
 
@@ -71,14 +71,13 @@ def test_r_sl_break_first_broken_suit_never_trump():  # R-SL-BREAK
 
     class S:
         trick = [Card.parse("2D"), Card.parse("5H")]
-        broken = []
-        trump = None
+        extra = SloppyRound()
 
     rules.on_play(S, 1, Card.parse("5H"))
-    assert S.broken == [2] and S.trump is None
+    assert S.extra.broken == [2] and S.extra.trump is None
     S.trick.append(Card.parse("5H"))  # a second heart does not count as a new suit
     rules.on_play(S, 2, Card.parse("6H"))
-    assert S.trump is None
+    assert S.extra.trump is None
 
 
 def test_r_sl_win_no_trump_highest_of_led():  # R-SL-WIN
