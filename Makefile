@@ -46,7 +46,7 @@ bench-api: $(STAMP)
 	PYTHONPATH="$(CURDIR)" $(PY) -m api.bench
 
 bench: $(STAMP)
-	$(PY) -m engine bench --game spot-hearts --games 2000 --seed 1
+	$(PY) -m engine bench --rounds 2000 --seed 1 --repeat 5
 
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache

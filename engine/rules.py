@@ -14,6 +14,7 @@ of that game's own, ``state.extra``, made fresh each round by :meth:`Rules.new_e
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
@@ -178,12 +179,19 @@ class Rules(Generic[X]):
 
 
 def follow_suit(hand: Sequence[int], trick: Sequence[int]) -> list[int]:
-    """Cards of the suit led if the hand has any, else the whole hand."""
+    """Cards of the suit led if the hand has any, else the whole hand.
+
+    ``hand`` is sorted, as every hand in a game is: a suit's cards are one run of it.
+
+    >>> follow_suit([1, 14, 15, 40], [13]), follow_suit([1, 40], [13])
+    ([14, 15], [1, 40])
+    """
     if not trick:
         return list(hand)
-    led = SUIT_OF[trick[0]]
-    same = [c for c in hand if SUIT_OF[c] == led]
-    return same or list(hand)
+    low = trick[0] // 13 * 13
+    start = bisect_left(hand, low)
+    same = hand[start : bisect_left(hand, low + 13, start)]
+    return list(same) if same else list(hand)
 
 
 def highest_of_led_suit(trick: Sequence[int], seats: Sequence[int]) -> int:

@@ -20,7 +20,7 @@ import random
 from collections.abc import Sequence
 from typing import Any, Generic, TypedDict
 
-from .cards import CODES, Card, CardError, codes
+from .cards import CARD_OF_CODE, CODES, Card, CardError, codes
 from .errors import GameOverError, IllegalMoveError, MalformedMoveError, NotYourTurnError, OptionsError
 from .rules import DIRECTION_NAMES, HOLD, Rules, X
 from .shapes import (
@@ -84,6 +84,8 @@ class GameState(Generic[X]):
         deals: list[IntDeal],
     ) -> None:
         self.rules = rules
+        # A rule book without a play step of its own costs no call per card.
+        self._on_play = rules.on_play if type(rules).on_play is not Rules.on_play else None
         self.game_id = rules.info.id
         self.players = players
         self.options = options
@@ -95,6 +97,7 @@ class GameState(Generic[X]):
         self.moves: list[MoveEntry] = []  # accepted moves in order: {"seat", "move"}
         self.dealt: list[Deal] = []  # the deal of every round so far: {"dealer", "hands"}
         self.winners: list[int] = []
+        self.over = False  # phase is OVER: the game has ended
         self.round_no = -1
         if deals:
             self._first_dealer = deals[0]["dealer"]
@@ -128,6 +131,7 @@ class GameState(Generic[X]):
         self.passed: list[list[int] | None] = [None] * n
         self.received: list[list[int] | None] = [None] * n
         self.extra: X = self.rules.new_extra(n)
+        self._legal_cache: dict[int, tuple[list[int], list[str]]] = {}
         offset = self.rules.pass_offset(n, self.round_no)
         self.pass_offset = offset
         if self.rules.has_sore_phase:
@@ -143,9 +147,6 @@ class GameState(Generic[X]):
         self.turn = self.leader
 
     # ----- queries --------------------------------------------------------
-    @property
-    def over(self) -> bool:
-        return self.phase == OVER
 
     @property
     def version(self) -> int:
@@ -154,31 +155,43 @@ class GameState(Generic[X]):
 
     def to_act(self) -> list[int]:
         """Seats that must act now; several during a simultaneous phase, none once over."""
-        if self.phase == PLAY:
+        if self.phase is PLAY:
             return [self.turn]
-        if self.phase in (PASS, SORE):
-            return [s for s in range(self.players) if s not in self.pending]
-        return []
+        if self.phase is OVER:
+            return []
+        return [s for s in range(self.players) if s not in self.pending]
 
-    def _legal_ints(self, seat: int) -> list[int]:
-        if self.phase == PLAY:
-            return self.rules.legal_plays(self, seat) if seat == self.turn else []
-        if self.phase in (PASS, SORE):
-            return list(self.hands[seat]) if seat not in self.pending else []
-        return []
+    def _legal(self, seat: int) -> tuple[list[int], list[str]]:
+        """``seat``'s legal cards as ints and as codes, computed once per position (the cache is
+        dropped whenever a move is accepted)."""
+        cached = self._legal_cache.get(seat)
+        if cached is not None:
+            return cached
+        phase = self.phase
+        if phase is PLAY:
+            ints = self.rules.legal_plays(self, seat) if seat == self.turn else []
+        elif phase is OVER or seat in self.pending:
+            ints = []
+        else:
+            ints = list(self.hands[seat])
+        pair = self._legal_cache[seat] = (ints, list(map(CODES.__getitem__, ints)))
+        return pair
 
     def legal_moves(self, seat: int) -> list[str]:
         """Legal card codes for ``seat`` now.  In a pass phase: the cards to choose three of."""
-        self._check_seat(seat)
-        return codes(self._legal_ints(seat))
+        if seat.__class__ is not int or not 0 <= seat < self.players:
+            self._check_seat(seat)
+        return list(self._legal(seat)[1])
 
     def decision(self, seat: int) -> Decision | None:
         """What ``seat`` must decide now, or None: ``{"kind", "count", "legal"}``."""
-        legal = self.legal_moves(seat)
+        if seat.__class__ is not int or not 0 <= seat < self.players:
+            self._check_seat(seat)
+        legal = self._legal(seat)[1]
         if not legal:
             return None
-        count = self.rules.pass_count if self.phase == PASS else 1
-        return {"kind": self.phase, "count": count, "legal": legal}
+        phase = self.phase
+        return {"kind": phase, "count": self.rules.pass_count if phase is PASS else 1, "legal": list(legal)}
 
     # ----- moves ----------------------------------------------------------
     def apply(self, seat: int, move: Move) -> None:
@@ -186,13 +199,27 @@ class GameState(Generic[X]):
 
         A play or sore card is a card code; a pass is a list of three codes.
         """
+        if self.phase is PLAY and seat == self.turn and type(seat) is int and type(move) is str:
+            # The common case, kept short: a canonical code among the legal cards.
+            c = CARD_OF_CODE.get(move)
+            cached = self._legal_cache.get(seat)
+            legal = cached[0] if cached is not None else self._legal(seat)[0]
+            if c is not None and c in legal:
+                self.moves.append({"seat": seat, "move": move})
+                self._legal_cache = {}
+                self._play(seat, c)
+                return
+        self._apply_checked(seat, move)
+
+    def _apply_checked(self, seat: int, move: Move) -> None:
+        """Every check, in order, with the error that says what is wrong; then the move."""
         self._check_seat(seat)
-        if self.phase == OVER:
+        if self.phase is OVER:
             raise GameOverError("the game is over", [])
         if seat not in self.to_act():
             who = " ".join(str(s) for s in self.to_act())
             raise NotYourTurnError(f"seat {seat} has nothing to decide now; waiting for seat(s) {who}", [])
-        legal = self._legal_ints(seat)
+        legal = self._legal(seat)[0]
         try:
             cards = self._parse(move)
         except (CardError, MalformedMoveError) as exc:  # re-raised with the legal moves, for the caller
@@ -201,7 +228,8 @@ class GameState(Generic[X]):
         if bad:
             raise IllegalMoveError(self._why_illegal(seat, bad[0], legal), codes(legal))
         self.moves.append({"seat": seat, "move": _move_json(cards, self.phase)})
-        if self.phase == PLAY:
+        self._legal_cache = {}
+        if self.phase is PLAY:
             self._play(seat, cards[0])
         else:
             self.pending[seat] = cards
@@ -218,7 +246,7 @@ class GameState(Generic[X]):
             want = self.rules.pass_count
             if not isinstance(move, list | tuple) or len(move) != want:
                 raise MalformedMoveError(f'a pass is a list of {want} card codes, e.g. ["2C", "3D", "QS"]')
-            cards: list[int] = [Card.parse(m) for m in move]
+            cards: list[int] = [CARD_OF_CODE.get(m) or Card.parse(m) for m in move]
             if len(set(cards)) != want:
                 raise MalformedMoveError(f"a pass names {want} different cards")
             return cards
@@ -257,18 +285,20 @@ class GameState(Generic[X]):
 
     def _play(self, seat: int, c: int) -> None:
         self.hands[seat].remove(c)
-        self.trick.append(c)
+        trick = self.trick
+        trick.append(c)
         self.trick_seats.append(seat)
-        self.rules.on_play(self, seat, c)
-        if len(self.trick) < self.players:
+        if self._on_play is not None:
+            self._on_play(self, seat, c)
+        if len(trick) < self.players:
             self.turn = (seat + 1) % self.players
             return
         winner = self.rules.trick_winner(self)
         leader = self.leader
         assert leader is not None  # a trick is being played
-        self.tricks.append({"leader": leader, "cards": codes(self.trick), "winner": winner})
+        self.tricks.append({"leader": leader, "cards": list(map(CODES.__getitem__, trick)), "winner": winner})
         if winner is not None:
-            self.won[winner].extend(self.trick)
+            self.won[winner].extend(trick)
             leader = self.leader = winner
         # winner None (Sore Spot, all Aces, R-SS-WIN): the cards leave play and the same seat leads.
         self.trick = []
@@ -288,6 +318,7 @@ class GameState(Generic[X]):
         self.history.append(summary)
         if self.rules.game_over(self):
             self.phase = OVER
+            self.over = True
             self.winners = self.rules.winners(self.totals)
         else:
             self._start_round()

@@ -2,16 +2,17 @@
 points by card, lowest total wins.
 
 A game of the family says which card opens (:meth:`HeartsFamily.opening_card`), what a card is
-worth (``points``) and which ruling its opening lead cites; it overrides :meth:`legal_leads` /
-:meth:`legal_follows` for its own restrictions.
+worth (``points``), which ruling its opening lead cites, whether a void seat may throw points on
+the first trick, and overrides :meth:`legal_leads` for its own lead restrictions.
 """
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from typing import TYPE_CHECKING
 
 from ..cards import CODES
-from ..rules import TWO_OF_CLUBS, Rules, X, follow_suit, hearts_pass_offset, points_taken
+from ..rules import TWO_OF_CLUBS, Rules, X, hearts_pass_offset, points_taken
 
 if TYPE_CHECKING:
     from ..state import GameState
@@ -24,6 +25,9 @@ class HeartsFamily(Rules[X]):
     points: tuple[int, ...]
     #: The ruling that names the opening lead, cited when another card is tried (R-SH-LEAD, R-CC-LEAD).
     lead_ruling: str
+    #: A seat void in the suit led may not throw a point card on the first trick unless it holds
+    #: nothing else (R-SH-FIRST); False where anything goes (R-CC-FIRST).
+    no_points_on_first_trick = False
 
     def pass_offset(self, players: int, round_no: int) -> int:
         return hearts_pass_offset(players, round_no)  # R-CC-PASS, R-SH-PASS
@@ -37,8 +41,19 @@ class HeartsFamily(Rules[X]):
         return next(s for s, hand in enumerate(state.hands) if opener in hand)
 
     def legal_plays(self, state: GameState[X], seat: int) -> list[int]:
-        if state.trick:
-            return self.legal_follows(state, seat)
+        # Following is most of a round's decisions: done here in one step, on the sorted hand.
+        hand = state.hands[seat]
+        trick = state.trick
+        if trick:
+            low = trick[0] // 13 * 13
+            start = bisect_left(hand, low)
+            same = hand[start : bisect_left(hand, low + 13, start)]
+            if same:
+                return same
+            if self.no_points_on_first_trick and not state.tricks:
+                points = self.points
+                return [c for c in hand if not points[c]] or list(hand)
+            return list(hand)
         if not state.tricks:
             return [self.opening_card(state.players)]
         return self.legal_leads(state, seat)
@@ -46,10 +61,6 @@ class HeartsFamily(Rules[X]):
     def legal_leads(self, state: GameState[X], seat: int) -> list[int]:
         """Cards ``seat`` may lead after the first trick."""
         return list(state.hands[seat])
-
-    def legal_follows(self, state: GameState[X], seat: int) -> list[int]:
-        """Cards ``seat`` may play to a trick already led."""
-        return follow_suit(state.hands[seat], state.trick)
 
     def why_not(self, state: GameState[X], seat: int, played: int) -> str:
         if not state.trick and not state.tricks:

@@ -50,6 +50,7 @@ class SpotHearts(HeartsFamily[SpotHeartsRound]):
     )
     points = POINTS
     lead_ruling = "R-SH-LEAD"  # the 2♣ after the pass
+    no_points_on_first_trick = True  # R-SH-FIRST: a void seat still may not throw a heart or the Q♠
 
     def new_extra(self, players: int) -> SpotHeartsRound:
         return SpotHeartsRound()
@@ -64,13 +65,6 @@ class SpotHearts(HeartsFamily[SpotHeartsRound]):
         # R-SH-BREAK: no heart lead before a heart or the Q♠ has been played, unless only hearts are left.
         return [c for c in hand if SUIT_OF[c] != HEARTS] or list(hand)
 
-    def legal_follows(self, state: GameState[SpotHeartsRound], seat: int) -> list[int]:
-        legal = super().legal_follows(state, seat)
-        if not state.tricks and SUIT_OF[legal[0]] != SUIT_OF[state.trick[0]]:
-            # R-SH-FIRST: void on the first trick, still no penalty card unless nothing else is left.
-            return [c for c in legal if not is_penalty(c)] or legal
-        return legal
-
     def why_not(self, state: GameState[SpotHeartsRound], seat: int, played: int) -> str:
         if not state.trick and state.tricks:
             return "hearts may not be led until a heart or the QS has been played (R-SH-BREAK)"
@@ -79,7 +73,7 @@ class SpotHearts(HeartsFamily[SpotHeartsRound]):
         return super().why_not(state, seat, played)
 
     def on_play(self, state: GameState[SpotHeartsRound], seat: int, played: int) -> None:
-        if is_penalty(played):
+        if POINTS[played]:  # R-SH-BREAK: a heart or the Q♠
             state.extra.hearts_broken = True
 
     def add_public(self, state: GameState[SpotHeartsRound], view: TableView) -> None:
