@@ -124,6 +124,10 @@ class Rules(Generic[X]):
         """The game's own state at the start of a round (``state.extra``; None for a game without)."""
         raise NotImplementedError
 
+    def copy_extra(self, extra: X) -> X:
+        """An independent copy of the game's own round state (for :meth:`GameState.copy`)."""
+        return extra
+
     def first_dealer_from_seed(self) -> bool:
         """R-DEALER: only games whose text says "determined randomly" draw the first dealer."""
         return False

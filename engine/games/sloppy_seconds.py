@@ -65,6 +65,9 @@ class SloppySeconds(Rules[SloppyRound]):
     def new_extra(self, players: int) -> SloppyRound:
         return SloppyRound()
 
+    def copy_extra(self, extra: SloppyRound) -> SloppyRound:
+        return SloppyRound(list(extra.broken), extra.trump)
+
     def deck(self, players: int, options: dict[str, Any]) -> list[int]:
         return [c for c in range(52) if not (players == 3 and c == TWO_OF_CLUBS)]  # R-SL-DEAL
 

@@ -92,6 +92,9 @@ class SoreSpot(Rules[SoreSpotRound]):
     def new_extra(self, players: int) -> SoreSpotRound:
         return SoreSpotRound([None] * players)
 
+    def copy_extra(self, extra: SoreSpotRound) -> SoreSpotRound:
+        return SoreSpotRound(list(extra.sore_cards))
+
     def validate_options(self, players: int, options: dict[str, Any]) -> dict[str, Any]:
         out = super().validate_options(players, options)
         if out["rounds"] is None:

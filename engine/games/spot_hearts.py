@@ -55,6 +55,9 @@ class SpotHearts(HeartsFamily[SpotHeartsRound]):
     def new_extra(self, players: int) -> SpotHeartsRound:
         return SpotHeartsRound()
 
+    def copy_extra(self, extra: SpotHeartsRound) -> SpotHeartsRound:
+        return SpotHeartsRound(extra.hearts_broken)
+
     def first_dealer_from_seed(self) -> bool:
         return True  # R-DEALER: "The first dealer is determined randomly".
 

@@ -29,3 +29,11 @@ MODULES = [
 def test_docstring_examples(name):
     result = doctest.testmod(importlib.import_module(name))
     assert result.failed == 0
+
+
+def test_docs_search_example_runs():
+    block = next(b for b in re.findall(r"```python\n(.*?)```", DOC.read_text(), re.S) if "g.copy()" in b)
+    scope: dict = {}
+    exec(compile(block, str(DOC), "exec"), scope)
+    g = scope["g"]
+    assert scope["best"] in g.legal_moves(scope["seat"]) and g.version == 0  # the search left g untouched
