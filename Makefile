@@ -4,7 +4,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: test run lint bench bench-api clean
+.PHONY: test run lint bench bench-api clean compiled
 
 $(STAMP): pyproject.toml
 	@$(PYTHON) -c 'import sys; assert sys.version_info >= (3, 11), "Python >= 3.11 needed"'
@@ -13,6 +13,14 @@ $(STAMP): pyproject.toml
 	$(PY) -m pip install -q -e '.[dev]'
 	$(PY) -m pip install -q -e clients/python
 	touch $(STAMP)
+
+# The rule modules compiled with mypyc (docs/engine.md, engine/compiled.py), rebuilt when an engine
+# source changes; used only while it matches the source. Without a C compiler the engine runs interpreted.
+ENGINE_BUILD := build/engine-mypyc/fingerprint.txt
+$(ENGINE_BUILD): $(STAMP) $(shell find engine -name '*.py')
+	-PYTHONPATH="$(CURDIR)" $(PY) -m engine compile
+
+compiled: $(ENGINE_BUILD)
 
 test: $(STAMP)
 	$(PY) -m ruff check .
@@ -31,7 +39,7 @@ RUN_ENV = PATH="$(CURDIR)/$(VENV)/bin:$$PATH" PYTHONPATH="$(CURDIR)" ALLOW_PRIVA
 
 ARENA_WORKERS ?= 2
 
-run: $(STAMP)
+run: $(STAMP) $(ENGINE_BUILD)
 	@mkdir -p var/redis
 	@echo "Trick Arena: ladder page http://127.0.0.1:8000/  API docs http://127.0.0.1:8000/api/docs  (Ctrl-C stops all)"
 ifdef REDIS_URL
@@ -45,11 +53,11 @@ endif
 bench-api: $(STAMP)
 	PYTHONPATH="$(CURDIR)" $(PY) -m api.bench
 
-bench: $(STAMP)
+bench: $(STAMP) $(ENGINE_BUILD)
 	$(PY) -m engine bench --rounds 2000 --seed 1 --repeat 5
 
 clean:
-	rm -rf $(VENV) .pytest_cache .ruff_cache
+	rm -rf $(VENV) .pytest_cache .ruff_cache build/engine-mypyc
 
 # Reliability (docs/reliability.md; not part of `make test`): bounded scripts that start their own stack on
 # 127.0.0.1 (Redis AOF everysec, gunicorn, RQ workers), stop by themselves and print JSON (exit 1 on a failure).

@@ -13,6 +13,12 @@ hands), and a game is reproduced exactly by its record.
 (<Phase.PLAY: 'play'>, ['2C'])
 """
 
+from . import compiled as _compiled
+
+# The mypyc build of the rule modules, when it exists and matches the source (engine/compiled.py).
+__path__ = _compiled.package_path(__name__) + __path__
+COMPILED = _compiled.ACTIVE
+
 from .cards import Card, CardError
 from .errors import (
     EngineError,
@@ -29,6 +35,7 @@ from .shapes import Decision, Phase, SeatView, SpectatorView, TableView
 from .state import GameState
 
 __all__ = [
+    "COMPILED",
     "GAMES",
     "Card",
     "CardError",

@@ -97,6 +97,18 @@ def cmd_bench(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_compile(args: argparse.Namespace) -> int:
+    from . import compiled
+
+    try:
+        status = compiled.build()
+    except Exception as exc:  # no C compiler, no mypy: the interpreted engine is the fallback
+        print(f"not compiled ({type(exc).__name__}: {exc}); the engine runs interpreted", file=sys.stderr)
+        return 1
+    print(f"compiled {len(compiled.MODULES)} modules into {compiled.BUILD}")
+    return status
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m engine", description="Trick Arena rules engine")
     sub = parser.add_subparsers(dest="command", required=True)
@@ -121,6 +133,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--repeat", type=int, default=3, help="alternating runs; each figure is the best")
     p.add_argument("--no-openspiel", action="store_true", help="skip OpenSpiel even when installed")
     p.set_defaults(func=cmd_bench)
+    p = sub.add_parser("compile", help="compile the rule modules with mypyc (needs mypy and a C compiler)")
+    p.set_defaults(func=cmd_compile)
     args = parser.parse_args(argv)
     status: int = args.func(args)
     return status

@@ -15,6 +15,7 @@ from collections.abc import Callable
 from functools import partial
 from typing import Any
 
+from . import compiled
 from .bots.base import choose_random
 from .game import new_game
 from .games.registry import GAMES
@@ -68,6 +69,10 @@ def openspiel_random_rounds(seed: int | str, rounds: int) -> tuple[int, int] | N
     return rounds, decisions
 
 
+def _engine_build() -> str:
+    return "compiled" if compiled.ACTIVE else "interpreted"
+
+
 def _timed(run: Callable[[], tuple[int, int] | None]) -> tuple[float, int, int] | None:
     start = time.perf_counter()
     out = run()
@@ -86,7 +91,8 @@ def bench(
 ) -> list[dict[str, Any]]:
     """Rounds and decisions per second for each game (default: all four), best of ``repeat``.
 
-    One dict per game: ``game, players, rounds, decisions, seconds, rounds_per_s, decisions_per_s``,
+    One dict per game: ``game, engine`` (``compiled`` or ``interpreted``, see :mod:`engine.compiled`),
+    ``players, rounds, decisions, seconds, rounds_per_s, decisions_per_s``,
     ``vs_spot_hearts`` (rounds/s over Spot Hearts', when it is measured too) and ``vs_openspiel``
     (rounds/s over OpenSpiel's Hearts, when installed); then one dict for OpenSpiel itself.
     """
@@ -106,6 +112,7 @@ def bench(
     for name, (seconds, played, decisions) in best.items():
         row: dict[str, Any] = {
             "game": name,
+            "engine": "openspiel" if name == "openspiel-hearts" else _engine_build(),
             "players": 4 if name == "openspiel-hearts" else players or 4,
             "rounds": played,
             "decisions": decisions,

@@ -26,7 +26,7 @@ def replay_summary(record: Mapping[str, Any], trace: bool = False) -> dict[str, 
         move = entry.get("move") if isinstance(entry, dict) else None
         legal = game.legal_moves(seat) if isinstance(seat, int) and 0 <= seat < game.players else []
         try:
-            game.apply(seat, move)  # type: ignore[arg-type]  # a record's bad seat or move: apply rejects it
+            game.apply(seat, move)  # a record's bad seat or move: apply rejects it
         except EngineError as exc:
             failure = {
                 "ok": False,

@@ -83,7 +83,7 @@ class Rules(Generic[X]):
     pass_count = 0
 
     # ----- setup ---------------------------------------------------------
-    def validate_options(self, players: int, options: dict[str, Any]) -> dict[str, Any]:
+    def validate_options(self, players: object, options: dict[str, Any]) -> dict[str, Any]:
         """Check the player count and options; return options with defaults filled in."""
         info = self.info
         if not isinstance(players, int) or isinstance(players, bool):

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Sequence
-from typing import Any, Generic, TypedDict
+from typing import Any, Final, Generic, TypedDict
 
 from .cards import CARD_OF_CODE, CODES, Card, CardError, codes
 from .errors import GameOverError, IllegalMoveError, MalformedMoveError, NotYourTurnError, OptionsError
@@ -37,7 +37,10 @@ from .shapes import (
     Trick,
 )
 
-PLAY, PASS, SORE, OVER = Phase.PLAY, Phase.PASS, Phase.SORE, Phase.OVER
+PLAY: Final = Phase.PLAY
+PASS: Final = Phase.PASS
+SORE: Final = Phase.SORE
+OVER: Final = Phase.OVER
 
 
 def deal_from_seed(
@@ -82,7 +85,12 @@ class GameState(Generic[X]):
         options: dict[str, Any],
         seed: int | str | None,
         deals: list[IntDeal],
+        *,
+        copy_of: GameState[X] | None = None,
     ) -> None:
+        if copy_of is not None:  # GameState.copy
+            self._copy_from(copy_of)
+            return
         self.rules = rules
         # A rule book without a play step of its own costs no call per card.
         self._on_play = rules.on_play if type(rules).on_play is not Rules.on_play else None
@@ -120,7 +128,7 @@ class GameState(Generic[X]):
             self.hands = deal_from_seed(self.seed, self.round_no, self.deck, n, self.dealer)
         else:
             raise OptionsError(f"round {self.round_no} has no explicit deal and the game has no seed")
-        self.dealt.append({"dealer": self.dealer, "hands": [codes(h) for h in self.hands]})
+        self.dealt.append({"dealer": self.dealer, "hands": [[CODES[c] for c in h] for h in self.hands]})
         self.leader: int | None = None
         self.turn = -1
         self.trick: list[int] = []
@@ -174,32 +182,30 @@ class GameState(Generic[X]):
             ints = []
         else:
             ints = list(self.hands[seat])
-        pair = self._legal_cache[seat] = (ints, list(map(CODES.__getitem__, ints)))
+        pair = self._legal_cache[seat] = (ints, [CODES[c] for c in ints])
         return pair
 
-    def legal_moves(self, seat: int) -> list[str]:
+    # The public calls take ``object`` for what a caller passes in, so that a wrong type gets the
+    # engine's own error (MalformedMoveError), compiled or not.
+    def legal_moves(self, seat: object) -> list[str]:
         """Legal card codes for ``seat`` now.  In a pass phase: the cards to choose three of."""
-        if seat.__class__ is not int or not 0 <= seat < self.players:
-            self._check_seat(seat)
-        return list(self._legal(seat)[1])
+        return list(self._legal(self._seat(seat))[1])
 
-    def decision(self, seat: int) -> Decision | None:
+    def decision(self, seat: object) -> Decision | None:
         """What ``seat`` must decide now, or None: ``{"kind", "count", "legal"}``."""
-        if seat.__class__ is not int or not 0 <= seat < self.players:
-            self._check_seat(seat)
-        legal = self._legal(seat)[1]
+        legal = self._legal(self._seat(seat))[1]
         if not legal:
             return None
         phase = self.phase
         return {"kind": phase, "count": self.rules.pass_count if phase is PASS else 1, "legal": list(legal)}
 
     # ----- moves ----------------------------------------------------------
-    def apply(self, seat: int, move: Move) -> None:
+    def apply(self, seat: object, move: object) -> None:
         """Apply ``seat``'s move; on any error nothing changes.
 
-        A play or sore card is a card code; a pass is a list of three codes.
+        A play or sore card is a card code; a pass is a list of three codes (:data:`Move`).
         """
-        if self.phase is PLAY and seat == self.turn and type(seat) is int and type(move) is str:
+        if type(seat) is int and type(move) is str and self.phase is PLAY and seat == self.turn:
             # The common case, kept short: a canonical code among the legal cards.
             c = CARD_OF_CODE.get(move)
             cached = self._legal_cache.get(seat)
@@ -211,9 +217,9 @@ class GameState(Generic[X]):
                 return
         self._apply_checked(seat, move)
 
-    def _apply_checked(self, seat: int, move: Move) -> None:
+    def _apply_checked(self, given_seat: object, move: object) -> None:
         """Every check, in order, with the error that says what is wrong; then the move."""
-        self._check_seat(seat)
+        seat = self._seat(given_seat)
         if self.phase is OVER:
             raise GameOverError("the game is over", [])
         if seat not in self.to_act():
@@ -236,9 +242,13 @@ class GameState(Generic[X]):
             if len(self.pending) == self.players:
                 self._resolve_simultaneous()
 
-    def _check_seat(self, seat: int) -> None:
+    def _seat(self, seat: object) -> int:
+        """``seat`` if it is a seat number of this game, else MalformedMoveError."""
+        if type(seat) is int and 0 <= seat < self.players:
+            return seat
         if not isinstance(seat, int) or isinstance(seat, bool) or not 0 <= seat < self.players:
             raise MalformedMoveError(f"seat must be an integer from 0 to {self.players - 1}, not {seat!r}")
+        return seat
 
     def _parse(self, move: object) -> list[int]:
         """The move's cards, or MalformedMoveError / CardError saying what is wrong with its shape."""
@@ -296,7 +306,7 @@ class GameState(Generic[X]):
         winner = self.rules.trick_winner(self)
         leader = self.leader
         assert leader is not None  # a trick is being played
-        self.tricks.append({"leader": leader, "cards": list(map(CODES.__getitem__, trick)), "winner": winner})
+        self.tricks.append({"leader": leader, "cards": [CODES[c] for c in trick], "winner": winner})
         if winner is not None:
             self.won[winner].extend(trick)
             leader = self.leader = winner
@@ -352,20 +362,20 @@ class GameState(Generic[X]):
         self.rules.add_public(self, view)
         return view
 
-    def view(self, seat: int) -> SeatView:
+    def view(self, seat: object) -> SeatView:
         """What ``seat`` may see: its hand, its own pending choice and passes, and the public table."""
-        self._check_seat(seat)
-        decision = self.decision(seat)
+        me = self._seat(seat)
+        decision = self.decision(me)
         view: SeatView = {
             **self._public(),  # type: ignore[typeddict-item]  # chosen, passed, received are added below
-            "seat": seat,
-            "hand": codes(self.hands[seat]),
+            "seat": me,
+            "hand": [CODES[c] for c in self.hands[me]],
             "decision": decision,
             "legal": decision["legal"] if decision else [],
         }
-        if seat in self.pending:
-            view["chosen"] = codes(self.pending[seat])
-        passed, received = self.passed[seat], self.received[seat]
+        if me in self.pending:
+            view["chosen"] = codes(self.pending[me])
+        passed, received = self.passed[me], self.received[me]
         if passed is not None:
             view["passed"] = codes(passed)
             view["received"] = codes(received or [])
@@ -389,24 +399,47 @@ class GameState(Generic[X]):
         >>> trial.phase, g.phase, g.version
         (<Phase.PLAY: 'play'>, <Phase.SORE: 'sore'>, 0)
         """
-        new = object.__new__(type(self))
-        new.__dict__.update(self.__dict__)  # shared: rules, options, deck, explicit deals (never changed)
-        new.hands = [list(h) for h in self.hands]
-        new.trick = list(self.trick)
-        new.trick_seats = list(self.trick_seats)
-        new.tricks = list(self.tricks)  # completed tricks are never changed, only added
-        new.won = [list(w) for w in self.won]
-        new.pending = dict(self.pending)  # a pending choice is replaced, never changed
-        new.passed = list(self.passed)
-        new.received = list(self.received)
-        new.totals = list(self.totals)
-        new.winners = list(self.winners)
-        new.history = list(self.history)
-        new.moves = list(self.moves)
-        new.dealt = list(self.dealt)
-        new.extra = self.rules.copy_extra(self.extra)
-        new._legal_cache = dict(self._legal_cache)  # cached lists are never handed out or changed
-        return new
+        return GameState(
+            self.rules, self.players, self.options, self.seed, self._given_deals, copy_of=self
+        )
+
+    def _copy_from(self, other: GameState[X]) -> None:
+        """Become an independent copy of ``other`` (see :meth:`copy`)."""
+        # Shared: what no move changes (rules, options, deck, explicit deals).
+        self.rules = other.rules
+        self._on_play = other._on_play
+        self.game_id = other.game_id
+        self.players = other.players
+        self.options = other.options
+        self.seed = other.seed
+        self._given_deals = other._given_deals
+        self.deck = other.deck
+        self._first_dealer = other._first_dealer
+        # Plain values.
+        self.round_no = other.round_no
+        self.dealer = other.dealer
+        self.phase = other.phase
+        self.over = other.over
+        self.leader = other.leader
+        self.turn = other.turn
+        self.pass_offset = other.pass_offset
+        # Containers that moves change, one level deep; what they hold is never changed in place
+        # (completed tricks, round summaries, logged moves, a pending choice, cached legal lists).
+        self.hands = [list(h) for h in other.hands]
+        self.trick = list(other.trick)
+        self.trick_seats = list(other.trick_seats)
+        self.tricks = list(other.tricks)
+        self.won = [list(w) for w in other.won]
+        self.pending = dict(other.pending)
+        self.passed = list(other.passed)
+        self.received = list(other.received)
+        self.totals = list(other.totals)
+        self.winners = list(other.winners)
+        self.history = list(other.history)
+        self.moves = list(other.moves)
+        self.dealt = list(other.dealt)
+        self.extra = other.rules.copy_extra(other.extra)
+        self._legal_cache = dict(other._legal_cache)
 
     def record(self) -> Record:
         """The replay record: every hand dealt so far, the seed, and the moves.

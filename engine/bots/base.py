@@ -18,7 +18,7 @@ class Bot(Protocol):
 
 
 def choose_random(rng: random.Random, decision: Decision | None) -> Move:
-    """The random policy, defined exactly so the fast path can reproduce it.
+    """The random policy, defined exactly so that a benchmark run is reproducible.
 
     A play or sore card: ``legal[int(rng.random() * len(legal))]``.  A pass: that draw
     three times without replacement from the legal cards in order.
@@ -86,7 +86,7 @@ BOT_NAMES = (
 _EPS = re.compile(r"^eps-(0(\.\d+)?|1(\.0+)?)$")
 
 
-def make_bot(name: str, seed: int | str | None = None) -> Bot:
+def make_bot(name: object, seed: int | str | None = None) -> Bot:
     """A house bot by name: ``random``, ``heuristic`` or ``eps-X`` (0 <= X <= 1)."""
     if name == "random":
         return RandomBot(seed)

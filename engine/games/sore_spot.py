@@ -95,7 +95,7 @@ class SoreSpot(Rules[SoreSpotRound]):
     def copy_extra(self, extra: SoreSpotRound) -> SoreSpotRound:
         return SoreSpotRound(list(extra.sore_cards))
 
-    def validate_options(self, players: int, options: dict[str, Any]) -> dict[str, Any]:
+    def validate_options(self, players: object, options: dict[str, Any]) -> dict[str, Any]:
         out = super().validate_options(players, options)
         if out["rounds"] is None:
             out["rounds"] = players

@@ -69,3 +69,10 @@ def test_copy_keeps_the_legal_cache_private():
     trial = g.copy()
     trial.apply(0, legal[:3])
     assert g.legal_moves(0) == legal and trial.legal_moves(0) == []
+
+
+def test_copy_sets_every_attribute():
+    g = engine.new_game("sloppy-seconds", 3, seed=4)
+    advance(g, random.Random(4), 20)
+    if not engine.COMPILED:  # a compiled GameState has no __dict__; its copy is checked by the tests above
+        assert set(vars(g.copy())) == set(vars(g))
