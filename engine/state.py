@@ -92,8 +92,6 @@ class GameState(Generic[X]):
             self._copy_from(copy_of)
             return
         self.rules = rules
-        # A rule book without a play step of its own costs no call per card.
-        self._on_play = rules.on_play if type(rules).on_play is not Rules.on_play else None
         self.game_id = rules.info.id
         self.players = players
         self.options = options
@@ -298,8 +296,7 @@ class GameState(Generic[X]):
         trick = self.trick
         trick.append(c)
         self.trick_seats.append(seat)
-        if self._on_play is not None:
-            self._on_play(self, seat, c)
+        self.rules.on_play(self, seat, c)
         if len(trick) < self.players:
             self.turn = (seat + 1) % self.players
             return
@@ -407,7 +404,6 @@ class GameState(Generic[X]):
         """Become an independent copy of ``other`` (see :meth:`copy`)."""
         # Shared: what no move changes (rules, options, deck, explicit deals).
         self.rules = other.rules
-        self._on_play = other._on_play
         self.game_id = other.game_id
         self.players = other.players
         self.options = other.options
