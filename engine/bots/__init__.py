@@ -12,6 +12,11 @@ API gives polling clients and the arena sends to HTTP bots.
 True
 """
 
+from .. import compiled as _compiled
+
+# The mypyc build of the bots' base module, when it matches the source (engine/compiled.py).
+__path__ = _compiled.package_path(__name__) + __path__
+
 from .base import BOT_NAMES, Bot, EpsilonBot, RandomBot, choose_random, make_bot, play_game
 
 __all__ = ["BOT_NAMES", "Bot", "EpsilonBot", "RandomBot", "choose_random", "make_bot", "play_game"]

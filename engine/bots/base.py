@@ -7,21 +7,24 @@ import re
 from collections.abc import Sequence
 from typing import Any, Protocol
 
-from ..state import GameState, Move
+from ..shapes import Decision, Move, SeatView
+from ..state import GameState
 
 
 class Bot(Protocol):
     name: str
 
-    def choose(self, view: dict[str, Any]) -> Move: ...
+    def choose(self, view: SeatView) -> Move: ...
 
 
-def choose_random(rng: random.Random, decision: dict[str, Any]) -> Move:
-    """The random policy, defined exactly so the fast path can reproduce it.
+def choose_random(rng: random.Random, decision: Decision | None) -> Move:
+    """The random policy, defined exactly so that a benchmark run is reproducible.
 
     A play or sore card: ``legal[int(rng.random() * len(legal))]``.  A pass: that draw
     three times without replacement from the legal cards in order.
     """
+    if decision is None:
+        raise ValueError("this seat has nothing to decide now")
     legal = decision["legal"]
     if decision["kind"] != "pass":
         return legal[int(rng.random() * len(legal))]
@@ -36,7 +39,7 @@ class RandomBot:
     def __init__(self, seed: int | str | None = None) -> None:
         self.rng = random.Random(seed)
 
-    def choose(self, view: dict[str, Any]) -> Move:
+    def choose(self, view: SeatView) -> Move:
         return choose_random(self.rng, view["decision"])
 
 
@@ -51,7 +54,7 @@ class EpsilonBot:
         self.name = f"eps-{epsilon:g}"
         self.rng = random.Random(seed)
 
-    def choose(self, view: dict[str, Any]) -> Move:
+    def choose(self, view: SeatView) -> Move:
         from .heuristics import heuristic_move  # late: heuristics import game modules
 
         if self.rng.random() < self.epsilon:
@@ -83,7 +86,7 @@ BOT_NAMES = (
 _EPS = re.compile(r"^eps-(0(\.\d+)?|1(\.0+)?)$")
 
 
-def make_bot(name: str, seed: int | str | None = None) -> Bot:
+def make_bot(name: object, seed: int | str | None = None) -> Bot:
     """A house bot by name: ``random``, ``heuristic`` or ``eps-X`` (0 <= X <= 1)."""
     if name == "random":
         return RandomBot(seed)
@@ -94,7 +97,7 @@ def make_bot(name: str, seed: int | str | None = None) -> Bot:
     raise ValueError(f"unknown house bot {name!r}; use random, heuristic or eps-0.1 .. eps-0.9")
 
 
-def play_game(game: GameState, bots: Sequence[Bot]) -> GameState:
+def play_game(game: GameState[Any], bots: Sequence[Bot]) -> GameState[Any]:
     """Let ``bots[seat]`` play every decision of ``game`` until it is over."""
     while not game.over:
         for seat in game.to_act():

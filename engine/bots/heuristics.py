@@ -7,21 +7,27 @@ shows (own hand, public table), so they are fair opponents for any bot.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
 
 from ..cards import CODES, RANK_OF, SUIT_OF, SUITS, Card
 from ..games import card_commons, sloppy_seconds, sore_spot, spot_hearts
 from ..rules import QUEEN_OF_SPADES
-from ..state import Move
+from ..shapes import Decision, Move, SeatView
 
-Policy = Callable[[dict[str, Any]], Move]
+Policy = Callable[[SeatView], Move]
 
 
 def _ints(cards: list[str]) -> list[int]:
     return [Card.parse(c) for c in cards]
 
 
-def _trick_cards(view: dict[str, Any]) -> list[int]:
+def _decision(view: SeatView) -> Decision:
+    decision = view["decision"]
+    if decision is None:
+        raise ValueError("this seat has nothing to decide now")
+    return decision
+
+
+def _trick_cards(view: SeatView) -> list[int]:
     return [Card.parse(e["card"]) for e in view["trick"]["cards"]]
 
 
@@ -38,8 +44,8 @@ def _hearts_policy(points: tuple[int, ...]) -> Policy:
             return 90 + RANK_OF[c]
         return RANK_OF[c] * 4 + (3 if points[c] else 0)
 
-    def policy(view: dict[str, Any]) -> Move:
-        decision = view["decision"]
+    def policy(view: SeatView) -> Move:
+        decision = _decision(view)
         legal = _ints(decision["legal"])
         if decision["kind"] == "pass":
             worst = sorted(legal, key=danger, reverse=True)[: decision["count"]]
@@ -66,8 +72,8 @@ def _hearts_policy(points: tuple[int, ...]) -> Policy:
 # ----- Sloppy Seconds: aim at the second-highest total of each suit ---------------------------
 
 
-def _sloppy_policy(view: dict[str, Any]) -> Move:
-    legal = _ints(view["decision"]["legal"])
+def _sloppy_policy(view: SeatView) -> Move:
+    legal = _ints(_decision(view)["legal"])
     me = view["seat"]
     n = view["players"]
     value = sloppy_seconds.VALUE
@@ -79,7 +85,8 @@ def _sloppy_policy(view: dict[str, Any]) -> Move:
                 totals[t["winner"]][SUIT_OF[c]] += value[c]
     trick = _trick_cards(view)
     broken = [SUITS.index(s) for s in view.get("broken", [])]
-    trump = None if view.get("trump") is None else SUITS.index(view["trump"])
+    trump_code = view.get("trump")
+    trump = None if trump_code is None else SUITS.index(trump_code)
 
     def my_score(extra: list[int]) -> int:
         score = 0
@@ -116,8 +123,8 @@ def _sloppy_policy(view: dict[str, Any]) -> Move:
 # ----- Sore Spot: win tricks that carry no sore cards of yours, shed your sore suit ---------------
 
 
-def _sore_policy(view: dict[str, Any]) -> Move:
-    decision = view["decision"]
+def _sore_policy(view: SeatView) -> Move:
+    decision = _decision(view)
     legal = _ints(decision["legal"])
     number = sore_spot.NUMBER
     if decision["kind"] == "sore":
@@ -167,5 +174,5 @@ POLICIES: dict[str, Policy] = {
 }
 
 
-def heuristic_move(view: dict[str, Any]) -> Move:
+def heuristic_move(view: SeatView) -> Move:
     return POLICIES[view["game"]](view)

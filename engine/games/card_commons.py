@@ -5,17 +5,9 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from ..cards import HEARTS, SUIT_OF
-from ..rules import (
-    MAX_TARGET,
-    QUEEN_OF_SPADES,
-    THREE_OF_CLUBS,
-    TWO_OF_CLUBS,
-    GameInfo,
-    OptionSpec,
-    Rules,
-    hearts_pass_offset,
-    points_taken,
-)
+from ..rules import MAX_TARGET, QUEEN_OF_SPADES, THREE_OF_CLUBS, TWO_OF_CLUBS, GameInfo, OptionSpec
+from ..shapes import RoundSummary
+from .hearts import HeartsFamily
 
 if TYPE_CHECKING:
     from ..state import GameState
@@ -24,7 +16,9 @@ POINTS = tuple(1 if SUIT_OF[c] == HEARTS else 13 if c == QUEEN_OF_SPADES else 0 
 MOON = 26
 
 
-class CardCommons(Rules):
+class CardCommons(HeartsFamily[None]):
+    """No state of its own: hearts may be led any time after the first trick (R-CC-FIRST)."""
+
     info = GameInfo(
         id="card-commons",
         name="Card Commons",
@@ -45,45 +39,33 @@ class CardCommons(Rules):
             )
         },
     )
-    low_wins = True
-    pass_count = 3
+    points = POINTS
+    lead_ruling = "R-CC-LEAD"
+
+    def new_extra(self, players: int) -> None:
+        return None
 
     def deck(self, players: int, options: dict[str, Any]) -> list[int]:
         return [c for c in range(52) if not (players == 3 and c == TWO_OF_CLUBS)]
 
-    def pass_offset(self, players: int, round_no: int) -> int:
-        return hearts_pass_offset(players, round_no)  # R-CC-PASS
-
     def opening_card(self, players: int) -> int:
         return THREE_OF_CLUBS if players == 3 else TWO_OF_CLUBS  # R-CC-LEAD
 
-    def first_leader(self, state: GameState) -> int:
-        opener = self.opening_card(state.players)
-        return next(s for s, hand in enumerate(state.hands) if opener in hand)
+    # R-CC-FIRST: when void, anything goes, even on the first trick; any lead after it (the family's
+    # legal_leads and legal_follows as they are).
 
-    def legal_plays(self, state: GameState, seat: int) -> list[int]:
-        if not state.trick and not state.tricks:
-            return [self.opening_card(state.players)]
-        # R-CC-FIRST: when void, anything goes, even on the first trick; any lead after it.
-        return super().legal_plays(state, seat)
-
-    def why_not(self, state: GameState, seat: int, played: int) -> str:
-        if not state.trick:
-            return f"the {self.opening_card(state.players)} leads the first trick (R-CC-LEAD)"
-        return super().why_not(state, seat, played)
-
-    def moon_shooter(self, state: GameState) -> int | None:
+    def moon_shooter(self, state: GameState[None]) -> int | None:
         """R-CC-MOON: the seat that took all 13 hearts and the Q♠, if any."""
         for seat, cards in enumerate(state.won):
             if sum(POINTS[c] for c in cards) == MOON:
                 return seat
         return None
 
-    def round_points(self, state: GameState) -> list[int]:
+    def round_points(self, state: GameState[None]) -> list[int]:
         shooter = self.moon_shooter(state)
         if shooter is None:
-            return points_taken(state.won, POINTS)
+            return super().round_points(state)
         return [-MOON if seat == shooter else 0 for seat in range(state.players)]
 
-    def round_summary(self, state: GameState) -> dict[str, Any]:
-        return {"moon": self.moon_shooter(state)}
+    def add_to_summary(self, state: GameState[None], summary: RoundSummary) -> None:
+        summary["moon"] = self.moon_shooter(state)

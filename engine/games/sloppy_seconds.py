@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ..cards import RANK_OF, SUIT_OF, SUITS
 from ..rules import MAX_TARGET, TWO_OF_CLUBS, GameInfo, OptionSpec, Rules, highest_of_led_suit
+from ..shapes import RoundSummary, TableView
 
 if TYPE_CHECKING:
     from ..state import GameState
@@ -30,7 +32,15 @@ def second_place_scores(totals: list[int]) -> list[int]:
     return [t if t == second else 0 for t in totals]
 
 
-class SloppySeconds(Rules):
+@dataclass
+class SloppyRound:
+    """Sloppy Seconds' own state in a round (R-SL-BREAK): suits broken in order, and trump once set."""
+
+    broken: list[int] = field(default_factory=list)
+    trump: int | None = None
+
+
+class SloppySeconds(Rules[SloppyRound]):
     info = GameInfo(
         id="sloppy-seconds",
         name="Sloppy Seconds",
@@ -52,19 +62,26 @@ class SloppySeconds(Rules):
         },
     )
 
+    def new_extra(self, players: int) -> SloppyRound:
+        return SloppyRound()
+
+    def copy_extra(self, extra: SloppyRound) -> SloppyRound:
+        return SloppyRound(list(extra.broken), extra.trump)
+
     def deck(self, players: int, options: dict[str, Any]) -> list[int]:
         return [c for c in range(52) if not (players == 3 and c == TWO_OF_CLUBS)]  # R-SL-DEAL
 
-    def on_play(self, state: GameState, seat: int, played: int) -> None:
+    def on_play(self, state: GameState[SloppyRound], seat: int, played: int) -> None:
         # R-SL-BREAK: off-suit play breaks a suit; the second distinct suit broken is trump, at once.
         suit = SUIT_OF[played]
-        if len(state.trick) > 1 and suit != SUIT_OF[state.trick[0]] and suit not in state.broken:
-            state.broken.append(suit)
-            if len(state.broken) == 2 and state.trump is None:
-                state.trump = suit
+        own = state.extra
+        if len(state.trick) > 1 and suit != SUIT_OF[state.trick[0]] and suit not in own.broken:
+            own.broken.append(suit)
+            if len(own.broken) == 2 and own.trump is None:
+                own.trump = suit
 
-    def trick_winner(self, state: GameState) -> int:
-        trump = state.trump
+    def trick_winner(self, state: GameState[SloppyRound]) -> int:
+        trump = state.extra.trump
         trick = state.trick
         if trump is not None:
             trumps = [i for i, c in enumerate(trick) if SUIT_OF[c] == trump]
@@ -72,7 +89,7 @@ class SloppySeconds(Rules):
                 return state.trick_seats[max(trumps, key=trick.__getitem__)]
         return highest_of_led_suit(trick, state.trick_seats)
 
-    def round_points(self, state: GameState) -> list[int]:
+    def round_points(self, state: GameState[SloppyRound]) -> list[int]:
         n = state.players
         points = [0] * n
         for suit in range(4):
@@ -81,11 +98,11 @@ class SloppySeconds(Rules):
                 points[seat] += p
         return [max(p, MIN_HAND_SCORE) for p in points]
 
-    def public_extras(self, state: GameState) -> dict[str, Any]:
-        return {
-            "trump": None if state.trump is None else SUITS[state.trump],
-            "broken": [SUITS[s] for s in state.broken],
-        }
+    def add_public(self, state: GameState[SloppyRound], view: TableView) -> None:
+        own = state.extra
+        view["trump"] = None if own.trump is None else SUITS[own.trump]
+        view["broken"] = [SUITS[s] for s in own.broken]
 
-    def round_summary(self, state: GameState) -> dict[str, Any]:
-        return {"trump": None if state.trump is None else SUITS[state.trump]}
+    def add_to_summary(self, state: GameState[SloppyRound], summary: RoundSummary) -> None:
+        trump = state.extra.trump
+        summary["trump"] = None if trump is None else SUITS[trump]

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from ..cards import CODES, RANK_OF, SUIT_OF, Card, CardError, card
+from ..cards import CODES, RANK_OF, SUIT_OF, Card, CardError, card, codes
 from ..errors import OptionsError
 from ..rules import GameInfo, OptionSpec, Rules
+from ..shapes import RoundSummary, TableView
 
 if TYPE_CHECKING:
     from ..state import GameState
@@ -55,7 +57,14 @@ def round_score(sore_card: int, won: list[int]) -> int:
     return -NUMBER[sore_card] + sum(-NUMBER[c] if SUIT_OF[c] == sore else 1 for c in won)
 
 
-class SoreSpot(Rules):
+@dataclass
+class SoreSpotRound:
+    """Sore Spot's own state in a round: each seat's laid sore card, None until every seat has laid."""
+
+    sore_cards: list[int | None]
+
+
+class SoreSpot(Rules[SoreSpotRound]):
     info = GameInfo(
         id="sore-spot",
         name="Sore Spot",
@@ -80,7 +89,13 @@ class SoreSpot(Rules):
     )
     has_sore_phase = True
 
-    def validate_options(self, players: int, options: dict[str, Any]) -> dict[str, Any]:
+    def new_extra(self, players: int) -> SoreSpotRound:
+        return SoreSpotRound([None] * players)
+
+    def copy_extra(self, extra: SoreSpotRound) -> SoreSpotRound:
+        return SoreSpotRound(list(extra.sore_cards))
+
+    def validate_options(self, players: object, options: dict[str, Any]) -> dict[str, Any]:
         out = super().validate_options(players, options)
         if out["rounds"] is None:
             out["rounds"] = players
@@ -119,15 +134,30 @@ class SoreSpot(Rules):
             return list(A_TO_Q)
         return [Card.parse(c) for c in choice]
 
-    def legal_plays(self, state: GameState, seat: int) -> list[int]:
+    def legal_plays(self, state: GameState[SoreSpotRound], seat: int) -> list[int]:
         return list(state.hands[seat])  # no need to follow suit
 
-    def trick_winner(self, state: GameState) -> int | None:
+    def on_secret_cards(self, state: GameState[SoreSpotRound], laid: dict[int, int]) -> None:
+        for seat, c in laid.items():
+            state.extra.sore_cards[seat] = c
+
+    def trick_winner(self, state: GameState[SoreSpotRound]) -> int | None:
         index = trick_winner_index(state.trick)
         return None if index is None else state.trick_seats[index]
 
-    def round_points(self, state: GameState) -> list[int]:
-        return [round_score(state.sore_cards[s], state.won[s]) for s in range(state.players)]  # type: ignore[arg-type]
+    def laid(self, state: GameState[SoreSpotRound]) -> list[int]:
+        """Every seat's sore card, in seat order (play begins only once all are laid)."""
+        return [c for c in state.extra.sore_cards if c is not None]
 
-    def game_over(self, state: GameState) -> bool:
-        return state.round_no + 1 >= state.options["rounds"]
+    def round_points(self, state: GameState[SoreSpotRound]) -> list[int]:
+        return [round_score(sore, state.won[s]) for s, sore in enumerate(self.laid(state))]
+
+    def game_over(self, state: GameState[SoreSpotRound]) -> bool:
+        return bool(state.round_no + 1 >= state.options["rounds"])
+
+    def add_public(self, state: GameState[SoreSpotRound], view: TableView) -> None:
+        # R-SIMUL: sore cards show only once every seat has laid one.
+        view["sore_cards"] = [None if c is None else CODES[c] for c in state.extra.sore_cards]
+
+    def add_to_summary(self, state: GameState[SoreSpotRound], summary: RoundSummary) -> None:
+        summary["sore_cards"] = codes(self.laid(state))

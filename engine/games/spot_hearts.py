@@ -2,20 +2,13 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from ..cards import HEARTS, RANK_OF, SUIT_OF
-from ..rules import (
-    MAX_TARGET,
-    QUEEN_OF_SPADES,
-    TWO_OF_CLUBS,
-    GameInfo,
-    OptionSpec,
-    Rules,
-    follow_suit,
-    hearts_pass_offset,
-    points_taken,
-)
+from ..rules import MAX_TARGET, QUEEN_OF_SPADES, GameInfo, OptionSpec
+from ..shapes import TableView
+from .hearts import HeartsFamily
 
 if TYPE_CHECKING:
     from ..state import GameState
@@ -28,7 +21,14 @@ def is_penalty(c: int) -> bool:
     return SUIT_OF[c] == HEARTS or c == QUEEN_OF_SPADES
 
 
-class SpotHearts(Rules):
+@dataclass
+class SpotHeartsRound:
+    """Spot Hearts' own state in a round: R-SH-BREAK, has a heart or the Q♠ been played."""
+
+    hearts_broken: bool = False
+
+
+class SpotHearts(HeartsFamily[SpotHeartsRound]):
     info = GameInfo(
         id="spot-hearts",
         name="Spot Hearts",
@@ -48,50 +48,36 @@ class SpotHearts(Rules):
             )
         },
     )
-    low_wins = True
-    pass_count = 3
+    points = POINTS
+    lead_ruling = "R-SH-LEAD"  # the 2♣ after the pass
+    no_points_on_first_trick = True  # R-SH-FIRST: a void seat still may not throw a heart or the Q♠
+
+    def new_extra(self, players: int) -> SpotHeartsRound:
+        return SpotHeartsRound()
+
+    def copy_extra(self, extra: SpotHeartsRound) -> SpotHeartsRound:
+        return SpotHeartsRound(extra.hearts_broken)
 
     def first_dealer_from_seed(self) -> bool:
         return True  # R-DEALER: "The first dealer is determined randomly".
 
-    def pass_offset(self, players: int, round_no: int) -> int:
-        return hearts_pass_offset(players, round_no)  # R-SH-PASS
-
-    def first_leader(self, state: GameState) -> int:
-        # R-SH-LEAD: the holder of the 2♣ after the pass.
-        return next(s for s, hand in enumerate(state.hands) if TWO_OF_CLUBS in hand)
-
-    def legal_plays(self, state: GameState, seat: int) -> list[int]:
+    def legal_leads(self, state: GameState[SpotHeartsRound], seat: int) -> list[int]:
         hand = state.hands[seat]
-        first_trick = not state.tricks
-        if not state.trick:
-            if first_trick:
-                return [TWO_OF_CLUBS]
-            if state.hearts_broken:
-                return list(hand)
-            # R-SH-BREAK: no heart lead before a heart or the Q♠ has been played, unless only hearts are left.
-            return [c for c in hand if SUIT_OF[c] != HEARTS] or list(hand)
-        legal = follow_suit(hand, state.trick)
-        if first_trick and SUIT_OF[legal[0]] != SUIT_OF[state.trick[0]]:
-            # R-SH-FIRST: void on the first trick, still no penalty card unless nothing else is left.
-            return [c for c in legal if not is_penalty(c)] or legal
-        return legal
+        if state.extra.hearts_broken:
+            return list(hand)
+        # R-SH-BREAK: no heart lead before a heart or the Q♠ has been played, unless only hearts are left.
+        return [c for c in hand if SUIT_OF[c] != HEARTS] or list(hand)
 
-    def why_not(self, state: GameState, seat: int, played: int) -> str:
-        if not state.trick:
-            if not state.tricks:
-                return "the 2C leads the first trick (R-SH-LEAD)"
+    def why_not(self, state: GameState[SpotHeartsRound], seat: int, played: int) -> str:
+        if not state.trick and state.tricks:
             return "hearts may not be led until a heart or the QS has been played (R-SH-BREAK)"
-        if any(SUIT_OF[c] == SUIT_OF[state.trick[0]] for c in state.hands[seat]):
-            return super().why_not(state, seat, played)
-        return "no heart and not the QS on the first trick (R-SH-FIRST)"
+        if state.trick and not any(SUIT_OF[c] == SUIT_OF[state.trick[0]] for c in state.hands[seat]):
+            return "no heart and not the QS on the first trick (R-SH-FIRST)"
+        return super().why_not(state, seat, played)
 
-    def on_play(self, state: GameState, seat: int, played: int) -> None:
-        if is_penalty(played):
-            state.hearts_broken = True
+    def on_play(self, state: GameState[SpotHeartsRound], seat: int, played: int) -> None:
+        if POINTS[played]:  # R-SH-BREAK: a heart or the Q♠
+            state.extra.hearts_broken = True
 
-    def round_points(self, state: GameState) -> list[int]:
-        return points_taken(state.won, POINTS)
-
-    def public_extras(self, state: GameState) -> dict[str, Any]:
-        return {"hearts_broken": state.hearts_broken}
+    def add_public(self, state: GameState[SpotHeartsRound], view: TableView) -> None:
+        view["hearts_broken"] = state.extra.hearts_broken

@@ -48,3 +48,12 @@ def lay_all(g: engine.GameState, choices: list[str] | list[list[str]]) -> None:
     """Submit one simultaneous choice per seat (sore cards or passes)."""
     for seat, choice in enumerate(choices):
         g.apply(seat, choice)
+
+
+def state_with(game: str, players: int = 4, **fields: Any) -> engine.GameState:
+    """A real game whose state fields (``trick``, ``hands``, ``won``, ``extra``...) are set as given:
+    for calling one rule step on a position (a compiled engine accepts only real game states)."""
+    g = engine.new_game(game, players, seed=0)
+    for name, value in fields.items():
+        setattr(g, name, value)
+    return g

@@ -8,7 +8,7 @@ from engine.cards import Card
 from engine.games.card_commons import CardCommons
 from engine.games.spot_hearts import POINTS as SH_POINTS
 
-from .rig import game_with, play
+from .rig import game_with, play, state_with
 
 HOLD_ROUND = 3  # 4 players: left, right, across, hold
 
@@ -35,6 +35,9 @@ def test_r_cc_lead_three_of_clubs_three_players():  # R-CC-LEAD
     skip_pass(g)
     holder = g.to_act()[0]
     assert g.legal_moves(holder) == ["3C"]
+    other = next(c for c in g.view(holder)["hand"] if c != "3C")
+    with pytest.raises(engine.IllegalMoveError, match=r"the 3C leads the first trick \(R-CC-LEAD\)"):
+        g.apply(holder, other)
 
 
 def test_r_cc_hearts_may_be_led_after_first_trick():  # R-CC-LEAD
@@ -55,19 +58,15 @@ def test_r_cc_pass_cycle_three_players():  # R-CC-PASS
 
 def test_r_cc_moon_shooter_minus_26_others_zero():  # R-CC-MOON
     rules = CardCommons()
-
-    class Fake:
-        players = 4
-        won = [
-            [Card.parse(c) for c in ["QS"] + [f"{r}H" for r in "23456789TJQKA"]],
-            [],
-            [Card.parse("2C")],
-            [],
-        ]
-
-    assert rules.round_points(Fake()) == [-26, 0, 0, 0]
-    Fake.won = [Fake.won[0][:-1], [Card.parse("AH")], [], []]
-    assert rules.round_points(Fake()) == [25, 1, 0, 0]
+    won = [
+        [Card.parse(c) for c in ["QS"] + [f"{r}H" for r in "23456789TJQKA"]],
+        [],
+        [Card.parse("2C")],
+        [],
+    ]
+    assert rules.round_points(state_with("card-commons", won=won)) == [-26, 0, 0, 0]
+    won = [won[0][:-1], [Card.parse("AH")], [], []]
+    assert rules.round_points(state_with("card-commons", won=won)) == [25, 1, 0, 0]
 
 
 def test_r_cc_end_at_target_lowest_wins():  # R-CC-END
@@ -131,42 +130,36 @@ def test_r_cc_first_trick_void_may_dump_heart_or_queen_exact():  # R-CC-FIRST
 def test_r_sh_first_trick_points_allowed_when_nothing_else():  # R-SH-FIRST exception
     from engine.games.spot_hearts import SpotHearts
 
-    class State:
-        trick = [Card.parse("2C")]
-        tricks = []
-        hands = {1: sorted(Card.parse(c) for c in ["QS", "2H", "3H"])}
-
-    legal = SpotHearts().legal_plays(State(), 1)
+    hands = [[], sorted(Card.parse(c) for c in ["QS", "2H", "3H"]), [], []]
+    state = state_with("spot-hearts", trick=[Card.parse("2C")], tricks=[], hands=hands)
+    legal = SpotHearts().legal_plays(state, 1)
     assert [str(Card(c)) for c in legal] == ["2H", "3H", "QS"]
 
 
 def test_r_sh_break_no_heart_lead_until_broken_queen_any_time():  # R-SH-BREAK
-    from engine.games.spot_hearts import SpotHearts
+    from engine.games.spot_hearts import SpotHearts, SpotHeartsRound
 
-    class State:
-        trick = []
-        tricks = [{"leader": 0}]
-        hearts_broken = False
-        hands = {
-            0: sorted(Card.parse(c) for c in ["2D", "QS", "5H"]),
-            1: sorted(Card.parse(c) for c in ["5H", "9H"]),
-        }
-
+    hands = [
+        sorted(Card.parse(c) for c in ["2D", "QS", "5H"]),
+        sorted(Card.parse(c) for c in ["5H", "9H"]),
+        [],
+        [],
+    ]
+    extra = SpotHeartsRound(hearts_broken=False)
+    state = state_with("spot-hearts", trick=[], tricks=[{"leader": 0}], extra=extra, hands=hands)
     rules = SpotHearts()
-    assert [str(Card(c)) for c in rules.legal_plays(State(), 0)] == ["2D", "QS"]
-    assert [str(Card(c)) for c in rules.legal_plays(State(), 1)] == ["5H", "9H"]  # only hearts left
-    State.hearts_broken = True
-    assert [str(Card(c)) for c in rules.legal_plays(State(), 0)] == ["2D", "5H", "QS"]
+    assert [str(Card(c)) for c in rules.legal_plays(state, 0)] == ["2D", "QS"]
+    assert [str(Card(c)) for c in rules.legal_plays(state, 1)] == ["5H", "9H"]  # only hearts left
+    extra.hearts_broken = True
+    assert [str(Card(c)) for c in rules.legal_plays(state, 0)] == ["2D", "5H", "QS"]
 
 
 def test_r_sh_break_queen_of_spades_breaks_hearts():  # R-SH-BREAK
-    from engine.games.spot_hearts import SpotHearts
+    from engine.games.spot_hearts import SpotHearts, SpotHeartsRound
 
-    class State:
-        hearts_broken = False
-
-    SpotHearts().on_play(State, 0, Card.parse("QS"))
-    assert State.hearts_broken
+    state = state_with("spot-hearts", extra=SpotHeartsRound())
+    SpotHearts().on_play(state, 0, Card.parse("QS"))
+    assert state.extra.hearts_broken
 
 
 def test_r_sh_score_by_rank_129_no_moon():  # R-SH-SCORE
@@ -175,10 +168,9 @@ def test_r_sh_score_by_rank_129_no_moon():  # R-SH-SCORE
     assert SH_POINTS[Card.parse("TH")] == 10 and SH_POINTS[Card.parse("AS")] == 0
     from engine.games.spot_hearts import SpotHearts
 
-    class Fake:
-        won = [[c for c in range(52) if SH_POINTS[c]], [], [], []]
-
-    assert SpotHearts().round_points(Fake()) == [129, 0, 0, 0]  # no shooting the moon
+    won = [[c for c in range(52) if SH_POINTS[c]], [], [], []]
+    # No shooting the moon:
+    assert SpotHearts().round_points(state_with("spot-hearts", won=won)) == [129, 0, 0, 0]
 
 
 def test_r_sh_end_target_option_lowest_wins():  # R-SH-END

@@ -31,7 +31,7 @@ def places(g) -> Counter:
     where.update(g.trick)
     for pile in g.won:
         where.update(pile)
-    where.update(c for c in g.sore_cards if c is not None)
+    where.update(c for c in getattr(g.extra, "sore_cards", []) if c is not None)
     for t in g.tricks:
         if t["winner"] is None:
             where.update(Card.parse(c) for c in t["cards"])

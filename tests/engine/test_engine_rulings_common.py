@@ -3,7 +3,6 @@
 import pytest
 
 import engine
-from engine.rules import Rules
 
 from .rig import game_with, lay_all
 
@@ -97,11 +96,7 @@ def test_r_simul_choices_hidden_until_all_chosen_and_final():  # R-SIMUL
 
 
 def test_r_tie_win_everyone_on_best_total_shares():  # R-TIE-WIN
-    class High(Rules):
-        low_wins = False
-
-    class Low(Rules):
-        low_wins = True
-
-    assert High().winners([5, 9, 9, 1]) == [1, 2]
-    assert Low().winners([5, 1, 9, 1]) == [1, 3]
+    high, low = engine.rules_for("sloppy-seconds"), engine.rules_for("spot-hearts")
+    assert not high.low_wins and low.low_wins
+    assert high.winners([5, 9, 9, 1]) == [1, 2]
+    assert low.winners([5, 1, 9, 1]) == [1, 3]

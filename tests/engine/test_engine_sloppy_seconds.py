@@ -5,9 +5,9 @@ import pytest
 import engine
 from engine.bots import RandomBot, play_game
 from engine.cards import Card
-from engine.games.sloppy_seconds import VALUE, SloppySeconds, second_place_scores
+from engine.games.sloppy_seconds import VALUE, SloppyRound, SloppySeconds, second_place_scores
 
-from .rig import game_with, play
+from .rig import game_with, play, state_with
 
 
 def test_r_sl_deal_three_players_17_each_no_two_of_clubs():  # R-SL-DEAL
@@ -69,16 +69,12 @@ def test_r_sl_break_leading_never_breaks():  # R-SL-BREAK
 def test_r_sl_break_first_broken_suit_never_trump():  # R-SL-BREAK
     rules = SloppySeconds()
 
-    class S:
-        trick = [Card.parse("2D"), Card.parse("5H")]
-        broken = []
-        trump = None
-
-    rules.on_play(S, 1, Card.parse("5H"))
-    assert S.broken == [2] and S.trump is None
-    S.trick.append(Card.parse("5H"))  # a second heart does not count as a new suit
-    rules.on_play(S, 2, Card.parse("6H"))
-    assert S.trump is None
+    state = state_with("sloppy-seconds", trick=[Card.parse("2D"), Card.parse("5H")], extra=SloppyRound())
+    rules.on_play(state, 1, Card.parse("5H"))
+    assert state.extra.broken == [2] and state.extra.trump is None
+    state.trick.append(Card.parse("5H"))  # a second heart does not count as a new suit
+    rules.on_play(state, 2, Card.parse("6H"))
+    assert state.extra.trump is None
 
 
 def test_r_sl_win_no_trump_highest_of_led():  # R-SL-WIN
@@ -106,15 +102,12 @@ def test_r_sl_second_dense_ranking(totals, expected):  # R-SL-SECOND
 def test_r_sl_min5_and_round_scoring():  # R-SL-MIN5, R-SL-SECOND
     rules = SloppySeconds()
 
-    class S:
-        players = 3
-        won = [
-            [Card.parse(c) for c in ["KC", "QC"]],  # clubs 25: first
-            [Card.parse(c) for c in ["JC", "2D"]],  # clubs 11: second -> 11; diamonds 2: first
-            [Card.parse(c) for c in ["AC"]],  # clubs 1: third
-        ]
-
-    assert rules.round_points(S) == [5, 11, 5]
+    won = [
+        [Card.parse(c) for c in ["KC", "QC"]],  # clubs 25: first
+        [Card.parse(c) for c in ["JC", "2D"]],  # clubs 11: second -> 11; diamonds 2: first
+        [Card.parse(c) for c in ["AC"]],  # clubs 1: third
+    ]
+    assert rules.round_points(state_with("sloppy-seconds", 3, won=won)) == [5, 11, 5]
 
 
 def test_r_sl_min5_everyone_at_least_five_per_hand():  # R-SL-MIN5

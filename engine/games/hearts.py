@@ -1,0 +1,71 @@
+"""The hearts family's shared steps (Card Commons, Spot Hearts): pass three, the opening club leads,
+points by card, lowest total wins.
+
+A game of the family says which card opens (:meth:`HeartsFamily.opening_card`), what a card is
+worth (``points``), which ruling its opening lead cites, whether a void seat may throw points on
+the first trick, and overrides :meth:`legal_leads` for its own lead restrictions.
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_left
+from typing import TYPE_CHECKING
+
+from ..cards import CODES
+from ..rules import TWO_OF_CLUBS, Rules, X, hearts_pass_offset, points_taken
+
+if TYPE_CHECKING:
+    from ..state import GameState
+
+
+class HeartsFamily(Rules[X]):
+    low_wins = True
+    pass_count = 3
+    #: Points per card (index: card int).
+    points: tuple[int, ...]
+    #: The ruling that names the opening lead, cited when another card is tried (R-SH-LEAD, R-CC-LEAD).
+    lead_ruling: str
+    #: A seat void in the suit led may not throw a point card on the first trick unless it holds
+    #: nothing else (R-SH-FIRST); False where anything goes (R-CC-FIRST).
+    no_points_on_first_trick = False
+
+    def pass_offset(self, players: int, round_no: int) -> int:
+        return hearts_pass_offset(players, round_no)  # R-CC-PASS, R-SH-PASS
+
+    def opening_card(self, players: int) -> int:
+        return TWO_OF_CLUBS
+
+    def first_leader(self, state: GameState[X]) -> int:
+        # The holder of the opening card after the pass.
+        opener = self.opening_card(state.players)
+        return next(s for s, hand in enumerate(state.hands) if opener in hand)
+
+    def legal_plays(self, state: GameState[X], seat: int) -> list[int]:
+        # Following is most of a round's decisions: done here in one step, on the sorted hand.
+        hand = state.hands[seat]
+        trick = state.trick
+        if trick:
+            low = trick[0] // 13 * 13
+            start = bisect_left(hand, low)
+            same = hand[start : bisect_left(hand, low + 13, start)]
+            if same:
+                return same
+            if self.no_points_on_first_trick and not state.tricks:
+                points = self.points
+                return [c for c in hand if not points[c]] or list(hand)
+            return list(hand)
+        if not state.tricks:
+            return [self.opening_card(state.players)]
+        return self.legal_leads(state, seat)
+
+    def legal_leads(self, state: GameState[X], seat: int) -> list[int]:
+        """Cards ``seat`` may lead after the first trick."""
+        return list(state.hands[seat])
+
+    def why_not(self, state: GameState[X], seat: int, played: int) -> str:
+        if not state.trick and not state.tricks:
+            return f"the {CODES[self.opening_card(state.players)]} leads the first trick ({self.lead_ruling})"
+        return super().why_not(state, seat, played)
+
+    def round_points(self, state: GameState[X]) -> list[int]:
+        return points_taken(state.won, self.points)
