@@ -16,7 +16,7 @@ import hashlib
 import redis
 from flask import Flask, current_app
 
-from api import keys
+from core import keys
 from api.problems import RATE_LIMITED_SLUG, ApiProblem
 
 SEAT_WINDOW_S = 60  # a seat's count at one version is forgotten this long after its first post

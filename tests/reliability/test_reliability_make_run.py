@@ -19,7 +19,7 @@ from pathlib import Path
 import httpx
 import redis
 
-from api import keys
+from core import keys
 from tests.conftest import REPO_ROOT
 from tools.devredis import free_port, server_args, wait_ready
 from tools.devserve import stop, wait_healthy

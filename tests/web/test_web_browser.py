@@ -68,7 +68,7 @@ def site(redis_url: str, session_prefix: str) -> Iterator[dict]:
 
     prefix = f"{session_prefix}web-browser:"
     app = create_app({"TESTING": True, "REDIS_URL": redis_url, "KEY_PREFIX": prefix, "WEB_REFRESH_MS": 500,
-                      "LIMIT_TABLE_CREATION": "1000/minute", "LIMIT_MOVES": "100000/minute"})
+                      "LIMIT_TABLE_CREATION": "1000/minute"})
     built = build_site(app, redis_url, prefix, matches=3)
     with serving(app) as base_url:
         yield {**built, "app": app, "base": base_url}
@@ -262,7 +262,7 @@ def test_a_hostile_bot_name_stays_text_in_the_chart_and_its_tooltip(browser, sit
     """Names reach the chart legend and hover read-out as text: no element of the name is ever created."""
     from selenium.webdriver.common.action_chains import ActionChains
 
-    from api import keys
+    from core import keys
     from core.arena_model import Member, MemberKind
 
     store, ladder = site["store"], LADDERS[1].ladder_id
