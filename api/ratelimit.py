@@ -16,8 +16,8 @@ import hashlib
 import redis
 from flask import Flask, current_app
 
-from core import keys
 from api.problems import RATE_LIMITED_SLUG, ApiProblem
+from core import keys
 
 SEAT_WINDOW_S = 60  # a seat's count at one version is forgotten this long after its first post
 

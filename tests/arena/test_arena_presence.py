@@ -15,8 +15,8 @@ import redis
 import requests
 from rq import Queue
 
-from core import keys
 from arena.scheduler import Scheduler
+from core import keys
 from core.arena_model import LadderConfig, MatchStatus
 from core.arena_store import ArenaStore
 from core.ladder_seats import seats_changed
