@@ -259,8 +259,8 @@ def griefing(
         time.sleep(seconds)
         grief_end = time.time()
         crashed = stack.crashed()
-        stop.set()
-        drain_and_stop(stack, 60)
+        # The honest polling bots play on until the last match ends: stopped earlier, they would time out.
+        drain_and_stop(stack, 60, drained_hook=stop.set)
         audit = rating_audit(stack.redis(), stack.prefix)
         docs = audit.pop("docs")
         baseline = phase_report(docs, baseline_start, baseline_end, honest, griefers["bots"])
