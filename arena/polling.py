@@ -11,6 +11,11 @@ kinds say so (``bot``).
 
 The API rejects an illegal POST with 422 and changes nothing, so a polling bot may correct itself within the
 deadline: only running out of time strikes it.
+
+An HTTP bot's clock starts when the decision is sent to it. A polling bot must first learn of a new table:
+its ladder-seats long-poll answers, it reads the seat's state, then it moves — two more round trips before it
+even sees the decision. So its first decision at each table (each game) gets ``SEAT_PICKUP_S`` on top of the
+deadline; every later decision there has the plain deadline (its state long-poll is already waiting).
 """
 
 from __future__ import annotations
@@ -23,6 +28,9 @@ from core.arena_model import MatchSpec, Member, MemberKind
 from core.errors import MoveConflict
 from core.ladder_seats import publish_poll_seat, withdraw_poll_seat
 from core.tables import SeatKind, SeatSpec, TableStore
+
+# Extra time for a polling seat's first decision at a table: picking up the new seat (docs/bot-protocol.md).
+SEAT_PICKUP_S = 2.0
 
 
 class StaleMove(Exception):
@@ -45,6 +53,7 @@ class TableHost:
         self.table_id = record.table_id
         self.game = engine.new_game(spec.game, spec.players, spec.options, seed=spec.seed)
         self.poll_seats: dict[int, str] = {}
+        self.picked_up: set[int] = set()  # polling seats past their first decision (no pickup time any more)
         for seat, member in enumerate(seating):
             if member.kind is MemberKind.POLL:
                 token = tables.join(self.table_id, seat)
@@ -138,7 +147,9 @@ class PollDriver:
         host = request.host
         if not isinstance(host, TableHost):
             return DriverAnswer(None, None, Outcome.PROTOCOL_ERROR, "polling seat outside an API table")
-        if host.wait_for_move(request.seat, time.monotonic() + request.deadline_s):
+        allowed_s = request.deadline_s + (0.0 if request.seat in host.picked_up else SEAT_PICKUP_S)
+        host.picked_up.add(request.seat)
+        if host.wait_for_move(request.seat, time.monotonic() + allowed_s):
             return DriverAnswer(MOVE_ALREADY_APPLIED)
         return DriverAnswer(None, None, Outcome.TIMEOUT,
-                            f"no move through the move API within {request.deadline_s * 1000:.0f} ms")
+                            f"no move through the move API within {allowed_s * 1000:.0f} ms")

@@ -1,11 +1,11 @@
 """`python -m loadtest faults griefing`: one person tries to stall a ladder; four honest bots must not notice.
 
-The real stack (Redis AOF, gunicorn with the service's own rate limits, arena scheduler and workers) runs one
-ladder game with 4 honest bots: 2 HTTP bots (``arena serve-bot``, heuristic moves, each its own process) and
-2 polling bots that do what docs/bot-protocol.md says — poll ``ladder-seats`` every second, long-poll each
-seat's state, POST each move with ``expected_version``. Every honest client talks from its own loopback
-address (127.0.0.1x), the griefer from another one (127.0.0.66), so per-address limits and quotas see two
-people, as in public.
+The real stack (Redis AOF, gunicorn with the service's own rate limits and bot quotas, arena scheduler and
+workers) runs one ladder game with 4 honest bots: 2 HTTP bots (``arena serve-bot``, heuristic moves, each its
+own process) and 2 polling bots that do what docs/bot-protocol.md says — hold a long-poll on
+``ladder-seats`` (``after`` its last ``X-Seats-Version``), long-poll each seat's state, POST each move with
+``expected_version``. Every honest client talks from its own loopback address (127.0.0.1x), the griefer from
+another one (127.0.0.66), so per-address limits and quotas see two people, as in public.
 
 1. **Baseline**: ``--seconds`` with the honest bots alone.
 2. **Griefing**: the griefer registers, from its one address, as many bots as the service lets it (it stops
@@ -80,25 +80,35 @@ class HonestPollingBot(threading.Thread):
         self._seats: dict[str, threading.Thread] = {}
 
     def run(self) -> None:
+        # docs/bot-protocol.md: hold a long-poll on ladder-seats (after=<X-Seats-Version>&wait=25), so a new
+        # seat is seen at once and the bot stays present; start each new seat's player straight away.
+        version: str | None = None
         with client(self.api_url, self.address) as http:
             while not self.stop_flag.is_set():
                 try:
+                    params = {} if version is None else {"after": version, "wait": 25}
                     answer = http.get(
                         f"/api/bots/{self.bot_id}/ladder-seats",
+                        params=params,
                         headers={"Authorization": f"Bearer {self.owner_token}"},
                     )
                     self.statuses.add(answer.status_code)
-                    if answer.status_code == 200:
-                        for entry in answer.json():
-                            key = f"{entry['table']}/{entry['seat']}"
-                            if key not in self._seats:
-                                self._seats[key] = threading.Thread(
-                                    target=self._play, args=(entry,), daemon=True
-                                )
-                                self._seats[key].start()
+                    if answer.status_code != 200:
+                        version = None
+                        self.stop_flag.wait(1.0)
+                        continue
+                    version = answer.headers["X-Seats-Version"]
+                    for entry in answer.json():
+                        key = f"{entry['table']}/{entry['seat']}"
+                        if key not in self._seats:
+                            self._seats[key] = threading.Thread(
+                                target=self._play, args=(entry,), daemon=True
+                            )
+                            self._seats[key].start()
                 except httpx.HTTPError as error:
                     self.errors.append(f"ladder-seats: {error!r}")
-                self.stop_flag.wait(1.0)  # "poll ladder-seats every few seconds"
+                    version = None
+                    self.stop_flag.wait(1.0)
 
     def _play(self, entry: dict[str, Any]) -> None:
         headers = {"Authorization": f"Bearer {entry['token']}"}
@@ -249,8 +259,8 @@ def griefing(
         time.sleep(seconds)
         grief_end = time.time()
         crashed = stack.crashed()
-        stop.set()
-        drain_and_stop(stack, 60)
+        # The honest polling bots play on until the last match ends: stopped earlier, they would time out.
+        drain_and_stop(stack, 60, drained_hook=stop.set)
         audit = rating_audit(stack.redis(), stack.prefix)
         docs = audit.pop("docs")
         baseline = phase_report(docs, baseline_start, baseline_end, honest, griefers["bots"])

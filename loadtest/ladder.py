@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import time
 from collections import Counter
+from collections.abc import Callable
 from typing import Any
 
 import httpx
@@ -47,16 +48,20 @@ def active_count(conn: Any, prefix: str) -> int:
 
 
 
-def drain_and_stop(stack: Stack, limit_s: float) -> float:
+def drain_and_stop(stack: Stack, limit_s: float, drained_hook: Callable[[], None] | None = None) -> float:
     """Stop the scheduler, give enqueued matches up to `limit_s` to finish, then stop every process but Redis.
 
-    Returns how long the drain took.
+    `drained_hook` runs once the matches are done, before the processes stop (e.g. to stop the bots that
+    play from outside the stack, which must keep playing until their last match ends). Returns how long the
+    drain took.
     """
     stack.children["arena-scheduler"].stop()  # no new matches; the enqueued ones must still finish
     started = time.monotonic()
     while active_count(stack.redis(), stack.prefix) and time.monotonic() - started < limit_s:
         time.sleep(1)
     drained = time.monotonic() - started
+    if drained_hook is not None:
+        drained_hook()
     for name in list(stack.children):
         if name != "redis":
             stack.children[name].stop()

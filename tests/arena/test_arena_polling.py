@@ -8,6 +8,7 @@ import time
 import requests
 
 from arena.jobs import play_match
+from arena.polling import SEAT_PICKUP_S
 from core.arena_model import LadderConfig, MatchSpec, MatchStatus, Member, MemberKind
 from core.arena_store import ArenaStore
 
@@ -93,5 +94,9 @@ def test_absent_polling_bot_times_out_forfeits_and_the_match_completes(live_serv
     result = store.match("mpoll")["result"]
     strikes = [s for s in result["strikes"] if s["bot_id"] == bot_id]
     assert len(strikes) == 5 and {s["reason"] for s in strikes} == {"timeout"}
+    # Its first decision at the table had the time to pick up the new seat on top; later ones the deadline.
+    pickup_ms = 150 + SEAT_PICKUP_S * 1000
+    assert [s["detail"] for s in strikes] == [f"no move through the move API within {pickup_ms:.0f} ms",
+                                             *["no move through the move API within 150 ms"] * 4]
     assert result["forfeited"] == [bot_id]
     assert result["places"][bot_id] == max(result["places"].values())

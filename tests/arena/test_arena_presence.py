@@ -7,6 +7,7 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -106,38 +107,30 @@ def production_limits_server(make_app):
         yield base
 
 
-@pytest.mark.timeout(120)
-def test_idle_polling_bots_do_not_stall_a_ladder(production_limits_server, redis_url, key_prefix) -> None:
-    """Real scheduler and worker processes, 8 registered polling bots that never poll and one that plays with
-    the SDK: the ladder keeps playing, no idle bot is ever seated, the present one plays without a strike
-    (and so without a 429: a refused move would have cost it a timeout)."""
+def play_ladder_with_arena(base: str, redis_url: str, key_prefix: str, store: ArenaStore, bot_id: str,
+                           owner: str, enough: Callable[[list[dict]], bool], seconds: float) -> list[dict]:
+    """The SDK's `play_ladder` for `bot_id` next to a real scheduler and two RQ match workers, until
+    `enough(finished match documents of ladder ss)` or `seconds` pass; the documents then."""
     from trickarena.ladder import play_ladder
 
     from tests.clients.starters import starter_bot
 
-    store = ArenaStore(redis.Redis.from_url(redis_url), key_prefix)
-    store.save_ladder(LadderConfig("ss", "sore-spot", 4, {"rounds": 1}, house_bots=HOUSE, max_active=2,
-                                   house_only_gap_s=0.0, deadline_ms=3000))
-    idle = {register(production_limits_server, f"idle{i}")[0] for i in range(8)}
-    present, owner = register(production_limits_server, "present")
     stop = threading.Event()
-    poller = threading.Thread(target=play_ladder, kwargs={"idle_poll_s": 0.5, "stop": stop},
-                              args=(production_limits_server, present, owner, starter_bot("sore-spot")))
+    poller = threading.Thread(target=play_ladder, kwargs={"stop": stop},
+                              args=(base, bot_id, owner, starter_bot("sore-spot")))
     poller.start()
     env = {**os.environ, "REDIS_URL": redis_url, "TA_KEY_PREFIX": key_prefix, "PYTHONPATH": str(REPO_ROOT),
            "TA_ARENA_TICK_S": "0.2"}
     procs = [subprocess.Popen([sys.executable, "-m", "arena", *args], env=env, cwd=REPO_ROOT,
                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
              for args in (["scheduler", "--no-default-ladders"], *[["worker", "--simple"]] * 2)]
+
     def played() -> list[dict]:
         return [doc for doc in map(store.match, store.recent_matches("ss", limit=100)) if doc is not None]
 
     try:
-        deadline = time.monotonic() + 90
-        while time.monotonic() < deadline:
-            docs = played()
-            if len(docs) >= 6 and any(present in doc.get("result", {}).get("totals", {}) for doc in docs):
-                break
+        deadline = time.monotonic() + seconds
+        while time.monotonic() < deadline and not enough(played()):
             time.sleep(0.2)
     finally:
         for proc in procs:  # a worker finishes its match before it exits: the bot plays on meanwhile
@@ -150,11 +143,54 @@ def test_idle_polling_bots_do_not_stall_a_ladder(production_limits_server, redis
                 proc.wait()
         stop.set()
         poller.join(timeout=10)
-    docs = played()
+    return played()
+
+
+def with_bot(docs: list[dict], bot_id: str) -> list[dict]:
+    return [doc for doc in docs if any(m["bot_id"] == bot_id for m in doc["spec"]["entrants"])]
+
+
+def strikes_of(docs: list[dict], bot_id: str) -> list[dict]:
+    return [s for doc in docs for s in doc["result"]["strikes"] if s["bot_id"] == bot_id]
+
+
+@pytest.mark.timeout(120)
+def test_idle_polling_bots_do_not_stall_a_ladder(production_limits_server, redis_url, key_prefix) -> None:
+    """Real scheduler and worker processes, 8 registered polling bots that never poll and one that plays with
+    the SDK: the ladder keeps playing, no idle bot is ever seated, the present one plays without a strike
+    (and so without a 429: a refused move would have cost it a timeout)."""
+    store = ArenaStore(redis.Redis.from_url(redis_url), key_prefix)
+    store.save_ladder(LadderConfig("ss", "sore-spot", 4, {"rounds": 1}, house_bots=HOUSE, max_active=2,
+                                   house_only_gap_s=0.0, deadline_ms=3000))
+    idle = {register(production_limits_server, f"idle{i}")[0] for i in range(8)}
+    present, owner = register(production_limits_server, "present")
+    docs = play_ladder_with_arena(production_limits_server, redis_url, key_prefix, store, present, owner,
+                                  lambda docs: len(docs) >= 6 and bool(with_bot(docs, present)), 90)
     assert len(docs) >= 6
     seated = {m["bot_id"] for doc in docs for m in doc["spec"]["entrants"]}
     assert not seated & idle
     assert present in seated
     assert all(doc["status"] == MatchStatus.RATED for doc in docs)
-    strikes = [s for doc in docs for s in doc["result"]["strikes"] if s["bot_id"] == present]
-    assert strikes == [], strikes
+    assert strikes_of(docs, present) == []
+
+
+@pytest.mark.timeout(120)
+def test_an_sdk_polling_bot_plays_match_after_match_at_the_default_deadline_without_a_strike(
+        production_limits_server, redis_url, key_prefix) -> None:
+    """The SDK's polling bot at the ladder's default 1 s deadline, with a real scheduler and RQ workers: it
+    learns of each new seat from its held ladder-seats long-poll, so even a game's first decision, which may
+    be its own the moment the seat is published, is made in time — several matches, not one strike."""
+    store = ArenaStore(redis.Redis.from_url(redis_url), key_prefix)
+    ladder = LadderConfig("ss", "sore-spot", 4, {"rounds": 1}, house_bots=HOUSE, max_active=2,
+                          house_only_gap_s=0.0)
+    assert ladder.deadline_ms == 1000
+    store.save_ladder(ladder)
+    bot_id, owner = register(production_limits_server, "prompt")
+    docs = play_ladder_with_arena(production_limits_server, redis_url, key_prefix, store, bot_id, owner,
+                                  lambda docs: len(with_bot(docs, bot_id)) >= 3, 60)
+    mine = with_bot(docs, bot_id)
+    assert len(mine) >= 3, f"{len(mine)} matches with the bot in 60 s"
+    assert all(doc["status"] == MatchStatus.RATED for doc in mine)
+    # Every seat of every game: 4 games a match (duplicate), each opened with a fresh seat to discover.
+    assert all(len(doc["result"]["games"]) == 4 for doc in mine)
+    assert strikes_of(docs, bot_id) == []

@@ -31,7 +31,7 @@ def test_sdk_polling_bot_plays_its_ladder_match_without_strikes(live_server, red
     match = threading.Thread(target=lambda: outcome.update(play_match(store, "m-sdk", worker="test")))
     match.start()
     stop = threading.Event()
-    played = play_ladder(live_server, bot.bot_id, bot.owner_token, starter_bot("sore-spot"), idle_poll_s=0.2,
+    played = play_ladder(live_server, bot.bot_id, bot.owner_token, starter_bot("sore-spot"),
                          stop=stop, max_games=4)  # duplicate: one game per seat rotation
     match.join(timeout=60)
     assert played == 4

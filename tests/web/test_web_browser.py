@@ -68,7 +68,7 @@ def site(redis_url: str, session_prefix: str) -> Iterator[dict]:
 
     prefix = f"{session_prefix}web-browser:"
     app = create_app({"TESTING": True, "REDIS_URL": redis_url, "KEY_PREFIX": prefix, "WEB_REFRESH_MS": 500,
-                      "LIMIT_TABLE_CREATION": "1000/minute", "LIMIT_MOVES": "100000/minute"})
+                      "LIMIT_TABLE_CREATION": "1000/minute"})
     built = build_site(app, redis_url, prefix, matches=3)
     with serving(app) as base_url:
         yield {**built, "app": app, "base": base_url}

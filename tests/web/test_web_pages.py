@@ -24,7 +24,7 @@ def site_app(redis_url: str, session_prefix: str) -> Iterator[tuple]:
 
     prefix = f"{session_prefix}web-pages:"
     app = create_app({"TESTING": True, "REDIS_URL": redis_url, "KEY_PREFIX": prefix,
-                      "LIMIT_TABLE_CREATION": "1000/minute", "LIMIT_MOVES": "100000/minute"})
+                      "LIMIT_TABLE_CREATION": "1000/minute"})
     yield app, build_site(app, redis_url, prefix, matches=3)
 
 

@@ -116,9 +116,20 @@ class ArenaClient:
         """A polling bot's seats at running ladder tables, with their seat tokens (owner token required).
 
         With `version` the bot declares its version: its matches are rated under it (a new rating line)."""
-        answer = self.http.request("GET", f"/api/bots/{bot_id}/ladder-seats", params={"version": version},
-                                   token=owner_token)
-        return [LadderSeat.from_json(s) for s in answer]
+        return self.watch_ladder_seats(bot_id, owner_token, version=version)[0]
+
+    def watch_ladder_seats(self, bot_id: str, owner_token: str, after: int | None = None,
+                           wait: float = 0.0, version: str | None = None) -> tuple[list[LadderSeat], int]:
+        """The bot's ladder seats and their version; with ``after`` and ``wait`` a long-poll until the seats
+        change from version ``after`` (the version answered last time). Holding it keeps the bot present.
+        With `version` the bot declares its version, as in :meth:`ladder_seats`."""
+        wait = min(max(wait, 0.0), LONG_POLL_MAX_S)
+        params = {"after": after, "wait": wait if after is not None and wait > 0 else None,
+                  "version": version}
+        body, headers = self.http.request_with_headers("GET", f"/api/bots/{bot_id}/ladder-seats",
+                                                       params=params, token=owner_token,
+                                                       timeout=max(self.http.timeout, wait + 10))
+        return [LadderSeat.from_json(s) for s in body], int(headers.get("x-seats-version", 0))
 
     def ladders(self) -> list[Ladder]:
         return [Ladder.from_json(lad) for lad in self.http.request("GET", "/api/ladders")]

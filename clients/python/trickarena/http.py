@@ -101,6 +101,12 @@ class JsonHttp:
     def request(self, method: str, path: str, body: Any = None, params: dict[str, Any] | None = None,
                 token: str | None = None, timeout: float | None = None) -> Any:
         """Send one request (retrying as documented); the decoded JSON answer, or None for 204."""
+        return self.request_with_headers(method, path, body, params, token, timeout)[0]
+
+    def request_with_headers(self, method: str, path: str, body: Any = None,
+                             params: dict[str, Any] | None = None, token: str | None = None,
+                             timeout: float | None = None) -> tuple[Any, dict[str, str]]:
+        """Like ``request``, with the answer's headers too (names in lower case)."""
         query = {k: v for k, v in (params or {}).items() if v is not None}
         target = self._base_path + path + (f"?{urlencode(query)}" if query else "")
         headers = {"Accept": "application/json", "User-Agent": USER_AGENT}
@@ -125,7 +131,7 @@ class JsonHttp:
                 self.sleep(self._delay(attempt, answer_headers.get("retry-after")))
                 attempt += 1
                 continue
-            return self._decode(method, path, status, raw)
+            return self._decode(method, path, status, raw), answer_headers
 
     def _exchange(self, method: str, target: str, payload: bytes | None, headers: dict[str, str],
                   timeout: float) -> tuple[int, dict[str, str], bytes]:

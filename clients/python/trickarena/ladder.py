@@ -1,16 +1,17 @@
 """A polling bot on the ladder: watch its ladder seats and play each one through the move API.
 
 A bot registered without a URL is seated by the arena at real API tables; ``GET /api/bots/{id}/ladder-seats``
-(owner token) lists them with their seat tokens. Each new seat is played in its own thread by ``play_seat``
-(long-polls, no timers); the seat list itself is re-read every ``idle_poll_s``. Each decision has the ladder's
-deadline (1 s by default): a bot that misses it gets a strike and the arena plays a fallback move.
+(owner token) lists them with their seat tokens. ``play_ladder`` holds a long-poll on that list
+(``after=<X-Seats-Version>&wait=…``), so it learns of a new seat the moment the arena publishes it, and the
+held call keeps the bot *present* (seated at new matches). Each new seat is played in its own thread by
+``play_seat`` (long-polls, no timers). Each decision has the ladder's deadline (1 s by default): a bot that
+misses it gets a strike and the arena plays a fallback move.
 """
 
 from __future__ import annotations
 
 import logging
 import threading
-import time
 from typing import TYPE_CHECKING
 
 from trickarena.api import ArenaClient
@@ -24,11 +25,17 @@ if TYPE_CHECKING:
 log = logging.getLogger("trickarena.ladder")
 
 
-def play_ladder(api_url: str, bot_id: str, owner_token: str, bot: Bot, idle_poll_s: float = 1.0,
+def play_ladder(api_url: str, bot_id: str, owner_token: str, bot: Bot, wait_s: float = 25.0,
                 stop: threading.Event | None = None, max_games: int | None = None) -> int:
-    """Play every ladder seat of `bot_id` until `stop` is set (or `max_games` finished); games played."""
+    """Play every ladder seat of `bot_id` until `stop` is set (or `max_games` finished); games played.
+
+    The seat list is long-polled `wait_s` seconds at a time; an error the API answers (e.g. 401: wrong owner
+    token, 404: bot deleted) ends the call with that ``ApiError``.
+    """
     stop = stop or threading.Event()
+    done = threading.Event()  # stopped, finished max_games, or failed
     playing: dict[tuple[str, int], threading.Thread] = {}
+    failure: list[ApiError] = []
     finished = 0
     lock = threading.Lock()
 
@@ -42,17 +49,40 @@ def play_ladder(api_url: str, bot_id: str, owner_token: str, bot: Bot, idle_poll
                 log.warning("ladder seat %s/%s ended: %s", entry.table, entry.seat, error)
         with lock:
             finished += 1
+            if max_games is not None and finished >= max_games:
+                done.set()
 
-    with ArenaClient(api_url) as api:
-        while not stop.is_set() and (max_games is None or finished < max_games):
-            for entry in api.ladder_seats(bot_id, owner_token, version=str(bot.version)):
-                key = (entry.table, entry.seat)
-                if key not in playing:
-                    log.info("new ladder seat: table %s seat %s (match %s)", *key, entry.match)
-                    playing[key] = threading.Thread(target=play, args=(entry,), daemon=True,
-                                                    name=f"seat-{key[0]}-{key[1]}")
-                    playing[key].start()
-            time.sleep(idle_poll_s)
-    for thread in playing.values():
+    def watch() -> None:
+        version: int | None = None
+        with ArenaClient(api_url) as api:
+            while not done.is_set():
+                try:
+                    seats, version = api.watch_ladder_seats(bot_id, owner_token, after=version, wait=wait_s,
+                                                             version=str(bot.version))
+                except ApiUnavailable as error:
+                    log.warning("ladder seats unavailable, retrying: %s", error)
+                    version = None
+                    done.wait(1.0)
+                    continue
+                except ApiError as error:
+                    failure.append(error)
+                    done.set()
+                    return
+                for entry in seats:
+                    key = (entry.table, entry.seat)
+                    if key not in playing and not done.is_set():
+                        log.info("new ladder seat: table %s seat %s (match %s)", *key, entry.match)
+                        playing[key] = threading.Thread(target=play, args=(entry,), daemon=True,
+                                                        name=f"seat-{key[0]}-{key[1]}")
+                        playing[key].start()
+
+    # The watcher may sit in a long-poll when we stop: it is a daemon and ends with its next answer.
+    threading.Thread(target=watch, daemon=True, name=f"ladder-seats-{bot_id}").start()
+    while not done.wait(0.2):
+        if stop.is_set():
+            done.set()
+    for thread in list(playing.values()):
         thread.join(timeout=5)
+    if failure:
+        raise failure[0]
     return finished
