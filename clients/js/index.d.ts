@@ -140,6 +140,8 @@ export class ArenaClient {
   registerBot(name: string, games: GameId[], url?: string | null): Promise<any>;
   bot(botId: string): Promise<any>;
   ladderSeats(botId: string, ownerToken: string, version?: string | null): Promise<any[]>;
+  watchLadderSeats(botId: string, ownerToken: string, options?: { after?: number | null; waitS?: number; version?: string | null }):
+    Promise<{ seats: any[]; version: number }>;
   ladders(): Promise<any[]>;
   ranking(ladderId: string): Promise<any>;
   match(matchId: string): Promise<any>;
@@ -159,7 +161,7 @@ export function playSeat(api: ArenaClient, tableId: string, seat: number, token:
 export function practice(api: ArenaClient, bot: Bot, game: GameId, opponents?: string[],
   options?: Record<string, unknown>): Promise<{ tableId: string; final: SeatState }>;
 export function playLadder(apiUrl: string, botId: string, ownerToken: string, bot: Bot,
-  options?: { idlePollMs?: number; signal?: AbortSignal; maxGames?: number; log?: (line: string) => void }):
+  options?: { waitS?: number; signal?: AbortSignal; maxGames?: number; log?: (line: string) => void }):
   Promise<number>;
 
 export namespace cards {

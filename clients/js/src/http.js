@@ -62,8 +62,11 @@ class ArenaClient {
     this.signal = options.signal;
   }
 
-  /** One request (retried as documented): the decoded JSON answer, or null for an empty one. */
-  async request(method, path, { body, params, token, timeoutMs } = {}) {
+  /**
+   * One request (retried as documented): the decoded JSON answer, or null for an empty one; with
+   * `withHeaders`, `{body, headers}` (the response's Headers) instead.
+   */
+  async request(method, path, { body, params, token, timeoutMs, withHeaders } = {}) {
     const query = new URLSearchParams();
     for (const [key, value] of Object.entries(params || {})) {
       if (value !== undefined && value !== null) query.set(key, String(value));
@@ -111,7 +114,7 @@ class ArenaClient {
           : { type: "about:blank", title: "Not JSON", status: response.status, detail: raw.slice(0, 300) };
         throw new ApiError(response.status, problem, method, path);
       }
-      return decoded;
+      return withHeaders ? { body: decoded, headers: response.headers } : decoded;
     }
   }
 
@@ -155,6 +158,19 @@ class ArenaClient {
   /** A polling bot's ladder seats; with `version` the bot declares its version (its matches are rated under it). */
   ladderSeats(botId, ownerToken, version = null) {
     return this.request("GET", `/api/bots/${botId}/ladder-seats`, { token: ownerToken, params: { version } });
+  }
+  /**
+   * The ladder seats and their version (`X-Seats-Version`); with `after` (the version answered last time)
+   * and `waitS`, a long-poll held until the seats change. Holding it keeps the bot present.
+   * @returns {Promise<{seats: object[], version: number}>}
+   */
+  async watchLadderSeats(botId, ownerToken, { after = null, waitS = 0, version = null } = {}) {
+    const wait = after !== null && waitS > 0 ? Math.min(waitS, 30) : null;
+    const { body, headers } = await this.request("GET", `/api/bots/${botId}/ladder-seats`, {
+      token: ownerToken, params: { after, wait, version }, withHeaders: true,
+      timeoutMs: Math.max(this.timeoutMs, ((wait || 0) + 10) * 1000),
+    });
+    return { seats: body, version: Number(headers.get("x-seats-version") || 0) };
   }
   ladders() { return this.request("GET", "/api/ladders"); }
   ranking(ladderId) { return this.request("GET", `/api/ladders/${ladderId}`); }

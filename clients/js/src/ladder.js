@@ -2,30 +2,38 @@
 /**
  * A polling bot on the ladder: a bot registered without a URL is seated by the arena at real API tables;
  * GET /api/bots/{id}/ladder-seats (owner token) lists them with their seat tokens. Each new seat is played
- * concurrently by playSeat (refused moves fall back to the first legal card); the list is re-read every
- * `idlePollMs`. Each decision has the ladder's deadline (1 s by default): miss it and the arena strikes
- * the bot and plays a fallback move.
+ * concurrently by playSeat (refused moves fall back to the first legal card). The list is watched by a
+ * long-poll (`after=<X-Seats-Version>&wait=S`), so a new seat is seen the moment the arena publishes it; the
+ * held long-poll also keeps the bot present (seated at new matches). Each decision has the ladder's deadline
+ * (1 s by default): miss it and the arena strikes the bot and plays a fallback move.
  * @module trickarena/ladder
  */
-const { ArenaClient, sleep } = require("./http");
+const { ApiUnavailable, ArenaClient, sleep } = require("./http");
 const { playSeat } = require("./poll");
 const { botInfo } = require("./server");
 
 /**
  * Play every ladder seat of `botId` until `signal` aborts (or `maxGames` finished); resolves with games played.
- * @param {{idlePollMs?: number, signal?: AbortSignal, maxGames?: number, log?: (line: string) => void}} [options]
+ * @param {{waitS?: number, signal?: AbortSignal, maxGames?: number, log?: (line: string) => void}} [options]
  */
-async function playLadder(apiUrl, botId, ownerToken, bot, { idlePollMs = 1000, signal, maxGames, log } = {}) {
+async function playLadder(apiUrl, botId, ownerToken, bot, { waitS = 25, signal, maxGames, log } = {}) {
   const api = new ArenaClient(apiUrl, { signal });
   const playing = new Map();
   let finished = 0;
+  let version = null;
   const say = log || (() => {});
   while (!(signal && signal.aborted) && (maxGames === undefined || finished < maxGames)) {
     let seats = [];
     try {
-      seats = await api.ladderSeats(botId, ownerToken, botInfo(bot).version);
+      ({ seats, version } = await api.watchLadderSeats(botId, ownerToken,
+        { after: version, waitS, version: botInfo(bot).version }));
     } catch (error) {
       if (signal && signal.aborted) break;
+      if (error instanceof ApiUnavailable) {  // the service restarting: read the list afresh in a moment
+        version = null;
+        await sleep(1000, signal);
+        continue;
+      }
       throw error;
     }
     for (const entry of seats) {
@@ -37,7 +45,6 @@ async function playLadder(apiUrl, botId, ownerToken, bot, { idlePollMs = 1000, s
         .catch((error) => { if (!(signal && signal.aborted)) say(`ladder seat ${key} ended: ${error.message}`); })
         .finally(() => { finished += 1; }));
     }
-    await sleep(idlePollMs, signal);
   }
   await Promise.allSettled(playing.values());
   return finished;
