@@ -85,5 +85,5 @@ faults: $(STAMP)
 # move, arena workers in 3 network namespaces (needs root and `ip`; MACHINES=0 runs them on loopback), ~3 min.
 MACHINES ?= 3
 bench-redis: $(STAMP)
-	@mkdir -p var
-	PYTHONPATH="$(CURDIR)" $(PY) -m tools.redis_ceiling --machines $(MACHINES) --output var/redis-ceiling.json
+	@mkdir -p var/reliability
+	PYTHONPATH="$(CURDIR)" $(PY) -m tools.redis_ceiling --machines $(MACHINES) --output var/reliability/redis-ceiling.json

@@ -229,8 +229,8 @@ def api_phase(stack: Stack, meter: RedisMeter, seconds: float, connections: int 
     """POST legal moves through gunicorn; Redis's figures per accepted move."""
     conn = stack.redis()
     store = TableStore(redis.Redis.from_url(stack.redis_url), stack.prefix)
-    # Enough planned moves for the run: a Spot Hearts table is ~55 moves, a move takes a few ms.
-    plans = plan_moves(store, max(8, int(seconds * 60)), random.Random(1))
+    # A whole Spot Hearts game (to 100 points) is ~600 moves: a few tables per connection are plenty.
+    plans = plan_moves(store, connections * max(2, int(seconds)), random.Random(1))
     streams: list[Iterator[bytes]] = [
         (http_request("POST", path, token, body) for table in plans[i::connections]
          for path, token, body in table)
@@ -241,27 +241,27 @@ def api_phase(stack: Stack, meter: RedisMeter, seconds: float, connections: int 
         run = load_run(base, streams, seconds)
         usage = meter.read()
     moves = run["requests"] - run["errors"]
-    sizes = finished_table_sizes(conn, stack.prefix)
+    sizes = table_sizes(conn, stack.prefix)
     conn.close()
     return {"moves": moves, "errors": run["errors"], "moves_per_s": run["req_per_s"],
-            "usage": usage.to_json(), "per_move": usage.per(max(1, moves)), "finished_tables": sizes}
+            "usage": usage.to_json(), "per_move": usage.per(max(1, moves)), "tables": sizes}
 
 
-def finished_table_sizes(conn: redis.Redis, prefix: str) -> dict[str, Any]:
-    """Mean MEMORY USAGE of a finished table's keys (hash, move log, views), kept FINISHED_TABLE_TTL."""
-    totals, moves = [], []
+def table_sizes(conn: redis.Redis, prefix: str) -> dict[str, Any]:
+    """MEMORY USAGE of the played tables' keys (hash, move log, views) per table and per logged move: a
+    table is kept FINISHED_TABLE_TTL once over, so a finished table costs about its moves × bytes_per_move."""
+    total, moves, tables = 0, 0, 0
     for table_id in conn.zrange(keys.tables_index(prefix), 0, -1):
-        if conn.hget(keys.table(prefix, table_id), "status") != "over":
+        logged = int(conn.llen(keys.table_moves(prefix, table_id)))
+        if not logged:
             continue
-        totals.append(sum(_memory(conn, key) for key in (keys.table(prefix, table_id),
-                                                          keys.table_moves(prefix, table_id),
-                                                          keys.table_views(prefix, table_id))))
-        moves.append(int(conn.llen(keys.table_moves(prefix, table_id))))
-    if not totals:
-        return {"tables": 0}
-    return {"tables": len(totals), "bytes_per_table": round(sum(totals) / len(totals)),
-            "bytes_per_move": round(sum(totals) / max(1, sum(moves))),
-            "ttl_days": FINISHED_TABLE_TTL / 86400}
+        tables += 1
+        moves += logged
+        total += sum(_memory(conn, key) for key in (keys.table(prefix, table_id),
+                                                     keys.table_moves(prefix, table_id),
+                                                     keys.table_views(prefix, table_id)))
+    return {"tables_played": tables, "moves": moves, "bytes_per_move": round(total / max(1, moves)),
+            "finished_table_ttl_days": FINISHED_TABLE_TTL / 86400}
 
 
 def _ladder_ids(conn: redis.Redis, ladder_id: str) -> list[str]:
@@ -410,8 +410,10 @@ def run(matches: int, machine_count: int, workers_per_machine: int, games: list[
             time.sleep(idle_seconds)
             idle = meter.read()
             store = ArenaStore(conn, PREFIX)
-            phases = [arena_phase(store, meter, ladder, matches, phase_timeout_s, idle)
-                      for ladder in ladders_for(games, [False, True], len(workers))]
+            phases, load = [], [os.getloadavg()[0]]
+            for ladder in ladders_for(games, [False, True], len(workers)):
+                phases.append(arena_phase(store, meter, ladder, matches, phase_timeout_s, idle))
+                load.append(os.getloadavg()[0])
             clients = clients_by_address(conn)
             audit = rating_audit(conn, PREFIX)
             docs = audit.pop("docs")
@@ -429,7 +431,8 @@ def run(matches: int, machine_count: int, workers_per_machine: int, games: list[
         "bench": "redis-ceiling",
         "command": f"python -m tools.redis_ceiling --matches {matches} --machines {machine_count} "
                    f"--workers-per-machine {workers_per_machine} --api-seconds {api_seconds:g}",
-        "cpus": os.cpu_count(), "loadavg_after": [round(x, 2) for x in os.getloadavg()],
+        "machine": {"cpus": os.cpu_count(), "loadavg_1m_max": round(max(load), 2),
+                    "note": "Redis, API, scheduler, workers and load generator on this one machine"},
         "redis_version": version,
         "machines": [{"name": b.name, "address": b.address, "redis_at": b.host_address,
                       "routes": routes[b.name]} for b in boxes],
