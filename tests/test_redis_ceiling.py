@@ -76,6 +76,7 @@ def test_small_run_counts_and_audits() -> None:
     api = report["api"]
     assert api["moves"] > 20 and api["errors"] == 0
     assert api["per_move"]["commands"] >= 1 and api["per_move"]["net_in_bytes"] > 100
+    assert api["tables"]["moves"] >= api["moves"] and api["tables"]["bytes_per_move"] > 0
     assert report["ceiling"]["per_ladder"] and report["storage"]["mean_bytes"]["stored_per_match"] > 0
 
 
