@@ -4,7 +4,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: test run lint bench bench-api benchmarks clean compiled
+.PHONY: test run lint bench bench-api bench-redis benchmarks clean compiled
 
 $(STAMP): pyproject.toml
 	@$(PYTHON) -c 'import sys; assert sys.version_info >= (3, 11), "Python >= 3.11 needed"'
@@ -88,3 +88,10 @@ faults: $(STAMP)
 	PYTHONPATH="$(CURDIR)" $(PY) -m loadtest --output $(LOAD_OUT)/faults-api-term.json faults api-restart --seconds 45
 	PYTHONPATH="$(CURDIR)" $(PY) -m loadtest --output $(LOAD_OUT)/faults-bad-bots.json faults bad-bots --seconds 90 --bots 8
 	PYTHONPATH="$(CURDIR)" $(PY) -m loadtest --output $(LOAD_OUT)/faults-griefing.json faults griefing --seconds 300
+
+# The ceiling of one Redis (docs/scaling.md; not a test): Redis's own counters per rated match and per API
+# move, arena workers in 3 network namespaces (needs root and `ip`; MACHINES=0 runs them on loopback), ~3 min.
+MACHINES ?= 3
+bench-redis: $(STAMP)
+	@mkdir -p var/reliability
+	PYTHONPATH="$(CURDIR)" $(PY) -m tools.redis_ceiling --machines $(MACHINES) --output var/reliability/redis-ceiling.json

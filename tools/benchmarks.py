@@ -218,6 +218,44 @@ def faults_rows(outputs: list[Any]) -> list[Row]:
     return rows
 
 
+def redis_rows(outputs: list[Any]) -> list[Row]:
+    out = outputs[0] if outputs else {}
+    rows = []
+    move = dig(out, "api", "per_move", default={}) or {}
+    if move:
+        rows.append(("API: per accepted POST move",
+                     f"{num(move.get('commands'), 1)} commands, {num(move.get('net_in_bytes'))} B in / "
+                     f"{num(move.get('net_out_bytes'))} B out, {num(move.get('redis_cpu_us'))} µs Redis CPU",
+                     ""))
+    ceilings = dig(out, "ceiling", "per_ladder", default={}) or {}
+    for phase in dig(out, "phases", default=[]) or []:
+        per = phase.get("per_match_less_idle", {})
+        top = ceilings.get(phase.get("ladder"), {})
+        kind = "duplicate" if phase.get("duplicate") else "single game"
+        rows.append((f"{phase.get('game')}, {kind}: per rated match",
+                     f"{num(per.get('commands'))} commands, {num(per.get('net_in_bytes'))} B in / "
+                     f"{num(per.get('net_out_bytes'))} B out, {num(per.get('redis_cpu_us'))} µs Redis CPU; "
+                     f"one core: {num(top.get('matches_per_s_one_core'))} matches/s, "
+                     f"{num(dig(top, 'bots_20ms', 'concurrent_bots'))} / "
+                     f"{num(dig(top, 'bots_100ms', 'concurrent_bots'))} concurrent 20 / 100 ms bots", ""))
+    stored = dig(out, "storage", "mean_bytes", default={}) or {}
+    if stored:
+        rows.append(("stored per rated match (document + replay + idempotency key + entrants' history "
+                     "and record)", f"{num(stored.get('stored_per_match'))} B (replay "
+                     f"{num(stored.get('games'))} B)", ""))
+    tables = dig(out, "api", "tables", default={}) or {}
+    if tables.get("moves"):
+        rows.append(("stored per move of a practice table (hash, move log, views)",
+                     f"{num(tables.get('bytes_per_move'))} B", ""))
+    rows.append(("arena workers on separate machines (network namespaces): finished matches per worker",
+                 ", ".join(f"{k}: {v}" for k, v in (dig(out, "matches_by_worker", default={}) or {}).items())
+                 or MISSING, ""))
+    rows.append(("audit: every finished match rated exactly once",
+                 f"{num(dig(out, 'audit', 'matches', 'rated'))} rated, "
+                 f"{len(dig(out, 'audit', 'problems', default=[]) or [])} problems", "0 problems"))
+    return rows
+
+
 def simulate_commands() -> tuple[str, ...]:
     return tuple(f"python -m arena simulate-ladder --game spot-hearts --games-per-bot {k}{dup} --seed 1 "
                  "--runs 5" for k in (10, 25, 50) for dup in ("", " --duplicate"))
@@ -241,6 +279,12 @@ BENCHMARKS = (
               "The real matchmaking, match and Elo code offline, 8 house bots of known strength order, 5 "
               "independent ladders per row; ρ is Spearman's between ladder and true order (docs/arena.md).",
               simulate_commands(), ladder_rows),
+    Benchmark("redis", "The ceiling of one Redis",
+              "Redis's own counters (INFO commandstats, stats, cpu) per rated match (house bots, real "
+              "scheduler and RQ workers in 3 network namespaces) and per API move; the matches/s and bots "
+              "one Redis core carries (docs/scaling.md).",
+              ("python -m tools.redis_ceiling --machines 3",), redis_rows,
+              reliability_files=("redis-ceiling.json",), make_target="make bench-redis"),
     Benchmark("load", "Load: practice tables",
               "200 clients long-polling and moving on practice tables for 5 minutes, every finished table "
               "replayed (docs/reliability.md).",
