@@ -122,13 +122,11 @@ class DiskFull:
 
     def fill(self) -> None:
         if self.mounted:
-            free = os.statvfs(self.stack.data_dir)
-            with open(self.filler, "wb") as handle:  # every free block: the next AOF write gets ENOSPC
-                os.posix_fallocate(handle.fileno(), 0, free.f_bavail * free.f_frsize)
-            with contextlib.suppress(OSError), open(self.filler, "ab") as handle:
-                while True:  # fallocate leaves partial blocks; top up byte-wise chunks until ENOSPC
-                    handle.write(b"\0" * 512)
-                    handle.flush()
+            with open(self.filler, "wb", buffering=0) as handle:  # every free block: the next AOF write fails
+                for chunk in (1 << 20, 4096, 512):
+                    with contextlib.suppress(OSError):
+                        while True:
+                            handle.write(b"\0" * chunk)
         else:
             size = sum(p.stat().st_size for p in self.stack.data_dir.rglob("*") if p.is_file())
             resource.prlimit(self.stack.children["redis"].pid, resource.RLIMIT_FSIZE,
