@@ -7,9 +7,11 @@ redis-full` and `redis-disk-full` (docs/reliability.md).
 
 from __future__ import annotations
 
+import os
 import resource
 import signal
 import subprocess
+import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -20,7 +22,7 @@ import redis
 
 from core.errors import StoreFull, StoreUnavailable, store_error
 from loadtest.verify import table_problems
-from tests.conftest import serving
+from tests.conftest import REPO_ROOT, serving
 from tools.devredis import free_port, server_args, wait_ready
 
 PROBLEM = "application/problem+json"
@@ -208,3 +210,36 @@ def test_other_redis_errors_are_not_store_errors():
     wrong_type = redis.ResponseError("WRONGTYPE Operation against a key holding the wrong kind of value")
     assert store_error(wrong_type) is None
     assert store_error(ValueError("MISCONF")) is None
+
+
+def test_a_worker_started_on_a_full_redis_outlives_it_and_then_works(limited_redis, key_prefix):
+    """The Procfile's house-bot worker, started while Redis refuses writes (RQ cannot even register it),
+    keeps retrying instead of exiting (under honcho one exit stops the service), then drives a table."""
+    from rq import Queue
+
+    from core.keys import house_queue
+    from core.queues import enqueue_drive
+    from core.tables import SeatKind, SeatSpec, TableStore
+
+    conn = redis.Redis.from_url(limited_redis.url)
+    conn.config_set("maxmemory-policy", "noeviction")
+    conn.config_set("maxmemory", 1)
+    env = {**os.environ, "PYTHONPATH": str(REPO_ROOT), "REDIS_URL": limited_redis.url,
+           "TA_KEY_PREFIX": key_prefix}
+    worker = subprocess.Popen([sys.executable, "-m", "arena", "worker", "--simple", "--house"], cwd=REPO_ROOT,
+                              env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                              start_new_session=True)
+    try:
+        time.sleep(4.0)  # several refused attempts to register
+        assert worker.poll() is None, "the worker exited on a Redis out of memory"
+        conn.config_set("maxmemory", 0)
+        tables = TableStore(conn, key_prefix)
+        table = tables.create_table("sore-spot", 3, {"rounds": 1}, [SeatSpec(SeatKind.HOUSE, "random")] * 3)
+        enqueue_drive(Queue(house_queue(key_prefix), connection=conn), table.table_id, key_prefix)
+        deadline = time.monotonic() + 60
+        while not tables.load_table(table.table_id).over:
+            assert time.monotonic() < deadline, "the worker did no work once Redis had room"
+            time.sleep(0.2)
+    finally:
+        os.killpg(worker.pid, signal.SIGTERM)
+        worker.wait(timeout=15)
