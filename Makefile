@@ -87,6 +87,8 @@ faults: $(STAMP)
 	PYTHONPATH="$(CURDIR)" $(PY) -m loadtest --output $(LOAD_OUT)/faults-api-kill.json faults api-restart --seconds 45 --hard
 	PYTHONPATH="$(CURDIR)" $(PY) -m loadtest --output $(LOAD_OUT)/faults-api-term.json faults api-restart --seconds 45
 	PYTHONPATH="$(CURDIR)" $(PY) -m loadtest --output $(LOAD_OUT)/faults-bad-bots.json faults bad-bots --seconds 90 --bots 8
+	PYTHONPATH="$(CURDIR)" $(PY) -m loadtest --output $(LOAD_OUT)/faults-redis-full.json faults redis-full --seconds 30 --full-seconds 15 --clients 10 --bots 8
+	PYTHONPATH="$(CURDIR)" $(PY) -m loadtest --output $(LOAD_OUT)/faults-redis-disk-full.json faults redis-disk-full --seconds 30 --full-seconds 15 --clients 10 --bots 8
 	PYTHONPATH="$(CURDIR)" $(PY) -m loadtest --output $(LOAD_OUT)/faults-griefing.json faults griefing --seconds 300
 
 # The ceiling of one Redis (docs/scaling.md; not a test): Redis's own counters per rated match and per API

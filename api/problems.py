@@ -30,6 +30,7 @@ from core.errors import (
     SeatNotOpen,
     SeatTaken,
     StaleVersion,
+    StoreFull,
     StoreUnavailable,
     TableBusy,
     TableNotFound,
@@ -37,6 +38,7 @@ from core.errors import (
     TokenRequired,
     UnknownGame,
     UnsafeURL,
+    store_error,
 )
 from engine.errors import (
     EngineError,
@@ -52,6 +54,7 @@ PROBLEM_TYPE_BASE = "/problems/"
 
 log = logging.getLogger(__name__)
 STORE_RETRY_AFTER_S = 1  # a Redis restart (AOF load) takes about a second
+STORE_FULL_RETRY_AFTER_S = 5  # room comes back when an operator makes it: retrying every second helps nobody
 
 
 class ApiProblem(Exception):
@@ -94,6 +97,7 @@ PROBLEMS: list[tuple[type[Exception], int, str, str | None]] = [
     (NotYourTurn, 409, "not-your-turn", None),
     (StaleVersion, 409, "stale-version", None),
     (TableBusy, 409, "busy", None),
+    (StoreFull, 507, "store-full", "Insufficient storage"),
     (StoreUnavailable, 503, "store-unavailable", "Service unavailable"),
 ]
 
@@ -101,17 +105,22 @@ PROBLEMS: list[tuple[type[Exception], int, str, str | None]] = [
 def _problem_headers(error: Exception) -> dict[str, str]:
     if isinstance(error, TokenRequired):
         return {"WWW-Authenticate": f'Bearer realm="{error.realm}"'}
+    if isinstance(error, StoreFull):
+        return {"Retry-After": str(STORE_FULL_RETRY_AFTER_S)}
     if isinstance(error, StoreUnavailable):
         return {"Retry-After": str(STORE_RETRY_AFTER_S)}
     return {}
 
 
 def problem_for(error: Exception) -> ApiProblem | None:
-    """The problem an engine, domain or Redis connection error answers with; None for anything else."""
-    if isinstance(error, redis.ConnectionError | redis.TimeoutError):
-        # Redis restarting or unreachable: temporary, say so (one log line, not a traceback per request).
-        log.warning("Redis unavailable: %s", error)
-        error = StoreUnavailable()
+    """The problem an engine, domain or Redis error answers with; None for anything else."""
+    if isinstance(error, redis.RedisError):
+        # Redis restarting, unreachable, out of memory or disk: temporary, say so (one log line, not a
+        # traceback per request). Any other Redis error is a bug and stays a logged 500.
+        refused = store_error(error)
+        if refused is not None:
+            log.warning("Redis refused or unavailable: %s", error)
+            error = refused
     for cls, status, slug, title in PROBLEMS:
         if isinstance(error, cls):
             extra: dict[str, Any] = {}

@@ -74,8 +74,9 @@ def add_ladder_command(ladder_id: str, game: str, players: int, options: str, du
 def worker_command(burst: bool, simple: bool, queues: tuple[str, ...], house: bool) -> None:
     """An RQ worker on the arena queue ($REDIS_URL, $TA_KEY_PREFIX); run as many as you like, anywhere.
 
-    It outlives Redis restarts: RQ's work loop exits on a lost connection (e.g. from a job's heartbeat), so
-    a fresh worker is started after a backoff instead; the interrupted job is recovered like a killed one.
+    It outlives Redis restarts and a Redis out of memory or disk: RQ's work loop exits on a lost connection
+    or a refused write (e.g. from a job's heartbeat), so a fresh worker is started after a backoff instead;
+    the interrupted job is recovered like a killed one.
     """
     import logging
     import time
@@ -83,6 +84,7 @@ def worker_command(burst: bool, simple: bool, queues: tuple[str, ...], house: bo
     import redis
 
     from arena.jobs import ArenaSimpleWorker, ArenaWorker
+    from core.errors import store_error
     from core.settings import load_settings
 
     settings = load_settings()
@@ -94,7 +96,9 @@ def worker_command(burst: bool, simple: bool, queues: tuple[str, ...], house: bo
         try:
             worker_class(names, connection=conn).work(burst=burst, with_scheduler=False)
             return  # stopped (signal, or --burst done)
-        except (redis.ConnectionError, redis.TimeoutError) as exc:
+        except redis.RedisError as exc:
+            if store_error(exc) is None:  # not Redis gone or refusing writes (out of memory or disk): a bug
+                raise
             logging.getLogger("arena.worker").warning("lost Redis (%s); new worker in %.1f s", exc, backoff)
             time.sleep(backoff)
             backoff = min(backoff * 2, 10.0)

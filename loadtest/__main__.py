@@ -50,10 +50,13 @@ def main() -> None:
     )
 
     faults = commands.add_parser("faults", help="scripted fault drills")
-    faults.add_argument("scenario", choices=["redis-restart", "api-restart", "bad-bots", "griefing"])
+    faults.add_argument("scenario", choices=["redis-restart", "api-restart", "bad-bots", "griefing",
+                                                  "redis-full", "redis-disk-full"])
     faults.add_argument("--seconds", type=float, default=60, help="load before and after the fault, each")
     faults.add_argument("--hard", action="store_true", help="SIGKILL instead of a clean shutdown")
     faults.add_argument("--down-seconds", type=float, default=5)
+    faults.add_argument("--full-seconds", type=float, default=20,
+                        help="redis-full, redis-disk-full: how long Redis stays without room")
     faults.add_argument("--clients", type=int, default=20)
     faults.add_argument("--bots", type=int, default=12)
     faults.add_argument("--griefers", type=int, default=40,
@@ -91,6 +94,7 @@ def main() -> None:
             options.clients,
             options.bots,
             options.griefers,
+            options.full_seconds,
         )
     _emit(result, options.output)
 

@@ -11,6 +11,8 @@
   with ``--hard``, else SIGTERM) and started again. Checks: every client resumes and finishes, no move lost
   or doubled (every move a client saw accepted is in the log; at most one more per table — the one whose
   answer the crash swallowed), every table whole, replays verify.
+* ``redis-full``, ``redis-disk-full``: Redis out of memory or out of disk under the same load, then given room
+  again (loadtest/storage.py).
 """
 
 from __future__ import annotations
@@ -391,7 +393,7 @@ def bad_bots(seconds: float, bots: int) -> dict[str, Any]:
 
 
 def run(scenario: str, seconds: float, hard: bool, down_s: float, clients: int, bots: int,
-        griefers: int = 40) -> dict[str, Any]:
+        griefers: int = 40, full_s: float = 20) -> dict[str, Any]:
     if scenario == "griefing":
         from loadtest.griefing import griefing
 
@@ -400,4 +402,8 @@ def run(scenario: str, seconds: float, hard: bool, down_s: float, clients: int, 
         return redis_restart(seconds, hard, down_s, clients, bots)
     if scenario == "bad-bots":
         return bad_bots(seconds, bots)
+    if scenario in ("redis-full", "redis-disk-full"):
+        from loadtest.storage import storage_full
+
+        return storage_full("memory" if scenario == "redis-full" else "disk", seconds, full_s, clients, bots)
     return api_restart(seconds, hard, down_s, clients)

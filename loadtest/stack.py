@@ -39,6 +39,10 @@ UNLIMITED = {
 }
 
 
+def _ignore_sigxfsz() -> None:
+    signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+
+
 @dataclass
 class Child:
     """A child process in its own session (so its whole group can be signalled), logging to a file."""
@@ -48,6 +52,7 @@ class Child:
     env: dict[str, str]
     log_path: Path
     process: subprocess.Popen | None = None
+    ignore_sigxfsz: bool = False  # then a file-size limit fails the child's writes instead of killing it
     _log: IO[bytes] | None = None
 
     def start(self) -> Child:
@@ -59,6 +64,7 @@ class Child:
             stdout=self._log,
             stderr=subprocess.STDOUT,
             start_new_session=True,
+            preexec_fn=_ignore_sigxfsz if self.ignore_sigxfsz else None,
         )
         return self
 
@@ -131,8 +137,8 @@ class Stack:
             **extra,
         }
 
-    def _add(self, name: str, command: list[str], env: dict[str, str]) -> Child:
-        child = Child(name, command, env, self.workdir / f"{name}.log").start()
+    def _add(self, name: str, command: list[str], env: dict[str, str], ignore_sigxfsz: bool = False) -> Child:
+        child = Child(name, command, env, self.workdir / f"{name}.log", ignore_sigxfsz=ignore_sigxfsz).start()
         self.children[name] = child
         return child
 
@@ -141,9 +147,10 @@ class Stack:
 
     # --- components ---------------------------------------------------------------------------------------
 
-    def start_redis(self) -> Child:
+    def start_redis(self, ignore_sigxfsz: bool = False) -> Child:
         """redis-server with AOF everysec, the same arguments `make run` uses (tools.devredis.server_args)."""
-        child = self._add("redis", server_args(self.redis_port, self.data_dir, persistent=True), self.env())
+        child = self._add("redis", server_args(self.redis_port, self.data_dir, persistent=True), self.env(),
+                          ignore_sigxfsz)
         wait_ready(self.redis_url, timeout=15)
         return child
 

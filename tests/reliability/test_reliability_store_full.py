@@ -1,0 +1,245 @@
+"""Redis without room, fast: out of memory (maxmemory, noeviction) and an append-only file it cannot write.
+
+Each test starts its own redis-server (AOF everysec, as `make run` configures it) and takes its room away:
+never a Redis the tests did not start. The full-stack drills under load: `python -m loadtest faults
+redis-full` and `redis-disk-full` (docs/reliability.md).
+"""
+
+from __future__ import annotations
+
+import os
+import resource
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+import redis
+
+from core.errors import StoreFull, StoreUnavailable, store_error
+from loadtest.verify import table_problems
+from tests.conftest import REPO_ROOT, serving
+from tools.devredis import free_port, server_args, wait_ready
+
+PROBLEM = "application/problem+json"
+
+
+class LimitedRedis:
+    """A redis-server with AOF on a free port; SIGXFSZ ignored, so a file-size limit fails its writes."""
+
+    def __init__(self, data_dir: Path) -> None:
+        self.port = free_port()
+        self.data_dir = data_dir
+        self.url = f"redis://127.0.0.1:{self.port}/0"
+        self.process: subprocess.Popen | None = None
+
+    def start(self) -> None:
+        self.process = subprocess.Popen(
+            server_args(self.port, self.data_dir, persistent=True),
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            preexec_fn=lambda: signal.signal(signal.SIGXFSZ, signal.SIG_IGN),
+        )
+        wait_ready(self.url, timeout=10)
+
+    def limit_file_size(self, size: int | None) -> None:
+        """Files of redis-server may not grow past `size` bytes (None: no limit): its disk is full."""
+        assert self.process is not None
+        soft = resource.RLIM_INFINITY if size is None else size
+        resource.prlimit(self.process.pid, resource.RLIMIT_FSIZE, (soft, resource.RLIM_INFINITY))
+
+    def aof_bytes(self) -> int:
+        return sum(p.stat().st_size for p in self.data_dir.rglob("*") if p.is_file())
+
+    def restart(self) -> None:
+        redis.Redis.from_url(self.url).shutdown(nosave=True)  # SHUTDOWN fsyncs the AOF
+        assert self.process is not None
+        self.process.wait(timeout=10)
+        self.start()
+
+
+@pytest.fixture
+def limited_redis(tmp_path: Path) -> Iterator[LimitedRedis]:
+    server = LimitedRedis(tmp_path / "redis")
+    server.data_dir.mkdir()
+    server.start()
+    yield server
+    if server.process is not None and server.process.poll() is None:
+        server.process.kill()
+        server.process.wait()
+
+
+def bearer(token: str) -> dict[str, str]:
+    return {"Authorization": f"Bearer {token}"}
+
+
+class Table:
+    """A spot-hearts table of 4 open seats, played first-legal through the API."""
+
+    def __init__(self, http: httpx.Client) -> None:
+        self.http = http
+        created = http.post("/api/tables", json={"game": "spot-hearts", "seats": ["open"] * 4,
+                                                 "options": {"target": 100}})
+        assert created.status_code == 201, created.text
+        self.table_id = created.json()["table_id"]
+        self.tokens = [http.post(f"/api/tables/{self.table_id}/seats/{s}/join").json()["token"]
+                       for s in range(4)]
+
+    def move(self) -> httpx.Response:
+        table = self.http.get(f"/api/tables/{self.table_id}")
+        assert table.status_code == 200, table.text
+        seat = table.json()["to_act"][0]
+        state = self.http.get(f"/api/tables/{self.table_id}/seats/{seat}", headers=bearer(self.tokens[seat]))
+        assert state.status_code == 200, state.text
+        decision = state.json()["view"]["decision"]
+        move = decision["legal"][: decision["count"]] if decision["kind"] == "pass" else decision["legal"][0]
+        return self.http.post(f"/api/tables/{self.table_id}/seats/{seat}/moves",
+                              headers=bearer(self.tokens[seat]),
+                              json={"move": move, "expected_version": state.json()["version"]})
+
+    def version(self) -> int:
+        return self.http.get(f"/api/tables/{self.table_id}").json()["version"]
+
+
+def assert_store_full(answer: httpx.Response, resource_name: str) -> None:
+    assert answer.status_code == 507, answer.text
+    assert answer.headers["content-type"].startswith(PROBLEM)
+    body = answer.json()
+    assert body["type"] == "/problems/store-full" and body["status"] == 507
+    assert body["resource"] == resource_name
+    assert int(answer.headers["retry-after"]) >= 1
+    assert "Traceback" not in answer.text and "maxmemory" not in answer.text  # no Redis internals
+
+
+def assert_reads_served(http: httpx.Client, table: Table) -> None:
+    for path, headers in ((f"/api/tables/{table.table_id}", None),
+                          (f"/api/tables/{table.table_id}/seats/0", bearer(table.tokens[0])),
+                          ("/api/tables", None),
+                          ("/api/ladders", None)):
+        answer = http.get(path, headers=headers)
+        assert answer.status_code == 200, (path, answer.text)
+
+
+def test_at_maxmemory_writes_get_store_full_reads_work_and_writes_resume(make_app, limited_redis, key_prefix):
+    conn = redis.Redis.from_url(limited_redis.url, decode_responses=True)
+    app = make_app(REDIS_URL=limited_redis.url)
+    with serving(app) as base, httpx.Client(base_url=base, timeout=30) as http:
+        table = Table(http)
+        for _ in range(5):
+            assert table.move().status_code == 200
+        conn.config_set("maxmemory-policy", "noeviction")
+        conn.config_set("maxmemory", 1)  # below what it holds already: every write that allocates is refused
+        try:
+            assert_store_full(table.move(), "memory")
+            assert_store_full(http.post("/api/tables", json={"game": "spot-hearts", "seats": ["open"] * 4}),
+                              "memory")
+            assert_store_full(http.post("/api/bots", json={"name": "full", "games": ["spot-hearts"],
+                                                           "url": "http://127.0.0.1:9/"}), "memory")
+            assert table.version() == 5  # the refused move changed nothing
+            assert_reads_served(http, table)
+        finally:
+            conn.config_set("maxmemory", 0)
+        assert table.move().status_code == 200  # the same process writes again, nothing restarted
+        assert table.version() == 6
+        assert conn.llen(f"{key_prefix}table:{table.table_id}:moves") == 6
+        assert table_problems(conn, key_prefix, table.table_id) == []
+
+
+def test_when_the_aof_cannot_be_written_writes_get_store_full_and_no_accepted_move_is_lost(
+    make_app, limited_redis, key_prefix
+):
+    conn = redis.Redis.from_url(limited_redis.url, decode_responses=True)
+    app = make_app(REDIS_URL=limited_redis.url)
+    with serving(app) as base, httpx.Client(base_url=base, timeout=30) as http:
+        table = Table(http)
+        accepted = sum(table.move().status_code == 200 for _ in range(5))
+        time.sleep(1.2)  # one AOF fsync period: the file holds all of it
+        limited_redis.limit_file_size(limited_redis.aof_bytes())  # no room to append anything
+        refused = None
+        for _ in range(20):  # the write that meets the full disk is answered; the next ones are refused
+            answer = table.move()
+            if answer.status_code != 200:
+                refused = answer
+                break
+            accepted += 1
+        assert refused is not None, "Redis never refused a write on a full disk"
+        assert_store_full(refused, "disk")
+        new_table = {"game": "spot-hearts", "seats": ["open"] * 4}
+        assert_store_full(http.post("/api/tables", json=new_table), "disk")
+        assert table.version() == accepted
+        assert_reads_served(http, table)
+
+        limited_redis.limit_file_size(None)  # room again: Redis retries its AOF write within a second
+        deadline = time.monotonic() + 10
+        while (answer := table.move()).status_code != 200:
+            assert_store_full(answer, "disk")
+            assert time.monotonic() < deadline, "writes were not accepted again after the disk had room"
+            time.sleep(0.1)
+        accepted += 1
+
+    limited_redis.restart()  # what Redis loads from its AOF: every accepted move
+    conn = redis.Redis.from_url(limited_redis.url, decode_responses=True)
+    assert conn.llen(f"{key_prefix}table:{table.table_id}:moves") == accepted
+    assert table_problems(conn, key_prefix, table.table_id) == []
+
+
+@pytest.mark.parametrize(
+    ("reply", "expected"),
+    [
+        (redis.exceptions.OutOfMemoryError("command not allowed when used memory > 'maxmemory'."), "memory"),
+        (redis.ResponseError("Error running script (call to f_1): @user_script:3: -OOM command not allowed "
+                             "when used memory > 'maxmemory'."), "memory"),
+        (redis.ResponseError("MISCONF Errors writing to the AOF file: No space left on device"), "disk"),
+        (redis.ResponseError("Command # 1 (SET e x) of pipeline caused error: MISCONF Errors writing to the "
+                             "AOF file: No space left on device"), "disk"),
+        (redis.exceptions.ReadOnlyError("You can't write against a read only replica."), None),
+        (redis.ConnectionError("gone"), None),
+    ],
+)
+def test_redis_refusals_map_to_store_errors(reply, expected):
+    error = store_error(reply)
+    assert isinstance(error, StoreUnavailable)
+    assert (error.resource if isinstance(error, StoreFull) else None) == expected
+
+
+def test_other_redis_errors_are_not_store_errors():
+    wrong_type = redis.ResponseError("WRONGTYPE Operation against a key holding the wrong kind of value")
+    assert store_error(wrong_type) is None
+    assert store_error(ValueError("MISCONF")) is None
+
+
+def test_a_worker_started_on_a_full_redis_outlives_it_and_then_works(limited_redis, key_prefix):
+    """The Procfile's house-bot worker, started while Redis refuses writes (RQ cannot even register it),
+    keeps retrying instead of exiting (under honcho one exit stops the service), then drives a table."""
+    from rq import Queue
+
+    from core.keys import house_queue
+    from core.queues import enqueue_drive
+    from core.tables import SeatKind, SeatSpec, TableStore
+
+    conn = redis.Redis.from_url(limited_redis.url)
+    conn.config_set("maxmemory-policy", "noeviction")
+    conn.config_set("maxmemory", 1)
+    env = {**os.environ, "PYTHONPATH": str(REPO_ROOT), "REDIS_URL": limited_redis.url,
+           "TA_KEY_PREFIX": key_prefix}
+    worker = subprocess.Popen([sys.executable, "-m", "arena", "worker", "--simple", "--house"], cwd=REPO_ROOT,
+                              env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                              start_new_session=True)
+    try:
+        time.sleep(4.0)  # several refused attempts to register
+        assert worker.poll() is None, "the worker exited on a Redis out of memory"
+        conn.config_set("maxmemory", 0)
+        tables = TableStore(conn, key_prefix)
+        table = tables.create_table("sore-spot", 3, {"rounds": 1}, [SeatSpec(SeatKind.HOUSE, "random")] * 3)
+        enqueue_drive(Queue(house_queue(key_prefix), connection=conn), table.table_id, key_prefix)
+        deadline = time.monotonic() + 60
+        while not tables.load_table(table.table_id).over:
+            assert time.monotonic() < deadline, "the worker did no work once Redis had room"
+            time.sleep(0.2)
+    finally:
+        os.killpg(worker.pid, signal.SIGTERM)
+        worker.wait(timeout=15)
