@@ -1,12 +1,22 @@
-"""What the reliability tests share: cards in any answer, what a seat may not know, short games."""
+"""What the reliability tests share: cards in any answer, what a seat may not know, short games, a Redis of
+the test's own."""
 
 from __future__ import annotations
 
 import json
 import re
+import resource
+import signal
+import subprocess
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
 from typing import Any
 
+import redis
+
 from engine.cards import CODES
+from tools.devredis import free_port, server_args, wait_ready
 
 PROBLEM = "application/problem+json"
 CARD_CODES = frozenset(CODES)
@@ -92,3 +102,61 @@ def random_move(decision: dict[str, Any], rng: Any) -> Any:
 
 def bearer(token: str) -> dict[str, str]:
     return {"Authorization": f"Bearer {token}"}
+
+
+class OwnRedis:
+    """A redis-server configured like `make run`'s (AOF everysec), on a free port, restartable in place.
+
+    SIGXFSZ is ignored, so a file-size limit (:meth:`limit_file_size`) fails its writes instead of killing it.
+    """
+
+    def __init__(self, data_dir: Path) -> None:
+        self.port = free_port()
+        self.data_dir = data_dir
+        self.url = f"redis://127.0.0.1:{self.port}/0"
+        self.process: subprocess.Popen | None = None
+
+    def start(self) -> None:
+        self.process = subprocess.Popen(
+            server_args(self.port, self.data_dir, persistent=True),
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            preexec_fn=lambda: signal.signal(signal.SIGXFSZ, signal.SIG_IGN),
+        )
+        wait_ready(self.url, timeout=10)
+
+    def stop(self, hard: bool) -> None:
+        assert self.process is not None
+        if hard:
+            self.process.kill()
+        else:
+            redis.Redis.from_url(self.url).shutdown(nosave=True)  # SHUTDOWN fsyncs the AOF
+        self.process.wait(timeout=10)
+
+    def restart(self) -> None:
+        self.stop(hard=False)
+        self.start()
+
+    def limit_file_size(self, size: int | None) -> None:
+        """Files of redis-server may not grow past `size` bytes (None: no limit): its disk is full."""
+        assert self.process is not None
+        soft = resource.RLIM_INFINITY if size is None else size
+        resource.prlimit(self.process.pid, resource.RLIMIT_FSIZE, (soft, resource.RLIM_INFINITY))
+
+    def aof_bytes(self) -> int:
+        return sum(p.stat().st_size for p in self.data_dir.rglob("*") if p.is_file())
+
+
+@contextmanager
+def own_redis_server(data_dir: Path) -> Iterator[OwnRedis]:
+    """An :class:`OwnRedis` started in `data_dir`, killed at the end if still running."""
+    server = OwnRedis(data_dir)
+    server.data_dir.mkdir()
+    server.start()
+    try:
+        yield server
+    finally:
+        if server.process is not None and server.process.poll() is None:
+            server.process.kill()
+            server.process.wait()
+

@@ -21,49 +21,15 @@ import redis
 import engine
 from loadtest.verify import table_problems
 from tests.conftest import REPO_ROOT, serving
+from tests.reliability.reliability_helpers import OwnRedis, bearer, own_redis_server
 from tools import devserve
-from tools.devredis import free_port, server_args, wait_ready
-
-
-class OwnRedis:
-    """A redis-server configured like `make run`'s (AOF everysec), on a free port, restartable in place."""
-
-    def __init__(self, data_dir: Path) -> None:
-        self.port = free_port()
-        self.data_dir = data_dir
-        self.url = f"redis://127.0.0.1:{self.port}/0"
-        self.process: subprocess.Popen | None = None
-
-    def start(self) -> None:
-        self.process = subprocess.Popen(
-            server_args(self.port, self.data_dir, persistent=True),
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-        )
-        wait_ready(self.url, timeout=10)
-
-    def stop(self, hard: bool) -> None:
-        assert self.process is not None
-        if hard:
-            self.process.kill()
-        else:
-            redis.Redis.from_url(self.url).shutdown(nosave=True)
-        self.process.wait(timeout=10)
+from tools.devredis import free_port
 
 
 @pytest.fixture
 def own_redis(tmp_path: Path) -> Iterator[OwnRedis]:
-    server = OwnRedis(tmp_path / "redis")
-    server.data_dir.mkdir()
-    server.start()
-    yield server
-    if server.process is not None and server.process.poll() is None:
-        server.process.kill()
-        server.process.wait()
-
-
-def bearer(token: str) -> dict[str, str]:
-    return {"Authorization": f"Bearer {token}"}
+    with own_redis_server(tmp_path / "redis") as server:
+        yield server
 
 
 def play_moves(http: httpx.Client, table_id: str, tokens: list[str], count: int) -> int:

@@ -8,7 +8,6 @@ redis-full` and `redis-disk-full` (docs/reliability.md).
 from __future__ import annotations
 
 import os
-import resource
 import signal
 import subprocess
 import sys
@@ -23,58 +22,15 @@ import redis
 from core.errors import StoreFull, StoreUnavailable, store_error
 from loadtest.verify import table_problems
 from tests.conftest import REPO_ROOT, serving
-from tools.devredis import free_port, server_args, wait_ready
+from tests.reliability.reliability_helpers import OwnRedis, bearer, own_redis_server
 
 PROBLEM = "application/problem+json"
 
 
-class LimitedRedis:
-    """A redis-server with AOF on a free port; SIGXFSZ ignored, so a file-size limit fails its writes."""
-
-    def __init__(self, data_dir: Path) -> None:
-        self.port = free_port()
-        self.data_dir = data_dir
-        self.url = f"redis://127.0.0.1:{self.port}/0"
-        self.process: subprocess.Popen | None = None
-
-    def start(self) -> None:
-        self.process = subprocess.Popen(
-            server_args(self.port, self.data_dir, persistent=True),
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-            preexec_fn=lambda: signal.signal(signal.SIGXFSZ, signal.SIG_IGN),
-        )
-        wait_ready(self.url, timeout=10)
-
-    def limit_file_size(self, size: int | None) -> None:
-        """Files of redis-server may not grow past `size` bytes (None: no limit): its disk is full."""
-        assert self.process is not None
-        soft = resource.RLIM_INFINITY if size is None else size
-        resource.prlimit(self.process.pid, resource.RLIMIT_FSIZE, (soft, resource.RLIM_INFINITY))
-
-    def aof_bytes(self) -> int:
-        return sum(p.stat().st_size for p in self.data_dir.rglob("*") if p.is_file())
-
-    def restart(self) -> None:
-        redis.Redis.from_url(self.url).shutdown(nosave=True)  # SHUTDOWN fsyncs the AOF
-        assert self.process is not None
-        self.process.wait(timeout=10)
-        self.start()
-
-
 @pytest.fixture
-def limited_redis(tmp_path: Path) -> Iterator[LimitedRedis]:
-    server = LimitedRedis(tmp_path / "redis")
-    server.data_dir.mkdir()
-    server.start()
-    yield server
-    if server.process is not None and server.process.poll() is None:
-        server.process.kill()
-        server.process.wait()
-
-
-def bearer(token: str) -> dict[str, str]:
-    return {"Authorization": f"Bearer {token}"}
+def limited_redis(tmp_path: Path) -> Iterator[OwnRedis]:
+    with own_redis_server(tmp_path / "redis") as server:
+        yield server
 
 
 class Table:
