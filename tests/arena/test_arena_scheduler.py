@@ -77,12 +77,18 @@ def test_disabled_bot_leaves_and_paused_bot_is_not_matched(setup, bot_server) ->
     assert bot_id not in {m.bot_id for m in store.members("ss")}
 
 
-def test_lost_job_is_requeued_then_aborted_after_max_attempts(setup) -> None:
-    store, queue, scheduler, _registry = setup
+def _one_match(store: ArenaStore, scheduler: Scheduler) -> tuple[LadderConfig, str]:
+    """A one-table house ladder and the match its first tick creates."""
     ladder = LadderConfig("ss", "sore-spot", 4, {"rounds": 1}, house_bots=HOUSE, max_active=1)
     store.save_ladder(ladder)
     scheduler.tick()
     [match_id] = store.active_matches("ss")
+    return ladder, match_id
+
+
+def test_lost_job_is_requeued_then_aborted_after_max_attempts(setup) -> None:
+    store, queue, scheduler, _registry = setup
+    ladder, match_id = _one_match(store, scheduler)
     queue.empty()
     store.redis.delete(f"rq:job:{match_id}")  # the job vanished (e.g. Redis lost it)
     counts = {"requeued": 0, "aborted": 0}
@@ -102,10 +108,7 @@ def test_a_match_given_back_by_a_stopping_worker_is_requeued_without_using_an_at
     from arena import jobs
 
     store, queue, scheduler, _registry = setup
-    ladder = LadderConfig("ss", "sore-spot", 4, {"rounds": 1}, house_bots=HOUSE, max_active=1)
-    store.save_ladder(ladder)
-    scheduler.tick()
-    [match_id] = store.active_matches("ss")
+    ladder, match_id = _one_match(store, scheduler)
     jobs.STOP.set()  # what the worker's first SIGTERM does
     try:
         jobs.ArenaSimpleWorker([queue], connection=queue.connection).work(burst=True, with_scheduler=False)
