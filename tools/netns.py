@@ -4,7 +4,7 @@ Namespace ``i`` (``ta-rc<i>``) gets the point-to-point link 10.231.i.0/30: the h
 10.231.i.1, the namespace side 10.231.i.2. The namespace has its loopback and that link, and no default route,
 so the only address it can reach outside itself is the host side of its own link (a server on the host bound
 to that address). Needs root and ``ip`` (iproute2). Everything is created by ``machines()`` and removed when
-it exits, also on an error; leftovers of a killed run with the same names are removed first.
+it exits, also on an error; leftovers of a killed run are removed first.
 
     with machines(3) as boxes:
         command = boxes[0].wrap(["python", "-m", "arena", "worker"])  # runs inside namespace 0
@@ -100,10 +100,12 @@ def machines(count: int) -> Iterator[list[Machine]]:
     """`count` namespaces, each linked to the host only; all removed on exit (even on an error)."""
     if not available():
         raise RuntimeError("network namespaces need root and the `ip` command")
+    for name in leftovers():  # a previous run killed before its cleanup, whatever its machine count
+        _remove(Machine(int(name.removeprefix(NAME_PREFIX))))
     boxes = [Machine(i) for i in range(count)]
     try:
         for box in boxes:
-            _remove(box)  # a previous run killed before its cleanup
+            _remove(box)  # a host-side link may outlive its namespace
             _create(box)
         yield boxes
     finally:

@@ -198,6 +198,9 @@ class CeilingStack(Stack):
         extra = [box.host_address for box in self.machines]
         at = args.index("--bind") + 2
         args[at:at] = extra  # `--bind 127.0.0.1 10.231.0.1 …`: loopback and the links, nothing else
+        # Redis 7's protected mode refuses every non-loopback client of a password-less server, even one
+        # bound to explicit addresses (6.2 allowed them); the bind list above is what limits who connects.
+        args[args.index("--protected-mode") + 1] = "no"
         child = self._add("redis", args, self.env())
         wait_ready(self.redis_url, timeout=15)
         return child
@@ -404,7 +407,10 @@ def run(matches: int, machine_count: int, workers_per_machine: int, games: list[
             api = api_phase(stack, meter, api_seconds) if api_seconds > 0 else None
             stack.start_scheduler(tick_s=0.2)
             workers = stack.start_workers(workers_per_machine)
-            wait_for(lambda: len(conn.client_list()) >= len(workers) + 2, 60)
+            if not wait_for(lambda: len(conn.client_list()) >= len(workers) + 2, 60):
+                # Fail now, not after every phase has timed out waiting for matches nobody plays.
+                raise RuntimeError(f"the {len(workers)} workers did not all reach Redis within 60 s "
+                                   f"(clients by address: {clients_by_address(conn)})")
             time.sleep(1.0)
             meter.start()
             time.sleep(idle_seconds)
