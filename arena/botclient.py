@@ -20,7 +20,11 @@ from __future__ import annotations
 import functools
 import json
 import ssl
+import threading
 import time
+from collections import defaultdict
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
@@ -165,6 +169,51 @@ class BotClient:
             return parse_reply(result.body, request["decision"]), result
         except ReplyError as exc:
             return None, CallResult(exc.outcome, result.latency_ms, result.status, result.body, str(exc))
+
+
+class ClientPool:
+    """Kept-alive bot clients shared by the matches a worker process runs at once (one per thread).
+
+    A match *leases* one client per bot URL for its whole run and gives them back at the end, so a client
+    (and its socket) is only ever used by one thread at a time: one match's slow bot cannot hold up, read
+    from or time out another match's call, and every call keeps its own deadline (``BotClient.call``).
+    Given-back clients stay connected for the next match with that bot (at most `idle_per_url` per URL; the
+    rest are closed), so connections to a bot follow the matches in flight with it, not the thread count.
+    """
+
+    def __init__(self, idle_per_url: int = 8) -> None:
+        self.idle_per_url = idle_per_url
+        self._idle: dict[tuple[str, bool], list[BotClient]] = defaultdict(list)
+        self._lock = threading.Lock()
+
+    def _take(self, url: str, allow_private: bool) -> BotClient:
+        with self._lock:
+            idle = self._idle.get((url, allow_private))
+            if idle:
+                return idle.pop()
+        return BotClient(url, allow_private=allow_private)
+
+    def _give_back(self, client: BotClient) -> None:
+        with self._lock:
+            idle = self._idle[(client.base_url, client.allow_private)]
+            if len(idle) < self.idle_per_url:
+                idle.append(client)
+                return
+        client.close()
+
+    @contextmanager
+    def lease(self, urls: Iterable[str], allow_private: bool) -> Iterator[dict[str, BotClient]]:
+        """One client per distinct URL for the duration of the block (a match), keyed by URL."""
+        clients = {url: self._take(url, allow_private) for url in dict.fromkeys(urls)}
+        try:
+            yield clients
+        finally:
+            for client in clients.values():
+                self._give_back(client)
+
+    def idle_count(self) -> int:
+        with self._lock:
+            return sum(len(idle) for idle in self._idle.values())
 
 
 @functools.cache

@@ -10,7 +10,9 @@ send.
 
 The bot parses just enough HTTP (request line, Content-Length, body) and answers the first legal move (the
 first `count` legal cards for a pass). One parent can serve several ports:
-``python -m tools.fastbot --ports 9101,9102``.
+``python -m tools.fastbot --ports 9101,9102``. ``--delay-ms D`` makes every /move answer wait D ms in the bot
+process before it is sent (the latency of a bot across the internet, or of one that thinks): the arena's
+bench uses it to measure workers against slow bots (``python -m tools.arena_bench``).
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ import os
 import re
 import selectors
 import socket
+import time
 from collections.abc import Callable
 from typing import Any
 
@@ -51,8 +54,11 @@ def answer(head: bytes, body: bytes) -> bytes:
     return _response(b"200 OK", json.dumps({"move": move}).encode())
 
 
-def serve_connection(conn: socket.socket) -> None:
-    """Answer requests on one kept-alive connection until the client hangs up (blocking I/O)."""
+def serve_connection(conn: socket.socket, delay_s: float = 0.0) -> None:
+    """Answer requests on one kept-alive connection until the client hangs up (blocking I/O).
+
+    A /move answer is sent `delay_s` after its request was read (the other requests are answered at once).
+    """
     conn.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
     buffer = b""
     while True:
@@ -77,7 +83,10 @@ def serve_connection(conn: socket.socket) -> None:
             buffer += chunk
         body = buffer[head_end + 4:total]
         buffer = buffer[total:]
-        conn.sendall(answer(head, body))
+        reply = answer(head, body)
+        if delay_s > 0 and b"/move" in head.split(b"\r\n", 1)[0]:
+            time.sleep(delay_s)
+        conn.sendall(reply)
 
 
 def _reap_children() -> None:
@@ -90,7 +99,7 @@ def _reap_children() -> None:
 
 
 def run_fast_bots(ports: list[int], started: Callable[[list[int]], Any] | None = None,
-                  host: str = "127.0.0.1") -> None:
+                  host: str = "127.0.0.1", delay_s: float = 0.0) -> None:
     """Serve one bot per port (0: any free port) in the foreground, forking a child per connection.
 
     Call it in a process of its own (``start_fast_bots``, the CLI): it forks, so not from a threaded program.
@@ -113,7 +122,7 @@ def run_fast_bots(ports: list[int], started: Callable[[list[int]], Any] | None =
                     selector.close()
                     for listener in listeners:
                         listener.close()
-                    serve_connection(conn)
+                    serve_connection(conn, delay_s)
                 except OSError:
                     pass
                 except BaseException:  # noqa: BLE001 - a bench bot's child must never return into the loop
@@ -124,21 +133,23 @@ def run_fast_bots(ports: list[int], started: Callable[[list[int]], Any] | None =
         _reap_children()
 
 
-def _serve_in_child(count: int, ready: Any, ports: Any) -> None:
+def _serve_in_child(count: int, ready: Any, ports: Any, delay_s: float) -> None:
     def started(bound: list[int]) -> None:
         for i, port in enumerate(bound):
             ports[i] = port
         ready.set()
 
-    run_fast_bots([0] * count, started=started)
+    run_fast_bots([0] * count, started=started, delay_s=delay_s)
 
 
-def start_fast_bots(count: int) -> tuple[multiprocessing.Process, list[str]]:
-    """`count` fast bots on free 127.0.0.1 ports in a fresh process; (process, base URLs)."""
+def start_fast_bots(count: int, delay_ms: float = 0.0) -> tuple[multiprocessing.Process, list[str]]:
+    """`count` fast bots on free 127.0.0.1 ports in a fresh process, each /move answered after `delay_ms`;
+    (process, base URLs)."""
     ctx = multiprocessing.get_context("spawn")
     ready = ctx.Event()
     ports = ctx.Array("i", count)
-    process = ctx.Process(target=_serve_in_child, args=(count, ready, ports), daemon=True)
+    process = ctx.Process(target=_serve_in_child, args=(count, ready, ports, delay_ms / 1000.0),
+                          daemon=True)
     process.start()
     if not ready.wait(20):
         process.terminate()
@@ -148,10 +159,11 @@ def start_fast_bots(count: int) -> tuple[multiprocessing.Process, list[str]]:
 
 @click.command()
 @click.option("--ports", default="9101,9102,9103,9104", show_default=True)
-def main(ports: str) -> None:
+@click.option("--delay-ms", default=0.0, show_default=True, help="Every /move answer waits this long.")
+def main(ports: str, delay_ms: float) -> None:
     """Very cheap protocol-v1 bots (first legal move) on 127.0.0.1, a process per connection (benches)."""
     run_fast_bots([int(p) for p in ports.split(",")],
-                  started=lambda bound: click.echo(f"fast bots on ports {bound}"))
+                  started=lambda bound: click.echo(f"fast bots on ports {bound}"), delay_s=delay_ms / 1000.0)
 
 
 if __name__ == "__main__":

@@ -1,0 +1,157 @@
+"""A worker process that runs several matches at once: N RQ workers, one per thread, in one process.
+
+Why threads: a match spends almost all its wall time waiting for bots (a bot across the internet answers in
+10-100 ms; the worker needs about 0.1 ms of CPU per decision), so a process that plays one match at a time
+idles. Another process per match in flight would cost a whole interpreter each (about 50 MB of RSS); a
+thread costs a stack and the match's own state, and waits on its socket without holding the GIL.
+``python -m tools.arena_bench`` measures decisions/s, matches in flight and RSS with 0, 20 and 100 ms bots.
+
+What each thread is: a complete RQ ``SimpleWorker`` (its own name, registration, heartbeat, started-job
+registry entry and job, i.e. one match per RQ job as before), with three changes for life in a thread:
+
+* the job timeout is a timer that raises in the job's thread (``TimerDeathPenalty``), not SIGALRM, which
+  only the main thread can take;
+* signals are taken by the main thread (``WorkerPool.run``), which tells every thread at once: the first
+  SIGTERM/SIGINT sets ``arena.jobs.STOP`` (each running match stops after its current decision and is
+  queued again, exactly as in a one-match worker) and asks each thread's worker to stop; a second one more
+  than a second later exits at once (cold: the leases lapse and the scheduler re-runs those matches);
+* an idle thread blocks on the queue for at most ``POLL_S`` at a time, so a stop reaches it quickly.
+
+Per-decision deadlines stay per call: each running match leases its own bot clients from
+``arena.jobs.CLIENTS`` (never shared between threads), and ``BotClient.call`` bounds each call by its own
+wall-clock deadline on its own socket, so a slow bot in one match cannot eat another match's time.
+"""
+
+from __future__ import annotations
+
+import logging
+import signal
+import threading
+import time
+from collections.abc import Sequence
+from typing import Any
+
+import redis
+from rq import SimpleWorker
+from rq.timeouts import TimerDeathPenalty
+
+from arena.jobs import STOP
+
+POLL_S = 1  # an idle thread's longest blocking dequeue: how long a stop request may take to reach it
+LOG = logging.getLogger("arena.worker")
+
+
+class ThreadDeathPenalty(TimerDeathPenalty):
+    """RQ's job timeout for jobs in threads, on a daemon timer: a pending one never holds up the exit."""
+
+    def new_timer(self) -> threading.Timer:
+        timer = super().new_timer()
+        timer.daemon = True
+        return timer
+
+
+class ThreadWorker(SimpleWorker):
+    """One RQ worker of a WorkerPool: runs its jobs in its own thread (see the module docstring)."""
+
+    death_penalty_class = ThreadDeathPenalty
+
+    def __init__(self, *args: Any, maintenance: bool = True, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.maintenance = maintenance
+
+    def _install_signal_handlers(self) -> None:
+        """Signals belong to the main thread (WorkerPool.run)."""
+
+    def subscribe(self) -> None:
+        """No pub/sub listener (a thread and a Redis connection) per thread: signals stop the process."""
+
+    def unsubscribe(self) -> None:
+        pass
+
+    def procline(self, message: str) -> None:
+        """One process title cannot say what N threads do; RQ's worker registry does (`rq info`)."""
+
+    @property
+    def should_run_maintenance_tasks(self) -> bool:
+        return self.maintenance and bool(super().should_run_maintenance_tasks)
+
+    def stop_soon(self) -> None:
+        """Stop after the running job (which itself stops early: STOP is set), or at the next poll if idle."""
+        self._stop_requested = True
+
+    def dequeue_job_and_maintain_ttl(self, timeout: int | None,
+                                     max_idle_time: int | None = None) -> tuple[Any, Any] | None:
+        if timeout is None:  # burst: one look, no blocking
+            return super().dequeue_job_and_maintain_ttl(None, max_idle_time)
+        while not self._stop_requested:
+            # max_idle_time = POLL_S makes RQ's own loop return None after one blocking pop of POLL_S.
+            result = super().dequeue_job_and_maintain_ttl(POLL_S, max_idle_time=POLL_S)
+            if result is not None:
+                return result
+        return None
+
+
+class WorkerPool:
+    """`threads` ThreadWorkers on `queues` in this process; `run()` blocks until they have all stopped."""
+
+    def __init__(self, queues: Sequence[str], connection: redis.Redis, threads: int,
+                 burst: bool = False) -> None:
+        if threads < 1:
+            raise ValueError("a worker pool needs at least one thread")
+        self.queues = list(queues)
+        self.connection = connection
+        self.threads = threads
+        self.burst = burst
+        self.stopping = threading.Event()
+        self._workers: dict[int, ThreadWorker] = {}
+        self._lock = threading.Lock()
+        self._first_signal_at: float | None = None
+
+    def run(self) -> None:
+        signal.signal(signal.SIGTERM, self._on_signal)
+        signal.signal(signal.SIGINT, self._on_signal)
+        threads = [threading.Thread(target=self._serve, args=(i,), name=f"arena-worker-{i}", daemon=True)
+                   for i in range(self.threads)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            while thread.is_alive():
+                thread.join(0.5)  # short joins: the main thread must stay free to take signals
+
+    def stop(self) -> None:
+        """The first SIGTERM/SIGINT: every match stops after its current decision, then each thread."""
+        STOP.set()
+        self.stopping.set()
+        with self._lock:
+            for worker in self._workers.values():
+                worker.stop_soon()
+
+    def _on_signal(self, signum: int, frame: object) -> None:
+        now = time.monotonic()
+        if self._first_signal_at is None:
+            self._first_signal_at = now
+            LOG.info("stopping: %d threads give back their matches", self.threads)
+            self.stop()
+        elif now - self._first_signal_at > 1.0:  # Ctrl-C reaches a worker twice (terminal and honcho)
+            LOG.warning("cold shutdown: running matches are re-run once their leases lapse")
+            raise SystemExit(1)
+
+    def _serve(self, index: int) -> None:
+        """One thread: an RQ worker, started again after a lost Redis connection (as a one-match worker)."""
+        backoff = 0.5
+        while not self.stopping.is_set():
+            worker = ThreadWorker(self.queues, connection=self.connection, maintenance=index == 0)
+            with self._lock:
+                self._workers[index] = worker
+            if self.stopping.is_set():
+                worker.stop_soon()
+            try:
+                worker.work(burst=self.burst, with_scheduler=False)
+                if self.burst:
+                    return
+                backoff = 0.5
+            except (redis.ConnectionError, redis.TimeoutError) as exc:
+                LOG.warning("thread %d lost Redis (%s); new worker in %.1f s", index, exc, backoff)
+                backoff = min(backoff * 2, 10.0)
+            if not self.stopping.is_set():
+                self.stopping.wait(backoff)
