@@ -69,7 +69,7 @@ def add_ladder_command(ladder_id: str, game: str, players: int, options: str, du
 @click.option("--burst", is_flag=True, help="Exit when the queue is empty.")
 @click.option("--threads", type=int, default=None,
               help="Matches in flight in this process, one RQ worker per thread ($TA_ARENA_WORKER_THREADS, "
-                   "default 64). 1: one match at a time in the main thread (see --simple).")
+                   "default 64; 1 with --house). 1: one job at a time in the main thread (see --simple).")
 @click.option("--simple", is_flag=True, help="With --threads 1: no fork per job (SimpleWorker), keeps bot "
               "connections alive. Threads always run their jobs in-process.")
 @click.option("--queue", "queues", multiple=True, help="Queue(s) to serve instead of the arena queue.")
@@ -96,7 +96,8 @@ def worker_command(burst: bool, threads: int | None, simple: bool, queues: tuple
     settings = load_settings()
     conn = redis.Redis.from_url(settings.redis_url)
     names = list(queues) or [settings.house_queue_name if house else settings.queue_name]
-    threads = settings.worker_threads if threads is None else threads
+    if threads is None:  # house-bot jobs wait on no bot (engine bots in-process): threads would not help
+        threads = 1 if house else settings.worker_threads
     if threads > 1:
         logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
         WorkerPool(names, conn, threads, burst=burst).run()
