@@ -41,6 +41,45 @@ POLL_S = 1  # an idle thread's longest blocking dequeue: how long a stop request
 LOG = logging.getLogger("arena.worker")
 
 
+class Admission:
+    """Lets a thread take another match only while the process keeps up with the ones it runs.
+
+    Matches in flight buy throughput only while the process has CPU to spare; past that, each extra match
+    only makes every reply wait longer for the interpreter (or for a core, on a loaded machine) before it is
+    handled, and that wait counts against the bots' deadlines. A monitor thread sleeps `tick_s` over and
+    over and smooths how late it wakes up (the wait any thread has for the GIL and a core); while that lag
+    is above `max_lag_s`, idle threads take no new job (one match always runs). Idle threads queue for
+    one blocking dequeue at a time (`dequeue_lock`), and a new match gets `settle_s` before the next is
+    taken, so the lag can show its cost: a burst of queued matches ramps up instead of starting all at once
+    (and an idle process keeps one Redis connection blocked on the queue, not one per thread).
+    """
+
+    def __init__(self, max_lag_s: float = 0.01, tick_s: float = 0.02, settle_s: float = 0.05) -> None:
+        self.max_lag_s, self.tick_s, self.settle_s = max_lag_s, tick_s, settle_s
+        self.dequeue_lock = threading.Lock()
+        self.lag_s = 0.0
+        self.running = 0
+        self._lock = threading.Lock()
+
+    def watch(self, stopping: threading.Event) -> None:
+        while not stopping.is_set():
+            start = time.monotonic()
+            time.sleep(self.tick_s)
+            late = time.monotonic() - start - self.tick_s
+            self.lag_s = 0.7 * self.lag_s + 0.3 * max(late, 0.0)
+
+    def may_take(self) -> bool:
+        return self.running == 0 or self.lag_s <= self.max_lag_s
+
+    def started(self) -> None:
+        with self._lock:
+            self.running += 1
+
+    def ended(self) -> None:
+        with self._lock:
+            self.running -= 1
+
+
 class ThreadDeathPenalty(TimerDeathPenalty):
     """RQ's job timeout for jobs in threads, on a daemon timer: a pending one never holds up the exit."""
 
@@ -55,9 +94,18 @@ class ThreadWorker(SimpleWorker):
 
     death_penalty_class = ThreadDeathPenalty
 
-    def __init__(self, *args: Any, maintenance: bool = True, **kwargs: Any) -> None:
+    def __init__(self, *args: Any, maintenance: bool = True, admission: Admission | None = None,
+                 **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.maintenance = maintenance
+        self.admission = admission or Admission()
+
+    def execute_job(self, job: Any, queue: Any) -> None:
+        self.admission.started()
+        try:
+            super().execute_job(job, queue)
+        finally:
+            self.admission.ended()
 
     def _install_signal_handlers(self) -> None:
         """Signals belong to the main thread (WorkerPool.run)."""
@@ -83,11 +131,22 @@ class ThreadWorker(SimpleWorker):
                                      max_idle_time: int | None = None) -> tuple[Any, Any] | None:
         if timeout is None:  # burst: one look, no blocking
             return super().dequeue_job_and_maintain_ttl(None, max_idle_time)
+        admission = self.admission
         while not self._stop_requested:
-            # max_idle_time = POLL_S makes RQ's own loop return None after one blocking pop of POLL_S.
-            result = super().dequeue_job_and_maintain_ttl(POLL_S, max_idle_time=POLL_S)
-            if result is not None:
-                return result
+            if not admission.dequeue_lock.acquire(timeout=POLL_S):
+                continue
+            try:
+                if not admission.may_take():  # the process is saturated: leave the job to another process
+                    time.sleep(admission.settle_s)
+                    continue
+                # max_idle_time = POLL_S makes RQ's own loop return None after one blocking pop of POLL_S.
+                result = super().dequeue_job_and_maintain_ttl(POLL_S, max_idle_time=POLL_S)
+                if result is not None:
+                    if admission.running > 0:
+                        time.sleep(admission.settle_s)  # let the lag show this match's cost first
+                    return result
+            finally:
+                admission.dequeue_lock.release()
         return None
 
 
@@ -106,10 +165,13 @@ class WorkerPool:
         self._workers: dict[int, ThreadWorker] = {}
         self._lock = threading.Lock()
         self._first_signal_at: float | None = None
+        self.admission = Admission()
 
     def run(self) -> None:
         signal.signal(signal.SIGTERM, self._on_signal)
         signal.signal(signal.SIGINT, self._on_signal)
+        threading.Thread(target=self.admission.watch, args=(self.stopping,), name="arena-admission",
+                         daemon=True).start()
         threads = [threading.Thread(target=self._serve, args=(i,), name=f"arena-worker-{i}", daemon=True)
                    for i in range(self.threads)]
         for thread in threads:
@@ -140,7 +202,8 @@ class WorkerPool:
         """One thread: an RQ worker, started again after a lost Redis connection (as a one-match worker)."""
         backoff = 0.5
         while not self.stopping.is_set():
-            worker = ThreadWorker(self.queues, connection=self.connection, maintenance=index == 0)
+            worker = ThreadWorker(self.queues, connection=self.connection, maintenance=index == 0,
+                                  admission=self.admission)
             with self._lock:
                 self._workers[index] = worker
             if self.stopping.is_set():
@@ -152,6 +215,9 @@ class WorkerPool:
                 backoff = 0.5
             except (redis.ConnectionError, redis.TimeoutError) as exc:
                 LOG.warning("thread %d lost Redis (%s); new worker in %.1f s", index, exc, backoff)
+                backoff = min(backoff * 2, 10.0)
+            except Exception:  # a bug must not shrink the pool for good: log it, start a fresh worker
+                LOG.exception("thread %d: worker failed; new worker in %.1f s", index, backoff)
                 backoff = min(backoff * 2, 10.0)
             if not self.stopping.is_set():
                 self.stopping.wait(backoff)
