@@ -15,7 +15,8 @@ registry entry and job, i.e. one match per RQ job as before), with three changes
   SIGTERM/SIGINT sets ``arena.jobs.STOP`` (each running match stops after its current decision and is
   queued again, exactly as in a one-match worker) and asks each thread's worker to stop; a second one more
   than a second later exits at once (cold: the leases lapse and the scheduler re-runs those matches);
-* an idle thread blocks on the queue for at most ``POLL_S`` at a time, so a stop reaches it quickly.
+* an idle thread blocks on the queue for at most ``POLL_S`` at a time, so a stop reaches it quickly;
+* ``Admission``: a thread takes a new match only while the process keeps up with the ones it runs.
 
 Per-decision deadlines stay per call: each running match leases its own bot clients from
 ``arena.jobs.CLIENTS`` (never shared between threads), and ``BotClient.call`` bounds each call by its own

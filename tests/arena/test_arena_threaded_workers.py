@@ -190,3 +190,18 @@ def test_client_pool_never_hands_one_client_to_two_matches_and_keeps_given_back_
         assert third[url] is kept
     with pool.lease([url], False) as other:  # allow_private is part of the key
         assert other[url] is not kept
+
+
+def test_admission_takes_no_new_match_while_the_process_lags_but_always_runs_one() -> None:
+    from arena.workers import Admission
+
+    admission = Admission(max_lag_s=0.01)
+    assert admission.may_take()
+    admission.lag_s = 0.5  # the process wakes up half a second late: saturated
+    assert admission.may_take()  # ... but with nothing running, one match is always taken
+    admission.started()
+    assert not admission.may_take()
+    admission.lag_s = 0.002
+    assert admission.may_take()
+    admission.ended()
+    assert admission.running == 0
