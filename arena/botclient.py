@@ -5,8 +5,12 @@ The HTTP exchange itself is ``arena.http1`` (a small HTTP/1.1 reader/writer over
 ``docs/arena.md`` says why the arena owns the socket. What the arena needs and the big clients do not
 give directly:
 
-* a deadline that bounds the *whole* call, including a status line, headers or body dribbled one byte at a
-  time: every ``recv`` gets ``timeout = deadline - now``, so a slow trickle cannot reset the clock;
+* a deadline that bounds the *whole* answer, including a status line, headers or body dribbled one byte at
+  a time: every ``recv`` gets ``timeout = deadline - now``, so a slow trickle cannot reset the clock;
+* a deadline that measures the bot, not the worker: it runs from the moment the request has been sent
+  (connecting a new connection is bounded by the same timeout of its own), and an answer that has arrived
+  by the deadline counts even when the worker's thread reads it later (``arena.http1``). A worker running
+  many matches at once may come late to a socket; that must never turn into a compliant bot's strike;
 * at most ``max_body`` (64 KiB) of body read, whatever Content-Length claims;
 * no redirects (a 3xx is just a non-200 answer);
 * every new connection goes through ``netguard.guarded_create_connection``, which checks the peer IP at
@@ -30,7 +34,7 @@ from typing import Any
 
 import orjson
 
-from arena.http1 import BodyTooLarge, Connection, ProtocolError, StaleConnection, remaining, request_bytes
+from arena.http1 import BodyTooLarge, Connection, ProtocolError, StaleConnection, request_bytes
 from arena.policy import Outcome, ReplyError, parse_reply
 from core.netguard import DEFAULT_PORTS, guarded_create_connection, split_bot_url
 
@@ -79,11 +83,11 @@ class BotClient:
     def _path(self, path: str) -> str:
         return f"/{self.base_path}/{path.lstrip('/')}" if self.base_path else f"/{path.lstrip('/')}"
 
-    def _connect(self, deadline: float) -> Connection:
-        sock = guarded_create_connection((self._host, self._port), remaining(deadline), self.allow_private)
+    def _connect(self, timeout_s: float) -> Connection:
+        sock = guarded_create_connection((self._host, self._port), timeout_s, self.allow_private)
         if self._scheme == "https":
             try:
-                sock.settimeout(remaining(deadline))
+                sock.settimeout(timeout_s)
                 sock = _ssl_context().wrap_socket(sock, server_hostname=self._host)
             except BaseException:
                 sock.close()
@@ -96,9 +100,13 @@ class BotClient:
             self._conn = None
 
     def call(self, method: str, path: str, payload: Any | None, timeout_s: float) -> CallResult:
-        """One HTTP exchange bounded by timeout_s of wall-clock time; never raises for bot behaviour."""
+        """One HTTP exchange: the answer must arrive within timeout_s of the request being sent (a new
+        connection gets timeout_s of its own to connect); never raises for bot behaviour.
+
+        `latency_ms` is the bot's: from the request sent to the first byte of the answer read (to the failure,
+        when there is no answer; to the connect failure, when the request was never sent).
+        """
         start = time.monotonic()
-        deadline = start + timeout_s
         body = None if payload is None else encode_json(payload)
         request = request_bytes(method, self._path(path), self._host_header,
                                 _GET_HEADERS if body is None else _POST_HEADERS, body)
@@ -106,40 +114,54 @@ class BotClient:
             reused = self._conn is not None
             try:
                 if self._conn is None:
-                    self._conn = self._connect(deadline)
-                response = self._conn.exchange(request, deadline, self.max_body)
+                    self._conn = self._connect(timeout_s)
+                response = self._conn.exchange(request, timeout_s, self.max_body)
+                latency = self._latency_ms(start)
                 if not response.keep_alive:
                     self.close()
                 status = response.status
                 if status != 200:
-                    return CallResult(Outcome.HTTP_STATUS, _ms(start), status, response.body,
+                    return CallResult(Outcome.HTTP_STATUS, latency, status, response.body,
                                       f"HTTP status {status}")
-                return CallResult(Outcome.OK, _ms(start), status, response.body)
+                return CallResult(Outcome.OK, latency, status, response.body)
             except BodyTooLarge as exc:
+                latency = self._latency_ms(start)
                 self.close()
-                return CallResult(Outcome.TOO_LARGE, _ms(start), exc.status, b"", str(exc))
+                return CallResult(Outcome.TOO_LARGE, latency, exc.status, b"", str(exc))
             except TimeoutError:
+                latency = self._latency_ms(start)
                 self.close()
-                return CallResult(Outcome.TIMEOUT, _ms(start), None, b"",
-                                  f"no complete answer within {timeout_s * 1000:.0f} ms")
+                return CallResult(Outcome.TIMEOUT, latency, None, b"",
+                                  f"no complete answer within {timeout_s * 1000:.0f} ms of the request")
             except STALE_CONNECTION_ERRORS as exc:
+                latency = self._latency_ms(start)
                 self.close()
-                if attempt == 1 and reused and time.monotonic() < deadline:
+                if attempt == 1 and reused:  # the bot closed the idle connection: one fresh try, fresh clock
                     continue
-                return CallResult(Outcome.CONNECT_ERROR, _ms(start), None, b"", f"connection failed: {exc!r}")
+                return CallResult(Outcome.CONNECT_ERROR, latency, None, b"", f"connection failed: {exc!r}")
             except ConnectionRefusedError as exc:
+                latency = self._latency_ms(start)
                 self.close()
                 unsafe = "address" in str(exc)
-                return CallResult(Outcome.UNSAFE_ADDRESS if unsafe else Outcome.CONNECT_ERROR, _ms(start),
+                return CallResult(Outcome.UNSAFE_ADDRESS if unsafe else Outcome.CONNECT_ERROR, latency,
                                   None, b"", str(exc) or "connection refused")
             except ProtocolError as exc:
+                latency = self._latency_ms(start)
                 self.close()
-                return CallResult(Outcome.PROTOCOL_ERROR, _ms(start), None, b"", f"ProtocolError: {exc}")
+                return CallResult(Outcome.PROTOCOL_ERROR, latency, None, b"", f"ProtocolError: {exc}")
             except (OSError, ValueError) as exc:
+                latency = self._latency_ms(start)
                 self.close()
-                return CallResult(Outcome.CONNECT_ERROR, _ms(start), None, b"",
+                return CallResult(Outcome.CONNECT_ERROR, latency, None, b"",
                                   f"{type(exc).__name__}: {exc}")
         raise AssertionError("unreachable")  # pragma: no cover
+
+    def _latency_ms(self, start: float) -> float:
+        """The bot's part of the call so far: from the request sent to the first byte read (or to now)."""
+        conn = self._conn
+        if conn is None or conn.sent_at is None:
+            return _ms(start)
+        return ((conn.first_byte_at or time.monotonic()) - conn.sent_at) * 1000.0
 
     # --- protocol v1 ---------------------------------------------------------------------------------------
 

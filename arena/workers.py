@@ -37,6 +37,7 @@ from rq import SimpleWorker
 from rq.timeouts import TimerDeathPenalty
 
 from arena.jobs import STOP
+from core.errors import store_error
 
 POLL_S = 1  # an idle thread's longest blocking dequeue: how long a stop request may take to reach it
 LOG = logging.getLogger("arena.worker")
@@ -200,7 +201,8 @@ class WorkerPool:
             raise SystemExit(1)
 
     def _serve(self, index: int) -> None:
-        """One thread: an RQ worker, started again after a lost Redis connection (as a one-match worker)."""
+        """One thread: an RQ worker, started again after a lost Redis or a Redis out of memory or disk (as a
+        one-match worker is)."""
         backoff = 0.5
         while not self.stopping.is_set():
             worker = ThreadWorker(self.queues, connection=self.connection, maintenance=index == 0,
@@ -214,11 +216,11 @@ class WorkerPool:
                 if self.burst:
                     return
                 backoff = 0.5
-            except (redis.ConnectionError, redis.TimeoutError) as exc:
-                LOG.warning("thread %d lost Redis (%s); new worker in %.1f s", index, exc, backoff)
-                backoff = min(backoff * 2, 10.0)
-            except Exception:  # a bug must not shrink the pool for good: log it, start a fresh worker
-                LOG.exception("thread %d: worker failed; new worker in %.1f s", index, backoff)
+            except Exception as exc:  # noqa: BLE001 - a bug must not shrink the pool for good either
+                if isinstance(exc, redis.RedisError) and store_error(exc) is not None:  # gone, or out of room
+                    LOG.warning("thread %d lost Redis (%s); new worker in %.1f s", index, exc, backoff)
+                else:
+                    LOG.exception("thread %d: worker failed; new worker in %.1f s", index, backoff)
                 backoff = min(backoff * 2, 10.0)
             if not self.stopping.is_set():
                 self.stopping.wait(backoff)
