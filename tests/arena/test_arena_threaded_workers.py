@@ -109,6 +109,49 @@ def test_a_slow_match_does_not_eat_the_deadline_of_a_match_beside_it(arena, key_
     assert worker.poll() is None, output(worker)
 
 
+def most_at_once(docs: list[dict[str, Any]]) -> int:
+    """The most matches whose [started, finished] intervals overlap at one moment."""
+    edges = sorted([(d["started"], 1) for d in docs] + [(d["finished"], -1) for d in docs])
+    running = peak = 0
+    for _moment, step in edges:
+        running += step
+        peak = max(peak, running)
+    return peak
+
+
+def test_a_threaded_worker_plays_matches_with_slow_bots_side_by_side_without_a_strike(arena, key_prefix,
+                                                                                     arena_worker) -> None:
+    """Eight matches, every seat a bot 50 ms away (a bench bot in a process of its own), one worker process
+    of eight threads: they run side by side, and no compliant bot gets a strike however busy the process."""
+    from tools.fastbot import start_fast_bots
+
+    store, queue, ladder = arena
+    bots, urls = start_fast_bots(4, delay_ms=50)
+    try:
+        specs = []
+        for i in range(8):
+            entrants = [Member(f"b{i}s{seat}", MemberKind.HTTP, url=url) for seat, url in enumerate(urls)]
+            spec = MatchSpec(match_id=f"{key_prefix}side{i}".replace(":", "-"), ladder_id="ss",
+                             game="sore-spot", players=4, options={"rounds": 1}, seed=40 + i, duplicate=False,
+                             entrants=entrants, deadline_ms=1000, strike_limit=5,
+                             pre_ratings={m.bot_id: 1500.0 for m in entrants},
+                             pre_games={m.bot_id: 0 for m in entrants})
+            store.create_match(spec)
+            specs.append(spec)
+        worker = arena_worker(8)
+        for spec in specs:
+            enqueue_match(queue, spec, ladder, key_prefix)
+        wait_for(lambda: all(store.match(s.match_id)["status"] == MatchStatus.RATED for s in specs), 120,
+                 "every match rated")
+    finally:
+        bots.terminate()
+    docs = [store.match(s.match_id) for s in specs]
+    assert [d["result"]["strikes"] for d in docs] == [[]] * 8
+    assert len({store.match(s.match_id)["worker"] for s in specs}) > 1  # several threads took matches
+    assert most_at_once(docs) >= 3, [(d["started"], d["finished"]) for d in docs]
+    assert worker.poll() is None, output(worker)
+
+
 def test_sigkilled_worker_with_several_matches_in_flight_has_each_rerun_and_rated_once(
         arena, key_prefix, arena_worker, bot_server) -> None:
     store, queue, ladder = arena
