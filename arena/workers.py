@@ -43,6 +43,16 @@ POLL_S = 1  # an idle thread's longest blocking dequeue: how long a stop request
 LOG = logging.getLogger("arena.worker")
 
 
+def admits(running: int, lag_s: float, max_lag_s: float) -> bool:
+    """Whether a worker process may take another match: always when it runs none, else only while it keeps
+    up (its wake-up lag is within `max_lag_s`).
+
+    >>> admits(0, 0.5, 0.01), admits(3, 0.005, 0.01), admits(3, 0.02, 0.01)
+    (True, True, False)
+    """
+    return running == 0 or lag_s <= max_lag_s
+
+
 class Admission:
     """Lets a thread take another match only while the process keeps up with the ones it runs.
 
@@ -71,7 +81,7 @@ class Admission:
             self.lag_s = 0.7 * self.lag_s + 0.3 * max(late, 0.0)
 
     def may_take(self) -> bool:
-        return self.running == 0 or self.lag_s <= self.max_lag_s
+        return admits(self.running, self.lag_s, self.max_lag_s)
 
     def started(self) -> None:
         with self._lock:

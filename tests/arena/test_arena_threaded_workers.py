@@ -236,8 +236,11 @@ def test_client_pool_never_hands_one_client_to_two_matches_and_keeps_given_back_
 
 
 def test_admission_takes_no_new_match_while_the_process_lags_but_always_runs_one() -> None:
-    from arena.workers import Admission
+    from arena.workers import Admission, admits
 
+    assert admits(running=0, lag_s=2.0, max_lag_s=0.01)  # an idle process always takes a match
+    assert admits(running=40, lag_s=0.01, max_lag_s=0.01)  # keeping up: another one
+    assert not admits(running=1, lag_s=0.011, max_lag_s=0.01)  # lagging: none until the lag falls
     admission = Admission(max_lag_s=0.01)
     assert admission.may_take()
     admission.lag_s = 0.5  # the process wakes up half a second late: saturated
