@@ -28,6 +28,7 @@ import statistics
 import subprocess
 import sys
 import time
+from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -49,6 +50,9 @@ DELAYS_MS = (0, 20, 100)
 # Shorter games than the 1-vs-2 runs (Spot Hearts to 100, about 170 decisions): with 100 ms bots a match
 # lasts about 20 s, and each slow-bot run plays two waves of matches per thread.
 SLOW_BOT_OPTIONS = {"target": 100}
+# The slow-bot runs give every decision a ladder's default deadline: bots that answer well within it must
+# never get a strike, however busy the workers are.
+SLOW_BOT_DEADLINE_MS = LadderConfig("bench", "spot-hearts", 4).deadline_ms
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 # Generous: the bench measures throughput, and a loaded machine must not turn a slow answer into a strike.
@@ -86,12 +90,13 @@ def bare_loop(urls: list[str], payloads: list[dict[str, Any]], seconds: float) -
 
 
 def bench_spec(urls: list[str], seed: int, match_id: str = "bench",
-               options: dict[str, Any] | None = None) -> MatchSpec:
+               options: dict[str, Any] | None = None,
+               deadline_ms: int = int(BENCH_DEADLINE_S * 1000)) -> MatchSpec:
     entrants = [Member(f"bot{i}", MemberKind.HTTP, url=url) for i, url in enumerate(urls)]
     return MatchSpec(match_id=match_id, ladder_id="bench", game="spot-hearts", players=4,
                      options=options or {},
                      seed=seed, duplicate=False, entrants=entrants,
-                     deadline_ms=int(BENCH_DEADLINE_S * 1000), strike_limit=5,
+                     deadline_ms=deadline_ms, strike_limit=5,
                      pre_ratings={m.bot_id: 1500.0 for m in entrants},
                      pre_games={m.bot_id: 0 for m in entrants})
 
@@ -199,7 +204,8 @@ def worker_command(threads: int | None) -> list[str]:
 
 
 def rq_workers(urls: list[str] | None, workers: int, matches: int, bot_pid: int | None = None,
-               threads: int | None = 1, options: dict[str, Any] | None = None) -> dict[str, Any]:
+               threads: int | None = 1, options: dict[str, Any] | None = None,
+               deadline_ms: int = int(BENCH_DEADLINE_S * 1000)) -> dict[str, Any]:
     """`matches` Spot Hearts matches as RQ jobs, drained by `workers` real worker processes.
 
     With `urls` the 4 seats are the HTTP bots; with None they are house bots (no HTTP, no bot process): the
@@ -226,7 +232,7 @@ def rq_workers(urls: list[str] | None, workers: int, matches: int, bot_pid: int 
         house = [Member.house(n) for n in ("heuristic", "eps-0.3", "eps-0.6", "random")]
         specs = []
         for seed in range(matches):
-            spec = bench_spec(urls or [], seed, match_id=f"bench{seed}", options=options)
+            spec = bench_spec(urls or [], seed, f"bench{seed}", options, deadline_ms)
             if urls is None:
                 spec.entrants = house
                 spec.pre_ratings = {m.bot_id: 1500.0 for m in house}
@@ -251,11 +257,12 @@ def rq_workers(urls: list[str] | None, workers: int, matches: int, bot_pid: int 
         bot_cpu = (tree_cpu_seconds([bot_pid]) - bot_cpu_before) if bot_pid else 0.0
         docs = [store.match(spec.match_id) for spec in specs]
         rated = [d for d in docs if d and d["status"] == MatchStatus.RATED]
-        strikes = sum(len(d["result"]["strikes"]) for d in rated)
+        strikes = Counter(s["reason"] for d in rated for s in d["result"]["strikes"])
         decisions = sum(g["moves"] for d in rated for g in d["result"]["games"])
         busy = max(d["finished"] for d in rated) - min(d["started"] for d in rated)
         return {"workers": workers, "threads_per_worker": per_process, "bots": "http" if urls else "house",
-                "matches": matches, "rated": len(rated), "strikes": strikes, "busy_s": round(busy, 2),
+                "matches": matches, "rated": len(rated), "strikes": sum(strikes.values()),
+                "strike_reasons": dict(strikes), "busy_s": round(busy, 2),
                 "decisions": decisions, "decisions_per_s": round(decisions / busy, 1),
                 "worker_cpu_us_per_decision": round(worker_cpu / decisions * 1e6, 1),
                 "bot_cpu_us_per_decision": round(bot_cpu / decisions * 1e6, 1),
@@ -275,7 +282,7 @@ def slow_bots(delays_ms: tuple[int, ...], workers: int, waves: int, threads: int
     per_process = threads or load_settings().worker_threads
     matches = waves * workers * per_process
     return {f"{delay}ms": rq_workers(stack[delay][1], workers, matches, stack[delay][0].pid, threads,
-                                     SLOW_BOT_OPTIONS) for delay in delays_ms}
+                                     SLOW_BOT_OPTIONS, SLOW_BOT_DEADLINE_MS) for delay in delays_ms}
 
 
 def summarise_slow(runs: list[dict[str, Any]]) -> dict[str, Any]:
@@ -337,6 +344,7 @@ def run(seconds: float = 3.0, games: int = 10, matches: int = 48, repeat: int = 
     if slow:
         report["slow_bots"] = {"arena_workers": arena_workers, "waves": waves,
                                "game": {"game": "spot-hearts", "options": SLOW_BOT_OPTIONS},
+                               "deadline_ms": SLOW_BOT_DEADLINE_MS,
                                **summarise_slow(slow), "runs": slow}
     if slow_only:
         return report

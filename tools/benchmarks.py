@@ -162,7 +162,7 @@ def arena_slow_rows(outputs: list[Any]) -> list[Row]:
         rows.append((f"bots {delay} away: decisions/s, median (each run); share of 0 ms",
                      f"{num(dig(median, 'decisions_per_s'))} ({per_run}); {ratio(share)}",
                      "≥ 0.50× of 0 ms" if delay == "20ms" else ""))
-        rows.append((f"bots {delay} away: strikes in each run (timeouts of the 5 s deadline)",
+        rows.append((f"bots {delay} away: strikes in each run (deadline {num(dig(slow, 'deadline_ms'))} ms)",
                      ", ".join(num(dig(r, "by_delay", delay, "strikes")) for r in runs), "0"))
         rows.append((f"bots {delay} away: matches in flight per worker process (mean); worker RSS per "
                      "process (peak), all workers",
