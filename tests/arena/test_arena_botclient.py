@@ -241,9 +241,10 @@ def test_a_compliant_bot_never_times_out_because_the_worker_came_late_to_its_soc
 
 
 def test_a_bot_slower_than_its_deadline_still_times_out_while_the_worker_is_late(delayed_bot) -> None:
-    client = BotClient(delayed_bot(2000), allow_private=True)
+    client = BotClient(delayed_bot(10_000), allow_private=True)
     with busy_interpreter(0.5):
         start = time.monotonic()
         move, result = client.move(move_request(), 0.3)
     assert move is None and result.outcome is Outcome.TIMEOUT, result
-    assert time.monotonic() - start < 1.8  # judged at the deadline (plus the worker's lateness), not later
+    # Judged at the deadline (plus the worker's lateness at each step), not when the bot answers at last.
+    assert time.monotonic() - start < 6.0
