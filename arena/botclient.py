@@ -130,9 +130,12 @@ class BotClient:
                 return CallResult(Outcome.TOO_LARGE, latency, exc.status, b"", str(exc))
             except TimeoutError:
                 latency = self._latency_ms(start)
+                sent = self._conn is not None and self._conn.sent_at is not None
                 self.close()
+                waited = f"{timeout_s * 1000:.0f} ms"
                 return CallResult(Outcome.TIMEOUT, latency, None, b"",
-                                  f"no complete answer within {timeout_s * 1000:.0f} ms of the request")
+                                  f"no complete answer within {waited} of the request" if sent
+                                  else f"no connection within {waited}")
             except STALE_CONNECTION_ERRORS as exc:
                 latency = self._latency_ms(start)
                 self.close()

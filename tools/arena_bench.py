@@ -15,9 +15,11 @@ of their own, so the bots do not share the bench's GIL.
   also run with house bots (no HTTP): the workers' own scaling.
 * slow bots: the arena `make run` starts (``--arena-workers`` processes of ``python -m arena worker``, each
   with its default number of threads, i.e. matches in flight) against bots that answer every /move after
-  0, 20 and 100 ms (``tools.fastbot --delay-ms``: the bot process waits), side by side in one run:
-  decisions/s, matches in flight and RSS per worker process. Target: at 20 ms >= 50 % of the 0 ms figure,
-  within 1 GiB of worker RSS.
+  0, 20 and 100 ms (``tools.fastbot --delay-ms D --loops 2``: two event-loop processes hold every
+  connection and send each answer when its time has come; hundreds of matches in flight would otherwise
+  mean hundreds of bot processes to wake on the same two cores), side by side in one run: decisions/s,
+  matches in flight, RSS per worker process and strikes (every decision has a ladder's default deadline).
+  Target: at 20 ms >= 50 % of the 0 ms figure, within 1 GiB of worker RSS, and no strike.
 """
 
 from __future__ import annotations
@@ -50,6 +52,7 @@ DELAYS_MS = (0, 20, 100)
 # Shorter games than the 1-vs-2 runs (Spot Hearts to 100, about 170 decisions): with 100 ms bots a match
 # lasts about 20 s, and each slow-bot run plays two waves of matches per thread.
 SLOW_BOT_OPTIONS = {"target": 100}
+SLOW_BOT_LOOPS = 2  # event-loop processes serving the 4 slow bots (tools.fastbot.DelayLoop)
 # The slow-bot runs give every decision a ladder's default deadline: bots that answer well within it must
 # never get a strike, however busy the workers are.
 SLOW_BOT_DEADLINE_MS = LadderConfig("bench", "spot-hearts", 4).deadline_ms
@@ -262,7 +265,9 @@ def rq_workers(urls: list[str] | None, workers: int, matches: int, bot_pid: int 
         busy = max(d["finished"] for d in rated) - min(d["started"] for d in rated)
         return {"workers": workers, "threads_per_worker": per_process, "bots": "http" if urls else "house",
                 "matches": matches, "rated": len(rated), "strikes": sum(strikes.values()),
-                "strike_reasons": dict(strikes), "busy_s": round(busy, 2),
+                "strike_reasons": dict(strikes),
+                "strike_examples": [s for d in rated for s in d["result"]["strikes"]][:5],
+                "busy_s": round(busy, 2),
                 "decisions": decisions, "decisions_per_s": round(decisions / busy, 1),
                 "worker_cpu_us_per_decision": round(worker_cpu / decisions * 1e6, 1),
                 "bot_cpu_us_per_decision": round(bot_cpu / decisions * 1e6, 1),
@@ -312,8 +317,8 @@ def run(seconds: float = 3.0, games: int = 10, matches: int = 48, repeat: int = 
     the ratios of the medians. The slow-bot runs (every delay side by side, `repeat` times) report medians
     and each run with the load average it saw."""
     load_before = os.getloadavg()  # other load on the machine skews every figure: print it
-    stack = {delay: start_fast_bots(4, delay) for delay in sorted({0, *delays_ms})}
-    process, urls = stack[0]
+    process, urls = start_fast_bots(4)
+    stack = {delay: start_fast_bots(4, delay, SLOW_BOT_LOOPS) for delay in delays_ms}
     samples: dict[str, list[dict[str, Any]]] = {"bare": [], "worker": [], "rq1": [], "rq2": [],
                                                 "house1": [], "house2": []}
     slow: list[dict[str, Any]] = []
@@ -334,7 +339,7 @@ def run(seconds: float = 3.0, games: int = 10, matches: int = 48, repeat: int = 
                 slow.append({"loadavg_before": [round(x, 2) for x in load],
                              "loadavg_after": [round(x, 2) for x in os.getloadavg()], "by_delay": by_delay})
     finally:
-        for bots, _urls in stack.values():
+        for bots in [process, *(bots for bots, _urls in stack.values())]:
             bots.terminate()
     report: dict[str, Any] = {
         "bench": "arena", "cpus": os.cpu_count(), "loadavg_before": [round(x, 2) for x in load_before],
@@ -345,6 +350,7 @@ def run(seconds: float = 3.0, games: int = 10, matches: int = 48, repeat: int = 
         report["slow_bots"] = {"arena_workers": arena_workers, "waves": waves,
                                "game": {"game": "spot-hearts", "options": SLOW_BOT_OPTIONS},
                                "deadline_ms": SLOW_BOT_DEADLINE_MS,
+                               "bots": f"4 x tools.fastbot --delay-ms D --loops {SLOW_BOT_LOOPS}",
                                **summarise_slow(slow), "runs": slow}
     if slow_only:
         return report

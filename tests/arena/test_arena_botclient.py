@@ -188,6 +188,22 @@ def test_fast_bench_bot_speaks_protocol_v1_with_keep_alive_and_parallel_connecti
         process.terminate()
 
 
+def test_delayed_bench_bots_in_event_loops_answer_in_order_after_their_delay() -> None:
+    from tools.fastbot import start_fast_bots
+
+    process, (url,) = start_fast_bots(1, delay_ms=50, loops=2)
+    try:
+        clients = [BotClient(url, allow_private=True) for _ in range(3)]
+        assert clients[0].info(1.0).latency_ms < 50  # only /move waits
+        for _ in range(3):
+            for client in clients:  # three kept-alive connections, spread over the two loops
+                move, result = client.move(move_request(), 1.0)
+                assert move == "2C" and 50 <= result.latency_ms < 1000, result
+        assert len({client._conn.sock.getsockname() for client in clients if client._conn}) == 3
+    finally:
+        process.terminate()
+
+
 @contextlib.contextmanager
 def busy_interpreter(hold_s: float) -> Iterator[None]:
     """Another thread of this process computes without pause and keeps the interpreter lock `hold_s` at a
