@@ -139,7 +139,9 @@ class BotClient:
             except STALE_CONNECTION_ERRORS as exc:
                 latency = self._latency_ms(start)
                 self.close()
-                if attempt == 1 and reused:  # the bot closed the idle connection: one fresh try, fresh clock
+                # The bot closed the idle connection: one fresh try with a fresh clock, if the first one took
+                # less than a deadline (a decision never holds the worker much past 3 deadlines: the lease).
+                if attempt == 1 and reused and time.monotonic() - start < timeout_s:
                     continue
                 return CallResult(Outcome.CONNECT_ERROR, latency, None, b"", f"connection failed: {exc!r}")
             except ConnectionRefusedError as exc:

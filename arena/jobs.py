@@ -63,11 +63,13 @@ def _store(prefix: str) -> ArenaStore:
 
 
 def lease_seconds(deadline_ms: int, min_lease_s: float) -> float:
-    """Long enough to cover the slowest single decision (one deadline) several times over.
+    """Long enough to cover the slowest single decision with room to spare: an HTTP bot's call may take up
+    to three deadlines (a stale kept-alive connection found within one, a new connection within the next, the
+    answer within the third; ``BotClient.call``), plus a busy worker's lateness.
 
     A worker refreshes its match lease after every decision; the scheduler re-runs a match whose lease lapsed.
     """
-    return max(min_lease_s, 3 * deadline_ms / 1000.0 + 1)
+    return max(min_lease_s, 4 * deadline_ms / 1000.0 + 1)
 
 
 def worker_name() -> str:

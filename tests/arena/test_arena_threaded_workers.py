@@ -178,7 +178,7 @@ def test_sigkilled_worker_with_several_matches_in_flight_has_each_rerun_and_rate
         scheduler.recover(ladder, counts)
         return all(store.match(s.match_id)["status"] == MatchStatus.RATED for s in specs)
 
-    wait_for(all_rated, 90, "every match re-run and rated")  # lease 4 s + a re-run each, loaded machine
+    wait_for(all_rated, 90, "every match re-run and rated")  # lease 5 s + a re-run each, loaded machine
     assert counts == {"requeued": 4, "aborted": 0}
     expected = {m.bot_id: 1500.0 for s in specs for m in s.entrants}
     games = dict.fromkeys(expected, 0)
