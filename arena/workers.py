@@ -20,7 +20,9 @@ registry entry and job, i.e. one match per RQ job as before), with three changes
 
 Per-decision deadlines stay per call: each running match leases its own bot clients from
 ``arena.jobs.CLIENTS`` (never shared between threads), and ``BotClient.call`` bounds each call by its own
-wall-clock deadline on its own socket, so a slow bot in one match cannot eat another match's time.
+wall-clock deadline on its own socket, so a slow bot in one match cannot eat another match's time; and the
+deadline runs from the request sent to the answer arrived, so a thread that comes late to its socket (other
+matches kept the interpreter busy) never costs a compliant bot a strike.
 """
 
 from __future__ import annotations
@@ -58,7 +60,9 @@ class Admission:
 
     Matches in flight buy throughput only while the process has CPU to spare; past that, each extra match
     only makes every reply wait longer for the interpreter (or for a core, on a loaded machine) before it is
-    handled, and that wait counts against the bots' deadlines. A monitor thread sleeps `tick_s` over and
+    handled: every match slows down and no more decisions are made (a bot's deadline is judged on its
+    socket, so the wait is never the bot's, see ``arena.http1``; but leases and spectators wait for it too).
+    A monitor thread sleeps `tick_s` over and
     over and smooths how late it wakes up (the wait any thread has for the GIL and a core); while that lag
     is above `max_lag_s`, idle threads take no new job (one match always runs). Idle threads queue for
     one blocking dequeue at a time (`dequeue_lock`), and a new match gets `settle_s` before the next is
