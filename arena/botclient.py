@@ -5,8 +5,12 @@ The HTTP exchange itself is ``arena.http1`` (a small HTTP/1.1 reader/writer over
 ``docs/arena.md`` says why the arena owns the socket. What the arena needs and the big clients do not
 give directly:
 
-* a deadline that bounds the *whole* call, including a status line, headers or body dribbled one byte at a
-  time: every ``recv`` gets ``timeout = deadline - now``, so a slow trickle cannot reset the clock;
+* a deadline that bounds the *whole* answer, including a status line, headers or body dribbled one byte at
+  a time: every ``recv`` gets ``timeout = deadline - now``, so a slow trickle cannot reset the clock;
+* a deadline that measures the bot, not the worker: it runs from the moment the request has been sent
+  (connecting a new connection is bounded by the same timeout of its own), and an answer that has arrived
+  by the deadline counts even when the worker's thread reads it later (``arena.http1``). A worker running
+  many matches at once may come late to a socket; that must never turn into a compliant bot's strike;
 * at most ``max_body`` (64 KiB) of body read, whatever Content-Length claims;
 * no redirects (a 3xx is just a non-200 answer);
 * every new connection goes through ``netguard.guarded_create_connection``, which checks the peer IP at
@@ -20,13 +24,17 @@ from __future__ import annotations
 import functools
 import json
 import ssl
+import threading
 import time
+from collections import defaultdict
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
 import orjson
 
-from arena.http1 import BodyTooLarge, Connection, ProtocolError, StaleConnection, remaining, request_bytes
+from arena.http1 import BodyTooLarge, Connection, ProtocolError, StaleConnection, request_bytes
 from arena.policy import Outcome, ReplyError, parse_reply
 from core.netguard import DEFAULT_PORTS, guarded_create_connection, split_bot_url
 
@@ -75,11 +83,11 @@ class BotClient:
     def _path(self, path: str) -> str:
         return f"/{self.base_path}/{path.lstrip('/')}" if self.base_path else f"/{path.lstrip('/')}"
 
-    def _connect(self, deadline: float) -> Connection:
-        sock = guarded_create_connection((self._host, self._port), remaining(deadline), self.allow_private)
+    def _connect(self, timeout_s: float) -> Connection:
+        sock = guarded_create_connection((self._host, self._port), timeout_s, self.allow_private)
         if self._scheme == "https":
             try:
-                sock.settimeout(remaining(deadline))
+                sock.settimeout(timeout_s)
                 sock = _ssl_context().wrap_socket(sock, server_hostname=self._host)
             except BaseException:
                 sock.close()
@@ -92,9 +100,13 @@ class BotClient:
             self._conn = None
 
     def call(self, method: str, path: str, payload: Any | None, timeout_s: float) -> CallResult:
-        """One HTTP exchange bounded by timeout_s of wall-clock time; never raises for bot behaviour."""
+        """One HTTP exchange: the answer must arrive within timeout_s of the request being sent (a new
+        connection gets timeout_s of its own to connect); never raises for bot behaviour.
+
+        `latency_ms` is the bot's: from the request sent to the first byte of the answer read (to the failure,
+        when there is no answer; to the connect failure, when the request was never sent).
+        """
         start = time.monotonic()
-        deadline = start + timeout_s
         body = None if payload is None else encode_json(payload)
         request = request_bytes(method, self._path(path), self._host_header,
                                 _GET_HEADERS if body is None else _POST_HEADERS, body)
@@ -102,40 +114,59 @@ class BotClient:
             reused = self._conn is not None
             try:
                 if self._conn is None:
-                    self._conn = self._connect(deadline)
-                response = self._conn.exchange(request, deadline, self.max_body)
+                    self._conn = self._connect(timeout_s)
+                response = self._conn.exchange(request, timeout_s, self.max_body)
+                latency = self._latency_ms(start)
                 if not response.keep_alive:
                     self.close()
                 status = response.status
                 if status != 200:
-                    return CallResult(Outcome.HTTP_STATUS, _ms(start), status, response.body,
+                    return CallResult(Outcome.HTTP_STATUS, latency, status, response.body,
                                       f"HTTP status {status}")
-                return CallResult(Outcome.OK, _ms(start), status, response.body)
+                return CallResult(Outcome.OK, latency, status, response.body)
             except BodyTooLarge as exc:
+                latency = self._latency_ms(start)
                 self.close()
-                return CallResult(Outcome.TOO_LARGE, _ms(start), exc.status, b"", str(exc))
+                return CallResult(Outcome.TOO_LARGE, latency, exc.status, b"", str(exc))
             except TimeoutError:
+                latency = self._latency_ms(start)
+                sent = self._conn is not None and self._conn.sent_at is not None
                 self.close()
-                return CallResult(Outcome.TIMEOUT, _ms(start), None, b"",
-                                  f"no complete answer within {timeout_s * 1000:.0f} ms")
+                waited = f"{timeout_s * 1000:.0f} ms"
+                return CallResult(Outcome.TIMEOUT, latency, None, b"",
+                                  f"no complete answer within {waited} of the request" if sent
+                                  else f"no connection within {waited}")
             except STALE_CONNECTION_ERRORS as exc:
+                latency = self._latency_ms(start)
                 self.close()
-                if attempt == 1 and reused and time.monotonic() < deadline:
+                # The bot closed the idle connection: one fresh try with a fresh clock, if the first one took
+                # less than a deadline (a decision never holds the worker much past 3 deadlines: the lease).
+                if attempt == 1 and reused and time.monotonic() - start < timeout_s:
                     continue
-                return CallResult(Outcome.CONNECT_ERROR, _ms(start), None, b"", f"connection failed: {exc!r}")
+                return CallResult(Outcome.CONNECT_ERROR, latency, None, b"", f"connection failed: {exc!r}")
             except ConnectionRefusedError as exc:
+                latency = self._latency_ms(start)
                 self.close()
                 unsafe = "address" in str(exc)
-                return CallResult(Outcome.UNSAFE_ADDRESS if unsafe else Outcome.CONNECT_ERROR, _ms(start),
+                return CallResult(Outcome.UNSAFE_ADDRESS if unsafe else Outcome.CONNECT_ERROR, latency,
                                   None, b"", str(exc) or "connection refused")
             except ProtocolError as exc:
+                latency = self._latency_ms(start)
                 self.close()
-                return CallResult(Outcome.PROTOCOL_ERROR, _ms(start), None, b"", f"ProtocolError: {exc}")
+                return CallResult(Outcome.PROTOCOL_ERROR, latency, None, b"", f"ProtocolError: {exc}")
             except (OSError, ValueError) as exc:
+                latency = self._latency_ms(start)
                 self.close()
-                return CallResult(Outcome.CONNECT_ERROR, _ms(start), None, b"",
+                return CallResult(Outcome.CONNECT_ERROR, latency, None, b"",
                                   f"{type(exc).__name__}: {exc}")
         raise AssertionError("unreachable")  # pragma: no cover
+
+    def _latency_ms(self, start: float) -> float:
+        """The bot's part of the call so far: from the request sent to the first byte read (or to now)."""
+        conn = self._conn
+        if conn is None or conn.sent_at is None:
+            return _ms(start)
+        return ((conn.first_byte_at or time.monotonic()) - conn.sent_at) * 1000.0
 
     # --- protocol v1 ---------------------------------------------------------------------------------------
 
@@ -165,6 +196,51 @@ class BotClient:
             return parse_reply(result.body, request["decision"]), result
         except ReplyError as exc:
             return None, CallResult(exc.outcome, result.latency_ms, result.status, result.body, str(exc))
+
+
+class ClientPool:
+    """Kept-alive bot clients shared by the matches a worker process runs at once (one per thread).
+
+    A match *leases* one client per bot URL for its whole run and gives them back at the end, so a client
+    (and its socket) is only ever used by one thread at a time: one match's slow bot cannot hold up, read
+    from or time out another match's call, and every call keeps its own deadline (``BotClient.call``).
+    Given-back clients stay connected for the next match with that bot (at most `idle_per_url` per URL; the
+    rest are closed), so connections to a bot follow the matches in flight with it, not the thread count.
+    """
+
+    def __init__(self, idle_per_url: int = 8) -> None:
+        self.idle_per_url = idle_per_url
+        self._idle: dict[tuple[str, bool], list[BotClient]] = defaultdict(list)
+        self._lock = threading.Lock()
+
+    def _take(self, url: str, allow_private: bool) -> BotClient:
+        with self._lock:
+            idle = self._idle.get((url, allow_private))
+            if idle:
+                return idle.pop()
+        return BotClient(url, allow_private=allow_private)
+
+    def _give_back(self, client: BotClient) -> None:
+        with self._lock:
+            idle = self._idle[(client.base_url, client.allow_private)]
+            if len(idle) < self.idle_per_url:
+                idle.append(client)
+                return
+        client.close()
+
+    @contextmanager
+    def lease(self, urls: Iterable[str], allow_private: bool) -> Iterator[dict[str, BotClient]]:
+        """One client per distinct URL for the duration of the block (a match), keyed by URL."""
+        clients = {url: self._take(url, allow_private) for url in dict.fromkeys(urls)}
+        try:
+            yield clients
+        finally:
+            for client in clients.values():
+                self._give_back(client)
+
+    def idle_count(self) -> int:
+        with self._lock:
+            return sum(len(idle) for idle in self._idle.values())
 
 
 @functools.cache

@@ -6,8 +6,12 @@ every response header block, a ``makefile`` per response). The arena asks little
 headers, a JSON body of known length, and a response of at most 64 KiB that must be cut off at a wall-clock
 deadline. So this module writes the request in one ``sendall`` and parses the response itself:
 
-* every ``recv`` gets ``timeout = deadline - now``: a bot dribbling its status line, headers or body one byte
-  at a time cannot reset the clock;
+* the deadline runs from the moment the request has been handed to the kernel until the whole response has
+  *arrived*: every ``recv`` gets ``timeout = deadline - now``, so a bot dribbling its status line, headers or
+  body one byte at a time cannot reset the clock, and once the deadline has passed whatever has already
+  arrived is still taken (a non-blocking read) before the call times out. The worker's own lateness, i.e. a
+  thread that got the interpreter or a core late because other matches were busy, therefore never counts
+  against the bot: only a socket on which nothing arrived in time does;
 * at most ``max_body`` bytes of body (a larger Content-Length is refused before the body is read) and at most
   ``MAX_HEAD`` bytes of status line + headers;
 * Content-Length, chunked, and read-to-close bodies; 1xx interim responses are skipped;
@@ -22,6 +26,7 @@ from __future__ import annotations
 
 import contextlib
 import socket
+import ssl
 import time
 from dataclasses import dataclass
 
@@ -74,17 +79,28 @@ class Connection:
         self.sock = sock
         self._buffer = bytearray()
         self._answered = False
+        # Of the last exchange (time.monotonic()): the request handed to the kernel, the first byte of the
+        # answer read. The bot's latency is the difference.
+        self.sent_at: float | None = None
+        self.first_byte_at: float | None = None
 
     def close(self) -> None:
         with contextlib.suppress(OSError):
             self.sock.close()
 
-    def exchange(self, request: bytes, deadline: float, max_body: int) -> Response:
-        """Send `request` and read one final response, all before `deadline` (time.monotonic())."""
+    def exchange(self, request: bytes, timeout_s: float, max_body: int) -> Response:
+        """Send `request` and read one final response that arrives within `timeout_s` of the send.
+
+        The clock starts once the request is sent (``sent_at``), not when the caller began the call: the time
+        a busy worker took to build the request or to get to the socket is not the bot's.
+        """
         self._buffer.clear()  # a reused connection must start clean (`_finish` refuses leftovers)
         self._answered = False  # any byte of an answer seen: a hang-up after that is not a stale connection
-        self.sock.settimeout(remaining(deadline))
+        self.sent_at = self.first_byte_at = None
+        self.sock.settimeout(timeout_s)  # a peer that does not read its socket: the send itself is bounded
         self.sock.sendall(request)
+        self.sent_at = time.monotonic()
+        deadline = self.sent_at + timeout_s
         while True:
             status, headers, keep_alive = self._read_head(deadline)
             if not 100 <= status < 200:
@@ -110,15 +126,24 @@ class Connection:
     # --- reading ------------------------------------------------------------------------------------------
 
     def _fill(self, deadline: float, limit: int = RECV_SIZE) -> bool:
-        """Read what the peer has sent so far (at most `limit` bytes) into the buffer; False at end of stream.
+        """Read what the peer has sent so far (at most `limit` bytes) into the buffer; False at end of stream;
+        DeadlineExceeded (a TimeoutError) once `deadline` has passed with nothing more arrived.
 
         Every caller passes what it still needs or may still accept, so a bot can never make the arena read
         more than the caps (16 KiB of head, `max_body` + 1 of body) plus the framing around them.
         """
-        self.sock.settimeout(remaining(deadline))
-        chunk = self.sock.recv(max(1, min(RECV_SIZE, limit)))
+        left = deadline - time.monotonic()
+        # Past the deadline only what has already arrived is read (non-blocking): this thread may have come
+        # late to its socket, the bot was not late for that.
+        self.sock.settimeout(max(left, 0.0))
+        try:
+            chunk = self.sock.recv(max(1, min(RECV_SIZE, limit)))
+        except (BlockingIOError, ssl.SSLWantReadError):
+            raise DeadlineExceeded("deadline exceeded") from None
         if not chunk:
             return False
+        if not self._answered:
+            self.first_byte_at = time.monotonic()
         self._answered = True
         self._buffer += chunk
         return True

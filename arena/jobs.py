@@ -17,7 +17,7 @@ from typing import Any
 import redis
 from rq import Queue, Retry, SimpleWorker, Worker, get_current_job
 
-from arena.botclient import BotClient
+from arena.botclient import BotClient, ClientPool
 from arena.match import MatchAbandoned, MatchRunner, make_drivers
 from core.arena_model import FINAL_STATUSES, LadderConfig, MatchSpec, MatchStatus, MemberKind
 from core.arena_store import ArenaStore
@@ -25,11 +25,12 @@ from core.live import LiveFeed
 from core.settings import ArenaSettings, load_settings
 
 RETRIES = 2  # exceptions (Redis blips, bugs) re-run the job right away; interval 0 needs no RQ scheduler
-# Kept-alive bot connections survive between matches in a long-lived (SimpleWorker) process.
-_CLIENTS: dict[str, BotClient] = {}
+# Kept-alive bot connections survive between matches in a long-lived (in-process) worker; each match leases
+# its clients, so the matches a threaded worker runs at once never share a connection.
+CLIENTS = ClientPool()
 # One store (and so one decoding Redis pool) per worker connection and prefix, not one per job.
 _STORES: dict[tuple[int, str], ArenaStore] = {}
-# Set by the worker's first SIGTERM/SIGINT: the running match stops after the current decision.
+# Set by the worker's first SIGTERM/SIGINT: every running match stops after its current decision.
 STOP = threading.Event()
 
 
@@ -62,11 +63,13 @@ def _store(prefix: str) -> ArenaStore:
 
 
 def lease_seconds(deadline_ms: int, min_lease_s: float) -> float:
-    """Long enough to cover the slowest single decision (one deadline) several times over.
+    """Long enough to cover the slowest single decision with room to spare: an HTTP bot's call may take up
+    to three deadlines (a stale kept-alive connection found within one, a new connection within the next, the
+    answer within the third; ``BotClient.call``), plus a busy worker's lateness.
 
     A worker refreshes its match lease after every decision; the scheduler re-runs a match whose lease lapsed.
     """
-    return max(min_lease_s, 3 * deadline_ms / 1000.0 + 1)
+    return max(min_lease_s, 4 * deadline_ms / 1000.0 + 1)
 
 
 def worker_name() -> str:
@@ -101,16 +104,18 @@ def play_match(store: ArenaStore, match_id: str, worker: str | None = None,
     if doc is None or doc["status"] in FINAL_STATUSES:
         return {"match": match_id, "status": doc["status"] if doc else "missing", "applied": False}
     spec = spec.for_attempt(doc["attempts"])
-    drivers = make_drivers(spec, settings.allow_private_urls, _CLIENTS)
-    runner = MatchRunner(spec, drivers, heartbeat=lambda: store.refresh_lease(match_id, worker, lease),
-                         host_factory=table_hosts(store, spec, settings), observer=live_feed(store, spec),
-                         stop_requested=STOP.is_set)
-    try:
-        result = runner.run()
-    except MatchAbandoned as stopped:
-        store.abandon_attempt(match_id, worker, str(stopped))
-        return {"match": match_id, "status": MatchStatus.QUEUED.value, "applied": False,
-                "stopped": str(stopped)}
+    urls = [m.url for m in spec.entrants if m.kind is MemberKind.HTTP and m.url]
+    with CLIENTS.lease(urls, settings.allow_private_urls) as clients:
+        drivers = make_drivers(spec, settings.allow_private_urls, clients)
+        runner = MatchRunner(spec, drivers, heartbeat=lambda: store.refresh_lease(match_id, worker, lease),
+                             host_factory=table_hosts(store, spec, settings), observer=live_feed(store, spec),
+                             stop_requested=STOP.is_set)
+        try:
+            result = runner.run()
+        except MatchAbandoned as stopped:
+            store.abandon_attempt(match_id, worker, str(stopped))
+            return {"match": match_id, "status": MatchStatus.QUEUED.value, "applied": False,
+                    "stopped": str(stopped)}
     applied = store.apply_result(spec, result, doc)
     status = MatchStatus.RATED if result.rated else MatchStatus.VOID
     return {"match": match_id, "status": status.value, "applied": applied,

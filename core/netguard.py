@@ -151,8 +151,31 @@ def validate_bot_url(url: str, allow_private: bool, resolver: Resolver = system_
 _resolver_pool = concurrent.futures.ThreadPoolExecutor(max_workers=4, thread_name_prefix="bot-dns")
 
 
+def literal_address_info(host: str, port: int) -> list[Any] | None:
+    """What ``getaddrinfo`` answers for an IP address written out (no lookup, no thread), else None.
+
+    A worker busy with many matches must not turn a bot at a plain IP into a resolver timeout: the lookup
+    pool's threads wait for the interpreter like any other.
+
+    >>> literal_address_info("127.0.0.1", 80)[0][4], literal_address_info("::1", 80)[0][4]
+    (('127.0.0.1', 80), ('::1', 80, 0, 0))
+    >>> literal_address_info("bots.example", 80) is None
+    True
+    """
+    try:
+        ip = ipaddress.ip_address(host)
+    except ValueError:
+        return None
+    if ip.version == 4:
+        return [(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP, "", (str(ip), port))]
+    return [(socket.AF_INET6, socket.SOCK_STREAM, socket.IPPROTO_TCP, "", (str(ip), port, 0, 0))]
+
+
 def resolve_within(host: str, port: int, timeout: float | None) -> list[Any]:
     """``getaddrinfo`` bounded by ``timeout`` seconds (None: unbounded); TimeoutError when it runs over."""
+    literal = literal_address_info(host, port)
+    if literal is not None:
+        return literal
     if timeout is None:
         return socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
     future = _resolver_pool.submit(socket.getaddrinfo, host, port, type=socket.SOCK_STREAM)

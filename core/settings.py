@@ -16,6 +16,7 @@ from core.tables import FINISHED_TABLE_TTL, IDLE_TABLE_TTL
 
 DEFAULT_REDIS_URL = "redis://127.0.0.1:6379/0"
 MIN_LEASE_S = 10.0  # a match's shortest lease (the scheduler re-runs a match whose lease lapsed)
+WORKER_THREADS = 64  # matches in flight per arena worker process: chosen with python -m tools.arena_bench
 
 
 def _env_bool(name: str, default: bool) -> bool:
@@ -86,6 +87,7 @@ class ArenaSettings:
     finished_table_ttl: int = FINISHED_TABLE_TTL  # the tables of arena games with a polling bot, house tables
     idle_table_ttl: int = IDLE_TABLE_TTL
     min_lease_s: float = MIN_LEASE_S
+    worker_threads: int = WORKER_THREADS  # matches in flight per arena worker process (a thread each)
 
     @property
     def queue_name(self) -> str:
@@ -109,4 +111,5 @@ def load_settings() -> ArenaSettings:
         finished_table_ttl=int(os.environ.get("TA_FINISHED_TABLE_TTL", FINISHED_TABLE_TTL)),
         idle_table_ttl=int(os.environ.get("TA_IDLE_TABLE_TTL", IDLE_TABLE_TTL)),
         min_lease_s=float(os.environ.get("TA_ARENA_MIN_LEASE_S", MIN_LEASE_S)),
+        worker_threads=max(1, int(os.environ.get("TA_ARENA_WORKER_THREADS", WORKER_THREADS))),
     )

@@ -88,6 +88,27 @@ def test_ladder_and_arena_rows(tool) -> None:
     assert f"{speed_up} ≥ 1.7× |" in page
 
 
+def test_arena_slow_bot_rows(tool) -> None:
+    def sample(rate: float, strikes: int = 0) -> dict:
+        return {"decisions_per_s": rate, "threads_per_worker": 64, "strikes": strikes}
+
+    runs = [{"loadavg_before": [3.5, 2, 1], "by_delay": {"0ms": sample(900.0), "20ms": sample(700.0)}},
+            {"loadavg_before": [4.3, 2, 1], "by_delay": {"0ms": sample(1100.0), "20ms": sample(800.0, 3)}}]
+    slow = {"arena_workers": 2, "deadline_ms": 1000, "runs": runs,
+            "median_share_of_0ms": {"0ms": 1.0, "20ms": 0.75},
+            "median": {"0ms": {"decisions_per_s": 1000.0, "in_flight_per_worker_mean": 60.25,
+                               "rss_mib_per_worker_max": 70.4, "rss_mib_total": 139.0},
+                       "20ms": {"decisions_per_s": 750.0, "in_flight_per_worker_mean": 62.0,
+                                "rss_mib_per_worker_max": 72.0, "rss_mib_total": 143.6}}}
+    page = table(tool.render({"arena-slow": result("arena-slow", [{"slow_bots": slow}])}), "arena-slow")
+    assert "| worker processes × threads (matches in flight at most) | 2 × 64 |" in page
+    assert "| load average (1 min) before each run | 3.5, 4.3 | |" in page
+    assert "| bots 20ms away: decisions/s, median (each run); share of 0 ms | 750 (700, 800); 0.75× |" in page
+    assert "0.75× | ≥ 0.50× of 0 ms |" in page
+    assert "| 62.0; 72 MiB, 144 MiB | ≤ 1 GiB of worker RSS |" in page
+    assert "| bots 20ms away: strikes in each run (deadline 1,000 ms) | 0, 3 | 0 |" in page
+
+
 def test_reliability_drills_are_read_from_their_json(tool, tmp_path: Path) -> None:
     soak = {"command": "python -m loadtest ladder --bots 40 --seconds 600", "machine": {"loadavg_1m_max": 5},
             "matches": {"rated": 3359}, "problems": [], "stuck": {}, "rated_per_ladder": {"a": 2, "b": 3357},

@@ -13,6 +13,13 @@ of their own, so the bots do not share the bench's GIL.
   (target >= 1.7x), with CPU microseconds per decision of the workers and of the bots (every bot process).
   On a 2-core machine the bots compete with the workers for the same cores, so the same 1-vs-2 comparison is
   also run with house bots (no HTTP): the workers' own scaling.
+* slow bots: the arena `make run` starts (``--arena-workers`` processes of ``python -m arena worker``, each
+  with its default number of threads, i.e. matches in flight) against bots that answer every /move after
+  0, 20 and 100 ms (``tools.fastbot --delay-ms D --loops 2``: two event-loop processes hold every
+  connection and send each answer when its time has come; hundreds of matches in flight would otherwise
+  mean hundreds of bot processes to wake on the same two cores), side by side in one run: decisions/s,
+  matches in flight, RSS per worker process and strikes (every decision has a ladder's default deadline).
+  Target: at 20 ms >= 50 % of the 0 ms figure, within 1 GiB of worker RSS, and no strike.
 """
 
 from __future__ import annotations
@@ -23,6 +30,8 @@ import statistics
 import subprocess
 import sys
 import time
+from collections import Counter
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -32,10 +41,21 @@ import redis
 import engine
 from arena.botclient import PROTOCOL_VERSION, BotClient
 from arena.match import MatchRunner, make_drivers
+from core import keys
 from core.arena_model import LadderConfig, MatchSpec, MatchStatus, Member, MemberKind
+from core.settings import load_settings
 from tools import devserve
 from tools.fastbot import start_fast_bots
 from tools.procstat import cpu_seconds, tree_cpu_seconds
+
+DELAYS_MS = (0, 20, 100)
+# Shorter games than the 1-vs-2 runs (Spot Hearts to 100, about 170 decisions): with 100 ms bots a match
+# lasts about 20 s, and each slow-bot run plays two waves of matches per thread.
+SLOW_BOT_OPTIONS = {"target": 100}
+SLOW_BOT_LOOPS = 2  # event-loop processes serving the 4 slow bots (tools.fastbot.DelayLoop)
+# The slow-bot runs give every decision a ladder's default deadline: bots that answer well within it must
+# never get a strike, however busy the workers are.
+SLOW_BOT_DEADLINE_MS = LadderConfig("bench", "spot-hearts", 4).deadline_ms
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 # Generous: the bench measures throughput, and a loaded machine must not turn a slow answer into a strike.
@@ -72,11 +92,14 @@ def bare_loop(urls: list[str], payloads: list[dict[str, Any]], seconds: float) -
     return {"decisions_per_s": round(calls / elapsed, 1), "calls": calls}
 
 
-def bench_spec(urls: list[str], seed: int, match_id: str = "bench") -> MatchSpec:
+def bench_spec(urls: list[str], seed: int, match_id: str = "bench",
+               options: dict[str, Any] | None = None,
+               deadline_ms: int = int(BENCH_DEADLINE_S * 1000)) -> MatchSpec:
     entrants = [Member(f"bot{i}", MemberKind.HTTP, url=url) for i, url in enumerate(urls)]
-    return MatchSpec(match_id=match_id, ladder_id="bench", game="spot-hearts", players=4, options={},
+    return MatchSpec(match_id=match_id, ladder_id="bench", game="spot-hearts", players=4,
+                     options=options or {},
                      seed=seed, duplicate=False, entrants=entrants,
-                     deadline_ms=int(BENCH_DEADLINE_S * 1000), strike_limit=5,
+                     deadline_ms=deadline_ms, strike_limit=5,
                      pre_ratings={m.bot_id: 1500.0 for m in entrants},
                      pre_games={m.bot_id: 0 for m in entrants})
 
@@ -107,24 +130,90 @@ def _wait_for_workers(conn: redis.Redis, queue_name: str, count: int, timeout_s:
         time.sleep(0.05)
 
 
-def _wait_until_done(queue: Any, jobs: int, timeout_s: float = 600.0) -> None:
+def _wait_until_done(queue: Any, jobs: int, timeout_s: float = 900.0,
+                     sample: Callable[[], None] | None = None) -> None:
     """Until `jobs` jobs have finished or failed for good (two ZCARDs per look: no load on the run).
 
     Not "queue and started registry empty": a job just popped from the queue is in neither for a moment.
+    `sample` is called on every look (every 20 ms).
     """
     deadline = time.monotonic() + timeout_s
     while queue.finished_job_registry.count + queue.failed_job_registry.count < jobs:
         if time.monotonic() > deadline:
             raise RuntimeError("bench matches did not finish in time")
+        if sample is not None:
+            sample()
         time.sleep(0.02)
 
 
-def rq_workers(urls: list[str] | None, workers: int, matches: int,
-               bot_pid: int | None = None) -> dict[str, Any]:
+def tree_rss_bytes(pids: list[int]) -> dict[int, int]:
+    """Resident memory of each process and all its descendants (0 once gone), from one look at /proc."""
+    children: dict[int, list[int]] = {}
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                ppid = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
+            except (OSError, IndexError, ValueError):
+                continue
+            children.setdefault(ppid, []).append(int(entry.name))
+    totals = {}
+    for pid in pids:
+        total, todo = 0, [pid]
+        while todo:
+            current = todo.pop()
+            try:
+                status = Path(f"/proc/{current}/status").read_text()
+            except OSError:
+                continue
+            total += next((int(line.split()[1]) * 1024 for line in status.splitlines()
+                           if line.startswith("VmRSS:")), 0)
+            todo.extend(children.get(current, []))
+        totals[pid] = total
+    return totals
+
+
+class DrainSampler:
+    """Matches in flight (RQ's started registry) and each worker process tree's RSS, once a second."""
+
+    def __init__(self, queue: Any, pids: list[int], every_s: float = 1.0) -> None:
+        self.queue, self.pids, self.every_s = queue, pids, every_s
+        self.in_flight: list[int] = []
+        self.rss_peak = dict.fromkeys(pids, 0)
+        self._next = 0.0
+
+    def __call__(self) -> None:
+        if time.monotonic() < self._next:
+            return
+        self._next = time.monotonic() + self.every_s
+        self.in_flight.append(self.queue.started_job_registry.count)
+        for pid, rss in tree_rss_bytes(self.pids).items():
+            self.rss_peak[pid] = max(self.rss_peak[pid], rss)
+
+    def report(self, workers: int) -> dict[str, Any]:
+        """Mean and peak matches in flight (looks while any ran), peak RSS of each worker process tree."""
+        busy = [n for n in self.in_flight if n > 0] or [0]
+        return {"in_flight_mean": round(statistics.fmean(busy), 1), "in_flight_max": max(busy),
+                "in_flight_per_worker_mean": round(statistics.fmean(busy) / workers, 1),
+                "rss_mib_per_worker": sorted(round(b / 2**20, 1) for b in self.rss_peak.values()),
+                "rss_mib_total": round(sum(self.rss_peak.values()) / 2**20, 1)}
+
+
+def worker_command(threads: int | None) -> list[str]:
+    """What the Procfile's `arena:` line runs (threads None: the default), or the one-match worker (1)."""
+    command = [sys.executable, "-m", "arena", "worker"]
+    if threads is not None:
+        command += ["--threads", str(threads)]
+    return command + (["--simple"] if threads == 1 else [])
+
+
+def rq_workers(urls: list[str] | None, workers: int, matches: int, bot_pid: int | None = None,
+               threads: int | None = 1, options: dict[str, Any] | None = None,
+               deadline_ms: int = int(BENCH_DEADLINE_S * 1000)) -> dict[str, Any]:
     """`matches` Spot Hearts matches as RQ jobs, drained by `workers` real worker processes.
 
     With `urls` the 4 seats are the HTTP bots; with None they are house bots (no HTTP, no bot process): the
-    worker's own scaling. The workers are started and registered *before* the matches are enqueued, so their
+    worker's own scaling. Each process is ``python -m arena worker`` with `threads` matches in flight (None:
+    the arena's default). The workers are started and registered *before* the matches are enqueued, so their
     start-up (imports, Redis handshake) is neither in the measured interval nor in the CPU figures: throughput
     is decisions over first match start .. last match finish, and CPU is read from /proc across that drain.
     """
@@ -142,11 +231,11 @@ def rq_workers(urls: list[str] | None, workers: int, matches: int,
         store = ArenaStore(conn, prefix)
         ladder = LadderConfig("bench", "spot-hearts", 4, house_bots=())
         store.save_ladder(ladder)
-        queue = Queue("bench-arena", connection=conn)
+        queue = Queue(keys.arena_queue(prefix), connection=conn)
         house = [Member.house(n) for n in ("heuristic", "eps-0.3", "eps-0.6", "random")]
         specs = []
         for seed in range(matches):
-            spec = bench_spec(urls or [], seed, match_id=f"bench{seed}")
+            spec = bench_spec(urls or [], seed, f"bench{seed}", options, deadline_ms)
             if urls is None:
                 spec.entrants = house
                 spec.pre_ratings = {m.bot_id: 1500.0 for m in house}
@@ -155,60 +244,120 @@ def rq_workers(urls: list[str] | None, workers: int, matches: int,
             store.create_match(spec)
         env = {**os.environ, "REDIS_URL": server.url, "TA_KEY_PREFIX": prefix, "ALLOW_PRIVATE_BOT_URLS": "1",
                "PYTHONPATH": str(REPO_ROOT)}
-        command = [sys.executable, "-m", "rq.cli", "worker", "--url", server.url,
-                   "--worker-class", "rq.worker.SimpleWorker", "--quiet", queue.name]
-        procs = [subprocess.Popen(command, env=env, cwd=REPO_ROOT, stdout=subprocess.DEVNULL,
+        env.pop("TA_ARENA_WORKER_THREADS", None)  # the default is what is measured
+        procs = [subprocess.Popen(worker_command(threads), env=env, cwd=REPO_ROOT, stdout=subprocess.DEVNULL,
                                   stderr=subprocess.DEVNULL) for _ in range(workers)]
-        _wait_for_workers(conn, queue.name, workers)
+        per_process = threads or load_settings().worker_threads
+        _wait_for_workers(conn, queue.name, workers * per_process)
         time.sleep(0.2)  # let the workers settle into their blocking dequeue
+        sampler = DrainSampler(queue, [p.pid for p in procs])
         worker_cpu_before = sum(cpu_seconds(p.pid) for p in procs)
         bot_cpu_before = tree_cpu_seconds([bot_pid]) if bot_pid else 0.0
         for spec in specs:
             enqueue_match(queue, spec, ladder, prefix)
-        _wait_until_done(queue, len(specs))
+        _wait_until_done(queue, len(specs), sample=sampler)
         worker_cpu = sum(cpu_seconds(p.pid) for p in procs) - worker_cpu_before
         bot_cpu = (tree_cpu_seconds([bot_pid]) - bot_cpu_before) if bot_pid else 0.0
         docs = [store.match(spec.match_id) for spec in specs]
         rated = [d for d in docs if d and d["status"] == MatchStatus.RATED]
+        strikes = Counter(s["reason"] for d in rated for s in d["result"]["strikes"])
         decisions = sum(g["moves"] for d in rated for g in d["result"]["games"])
         busy = max(d["finished"] for d in rated) - min(d["started"] for d in rated)
-        return {"workers": workers, "bots": "http" if urls else "house", "matches": matches,
-                "rated": len(rated), "busy_s": round(busy, 2),
-                "decisions_per_s": round(decisions / busy, 1),
+        return {"workers": workers, "threads_per_worker": per_process, "bots": "http" if urls else "house",
+                "matches": matches, "rated": len(rated), "strikes": sum(strikes.values()),
+                "strike_reasons": dict(strikes),
+                "strike_examples": [s for d in rated for s in d["result"]["strikes"]][:5],
+                "busy_s": round(busy, 2),
+                "decisions": decisions, "decisions_per_s": round(decisions / busy, 1),
                 "worker_cpu_us_per_decision": round(worker_cpu / decisions * 1e6, 1),
-                "bot_cpu_us_per_decision": round(bot_cpu / decisions * 1e6, 1)}
+                "bot_cpu_us_per_decision": round(bot_cpu / decisions * 1e6, 1),
+                **sampler.report(workers)}
     finally:
         for proc in procs:
-            devserve.stop(proc, timeout=10)
+            devserve.stop(proc, timeout=20)
         server.stop()
 
 
-def run(seconds: float = 3.0, games: int = 10, matches: int = 48, repeat: int = 3) -> dict[str, Any]:
+def slow_bots(delays_ms: tuple[int, ...], workers: int, waves: int, threads: int | None,
+              stack: dict[int, tuple[Any, list[str]]]) -> dict[str, dict[str, Any]]:
+    """One sample per delay: the default arena (`workers` processes) against bots `delay` ms away.
+
+    `waves` x (all threads) matches each, so every thread is busy for most of the drain.
+    """
+    per_process = threads or load_settings().worker_threads
+    matches = waves * workers * per_process
+    return {f"{delay}ms": rq_workers(stack[delay][1], workers, matches, stack[delay][0].pid, threads,
+                                     SLOW_BOT_OPTIONS, SLOW_BOT_DEADLINE_MS) for delay in delays_ms}
+
+
+def summarise_slow(runs: list[dict[str, Any]]) -> dict[str, Any]:
+    """Medians over the runs of each delay, and each run's and the median's share of the 0 ms decisions/s."""
+    delays = list(runs[0]["by_delay"])
+    median = {delay: {key: statistics.median(r["by_delay"][delay][key] for r in runs)
+                      for key in ("decisions_per_s", "in_flight_mean", "in_flight_per_worker_mean",
+                                  "rss_mib_total", "worker_cpu_us_per_decision", "bot_cpu_us_per_decision")}
+              for delay in delays}
+    for delay in delays:
+        median[delay]["rss_mib_per_worker_max"] = statistics.median(
+            max(r["by_delay"][delay]["rss_mib_per_worker"]) for r in runs)
+    base = "0ms" if "0ms" in delays else delays[0]
+    base_rate = median[base]["decisions_per_s"]
+    return {"median": median,
+            "median_share_of_0ms": {d: round(median[d]["decisions_per_s"] / base_rate, 3) for d in delays},
+            "share_of_0ms_per_run": [{d: round(r["by_delay"][d]["decisions_per_s"]
+                                             / r["by_delay"][base]["decisions_per_s"], 3) for d in delays}
+                                     for r in runs]}
+
+
+def run(seconds: float = 3.0, games: int = 10, matches: int = 48, repeat: int = 3,
+        delays_ms: tuple[int, ...] = DELAYS_MS, arena_workers: int = 2, waves: int = 2,
+        threads: int | None = None, slow_only: bool = False) -> dict[str, Any]:
     """Each measurement `repeat` times, interleaved (so 1 and 2 workers see the same background load);
     the best of each is reported (the machine's noise only ever slows a run down), with every sample and
-    the ratios of the medians."""
+    the ratios of the medians. The slow-bot runs (every delay side by side, `repeat` times) report medians
+    and each run with the load average it saw."""
     load_before = os.getloadavg()  # other load on the machine skews every figure: print it
     process, urls = start_fast_bots(4)
+    stack = {delay: start_fast_bots(4, delay, SLOW_BOT_LOOPS) for delay in delays_ms}
     samples: dict[str, list[dict[str, Any]]] = {"bare": [], "worker": [], "rq1": [], "rq2": [],
                                                 "house1": [], "house2": []}
+    slow: list[dict[str, Any]] = []
     try:
         payloads = captured_payloads()
         for _ in range(repeat):
-            samples["bare"].append(bare_loop(urls, payloads, seconds))
-            samples["worker"].append(one_worker(urls, games))
-            samples["rq1"].append(rq_workers(urls, 1, matches, process.pid))
-            samples["rq2"].append(rq_workers(urls, 2, matches, process.pid))
-            # House matches are ~10x cheaper: 4x as many keep the measured interval long enough.
-            samples["house1"].append(rq_workers(None, 1, 4 * matches))
-            samples["house2"].append(rq_workers(None, 2, 4 * matches))
+            if not slow_only:
+                samples["bare"].append(bare_loop(urls, payloads, seconds))
+                samples["worker"].append(one_worker(urls, games))
+                samples["rq1"].append(rq_workers(urls, 1, matches, process.pid))
+                samples["rq2"].append(rq_workers(urls, 2, matches, process.pid))
+                # House matches are ~10x cheaper: 4x as many keep the measured interval long enough.
+                samples["house1"].append(rq_workers(None, 1, 4 * matches))
+                samples["house2"].append(rq_workers(None, 2, 4 * matches))
+            if delays_ms:
+                load = os.getloadavg()
+                by_delay = slow_bots(delays_ms, arena_workers, waves, threads, stack)
+                slow.append({"loadavg_before": [round(x, 2) for x in load],
+                             "loadavg_after": [round(x, 2) for x in os.getloadavg()], "by_delay": by_delay})
     finally:
-        process.terminate()
-    best = {name: max(runs, key=lambda r: r["decisions_per_s"]) for name, runs in samples.items()}
-    median = {name: statistics.median(r["decisions_per_s"] for r in runs) for name, runs in samples.items()}
-    return {
+        for bots in [process, *(bots for bots, _urls in stack.values())]:
+            bots.terminate()
+    report: dict[str, Any] = {
         "bench": "arena", "cpus": os.cpu_count(), "loadavg_before": [round(x, 2) for x in load_before],
         "loadavg_after": [round(x, 2) for x in os.getloadavg()], "repeat": repeat,
         "bots": "4 x tools.fastbot (stdlib sockets, TCP_NODELAY, a forked process per connection)",
+    }
+    if slow:
+        report["slow_bots"] = {"arena_workers": arena_workers, "waves": waves,
+                               "game": {"game": "spot-hearts", "options": SLOW_BOT_OPTIONS},
+                               "deadline_ms": SLOW_BOT_DEADLINE_MS,
+                               "bots": f"4 x tools.fastbot --delay-ms D --loops {SLOW_BOT_LOOPS}",
+                               **summarise_slow(slow), "runs": slow}
+    if slow_only:
+        return report
+    best = {name: max(runs, key=lambda r: r["decisions_per_s"]) for name, runs in samples.items()}
+    median = {name: statistics.median(r["decisions_per_s"] for r in runs) for name, runs in samples.items()}
+    return {
+        **report,
         "bare_loop": best["bare"], "one_worker_in_process": best["worker"],
         "worker_vs_bare": round(best["worker"]["decisions_per_s"] / best["bare"]["decisions_per_s"], 3),
         "rq_1_worker": best["rq1"], "rq_2_workers": best["rq2"],
@@ -229,9 +378,21 @@ def run(seconds: float = 3.0, games: int = 10, matches: int = 48, repeat: int = 
 @click.option("--games", default=10, show_default=True, help="Spot Hearts games for the in-process worker.")
 @click.option("--matches", default=48, show_default=True, help="Matches for each RQ worker run (1 and 2).")
 @click.option("--repeat", default=3, show_default=True, help="Interleaved repetitions; the best is reported.")
-def main(seconds: float, games: int, matches: int, repeat: int) -> None:
-    """4 local HTTP bots: bare keep-alive loop vs one worker vs 1 and 2 RQ workers (JSON)."""
-    click.echo(json.dumps(run(seconds, games, matches, repeat)))
+@click.option("--delays-ms", default=",".join(map(str, DELAYS_MS)), show_default=True,
+              help="Bot delays of the slow-bot runs ('' skips them).")
+@click.option("--arena-workers", default=2, show_default=True,
+              help="Worker processes of the slow-bot runs (make run's ARENA_WORKERS).")
+@click.option("--threads", type=int, default=None, help="Threads per worker process of the slow-bot runs "
+              "(default: the arena's own default).")
+@click.option("--waves", default=2, show_default=True, help="Slow-bot matches per thread.")
+@click.option("--slow-only", is_flag=True, help="Only the slow-bot runs.")
+def main(seconds: float, games: int, matches: int, repeat: int, delays_ms: str, arena_workers: int,
+         threads: int | None, waves: int, slow_only: bool) -> None:
+    """4 local HTTP bots: bare keep-alive loop vs one worker vs 1 and 2 RQ workers; the default arena against
+    bots 0, 20 and 100 ms away (JSON)."""
+    delays = tuple(int(d) for d in delays_ms.split(",") if d.strip())
+    click.echo(json.dumps(run(seconds, games, matches, repeat, delays, arena_workers, waves, threads,
+                              slow_only)))
 
 
 if __name__ == "__main__":

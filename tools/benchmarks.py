@@ -148,6 +148,31 @@ def arena_rows(outputs: list[Any]) -> list[Row]:
     ]
 
 
+def arena_slow_rows(outputs: list[Any]) -> list[Row]:
+    slow = dig(outputs, 0, "slow_bots", default={}) or {}
+    runs = dig(slow, "runs", default=[]) or []
+    rows = [("worker processes × threads (matches in flight at most)",
+             f"{num(dig(slow, 'arena_workers'))} × "
+             f"{num(dig(runs, 0, 'by_delay', '0ms', 'threads_per_worker'))}", "`make run`'s default arena"),
+            ("load average (1 min) before each run",
+             ", ".join(num(dig(r, "loadavg_before", 0), 1) for r in runs) or MISSING, "")]
+    for delay, median in (dig(slow, "median", default={}) or {}).items():
+        per_run = ", ".join(num(dig(r, "by_delay", delay, "decisions_per_s")) for r in runs)
+        share = dig(slow, "median_share_of_0ms", delay)
+        rows.append((f"bots {delay} away: decisions/s, median (each run); share of 0 ms",
+                     f"{num(dig(median, 'decisions_per_s'))} ({per_run}); {ratio(share)}",
+                     "≥ 0.50× of 0 ms" if delay == "20ms" else ""))
+        rows.append((f"bots {delay} away: strikes in each run (deadline {num(dig(slow, 'deadline_ms'))} ms)",
+                     ", ".join(num(dig(r, "by_delay", delay, "strikes")) for r in runs), "0"))
+        rows.append((f"bots {delay} away: matches in flight per worker process (mean); worker RSS per "
+                     "process (peak), all workers",
+                     f"{num(dig(median, 'in_flight_per_worker_mean'), 1)}; "
+                     f"{num(dig(median, 'rss_mib_per_worker_max'))} MiB, "
+                     f"{num(dig(median, 'rss_mib_total'))} MiB",
+                     "≤ 1 GiB of worker RSS" if delay == "20ms" else ""))
+    return rows
+
+
 def ladder_rows(outputs: list[Any]) -> list[Row]:
     rows = []
     for out in outputs:
@@ -275,6 +300,12 @@ BENCHMARKS = (
     Benchmark("arena", "Arena worker speed",
               "4 local HTTP bench bots, full Spot Hearts games; the best of 5 interleaved runs with the "
               "median in brackets (docs/arena.md).", ("python -m tools.arena_bench --repeat 5",), arena_rows),
+    Benchmark("arena-slow", "Arena workers against slow bots",
+              "The default arena of `make run` (2 processes of `python -m arena worker`) against 4 local "
+              "bench bots (two event-loop processes) that answer every /move after 0, 20 and 100 ms, side by "
+              "side in each run, Spot Hearts to 100, a ladder's default 1 s deadline per decision; medians "
+              "of 2 runs (docs/arena.md).",
+              ("python -m tools.arena_bench --slow-only --repeat 2 --waves 1",), arena_slow_rows),
     Benchmark("ladder", "Does the ladder find the true order?",
               "The real matchmaking, match and Elo code offline, 8 house bots of known strength order, 5 "
               "independent ladders per row; ρ is Spearman's between ladder and true order (docs/arena.md).",

@@ -10,7 +10,7 @@ from tools.arena_bench import run
 
 
 def test_arena_bench_runs_every_phase_and_rates_every_match() -> None:
-    report = run(seconds=0.2, games=1, matches=2, repeat=1)
+    report = run(seconds=0.2, games=1, matches=2, repeat=1, delays_ms=(0, 20), threads=2, waves=1)
     assert report["bare_loop"]["calls"] > 0
     one = report["one_worker_in_process"]
     assert one["games"] == 1 and one["decisions"] == one["decisions_per_game"] > 0
@@ -21,3 +21,13 @@ def test_arena_bench_runs_every_phase_and_rates_every_match() -> None:
     assert report["rq_1_worker"]["bot_cpu_us_per_decision"] > 0  # the forked bot children are counted
     assert report["house_bots_rq_1_worker"]["bot_cpu_us_per_decision"] == 0
     assert set(report["median_ratios"]) == {"worker_vs_bare", "two_vs_one", "house_two_vs_one"}
+    # The slow-bot runs: 2 worker processes x 2 threads, one wave of matches per thread, per delay.
+    slow = report["slow_bots"]
+    for delay in ("0ms", "20ms"):
+        sample = slow["runs"][0]["by_delay"][delay]
+        assert sample["threads_per_worker"] == 2 and sample["rated"] == sample["matches"] == 4, delay
+        assert sample["strikes"] == 0, delay
+        assert 1 <= sample["in_flight_max"] <= 4, delay
+        assert len(sample["rss_mib_per_worker"]) == 2 and min(sample["rss_mib_per_worker"]) > 10, delay
+        assert slow["median"][delay]["decisions_per_s"] == sample["decisions_per_s"], delay
+    assert slow["median_share_of_0ms"]["0ms"] == 1.0

@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+import contextlib
 import socket
+import sys
 import threading
 import time
+from collections.abc import Callable, Iterator
+
+import pytest
 
 from arena.botclient import BotClient
 from arena.policy import Outcome
@@ -181,3 +186,81 @@ def test_fast_bench_bot_speaks_protocol_v1_with_keep_alive_and_parallel_connecti
         assert client._conn.sock.getsockname() != other._conn.sock.getsockname()
     finally:
         process.terminate()
+
+
+def test_delayed_bench_bots_in_event_loops_answer_in_order_after_their_delay() -> None:
+    from tools.fastbot import start_fast_bots
+
+    process, (url,) = start_fast_bots(1, delay_ms=50, loops=2)
+    try:
+        clients = [BotClient(url, allow_private=True) for _ in range(3)]
+        assert clients[0].info(1.0).latency_ms < 50  # only /move waits
+        for _ in range(3):
+            for client in clients:  # three kept-alive connections, spread over the two loops
+                move, result = client.move(move_request(), 1.0)
+                assert move == "2C" and 50 <= result.latency_ms < 1000, result
+        assert len({client._conn.sock.getsockname() for client in clients if client._conn}) == 3
+    finally:
+        process.terminate()
+
+
+@contextlib.contextmanager
+def busy_interpreter(hold_s: float) -> Iterator[None]:
+    """Another thread of this process computes without pause and keeps the interpreter lock `hold_s` at a
+    time: every time the calling thread lets go of it (each socket operation does), it gets it back about
+    `hold_s` late, as a worker thread does while the process's other matches keep the interpreter busy."""
+    old = sys.getswitchinterval()
+    stop = threading.Event()
+
+    def spin() -> None:
+        while not stop.is_set():
+            pass
+
+    sys.setswitchinterval(hold_s)
+    spinner = threading.Thread(target=spin, daemon=True)
+    spinner.start()
+    try:
+        yield
+    finally:
+        stop.set()
+        spinner.join()
+        sys.setswitchinterval(old)
+
+
+@pytest.fixture
+def delayed_bot() -> Iterator[Callable[[float], str]]:
+    """Factory: delayed_bot(ms): the URL of a bench bot (a process of its own) answering /move after `ms`."""
+    from tools.fastbot import start_fast_bots
+
+    started = []
+
+    def start(delay_ms: float) -> str:
+        process, (url,) = start_fast_bots(1, delay_ms)
+        started.append(process)
+        return url
+
+    yield start
+    for process in started:
+        process.terminate()
+
+
+def test_a_compliant_bot_never_times_out_because_the_worker_came_late_to_its_socket(delayed_bot) -> None:
+    # The bot answers in 30 ms of a 300 ms deadline; this thread gets the interpreter back 0.5 s late after
+    # every socket operation, so it reads each answer long after the deadline.
+    client = BotClient(delayed_bot(30), allow_private=True)
+    with busy_interpreter(0.5):
+        for _ in range(3):  # the first call connects; the others reuse the kept-alive connection
+            start = time.monotonic()
+            move, result = client.move(move_request(), 0.3)
+            assert result.outcome is Outcome.OK and move == "2C", result
+            assert time.monotonic() - start > 0.3  # the worker really was late: past the bot's deadline
+
+
+def test_a_bot_slower_than_its_deadline_still_times_out_while_the_worker_is_late(delayed_bot) -> None:
+    client = BotClient(delayed_bot(10_000), allow_private=True)
+    with busy_interpreter(0.5):
+        start = time.monotonic()
+        move, result = client.move(move_request(), 0.3)
+    assert move is None and result.outcome is Outcome.TIMEOUT, result
+    # Judged at the deadline (plus the worker's lateness at each step), not when the bot answers at last.
+    assert time.monotonic() - start < 6.0

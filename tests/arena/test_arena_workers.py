@@ -114,7 +114,7 @@ def test_sigkilled_worker_costs_no_rating_and_the_match_is_rerun(conn, key_prefi
         scheduler.recover(ladder, counts)
         return store.match(spec.match_id)["status"] == MatchStatus.RATED
 
-    wait_for(rated, 60, "the match to be re-run and rated")  # lease (4 s) + a tick + a re-run, loaded machine
+    wait_for(rated, 60, "the match to be re-run and rated")  # lease (5 s) + a tick + a re-run, loaded machine
     doc = store.match(spec.match_id)
     assert counts == {"requeued": 1, "aborted": 0}
     assert doc["attempts"] == 2 and "lease expired" in doc["requeued_because"]

@@ -1,0 +1,240 @@
+"""A worker process that runs several matches at once: N RQ workers, one per thread, in one process.
+
+Why threads: a match spends almost all its wall time waiting for bots (a bot across the internet answers in
+10-100 ms; the worker needs about 0.1 ms of CPU per decision), so a process that plays one match at a time
+idles. Another process per match in flight would cost a whole interpreter each (about 50 MB of RSS); a
+thread costs a stack and the match's own state, and waits on its socket without holding the GIL.
+``python -m tools.arena_bench`` measures decisions/s, matches in flight and RSS with 0, 20 and 100 ms bots.
+
+What each thread is: a complete RQ ``SimpleWorker`` (its own name, registration, heartbeat, started-job
+registry entry and job, i.e. one match per RQ job as before), with three changes for life in a thread:
+
+* the job timeout is a timer that raises in the job's thread (``TimerDeathPenalty``), not SIGALRM, which
+  only the main thread can take;
+* signals are taken by the main thread (``WorkerPool.run``), which tells every thread at once: the first
+  SIGTERM/SIGINT sets ``arena.jobs.STOP`` (each running match stops after its current decision and is
+  queued again, exactly as in a one-match worker) and asks each thread's worker to stop; a second one more
+  than a second later exits at once (cold: the leases lapse and the scheduler re-runs those matches);
+* an idle thread blocks on the queue for at most ``POLL_S`` at a time, so a stop reaches it quickly;
+* ``Admission``: a thread takes a new match only while the process keeps up with the ones it runs.
+
+Per-decision deadlines stay per call: each running match leases its own bot clients from
+``arena.jobs.CLIENTS`` (never shared between threads), and ``BotClient.call`` bounds each call by its own
+wall-clock deadline on its own socket, so a slow bot in one match cannot eat another match's time; and the
+deadline runs from the request sent to the answer arrived, so a thread that comes late to its socket (other
+matches kept the interpreter busy) never costs a compliant bot a strike.
+"""
+
+from __future__ import annotations
+
+import logging
+import signal
+import threading
+import time
+from collections.abc import Sequence
+from typing import Any
+
+import redis
+from rq import SimpleWorker
+from rq.timeouts import TimerDeathPenalty
+
+from arena.jobs import STOP
+from core.errors import store_error
+
+POLL_S = 1  # an idle thread's longest blocking dequeue: how long a stop request may take to reach it
+LOG = logging.getLogger("arena.worker")
+
+
+def admits(running: int, lag_s: float, max_lag_s: float) -> bool:
+    """Whether a worker process may take another match: always when it runs none, else only while it keeps
+    up (its wake-up lag is within `max_lag_s`).
+
+    >>> admits(0, 0.5, 0.01), admits(3, 0.005, 0.01), admits(3, 0.02, 0.01)
+    (True, True, False)
+    """
+    return running == 0 or lag_s <= max_lag_s
+
+
+class Admission:
+    """Lets a thread take another match only while the process keeps up with the ones it runs.
+
+    Matches in flight buy throughput only while the process has CPU to spare; past that, each extra match
+    only makes every reply wait longer for the interpreter (or for a core, on a loaded machine) before it is
+    handled: every match slows down and no more decisions are made (a bot's deadline is judged on its
+    socket, so the wait is never the bot's, see ``arena.http1``; but leases and spectators wait for it too).
+    A monitor thread sleeps `tick_s` over and
+    over and smooths how late it wakes up (the wait any thread has for the GIL and a core); while that lag
+    is above `max_lag_s`, idle threads take no new job (one match always runs). Idle threads queue for
+    one blocking dequeue at a time (`dequeue_lock`), and a new match gets `settle_s` before the next is
+    taken, so the lag can show its cost: a burst of queued matches ramps up instead of starting all at once
+    (and an idle process keeps one Redis connection blocked on the queue, not one per thread).
+    """
+
+    def __init__(self, max_lag_s: float = 0.01, tick_s: float = 0.02, settle_s: float = 0.05) -> None:
+        self.max_lag_s, self.tick_s, self.settle_s = max_lag_s, tick_s, settle_s
+        self.dequeue_lock = threading.Lock()
+        self.lag_s = 0.0
+        self.running = 0
+        self._lock = threading.Lock()
+
+    def watch(self, stopping: threading.Event) -> None:
+        while not stopping.is_set():
+            start = time.monotonic()
+            time.sleep(self.tick_s)
+            late = time.monotonic() - start - self.tick_s
+            self.lag_s = 0.7 * self.lag_s + 0.3 * max(late, 0.0)
+
+    def may_take(self) -> bool:
+        return admits(self.running, self.lag_s, self.max_lag_s)
+
+    def started(self) -> None:
+        with self._lock:
+            self.running += 1
+
+    def ended(self) -> None:
+        with self._lock:
+            self.running -= 1
+
+
+class ThreadDeathPenalty(TimerDeathPenalty):
+    """RQ's job timeout for jobs in threads, on a daemon timer: a pending one never holds up the exit."""
+
+    def new_timer(self) -> threading.Timer:
+        timer = super().new_timer()
+        timer.daemon = True
+        return timer
+
+
+class ThreadWorker(SimpleWorker):
+    """One RQ worker of a WorkerPool: runs its jobs in its own thread (see the module docstring)."""
+
+    death_penalty_class = ThreadDeathPenalty
+
+    def __init__(self, *args: Any, maintenance: bool = True, admission: Admission | None = None,
+                 **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.maintenance = maintenance
+        self.admission = admission or Admission()
+
+    def execute_job(self, job: Any, queue: Any) -> None:
+        self.admission.started()
+        try:
+            super().execute_job(job, queue)
+        finally:
+            self.admission.ended()
+
+    def _install_signal_handlers(self) -> None:
+        """Signals belong to the main thread (WorkerPool.run)."""
+
+    def subscribe(self) -> None:
+        """No pub/sub listener (a thread and a Redis connection) per thread: signals stop the process."""
+
+    def unsubscribe(self) -> None:
+        pass
+
+    def procline(self, message: str) -> None:
+        """One process title cannot say what N threads do; RQ's worker registry does (`rq info`)."""
+
+    @property
+    def should_run_maintenance_tasks(self) -> bool:
+        return self.maintenance and bool(super().should_run_maintenance_tasks)
+
+    def stop_soon(self) -> None:
+        """Stop after the running job (which itself stops early: STOP is set), or at the next poll if idle."""
+        self._stop_requested = True
+
+    def dequeue_job_and_maintain_ttl(self, timeout: int | None,
+                                     max_idle_time: int | None = None) -> tuple[Any, Any] | None:
+        if timeout is None:  # burst: one look, no blocking
+            return super().dequeue_job_and_maintain_ttl(None, max_idle_time)
+        admission = self.admission
+        while not self._stop_requested:
+            if not admission.dequeue_lock.acquire(timeout=POLL_S):
+                continue
+            try:
+                if not admission.may_take():  # the process is saturated: leave the job to another process
+                    time.sleep(admission.settle_s)
+                    continue
+                # max_idle_time = POLL_S makes RQ's own loop return None after one blocking pop of POLL_S.
+                result = super().dequeue_job_and_maintain_ttl(POLL_S, max_idle_time=POLL_S)
+                if result is not None:
+                    if admission.running > 0:
+                        time.sleep(admission.settle_s)  # let the lag show this match's cost first
+                    return result
+            finally:
+                admission.dequeue_lock.release()
+        return None
+
+
+class WorkerPool:
+    """`threads` ThreadWorkers on `queues` in this process; `run()` blocks until they have all stopped."""
+
+    def __init__(self, queues: Sequence[str], connection: redis.Redis, threads: int,
+                 burst: bool = False) -> None:
+        if threads < 1:
+            raise ValueError("a worker pool needs at least one thread")
+        self.queues = list(queues)
+        self.connection = connection
+        self.threads = threads
+        self.burst = burst
+        self.stopping = threading.Event()
+        self._workers: dict[int, ThreadWorker] = {}
+        self._lock = threading.Lock()
+        self._first_signal_at: float | None = None
+        self.admission = Admission()
+
+    def run(self) -> None:
+        signal.signal(signal.SIGTERM, self._on_signal)
+        signal.signal(signal.SIGINT, self._on_signal)
+        threading.Thread(target=self.admission.watch, args=(self.stopping,), name="arena-admission",
+                         daemon=True).start()
+        threads = [threading.Thread(target=self._serve, args=(i,), name=f"arena-worker-{i}", daemon=True)
+                   for i in range(self.threads)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            while thread.is_alive():
+                thread.join(0.5)  # short joins: the main thread must stay free to take signals
+
+    def stop(self) -> None:
+        """The first SIGTERM/SIGINT: every match stops after its current decision, then each thread."""
+        STOP.set()
+        self.stopping.set()
+        with self._lock:
+            for worker in self._workers.values():
+                worker.stop_soon()
+
+    def _on_signal(self, signum: int, frame: object) -> None:
+        now = time.monotonic()
+        if self._first_signal_at is None:
+            self._first_signal_at = now
+            LOG.info("stopping: %d threads give back their matches", self.threads)
+            self.stop()
+        elif now - self._first_signal_at > 1.0:  # Ctrl-C reaches a worker twice (terminal and honcho)
+            LOG.warning("cold shutdown: running matches are re-run once their leases lapse")
+            raise SystemExit(1)
+
+    def _serve(self, index: int) -> None:
+        """One thread: an RQ worker, started again after a lost Redis or a Redis out of memory or disk (as a
+        one-match worker is)."""
+        backoff = 0.5
+        while not self.stopping.is_set():
+            worker = ThreadWorker(self.queues, connection=self.connection, maintenance=index == 0,
+                                  admission=self.admission)
+            with self._lock:
+                self._workers[index] = worker
+            if self.stopping.is_set():
+                worker.stop_soon()
+            try:
+                worker.work(burst=self.burst, with_scheduler=False)
+                if self.burst:
+                    return
+                backoff = 0.5
+            except Exception as exc:  # noqa: BLE001 - a bug must not shrink the pool for good either
+                if isinstance(exc, redis.RedisError) and store_error(exc) is not None:  # gone, or out of room
+                    LOG.warning("thread %d lost Redis (%s); new worker in %.1f s", index, exc, backoff)
+                else:
+                    LOG.exception("thread %d: worker failed; new worker in %.1f s", index, backoff)
+                backoff = min(backoff * 2, 10.0)
+            if not self.stopping.is_set():
+                self.stopping.wait(backoff)

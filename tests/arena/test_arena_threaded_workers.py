@@ -1,0 +1,253 @@
+"""`python -m arena worker --threads N`: several matches in flight in one process, real Redis, real bots.
+
+Each match is still one RQ job; these check what must survive running them side by side: per-call
+deadlines (a slow match does not eat a sibling's), the re-run and exactly-once rating of every match of a
+SIGKILLed process, and SIGTERM giving every match in flight back.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import pytest
+import redis
+from rq import Queue
+
+from arena.botclient import ClientPool
+from arena.jobs import enqueue_match
+from arena.scheduler import Scheduler
+from core import keys
+from core.arena_model import LadderConfig, MatchSpec, MatchStatus, Member, MemberKind
+from core.arena_store import ArenaStore
+from core.settings import ArenaSettings
+from tests.arena.test_arena_workers import HOUSE, wait_for
+from tests.conftest import REPO_ROOT
+from tools import devserve
+
+
+@pytest.fixture
+def arena_worker(redis_url: str, key_prefix: str) -> Iterator[Callable[..., subprocess.Popen]]:
+    """Factory: arena_worker(threads) runs `python -m arena worker --threads N` for the rest of the test."""
+    started: list[subprocess.Popen] = []
+    env = {**os.environ, "PYTHONPATH": str(REPO_ROOT), "REDIS_URL": redis_url, "TA_KEY_PREFIX": key_prefix,
+           "ALLOW_PRIVATE_BOT_URLS": "1", "TA_ARENA_MIN_LEASE_S": "1"}
+
+    def start(threads: int) -> subprocess.Popen:
+        log = tempfile.TemporaryFile()  # noqa: SIM115 - closed by the fixture after the test
+        process = subprocess.Popen([sys.executable, "-m", "arena", "worker", "--threads", str(threads)],
+                                   cwd=REPO_ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
+        process.log = log  # type: ignore[attr-defined]
+        started.append(process)
+        return process
+
+    yield start
+    for process in started:
+        devserve.stop(process, timeout=15)
+        process.log.close()  # type: ignore[attr-defined]
+
+
+def output(process: subprocess.Popen) -> str:
+    process.log.seek(0)  # type: ignore[attr-defined]
+    return process.log.read().decode(errors="replace")  # type: ignore[attr-defined]
+
+
+def make_match(store: ArenaStore, prefix: str, name: str, http: Member, seed: int, deadline_ms: int,
+               house: tuple[str, ...] = HOUSE[:3]) -> MatchSpec:
+    entrants = [http, *(Member.house(n) for n in house)]
+    spec = MatchSpec(match_id=f"{prefix}{name}".replace(":", "-"), ladder_id="ss", game="sore-spot",
+                     players=4, options={"rounds": 1}, seed=seed, duplicate=True, entrants=entrants,
+                     deadline_ms=deadline_ms, strike_limit=5,
+                     pre_ratings={m.bot_id: 1500.0 for m in entrants},
+                     pre_games={m.bot_id: 0 for m in entrants})
+    store.create_match(spec)
+    return spec
+
+
+@pytest.fixture
+def arena(redis_url: str, key_prefix: str) -> tuple[ArenaStore, Queue, LadderConfig]:
+    conn = redis.Redis.from_url(redis_url)
+    store = ArenaStore(conn, key_prefix)
+    ladder = LadderConfig("ss", "sore-spot", 4, {"rounds": 1}, house_bots=HOUSE[:3], deadline_ms=1000,
+                          max_active=4)
+    store.save_ladder(ladder)
+    return store, Queue(keys.arena_queue(key_prefix), connection=conn), ladder
+
+
+def moves(bot: Any) -> int:
+    return sum(r.endswith("/move") for r in bot.requests)
+
+
+def test_a_slow_match_does_not_eat_the_deadline_of_a_match_beside_it(arena, key_prefix, arena_worker,
+                                                                    bot_process) -> None:
+    store, queue, ladder = arena
+    # Every /move of the first bot takes 3 s against a 1 s deadline: five timeouts, then a forfeit.
+    stuck = make_match(store, key_prefix, "stuck", Member("stuck", MemberKind.HTTP,
+                                                          url=bot_process("sleep", delay_s=3.0)), 1, 1000)
+    fine = make_match(store, key_prefix, "fine", Member("fine", MemberKind.HTTP, url=bot_process("good")), 2,
+                      1000)
+    worker = arena_worker(2)
+    enqueue_match(queue, stuck, ladder, key_prefix)
+    wait_for(lambda: store.match(stuck.match_id)["status"] == MatchStatus.RUNNING, 30,
+             "the stuck match to start")
+    enqueue_match(queue, fine, ladder, key_prefix)
+    wait_for(lambda: all(store.match(s.match_id)["status"] == MatchStatus.RATED for s in (stuck, fine)), 60,
+             "both matches rated")
+    stuck_doc, fine_doc = store.match(stuck.match_id), store.match(fine.match_id)
+    # Side by side: the good bot's whole match was played while the stuck one waited on its timeouts.
+    assert fine_doc["started"] < stuck_doc["finished"] and fine_doc["finished"] < stuck_doc["finished"]
+    assert fine_doc["result"]["strikes"] == [] and fine_doc["result"]["forfeited"] == []
+    strikes = stuck_doc["result"]["strikes"]
+    assert [s["reason"] for s in strikes] == ["timeout"] * 5 and stuck_doc["result"]["forfeited"] == ["stuck"]
+    stats = store.stats("ss", ["stuck", "fine"])
+    assert stats["fine"]["strikes"] == 0 and stats["stuck"]["strikes"] == 5
+    assert worker.poll() is None, output(worker)
+
+
+def most_at_once(docs: list[dict[str, Any]]) -> int:
+    """The most matches whose [started, finished] intervals overlap at one moment."""
+    edges = sorted([(d["started"], 1) for d in docs] + [(d["finished"], -1) for d in docs])
+    running = peak = 0
+    for _moment, step in edges:
+        running += step
+        peak = max(peak, running)
+    return peak
+
+
+def test_a_threaded_worker_plays_matches_with_slow_bots_side_by_side_without_a_strike(arena, key_prefix,
+                                                                                     arena_worker) -> None:
+    """Eight matches, every seat a bot 50 ms away (a bench bot in a process of its own), one worker process
+    of eight threads: they run side by side, and no compliant bot gets a strike however busy the process."""
+    from tools.fastbot import start_fast_bots
+
+    store, queue, ladder = arena
+    bots, urls = start_fast_bots(4, delay_ms=50)
+    try:
+        specs = []
+        for i in range(8):
+            entrants = [Member(f"b{i}s{seat}", MemberKind.HTTP, url=url) for seat, url in enumerate(urls)]
+            spec = MatchSpec(match_id=f"{key_prefix}side{i}".replace(":", "-"), ladder_id="ss",
+                             game="sore-spot", players=4, options={"rounds": 1}, seed=40 + i, duplicate=False,
+                             entrants=entrants, deadline_ms=1000, strike_limit=5,
+                             pre_ratings={m.bot_id: 1500.0 for m in entrants},
+                             pre_games={m.bot_id: 0 for m in entrants})
+            store.create_match(spec)
+            specs.append(spec)
+        worker = arena_worker(8)
+        for spec in specs:
+            enqueue_match(queue, spec, ladder, key_prefix)
+        wait_for(lambda: all(store.match(s.match_id)["status"] == MatchStatus.RATED for s in specs), 120,
+                 "every match rated")
+    finally:
+        bots.terminate()
+    docs = [store.match(s.match_id) for s in specs]
+    assert [d["result"]["strikes"] for d in docs] == [[]] * 8
+    assert len({store.match(s.match_id)["worker"] for s in specs}) > 1  # several threads took matches
+    assert most_at_once(docs) >= 3, [(d["started"], d["finished"]) for d in docs]
+    assert worker.poll() is None, output(worker)
+
+
+def test_sigkilled_worker_with_several_matches_in_flight_has_each_rerun_and_rated_once(
+        arena, key_prefix, arena_worker, bot_server) -> None:
+    store, queue, ladder = arena
+    slow = bot_server("sleep", delay_s=0.04)  # 40 ms a decision: each match lasts a few seconds
+    http = [Member(f"slow{i}", MemberKind.HTTP, url=slow.url) for i in range(4)]
+    specs = [make_match(store, key_prefix, f"kill{i}", http[i], 10 + i, 1000) for i in range(4)]
+    for spec in specs:
+        enqueue_match(queue, spec, ladder, key_prefix)
+    doomed = arena_worker(4)
+    wait_for(lambda: all(store.match(s.match_id)["status"] == MatchStatus.RUNNING for s in specs)
+             and moves(slow) >= 12, 30, "four matches under way in one process")
+    holders = {store.lease_holder(s.match_id) for s in specs}
+    assert len(holders) == 4 and all(h and h.endswith(f":{doomed.pid}") for h in holders)  # 4 threads, 1 pid
+    doomed.kill()  # SIGKILL with four matches in flight
+    doomed.wait()
+    assert all(store.match(s.match_id)["status"] == MatchStatus.RUNNING for s in specs)
+    assert set(store.ratings("ss").values()) <= {1500.0}
+
+    arena_worker(4)
+    scheduler = Scheduler(store, queue, ArenaSettings("unused", key_prefix, True))
+    counts = {"requeued": 0, "aborted": 0}
+
+    def all_rated() -> bool:
+        scheduler.recover(ladder, counts)
+        return all(store.match(s.match_id)["status"] == MatchStatus.RATED for s in specs)
+
+    wait_for(all_rated, 90, "every match re-run and rated")  # lease 5 s + a re-run each, loaded machine
+    assert counts == {"requeued": 4, "aborted": 0}
+    expected = {m.bot_id: 1500.0 for s in specs for m in s.entrants}
+    games = dict.fromkeys(expected, 0)
+    for spec in specs:
+        doc = store.match(spec.match_id)
+        assert doc["attempts"] == 2 and "lease expired" in doc["requeued_because"]
+        assert doc["result"]["seed"] == spec.for_attempt(2).seed != spec.seed  # fresh deals
+        for bot, delta in doc["result"]["deltas"].items():
+            expected[bot] += delta
+            games[bot] += 1
+    ratings = store.ratings("ss")
+    stats = store.stats("ss", list(expected))
+    for bot in expected:  # each match counted once: house bots played all four, each slow bot one
+        assert stats[bot]["games"] == games[bot], bot
+        assert ratings[bot] == pytest.approx(expected[bot]), bot
+        assert len(store.history("ss", bot, limit=100)) == games[bot], bot
+
+
+def test_sigterm_gives_back_every_match_in_flight(arena, key_prefix, arena_worker, bot_server) -> None:
+    store, queue, ladder = arena
+    slow = bot_server("sleep", delay_s=0.05)
+    specs = [make_match(store, key_prefix, f"term{i}", Member(f"slow{i}", MemberKind.HTTP, url=slow.url),
+                        20 + i, 1000) for i in range(3)]
+    for spec in specs:
+        enqueue_match(queue, spec, ladder, key_prefix)
+    worker = arena_worker(4)  # one thread more than matches: an idle thread must stop too
+    wait_for(lambda: all(store.match(s.match_id)["status"] == MatchStatus.RUNNING for s in specs)
+             and moves(slow) >= 9, 30, "three matches under way")
+    worker.send_signal(signal.SIGTERM)
+    assert worker.wait(timeout=20) == 0, output(worker)
+    text = output(worker)
+    assert "Traceback" not in text, text
+    for spec in specs:
+        doc = store.match(spec.match_id)
+        assert doc["status"] == MatchStatus.QUEUED and doc["stopped"] == 1 and doc["attempts"] == 1, doc
+        assert doc["requeued_because"].startswith("worker stopped"), doc
+        assert store.lease_holder(spec.match_id) is None and not store.is_applied(spec.match_id)
+    assert set(store.ratings("ss").values()) <= {1500.0}
+    from rq import Worker
+
+    assert [w for w in Worker.all(queue=queue) if w.state != "dead"] == []  # every thread's worker left
+
+
+def test_client_pool_never_hands_one_client_to_two_matches_and_keeps_given_back_ones() -> None:
+    pool = ClientPool(idle_per_url=1)
+    url = "http://127.0.0.1:9"
+    with pool.lease([url, url], True) as first, pool.lease([url], True) as second:
+        assert len(first) == 1 and first[url] is not second[url]  # two matches at once: two clients
+        kept = second[url]  # given back first (the inner block ends first): the one kept
+    assert pool.idle_count() == 1  # one kept for the next match, the other closed
+    with pool.lease([url], True) as third:
+        assert third[url] is kept
+    with pool.lease([url], False) as other:  # allow_private is part of the key
+        assert other[url] is not kept
+
+
+def test_admission_takes_no_new_match_while_the_process_lags_but_always_runs_one() -> None:
+    from arena.workers import Admission, admits
+
+    assert admits(running=0, lag_s=2.0, max_lag_s=0.01)  # an idle process always takes a match
+    assert admits(running=40, lag_s=0.01, max_lag_s=0.01)  # keeping up: another one
+    assert not admits(running=1, lag_s=0.011, max_lag_s=0.01)  # lagging: none until the lag falls
+    admission = Admission(max_lag_s=0.01)
+    assert admission.may_take()
+    admission.lag_s = 0.5  # the process wakes up half a second late: saturated
+    assert admission.may_take()  # ... but with nothing running, one match is always taken
+    admission.started()
+    assert not admission.may_take()
+    admission.lag_s = 0.002
+    assert admission.may_take()
+    admission.ended()
+    assert admission.running == 0
