@@ -140,3 +140,23 @@ def test_seat_token_is_stored_only_as_its_hash(client, redis_conn, key_prefix):
     assert stored["token:0"] == hash_token(token)
     assert all(token not in value for value in stored.values())
     assert token not in str(client.get(f"/api/tables/{table['table_id']}").get_json())
+
+
+def test_seat_state_and_move_answers_are_exactly_what_their_schemas_dump(client):
+    """Those two answers are built without a second pass through their schemas (api/jsonio.py): they must
+    already be in the documented shape, field for field."""
+    from api.schemas import MoveResultSchema, SeatStateSchema
+
+    table = open_table(client, ["open", "random", "random", "random"])
+    token = join(client, table["table_id"], 0)
+    state = client.get(f"/api/tables/{table['table_id']}/seats/0", headers=bearer(token))
+    assert state.status_code == 200 and state.mimetype == "application/json"
+    body = state.get_json()
+    assert SeatStateSchema().validate(body) == {} and SeatStateSchema().dump(body) == body
+    decision = body["view"]["decision"]
+    moved = client.post(f"/api/tables/{table['table_id']}/seats/0/moves", headers=bearer(token),
+                        json={"move": decision["legal"][: decision["count"]], "expected_version": 0})
+    assert moved.status_code == 200 and moved.mimetype == "application/json"
+    result = moved.get_json()
+    assert MoveResultSchema().validate(result) == {} and MoveResultSchema().dump(result) == result
+    assert result["version"] == 1 and result["status"] == "playing"
