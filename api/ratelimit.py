@@ -18,7 +18,6 @@ from __future__ import annotations
 import redis
 from flask import Flask, current_app
 
-from api.problems import RATE_LIMITED_SLUG, ApiProblem
 from core import keys
 from core.errors import TooManyMovePosts
 from core.lua_scripts import SEAT_POSTS_SCRIPT
@@ -55,12 +54,4 @@ def check_seat_posts(table_id: str, seat: int, token: str) -> None:
         keys=[keys.table(prefix, table_id), keys.seat_posts(prefix, table_id, seat, token_tag(token))],
         args=[limit.limit, limit.window_s])
     if int(wait):
-        raise too_many_posts(TooManyMovePosts(seat, limit.limit, int(wait)))
-
-
-def too_many_posts(error: TooManyMovePosts) -> ApiProblem:
-    retry_after = max(1, error.retry_after)
-    return ApiProblem(429, RATE_LIMITED_SLUG,
-                      f"{error.limit} move posts on seat {error.seat} at this table version already (the "
-                      f"limit: one decision at a time needs far fewer); retry in {retry_after} s or once the "
-                      "table moves", title="Too Many Requests", headers={"Retry-After": str(retry_after)})
+        raise TooManyMovePosts(seat, limit.limit, int(wait))  # 429 rate-limited (api/problems.py)

@@ -192,7 +192,10 @@ class TooManyMovePosts(DomainError):
     """A seat's poster went over its move posts at one table version (``core.tables.PostLimit``)."""
 
     def __init__(self, seat: int, limit: int, retry_after: int) -> None:
-        super().__init__(f"{limit} move posts on seat {seat} at this table version already")
+        retry_after = max(1, retry_after)
+        super().__init__(f"{limit} move posts on seat {seat} at this table version already (the limit: one "
+                         f"decision at a time needs far fewer); retry in {retry_after} s or once the table "
+                         "moves")
         self.seat = seat
         self.limit = limit
         self.retry_after = retry_after

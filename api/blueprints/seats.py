@@ -12,10 +12,9 @@ from api.auth import bearer_token
 from api.blueprints.tables import kick_house_bots
 from api.fastargs import body_doc, load_json, load_query, query_doc
 from api.jsonio import fragment, json_response
-from api.ratelimit import check_seat_posts, seat_post_limit, too_many_posts
+from api.ratelimit import check_seat_posts, seat_post_limit
 from api.schemas import JoinSchema, MoveRequestSchema, MoveResultSchema, SeatStateQuerySchema, SeatStateSchema
 from api.services import services
-from core.errors import TooManyMovePosts
 from core.tokens import require_token
 
 HOUSE_STALL_S = 5.0  # house seats to act and no move for this long: their drive job is presumed lost
@@ -92,11 +91,9 @@ def post_move(table_id: str, seat: int) -> Response:
         raise
     store = services().tables
     # Only open seats ever get a token, so a valid token also proves this is a polling seat. The post is
-    # counted against the seat's limit inside the store's first Lua call (api/ratelimit.py).
-    try:
-        result = store.apply_move(table_id, seat, body["move"], body["expected_version"], authenticate=True,
-                                  token=token, post_limit=seat_post_limit())
-    except TooManyMovePosts as error:
-        raise too_many_posts(error) from None
+    # counted against the seat's limit inside the store's first Lua call (api/ratelimit.py); over it, the
+    # store raises TooManyMovePosts: 429.
+    result = store.apply_move(table_id, seat, body["move"], body["expected_version"], authenticate=True,
+                              token=token, post_limit=seat_post_limit())
     kick_house_bots(result.seats, result.to_act, table_id)
     return json_response({"version": result.version, "status": result.status.value, "to_act": result.to_act})
