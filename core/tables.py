@@ -30,7 +30,7 @@ import engine
 import engine.bots
 import engine.deals
 from core import gamecache, keys
-from core.connections import StrRedis, decoding_client
+from core.connections import ScriptLane, StrRedis, decoding_client
 from core.errors import (
     BadSeats,
     BadToken,
@@ -191,6 +191,7 @@ class TableStore:
         self._commit = self.redis.register_script(COMMIT_SCRIPT)
         self._snapshot = self.redis.register_script(SNAPSHOT_SCRIPT)
         self._sync_script = self.redis.register_script(SYNC_SCRIPT)
+        self._lane = ScriptLane(self.redis)  # the scripts of every move and seat read (one call each)
 
     # --- create / load -------------------------------------------------------------------------------------
 
@@ -275,7 +276,7 @@ class TableStore:
         count_keys, count_args = ([], [0, 0]) if count is None else count.take()
         table_keys = [keys.table(self.prefix, table_id), keys.table_moves(self.prefix, table_id), *count_keys]
         start = -1 if cached_version is None else cached_version
-        flat, missing, wait = self._sync_script(keys=table_keys, args=[start, *count_args])
+        flat, missing, wait = self._lane.run(self._sync_script, table_keys, [start, *count_args])
         if wait and count is not None:
             raise count.refuse(int(wait))
         raw = dict(zip(flat[::2], flat[1::2], strict=True))
@@ -346,7 +347,7 @@ class TableStore:
                       check_token: bool = True) -> SeatSnapshot:
         """A seat's view with version, status and who must act, in one round trip (token checked if asked)."""
         table_keys = [keys.table(self.prefix, table_id), keys.table_views(self.prefix, table_id)]
-        reply = self._snapshot(keys=table_keys, args=[f"token:{seat}", str(seat)])
+        reply = self._lane.run(self._snapshot, table_keys, [f"token:{seat}", str(seat)])
         # Lua turns nil into false, and drops trailing nils from the array.
         stored, players, version, status, to_act, turn_started, move_timeout, view = (
             [value or None for value in reply] + [None] * 8)[:8]
@@ -525,7 +526,7 @@ class TableStore:
         table_id = record.table_id
         table_keys = [keys.table(self.prefix, table_id), keys.table_moves(self.prefix, table_id),
                       keys.table_views(self.prefix, table_id), *count_keys]
-        committed = int(self._commit(keys=table_keys, args=args))
+        committed = int(self._lane.run(self._commit, table_keys, args))
         if committed < 0 and count is not None:
             raise count.refuse(-committed)
         if committed <= 0:

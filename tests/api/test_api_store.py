@@ -232,8 +232,13 @@ def test_the_seat_limit_counted_in_the_commit_refuses_the_eleventh_post_and_comm
     tables.apply_move(table_id, 0, first_pass(tables, table_id, 0), 0, authenticate=True, token=tokens[0],
                       post_limit=limit)  # version 1, committed by this process
     syncs = []
-    real_sync = tables._sync_script
-    tables._sync_script = lambda **kwargs: syncs.append(kwargs) or real_sync(**kwargs)
+    real_run = tables._lane.run
+
+    def counting_run(script, keys, args):
+        if script is tables._sync_script:
+            syncs.append(keys)
+        return real_run(script, keys, args)
+    tables._lane.run = counting_run
     for _ in range(10):
         with pytest.raises(StaleVersion):
             tables.apply_move(table_id, 1, first_pass(tables, table_id, 1), 5, authenticate=True,
