@@ -9,8 +9,7 @@ local function over_seat_limit(counter, version, limit, window)
   version = version or '-'
   local n
   if redis.call('HGET', counter, 'v') ~= version then
-    redis.call('DEL', counter)
-    redis.call('HSET', counter, 'v', version, 'n', 1)
+    redis.call('HSET', counter, 'v', version, 'n', 1)  -- both fields: the old count is gone
     redis.call('EXPIRE', counter, window)
     n = 1
   else
@@ -41,7 +40,7 @@ if version ~= ARGV[1] then return 0 end
 redis.call('RPUSH', KEYS[2], ARGV[3])
 redis.call('HSET', KEYS[1], 'version', ARGV[2], 'status', ARGV[4], 'to_act', ARGV[5],
            'decision_since', ARGV[6], 'turn_started', ARGV[7], 'updated', ARGV[8])
-for i = 14, #ARGV, 2 do redis.call('HSET', KEYS[3], ARGV[i], ARGV[i + 1]) end
+redis.call('HSET', KEYS[3], unpack(ARGV, 14))  -- every view: name, JSON, name, JSON, ...
 if ARGV[10] ~= '' then redis.call('HSET', KEYS[1], 'record', ARGV[10]) end
 -- ARGV[11]: seconds to keep the table from now (finished: retention; playing: idle limit); 0 = forever
 local ttl = tonumber(ARGV[11])
