@@ -68,6 +68,20 @@ def plan_moves(store: TableStore, tables: int, rng: random.Random) -> list[list[
     return per_table
 
 
+def bench_redis(stack: ExitStack, label: str) -> tuple[str, str, redis.Redis]:
+    """(URL, key prefix, decoding client) of the Redis to measure on: $REDIS_URL under a unique prefix whose
+    keys are deleted when `stack` closes, else a throwaway redis-server that `stack` stops."""
+    redis_url = os.environ.get("REDIS_URL")
+    if not redis_url:
+        server = start_throwaway()
+        stack.callback(server.stop)
+        redis_url = server.url
+    prefix = f"{label}:{secrets.token_hex(4)}:"
+    client = redis.Redis.from_url(redis_url, decode_responses=True)
+    stack.callback(lambda: [client.delete(k) for k in client.scan_iter(f"{prefix}*", count=1000)])
+    return redis_url, prefix, client
+
+
 @contextmanager
 def gunicorn_server(redis_url: str, prefix: str, worker_class: str, workers: int) -> Any:
     port = free_port()
@@ -242,14 +256,7 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=3, help="hello/GET/POST rounds; the median is reported")
     options = parser.parse_args()
     with ExitStack() as stack:
-        redis_url = os.environ.get("REDIS_URL")
-        if not redis_url:
-            server = start_throwaway()
-            stack.callback(server.stop)
-            redis_url = server.url
-        prefix = f"tabench:{secrets.token_hex(4)}:"
-        client = redis.Redis.from_url(redis_url, decode_responses=True)
-        stack.callback(lambda: [client.delete(k) for k in client.scan_iter(f"{prefix}*", count=1000)])
+        redis_url, prefix, client = bench_redis(stack, "tabench")
         store = TableStore(client, prefix)
         rng = random.Random(options.seed)
         moves = plan_moves(store, options.tables, rng)

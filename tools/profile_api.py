@@ -20,18 +20,14 @@ import json
 import os
 import pstats
 import random
-import secrets
 import time
 from collections.abc import Callable
 from contextlib import ExitStack
 from typing import Any
 
-import redis
-
 from api import create_app
 from core.tables import SeatKind, SeatSpec, TableStore
-from tools.bench_api import plan_moves
-from tools.devredis import start_throwaway
+from tools.bench_api import bench_redis, plan_moves
 
 
 def cpu_ms_per_call(calls: list[Callable[[], Any]]) -> float:
@@ -63,14 +59,7 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=1)
     options = parser.parse_args()
     with ExitStack() as stack:
-        redis_url = os.environ.get("REDIS_URL")
-        if not redis_url:
-            server = start_throwaway()
-            stack.callback(server.stop)
-            redis_url = server.url
-        prefix = f"taprofile:{secrets.token_hex(4)}:"
-        client = redis.Redis.from_url(redis_url, decode_responses=True)
-        stack.callback(lambda: [client.delete(k) for k in client.scan_iter(f"{prefix}*", count=1000)])
+        redis_url, prefix, client = bench_redis(stack, "taprofile")
         app = create_app({"REDIS_URL": redis_url, "KEY_PREFIX": prefix})
         store = TableStore(client, prefix)
         rng = random.Random(options.seed)
