@@ -68,13 +68,12 @@ class ScriptLane:
         """``script(keys=keys, args=args)`` for a registered ``redis.commands.core.Script``."""
         if self._pid != os.getpid():  # forked: the parent's sockets are not ours
             self._idle, self._open, self._pid = [], 0, os.getpid()
-        reused = bool(self._idle)
-        if reused:
-            conn = self._idle.pop()
-        elif self._open >= self._limit:
-            return script(keys=keys, args=args)
-        else:
-            conn = self._pool.connection_class(**self._pool.connection_kwargs)
+        try:
+            conn, reused = self._idle.pop(), True  # one step: threads (gthread workers) share the stack
+        except IndexError:
+            if self._open >= self._limit:
+                return script(keys=keys, args=args)
+            conn, reused = self._pool.connection_class(**self._pool.connection_kwargs), False
             self._open += 1
         try:
             try:

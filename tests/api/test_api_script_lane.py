@@ -4,6 +4,7 @@ semantics (unknown scripts loaded, a connection gone stale replaced, the same er
 from __future__ import annotations
 
 import secrets
+import threading
 
 import pytest
 import redis
@@ -71,3 +72,23 @@ def test_beyond_its_limit_calls_go_through_the_client(redis_conn, key_prefix):
     assert lane.run(script, [], ["second"]) == "second"  # served by the client's pool
     assert lane.idle == 0
     lane._idle.append(taken)
+
+
+def test_threads_sharing_a_lane_each_get_their_own_connection(redis_conn, key_prefix):
+    counter = f"{key_prefix}calls"
+    script = redis_conn.register_script("return {redis.call('INCR', KEYS[1]), ARGV[1]}")
+    lane = ScriptLane(redis_conn)
+    mixed = []
+
+    def caller(name: str) -> None:
+        for _ in range(200):
+            if lane.run(script, [counter], [name])[1] != name:
+                mixed.append(name)  # another caller's reply: a connection was shared
+
+    threads = [threading.Thread(target=caller, args=(f"t{i}",)) for i in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert mixed == [] and redis_conn.get(counter) == "1600"
+    assert 1 <= lane.idle <= 8
