@@ -54,8 +54,9 @@ else
 		$(VENV)/bin/honcho start -f Procfile -c arena=$(ARENA_WORKERS)
 endif
 
-# API benchmark (not a test): gunicorn on loopback driven by wrk; prints JSON. See docs/api.md.
-bench-api: $(STAMP)
+# API benchmark (not a test): gunicorn on loopback driven by a Python load generator; prints JSON. It runs the
+# engine `make run` runs: the compiled rule modules when a C compiler is there. See docs/api.md.
+bench-api: $(STAMP) $(ENGINE_BUILD)
 	PYTHONPATH="$(CURDIR)" $(PY) -m tools.bench_api
 
 bench: $(STAMP) $(ENGINE_BUILD)

@@ -25,13 +25,13 @@ _defaults: dict[int, dict[str, Any]] = {}
 
 
 def load_query(schema: Schema) -> dict[str, Any]:
-    args = request.args
-    if not args:  # no parameters: the schema's defaults, loaded once
+    # No query string: the schema's defaults, loaded once (without building request.args for nothing).
+    if not request.environ.get("QUERY_STRING"):
         if id(schema) not in _defaults:
             _defaults[id(schema)] = schema.load({})
         return dict(_defaults[id(schema)])
     try:
-        return schema.load(args)
+        return schema.load(request.args)
     except ValidationError as error:
         raise _invalid(error) from None
 

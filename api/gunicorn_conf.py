@@ -35,3 +35,13 @@ if worker_class == "gevent":
         import gevent
 
         gevent.sleep(0)
+
+
+def post_worker_init(worker: object) -> None:
+    """Move everything the loaded app holds (modules, schemas, routes, the OpenAPI document) out of the
+    garbage collector's reach: a full collection then scans only what requests allocate, not the whole app,
+    which shortens the pauses that show in the slowest requests (p99)."""
+    import gc
+
+    gc.collect()
+    gc.freeze()

@@ -2,6 +2,12 @@
 
 Seat and spectator views are stored in Redis as JSON at each move; a read embeds them as an
 `orjson.Fragment` instead of parsing and re-encoding them on every request.
+
+The two hot endpoints (a seat's state, a move) answer with `json_response`: their payload is built field by
+field in the very shape of their response schema, so dumping it through the schema again (flask-smorest's
+`@blp.response`, which still documents it) only cost time. tests/api/test_api_tables.py checks that those
+answers are exactly what the schema dumps, and the schemathesis suite checks them against the OpenAPI
+document.
 """
 
 from __future__ import annotations
@@ -9,7 +15,7 @@ from __future__ import annotations
 from typing import Any
 
 import orjson
-from flask import Flask, Response
+from flask import Flask, Response, current_app
 from flask.json.provider import DefaultJSONProvider, JSONProvider
 
 
@@ -31,6 +37,12 @@ class OrjsonProvider(JSONProvider):
 def fragment(raw_json: str) -> orjson.Fragment:
     """Embed an already-encoded JSON value in a response as is."""
     return orjson.Fragment(raw_json)
+
+
+def json_response(payload: dict[str, Any]) -> Response:
+    """A 200 JSON answer of `payload`, already in its response schema's shape (flask-smorest returns a
+    Response as is, without dumping it again)."""
+    return current_app.response_class(orjson.dumps(payload), mimetype=OrjsonProvider.mimetype)
 
 
 def install(app: Flask) -> None:

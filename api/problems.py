@@ -36,6 +36,7 @@ from core.errors import (
     TableNotFound,
     TableOver,
     TokenRequired,
+    TooManyMovePosts,
     UnknownGame,
     UnsafeURL,
     store_error,
@@ -99,6 +100,7 @@ PROBLEMS: list[tuple[type[Exception], int, str, str | None]] = [
     (TableBusy, 409, "busy", None),
     (StoreFull, 507, "store-full", "Insufficient storage"),
     (StoreUnavailable, 503, "store-unavailable", "Service unavailable"),
+    (TooManyMovePosts, 429, "rate-limited", "Too Many Requests"),  # the per-seat move limit
 ]
 
 
@@ -109,6 +111,8 @@ def _problem_headers(error: Exception) -> dict[str, str]:
         return {"Retry-After": str(STORE_FULL_RETRY_AFTER_S)}
     if isinstance(error, StoreUnavailable):
         return {"Retry-After": str(STORE_RETRY_AFTER_S)}
+    if isinstance(error, TooManyMovePosts):
+        return {"Retry-After": str(error.retry_after)}
     return {}
 
 

@@ -7,37 +7,37 @@ client cannot reset it by inventing versions) and refuses the post beyond `LIMIT
 client can never reach it however fast it plays, many seats behind one address do not share a budget, and a
 client that hammers a seat with refused moves is stopped until the table moves on or the window expires.
 Registration and table creation keep Flask-Limiter's per-address limits (api/app.py).
+
+The count costs no round trip of its own: the table store counts the post inside the first Lua call the move
+makes (`core.tables.PostLimit`; the record read or the commit). Only a post refused before it reaches the
+store (a malformed body) is counted by a call of its own, `check_seat_posts`.
 """
 
 from __future__ import annotations
 
-import hashlib
-
 import redis
 from flask import Flask, current_app
 
-from api.problems import RATE_LIMITED_SLUG, ApiProblem
 from core import keys
+from core.errors import TooManyMovePosts
+from core.lua_scripts import SEAT_POSTS_SCRIPT
+from core.tables import PostLimit
+from core.tokens import token_tag
 
 SEAT_WINDOW_S = 60  # a seat's count at one version is forgotten this long after its first post
-
-# KEYS: 1 table hash, 2 the seat's counter hash. ARGV: 1 window s.
-# Returns {posts at the current version (this one included), seconds left in the window}.
-SEAT_POSTS_LUA = """
-local version = redis.call('HGET', KEYS[1], 'version') or '-'
-if redis.call('HGET', KEYS[2], 'v') ~= version then
-  redis.call('DEL', KEYS[2])
-  redis.call('HSET', KEYS[2], 'v', version, 'n', 1)
-  redis.call('EXPIRE', KEYS[2], tonumber(ARGV[1]))
-  return {1, tonumber(ARGV[1])}
-end
-return {redis.call('HINCRBY', KEYS[2], 'n', 1), redis.call('TTL', KEYS[2])}
-"""
 EXTENSION = "trick_arena_seat_limit"
 
 
 def install_seat_limit(app: Flask, client: redis.Redis) -> None:
-    app.extensions[EXTENSION] = client.register_script(SEAT_POSTS_LUA)
+    app.extensions[EXTENSION] = client.register_script(SEAT_POSTS_SCRIPT)
+
+
+def seat_post_limit() -> PostLimit | None:
+    """This app's per-seat move limit, None when rate limits are off."""
+    config = current_app.config
+    if not config.get("RATELIMIT_ENABLED", True):
+        return None
+    return PostLimit(int(config["LIMIT_SEAT_POSTS"]), SEAT_WINDOW_S)
 
 
 def check_seat_posts(table_id: str, seat: int, token: str) -> None:
@@ -46,19 +46,12 @@ def check_seat_posts(table_id: str, seat: int, token: str) -> None:
     The count is kept per token (a short hash of it): posts with a wrong token, refused with 403 anyway,
     cannot use up the budget of the client that holds the seat.
     """
-    config = current_app.config
-    if not config.get("RATELIMIT_ENABLED", True):
+    limit = seat_post_limit()
+    if limit is None:
         return
-    prefix = config["KEY_PREFIX"]
-    tag = hashlib.blake2b(token.encode(), digest_size=8).hexdigest()
-    posts, ttl = current_app.extensions[EXTENSION](
-        keys=[keys.table(prefix, table_id), keys.seat_posts(prefix, table_id, seat, tag)],
-        args=[SEAT_WINDOW_S])
-    limit = int(config["LIMIT_SEAT_POSTS"])
-    if int(posts) <= limit:
-        return
-    retry_after = max(1, int(ttl))
-    raise ApiProblem(429, RATE_LIMITED_SLUG,
-                     f"{limit} move posts on seat {seat} at this table version already (the limit: one "
-                     f"decision at a time needs far fewer); retry in {retry_after} s or once the table moves",
-                     title="Too Many Requests", headers={"Retry-After": str(retry_after)})
+    prefix = current_app.config["KEY_PREFIX"]
+    wait = current_app.extensions[EXTENSION](
+        keys=[keys.table(prefix, table_id), keys.seat_posts(prefix, table_id, seat, token_tag(token))],
+        args=[limit.limit, limit.window_s])
+    if int(wait):
+        raise TooManyMovePosts(seat, limit.limit, int(wait))  # 429 rate-limited (api/problems.py)

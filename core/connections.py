@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import os
 from typing import Any
 
 import redis
+from hiredis import pack_command
 
 # A client whose replies are decoded to str. redis-py types every reply as `bytes | str` (and leaves a few
 # commands untyped), which is true only of clients in general; the stores use decoding clients alone, so
@@ -32,3 +34,74 @@ def _decoding_twin(conn: redis.Redis) -> StrRedis:
                                                               "decode_responses": True}))
         _twins[id(pool)] = twin
     return twin
+
+
+class ScriptLane:
+    """Lua scripts run straight on connections of their own, without the client's per-command layers.
+
+    A call through ``redis.Redis`` takes a connection from its pool, records pool metrics and wraps the
+    command in its retry policy: about three times the CPU of sending the command and reading its reply,
+    on API requests that each make one Redis call (docs/api.md). The lane keeps a stack of idle connections
+    built like the client's own (same address, options, decoding), sends EVALSHA on one and reads the reply.
+    The client's semantics stay: a script Redis does not know (restarted, flushed) is loaded and run again;
+    a connection that breaks after it sat idle is replaced and the call made once more, as the client's
+    retry would; the same redis-py errors come out. Beyond `limit` calls at once, calls go through the
+    client (its pool caps the connections).
+
+    >>> lane = ScriptLane(redis.Redis(decode_responses=True))
+    >>> lane.idle
+    0
+    """
+
+    def __init__(self, client: redis.Redis, limit: int = 64) -> None:
+        self._pool = client.connection_pool
+        self._idle: list[Any] = []
+        self._open = 0
+        self._limit = limit
+        self._pid = os.getpid()
+
+    @property
+    def idle(self) -> int:
+        return len(self._idle)
+
+    def run(self, script: Any, keys: list[str], args: list[Any]) -> Any:
+        """``script(keys=keys, args=args)`` for a registered ``redis.commands.core.Script``."""
+        if self._pid != os.getpid():  # forked: the parent's sockets are not ours
+            self._idle, self._open, self._pid = [], 0, os.getpid()
+        try:
+            conn, reused = self._idle.pop(), True  # one step: threads (gthread workers) share the stack
+        except IndexError:
+            if self._open >= self._limit:
+                return script(keys=keys, args=args)
+            conn, reused = self._pool.connection_class(**self._pool.connection_kwargs), False
+            self._open += 1
+        try:
+            try:
+                return self._evalsha(conn, script, keys, args)
+            except redis.ConnectionError:
+                if not reused:
+                    raise
+                conn.disconnect()  # went stale while idle (Redis restarted): once more on a new socket
+                return self._evalsha(conn, script, keys, args)
+        except redis.ResponseError:
+            raise  # Redis answered: the connection is in order
+        except BaseException:
+            conn.disconnect()  # a reply may be left unread: start afresh next time
+            raise
+        finally:
+            self._idle.append(conn)
+
+    @staticmethod
+    def _evalsha(conn: Any, script: Any, keys: list[str], args: list[Any]) -> Any:
+        # Packed by hiredis straight: the connection's packer first checks every argument for bytearray and
+        # memoryview, which our str and numbers never are.
+        command: Any = ("EVALSHA", script.sha, len(keys), *keys, *args)  # hiredis types it as 1-tuples
+        try:
+            conn.send_packed_command([pack_command(command)])
+            return conn.read_response()
+        except redis.exceptions.NoScriptError:
+            load: Any = ("SCRIPT", "LOAD", script.script)
+            conn.send_packed_command([pack_command(load)])
+            conn.read_response()
+            conn.send_packed_command([pack_command(command)])
+            return conn.read_response()

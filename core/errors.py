@@ -188,6 +188,19 @@ class TableBusy(MoveConflict):
         super().__init__("the table kept changing while this move was applied; retry")
 
 
+class TooManyMovePosts(DomainError):
+    """A seat's poster went over its move posts at one table version (``core.tables.PostLimit``)."""
+
+    def __init__(self, seat: int, limit: int, retry_after: int) -> None:
+        retry_after = max(1, retry_after)
+        super().__init__(f"{limit} move posts on seat {seat} at this table version already (the limit: one "
+                         f"decision at a time needs far fewer); retry in {retry_after} s or once the table "
+                         "moves")
+        self.seat = seat
+        self.limit = limit
+        self.retry_after = retry_after
+
+
 # --- the store itself --------------------------------------------------------------------------------------
 
 

@@ -1,12 +1,46 @@
 """The Lua scripts of the table store (core.tables): each runs atomically inside Redis."""
 
-# Commit a computed move iff the table is still at the version it was computed from.
-COMMIT_SCRIPT = """
-if redis.call('HGET', KEYS[1], 'version') ~= ARGV[1] then return 0 end
+# The per-seat move limit (core.tables.PostLimit), counted inside whichever script a move post runs first,
+# so counting costs no round trip of its own. `counter` is a hash {v: table version, n: posts at v} per
+# (table, seat, poster's token); it starts over when the table's version changes. Returns the seconds left
+# in the window when this post is over `limit`, else 0.
+SEAT_POSTS_FUNCTION = """
+local function over_seat_limit(counter, version, limit, window)
+  version = version or '-'
+  local n
+  if redis.call('HGET', counter, 'v') ~= version then
+    redis.call('HSET', counter, 'v', version, 'n', 1)  -- both fields: the old count is gone
+    redis.call('EXPIRE', counter, window)
+    n = 1
+  else
+    n = redis.call('HINCRBY', counter, 'n', 1)
+  end
+  if n <= limit then return 0 end
+  local ttl = redis.call('TTL', counter)
+  if ttl < 1 then ttl = 1 end
+  return ttl
+end
+"""
+
+# Count one move post alone (a post refused before it reaches the store, e.g. a malformed body).
+# KEYS: 1 table hash, 2 counter. ARGV: 1 limit, 2 window s. Returns what over_seat_limit returns.
+SEAT_POSTS_SCRIPT = SEAT_POSTS_FUNCTION + """
+return over_seat_limit(KEYS[2], redis.call('HGET', KEYS[1], 'version'), tonumber(ARGV[1]), tonumber(ARGV[2]))
+"""
+
+# Commit a computed move iff the table is still at the version it was computed from. With KEYS[4] (the
+# poster's counter; ARGV[12] limit, ARGV[13] window s) the post is counted first: -seconds if over the limit.
+COMMIT_SCRIPT = SEAT_POSTS_FUNCTION + """
+local version = redis.call('HGET', KEYS[1], 'version')
+if KEYS[4] then
+  local wait = over_seat_limit(KEYS[4], version, tonumber(ARGV[12]), tonumber(ARGV[13]))
+  if wait > 0 then return -wait end
+end
+if version ~= ARGV[1] then return 0 end
 redis.call('RPUSH', KEYS[2], ARGV[3])
 redis.call('HSET', KEYS[1], 'version', ARGV[2], 'status', ARGV[4], 'to_act', ARGV[5],
            'decision_since', ARGV[6], 'turn_started', ARGV[7], 'updated', ARGV[8])
-for i = 12, #ARGV, 2 do redis.call('HSET', KEYS[3], ARGV[i], ARGV[i + 1]) end
+redis.call('HSET', KEYS[3], unpack(ARGV, 14))  -- every view: name, JSON, name, JSON, ...
 if ARGV[10] ~= '' then redis.call('HSET', KEYS[1], 'record', ARGV[10]) end
 -- ARGV[11]: seconds to keep the table from now (finished: retention; playing: idle limit); 0 = forever
 local ttl = tonumber(ARGV[11])
@@ -27,11 +61,18 @@ return t
 """
 
 
-# The table record plus the moves logged from index ARGV[1] on (none if ARGV[1] is -1), atomically.
-SYNC_SCRIPT = """
+# The table record plus the moves logged from index ARGV[1] on (none if ARGV[1] is -1), atomically, and
+# with KEYS[3] (the poster's counter; ARGV[2] limit, ARGV[3] window s) the post counted first: the third
+# element is the seconds to wait if it is over the limit (record and moves are then left out), else 0.
+SYNC_SCRIPT = SEAT_POSTS_FUNCTION + """
+if KEYS[3] then
+  local wait = over_seat_limit(KEYS[3], redis.call('HGET', KEYS[1], 'version'), tonumber(ARGV[2]),
+                               tonumber(ARGV[3]))
+  if wait > 0 then return {{}, {}, wait} end
+end
 local record = redis.call('HGETALL', KEYS[1])
 local missing = {}
 local from = tonumber(ARGV[1])
 if from >= 0 and #record > 0 then missing = redis.call('LRANGE', KEYS[2], from, -1) end
-return {record, missing}
+return {record, missing, 0}
 """

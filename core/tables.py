@@ -30,7 +30,7 @@ import engine
 import engine.bots
 import engine.deals
 from core import gamecache, keys
-from core.connections import StrRedis, decoding_client
+from core.connections import ScriptLane, StrRedis, decoding_client
 from core.errors import (
     BadSeats,
     BadToken,
@@ -43,10 +43,11 @@ from core.errors import (
     TableBusy,
     TableNotFound,
     TableOver,
+    TooManyMovePosts,
 )
 from core.lua_scripts import COMMIT_SCRIPT, SNAPSHOT_SCRIPT, SYNC_SCRIPT
 from core.notify import get_watcher
-from core.tokens import hash_token, new_token, require_token, token_matches
+from core.tokens import hash_token, new_token, require_token, token_matches, token_tag
 from engine.seeds import new_seed
 
 COMMIT_RETRIES = 20
@@ -143,6 +144,34 @@ class SeatSnapshot:
         return view
 
 
+@dataclass(frozen=True)
+class PostLimit:
+    """The per-seat move limit: at most `limit` move posts with one token on one seat at one table version;
+    a count is forgotten `window_s` seconds after its first post. Counted inside the move's own Lua call."""
+
+    limit: int
+    window_s: int
+
+
+class _PostCount:
+    """One move post to count: the first Lua call of the move counts it, later ones (retries) do not."""
+
+    __slots__ = ("key", "limit", "seat", "pending")
+
+    def __init__(self, key: str, limit: PostLimit, seat: int) -> None:
+        self.key, self.limit, self.seat, self.pending = key, limit, seat, True
+
+    def take(self) -> tuple[list[str], list[int]]:
+        """(extra KEYS, ARGV) for the next script: the counter once, then nothing."""
+        if not self.pending:
+            return [], [0, 0]
+        self.pending = False
+        return [self.key], [self.limit.limit, self.limit.window_s]
+
+    def refuse(self, retry_after: int) -> TooManyMovePosts:
+        return TooManyMovePosts(self.seat, self.limit.limit, retry_after)
+
+
 def seed_commitment(seed: int, nonce: str) -> str:
     """sha256 published at creation; with the nonce and seed revealed at the end anyone can check the deal."""
     return engine.deals.seed_commitment(seed, nonce)
@@ -162,6 +191,7 @@ class TableStore:
         self._commit = self.redis.register_script(COMMIT_SCRIPT)
         self._snapshot = self.redis.register_script(SNAPSHOT_SCRIPT)
         self._sync_script = self.redis.register_script(SYNC_SCRIPT)
+        self._lane = ScriptLane(self.redis)  # the scripts of every move and seat read (one call each)
 
     # --- create / load -------------------------------------------------------------------------------------
 
@@ -238,12 +268,17 @@ class TableStore:
             token_hashes={i: raw[f"token:{i}"] for i in range(players) if f"token:{i}" in raw},
         )
 
-    def _sync(self, table_id: str, cached_version: int | None) -> tuple[TableRecord, list[str] | None]:
+    def _sync(self, table_id: str, cached_version: int | None,
+              count: _PostCount | None = None) -> tuple[TableRecord, list[str] | None]:
         """The table record and, if this process caches the game at `cached_version`, the moves since then:
-        one atomic round trip, so a game another process moved on is caught up without a second read."""
-        table_keys = [keys.table(self.prefix, table_id), keys.table_moves(self.prefix, table_id)]
+        one atomic round trip, so a game another process moved on is caught up without a second read.
+        With `count`, the move post is counted in the same call (TooManyMovePosts over the limit)."""
+        count_keys, count_args = ([], [0, 0]) if count is None else count.take()
+        table_keys = [keys.table(self.prefix, table_id), keys.table_moves(self.prefix, table_id), *count_keys]
         start = -1 if cached_version is None else cached_version
-        flat, missing = self._sync_script(keys=table_keys, args=[start])
+        flat, missing, wait = self._lane.run(self._sync_script, table_keys, [start, *count_args])
+        if wait and count is not None:
+            raise count.refuse(int(wait))
         raw = dict(zip(flat[::2], flat[1::2], strict=True))
         return self._record_from_raw(table_id, raw), (None if cached_version is None else list(missing))
 
@@ -312,7 +347,7 @@ class TableStore:
                       check_token: bool = True) -> SeatSnapshot:
         """A seat's view with version, status and who must act, in one round trip (token checked if asked)."""
         table_keys = [keys.table(self.prefix, table_id), keys.table_views(self.prefix, table_id)]
-        reply = self._snapshot(keys=table_keys, args=[f"token:{seat}", str(seat)])
+        reply = self._lane.run(self._snapshot, table_keys, [f"token:{seat}", str(seat)])
         # Lua turns nil into false, and drops trailing nils from the array.
         stored, players, version, status, to_act, turn_started, move_timeout, view = (
             [value or None for value in reply] + [None] * 8)[:8]
@@ -341,21 +376,29 @@ class TableStore:
     # --- moves ----------------------------------------------------------------------------------------------
 
     def apply_move(self, table_id: str, seat: int, move: Any, expected_version: int, *,
-                   authenticate: bool = False, token: str | None = None) -> MoveResult:
+                   authenticate: bool = False, token: str | None = None,
+                   post_limit: PostLimit | None = None) -> MoveResult:
         """Apply `move` for `seat` if the seat's decision is still the one seen at `expected_version`.
 
         Raises a MoveConflict (stale, not your turn, over, busy), or the engine's error for a bad move
         (nothing changes). Safe under any concurrency: the commit re-checks the version atomically. With
         `authenticate`, the seat token is checked against the same read of the table (one round trip less).
+        With `post_limit` (and a token), this post is counted against the seat's limit by the first Lua call
+        the move makes, before anything else is decided: TooManyMovePosts over the limit.
         """
         cache_key = (self.prefix, table_id)
+        count = None
+        if post_limit is not None and token:
+            counter = keys.seat_posts(self.prefix, table_id, seat, token_tag(token))
+            count = _PostCount(counter, post_limit, seat)
         with gamecache.table_lock(f"{self.prefix}{table_id}"):
-            result = self._try_on_cached_state(table_id, seat, move, expected_version, authenticate, token)
+            result = self._try_on_cached_state(table_id, seat, move, expected_version, authenticate, token,
+                                               count)
             if result is not None:
                 return result
             for _ in range(COMMIT_RETRIES):
                 cached_version = gamecache.games.version_of(cache_key)
-                record, missing = self._sync(table_id, cached_version)
+                record, missing = self._sync(table_id, cached_version, count)
                 self._check_seat_index(record, seat)
                 if authenticate:
                     stored = record.token_hashes.get(seat)
@@ -370,7 +413,7 @@ class TableStore:
                         error.legal = live.legal_moves(seat)
                     gamecache.games.put(cache_key, record.version, live)  # a rejected move changes nothing
                     raise
-                after = self._commit_move(record, live, seat)
+                after = self._commit_move(record, live, seat, count)
                 if after is not None:
                     gamecache.games.put(cache_key, after.version, live, after)
                     return MoveResult(after.version, after.status, list(after.to_act), after.seats)
@@ -378,7 +421,8 @@ class TableStore:
         raise TableBusy()
 
     def _try_on_cached_state(self, table_id: str, seat: int, move: Any, expected_version: int,
-                             authenticate: bool, token: str | None) -> MoveResult | None:
+                             authenticate: bool, token: str | None,
+                             count: _PostCount | None = None) -> MoveResult | None:
         """The common case without reading Redis first: this process made the table's last commit and the
         client answers that very version. The Lua commit still checks the version, so a table that moved on
         elsewhere is caught there. Anything unusual (a refusal, a lost race) returns None and the caller takes
@@ -402,7 +446,7 @@ class TableStore:
             # The game is unchanged; the fresh path below gives the client its answer.
             gamecache.games.put(cache_key, version, live, record)
             return None
-        after = self._commit_move(record, live, seat)
+        after = self._commit_move(record, live, seat, count)
         if after is None:
             return None  # the game is now ahead of a table that moved elsewhere: dropped, rebuilt on demand
         gamecache.games.put(cache_key, after.version, live, after)
@@ -452,11 +496,14 @@ class TableStore:
         views["spectator"] = _dumps(live.spectator_view())
         return views
 
-    def _commit_move(self, record: TableRecord, live: Any, seat: int) -> TableRecord | None:
+    def _commit_move(self, record: TableRecord, live: Any, seat: int,
+                     count: _PostCount | None = None) -> TableRecord | None:
         """Commit the move just applied to `live` iff the table is still at `record.version`.
 
-        Returns the table record after the move, or None if another writer committed first.
+        Returns the table record after the move, or None if another writer committed first. With `count`
+        (not yet taken), the post is counted first: TooManyMovePosts over the limit, and nothing is committed.
         """
+        count_keys, count_args = ([], [0, 0]) if count is None else count.take()
         now = time.time()
         to_act = list(live.to_act())
         decision_since = list(record.decision_since)
@@ -475,11 +522,14 @@ class TableStore:
                 (TableStatus.OVER if over else TableStatus.PLAYING).value, _dumps(to_act),
                 _dumps(decision_since), _dumps(turn_started), now,
                 keys.table_events(self.prefix, record.table_id), final_record,
-                self.finished_ttl if over else self.idle_ttl, *view_args]
+                self.finished_ttl if over else self.idle_ttl, *count_args, *view_args]
         table_id = record.table_id
         table_keys = [keys.table(self.prefix, table_id), keys.table_moves(self.prefix, table_id),
-                      keys.table_views(self.prefix, table_id)]
-        if not self._commit(keys=table_keys, args=args):
+                      keys.table_views(self.prefix, table_id), *count_keys]
+        committed = int(self._lane.run(self._commit, table_keys, args))
+        if committed < 0 and count is not None:
+            raise count.refuse(-committed)
+        if committed <= 0:
             return None
         status = TableStatus.OVER if over else TableStatus.PLAYING
         return dataclasses.replace(record, version=live.version, status=status, to_act=to_act,

@@ -24,6 +24,15 @@ def token_matches(token: str, stored_hash: str) -> bool:
     return hmac.compare_digest(hash_token(token), stored_hash)
 
 
+def token_tag(token: str) -> str:
+    """A short hash naming a token in Redis keys (the per-seat move counters), never the token itself.
+
+    >>> len(token_tag("abc")), token_tag("abc") == token_tag("abc") != token_tag("abd")
+    (16, True)
+    """
+    return hashlib.blake2b(token.encode(), digest_size=8).hexdigest()
+
+
 def require_token(token: str | None, kind: str, realm: str) -> str:
     """The token, or TokenRequired naming what is missing (`kind`: "seat" or "owner")."""
     if not token:

@@ -60,7 +60,7 @@ def test_a_result_becomes_its_table_with_command_machine_result_and_target(tool)
     assert "| card-commons: rounds/s (? path) | — |" in rows  # a game the run did not print
     api = table(page, "api")
     assert "| `POST` move: p50 / p99 | 11.1 / 24.6 ms | p99 < 25 ms |" in api
-    assert "| POST ÷ hello (by server CPU) | 0.33× (0.33×) | ≥ 0.30× |" in api
+    assert "| POST ÷ hello (by server CPU) | 0.33× (0.33×) | ≥ 0.50× |" in api
     assert "| errors | 0 | 0 |" in api
     assert "Not measured yet: run `make soak`." in table(page, "soak")
 

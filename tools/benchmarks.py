@@ -110,9 +110,9 @@ def api_rows(outputs: list[Any]) -> list[Row]:
     ratios = dig(out, "ratios_median", default={})
     rows += [
         ("GET ÷ hello (by server CPU)", f"{ratio(dig(ratios, 'get_vs_hello'))} "
-         f"({ratio(dig(ratios, 'get_vs_hello_by_server_cpu'))})", "≥ 0.50×"),
+         f"({ratio(dig(ratios, 'get_vs_hello_by_server_cpu'))})", "≥ 0.75×"),
         ("POST ÷ hello (by server CPU)", f"{ratio(dig(ratios, 'post_vs_hello'))} "
-         f"({ratio(dig(ratios, 'post_vs_hello_by_server_cpu'))})", "≥ 0.30×"),
+         f"({ratio(dig(ratios, 'post_vs_hello_by_server_cpu'))})", "≥ 0.50×"),
         ("errors", yes(dig(out, "targets_met", "zero_errors")).replace("passed", "0"), "0"),
     ]
     return rows

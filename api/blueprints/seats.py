@@ -5,14 +5,14 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from flask import current_app, request, url_for
+from flask import Response, current_app, request, url_for
 from flask_smorest import Blueprint
 
 from api.auth import bearer_token
 from api.blueprints.tables import kick_house_bots
 from api.fastargs import body_doc, load_json, load_query, query_doc
-from api.jsonio import fragment
-from api.ratelimit import check_seat_posts
+from api.jsonio import fragment, json_response
+from api.ratelimit import check_seat_posts, seat_post_limit
 from api.schemas import JoinSchema, MoveRequestSchema, MoveResultSchema, SeatStateQuerySchema, SeatStateSchema
 from api.services import services
 from core.tokens import require_token
@@ -42,7 +42,7 @@ MOVE_BODY = MoveRequestSchema()
 @blp.get("/<int:seat>")
 @blp.response(200, SeatStateSchema())
 @blp.doc(security=BEARER, **query_doc(SeatStateQuerySchema))
-def get_seat_state(table_id: str, seat: int) -> dict[str, Any]:
+def get_seat_state(table_id: str, seat: int) -> Response:
     """The seat's view (own hand + public table), version and who must act.
 
     Long-poll: with `after=V&wait=S` the answer comes as soon as the version exceeds V, or after S seconds
@@ -59,9 +59,10 @@ def get_seat_state(table_id: str, seat: int) -> dict[str, Any]:
         snapshot = store.seat_snapshot(table_id, seat, token)
         if snapshot.version <= after and snapshot.status == "playing":
             revive_stalled_house_bots(table_id)
-    return {"table_id": table_id, "seat": seat, "version": snapshot.version, "status": snapshot.status.value,
-            "to_act": snapshot.to_act, "your_turn": seat in snapshot.to_act, "deadline": snapshot.deadline,
-            "view": fragment(snapshot.view_json)}
+    return json_response({"table_id": table_id, "seat": seat, "version": snapshot.version,
+                          "status": snapshot.status.value, "to_act": snapshot.to_act,
+                          "your_turn": seat in snapshot.to_act, "deadline": snapshot.deadline,
+                          "view": fragment(snapshot.view_json)})
 
 
 def revive_stalled_house_bots(table_id: str) -> None:
@@ -79,15 +80,20 @@ def revive_stalled_house_bots(table_id: str) -> None:
 @blp.alt_response(409, description="Stale expected_version, not your turn, or game over")
 @blp.alt_response(422, description="Illegal move (the answer lists the legal ones)")
 @blp.doc(security=BEARER, **body_doc(MoveRequestSchema))
-def post_move(table_id: str, seat: int) -> dict[str, Any]:
+def post_move(table_id: str, seat: int) -> Response:
     """Play a card ("QS"), lay a sore card, or pass cards (["2C","3D","4H"]) at `expected_version`."""
     # No token at all is answered first (401), before the body is read; a wrong token is found by the store.
     token = require_token(bearer_token(request.headers.get("Authorization")), "seat", "seat")
-    check_seat_posts(table_id, seat, token)
-    body = load_json(MOVE_BODY)
+    try:
+        body = load_json(MOVE_BODY)
+    except Exception:
+        check_seat_posts(table_id, seat, token)  # a malformed post counts too (429 over the limit)
+        raise
     store = services().tables
-    # Only open seats ever get a token, so a valid token also proves this is a polling seat.
+    # Only open seats ever get a token, so a valid token also proves this is a polling seat. The post is
+    # counted against the seat's limit inside the store's first Lua call (api/ratelimit.py); over it, the
+    # store raises TooManyMovePosts: 429.
     result = store.apply_move(table_id, seat, body["move"], body["expected_version"], authenticate=True,
-                              token=token)
+                              token=token, post_limit=seat_post_limit())
     kick_house_bots(result.seats, result.to_act, table_id)
-    return {"version": result.version, "status": result.status.value, "to_act": result.to_act}
+    return json_response({"version": result.version, "status": result.status.value, "to_act": result.to_act})

@@ -3,7 +3,7 @@ many seats of many tables from one address, is never answered 429."""
 
 from __future__ import annotations
 
-from api_helpers import bearer, join, open_table
+from api_helpers import assert_problem, bearer, join, open_table
 
 from core.settings import load_config
 
@@ -43,3 +43,28 @@ def test_a_fast_compliant_client_is_never_rate_limited_on_moves(make_app):
     moves, refusals = play_all_seats_as_fast_as_possible(app.test_client(), tables=6)
     assert refusals == []
     assert moves > 600
+
+
+def test_the_eleventh_post_at_one_version_is_refused_whatever_the_first_ten_were(make_app):
+    """Production limit (10): malformed bodies, schema-invalid bodies and illegal moves all count, whether the
+    store or the body check refused them, and the eleventh post is refused even though it is a legal move
+    at the right version; the table does not move."""
+    client = make_app(LIMIT_SEAT_POSTS=load_config()["LIMIT_SEAT_POSTS"]).test_client()
+    table = open_table(client, ["open"] * 4)
+    table_id = table["table_id"]
+    token = join(client, table_id, 0)
+    url = f"/api/tables/{table_id}/seats/0/moves"
+    auth = bearer(token)
+    legal = client.get(f"/api/tables/{table_id}/seats/0", headers=auth).get_json()["view"]["legal"][:3]
+    statuses = [client.post(url, headers={**auth, "Content-Type": "application/json"},
+                            data="{not json").status_code for _ in range(3)]
+    statuses += [client.post(url, headers=auth, json={"move": 7}).status_code for _ in range(3)]
+    statuses += [client.post(url, headers=auth, json={"move": ["ZZ"], "expected_version": 0}).status_code
+                 for _ in range(4)]
+    assert statuses == [400] * 3 + [422] * 3 + [400] * 4
+    refused = client.post(url, headers=auth, json={"move": legal, "expected_version": 0})
+    body = assert_problem(refused, 429, "rate-limited")
+    assert "10 move posts on seat 0" in body["detail"]
+    assert 0 < int(refused.headers["Retry-After"]) <= 60
+    state = client.get(f"/api/tables/{table_id}/seats/0", headers=auth).get_json()
+    assert state["version"] == 0 and state["view"]["hand_sizes"] == [13, 13, 13, 13]

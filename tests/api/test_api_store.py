@@ -11,7 +11,7 @@ import engine
 import engine.bots
 from core import gamecache, keys
 from core import tables as store
-from core.errors import MoveConflict, StaleVersion, TableOver
+from core.errors import MoveConflict, StaleVersion, TableOver, TooManyMovePosts
 from core.tables import SeatKind, SeatSpec, TableStatus, TableStore
 from engine import deals
 
@@ -217,3 +217,50 @@ def test_finished_game_publishes_record_and_reveals_seed(tables, redis_conn, key
     with pytest.raises(TableOver) as over:
         tables.apply_move(record.table_id, 0, "2C", loaded.version)
     assert over.value.fields() == {"legal": []}
+
+
+def test_the_seat_limit_counted_in_the_commit_refuses_the_eleventh_post_and_commits_nothing(
+        tables, redis_conn, key_prefix):
+    """The per-seat move limit rides in the move's first Lua call: the record read when the move takes the
+    authoritative path, the commit itself on the common path (this process made the table's last commit).
+    Ten refused posts at one version, then a legal one that goes straight to the commit: refused, and the
+    table does not move; another token on the same seat has its own budget."""
+    record = tables.create_table("spot-hearts", 4, {}, OPEN4, seed=11)
+    table_id = record.table_id
+    tokens = [tables.join(table_id, seat) for seat in range(4)]
+    limit = store.PostLimit(limit=10, window_s=60)
+    tables.apply_move(table_id, 0, first_pass(tables, table_id, 0), 0, authenticate=True, token=tokens[0],
+                      post_limit=limit)  # version 1, committed by this process
+    syncs = []
+    real_run = tables._lane.run
+
+    def counting_run(script, keys, args):
+        if script is tables._sync_script:
+            syncs.append(keys)
+        return real_run(script, keys, args)
+    tables._lane.run = counting_run
+    for _ in range(10):
+        with pytest.raises(StaleVersion):
+            tables.apply_move(table_id, 1, first_pass(tables, table_id, 1), 5, authenticate=True,
+                              token=tokens[1], post_limit=limit)
+    assert len(syncs) == 10  # each refusal decided on a fresh read, which counted it
+    with pytest.raises(TooManyMovePosts) as refused:
+        tables.apply_move(table_id, 1, first_pass(tables, table_id, 1), 1, authenticate=True,
+                          token=tokens[1], post_limit=limit)
+    assert len(syncs) == 10  # the eleventh went straight to the commit, which counted and refused it
+    assert 0 < refused.value.retry_after <= 60 and refused.value.limit == 10
+    assert tables.load_table(table_id).version == 1
+    assert redis_conn.llen(keys.table_moves(key_prefix, table_id)) == 1
+    # A post without the limit (the arena's own moves) and a post by another seat still go through.
+    assert tables.apply_move(table_id, 2, first_pass(tables, table_id, 2), 1, authenticate=True,
+                             token=tokens[2], post_limit=limit).version == 2
+    outcomes = []  # seat 1's count is per version: the table moved on, so a fresh budget of ten
+    for _ in range(11):
+        try:
+            tables.apply_move(table_id, 1, first_pass(tables, table_id, 1), 7, authenticate=True,
+                              token=tokens[1], post_limit=limit)
+        except (StaleVersion, TooManyMovePosts) as error:
+            outcomes.append(type(error))
+    assert outcomes == [StaleVersion] * 10 + [TooManyMovePosts]
+    assert tables.apply_move(table_id, 1, first_pass(tables, table_id, 1), 2, authenticate=True,
+                             token=tokens[1]).version == 3

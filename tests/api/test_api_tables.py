@@ -140,3 +140,44 @@ def test_seat_token_is_stored_only_as_its_hash(client, redis_conn, key_prefix):
     assert stored["token:0"] == hash_token(token)
     assert all(token not in value for value in stored.values())
     assert token not in str(client.get(f"/api/tables/{table['table_id']}").get_json())
+
+
+def test_seat_state_and_move_answers_are_exactly_what_their_schemas_dump(client):
+    """Those two answers are built without a second pass through their schemas (api/jsonio.py): they must
+    already be in the documented shape, field for field."""
+    from api.schemas import MoveResultSchema, SeatStateSchema
+
+    table = open_table(client, ["open", "random", "random", "random"])
+    token = join(client, table["table_id"], 0)
+    state = client.get(f"/api/tables/{table['table_id']}/seats/0", headers=bearer(token))
+    assert state.status_code == 200 and state.mimetype == "application/json"
+    body = state.get_json()
+    assert SeatStateSchema().validate(body) == {} and SeatStateSchema().dump(body) == body
+    decision = body["view"]["decision"]
+    moved = client.post(f"/api/tables/{table['table_id']}/seats/0/moves", headers=bearer(token),
+                        json={"move": decision["legal"][: decision["count"]], "expected_version": 0})
+    assert moved.status_code == 200 and moved.mimetype == "application/json"
+    result = moved.get_json()
+    assert MoveResultSchema().validate(result) == {} and MoveResultSchema().dump(result) == result
+    assert result["version"] == 1 and result["status"] == "playing"
+
+
+def test_a_read_after_a_move_sees_the_move_whichever_process_serves_it(make_app):
+    """Each answer of a seat's state is read from Redis at the moment it is asked for: a move made through
+    one app (process) shows in the very next read through another, and no token but the seat's own gets
+    the view, even right after the seat's own token read it."""
+    mover, reader = make_app().test_client(), make_app().test_client()
+    table_id = open_table(mover, ["open"] * 4)["table_id"]
+    tokens = [join(mover, table_id, seat) for seat in range(4)]
+    path = f"/api/tables/{table_id}/seats/0"
+    before = reader.get(path, headers=bearer(tokens[0])).get_json()
+    passed = before["view"]["legal"][:3]
+    moved = mover.post(f"{path}/moves", headers=bearer(tokens[0]),
+                       json={"move": passed, "expected_version": 0})
+    assert moved.status_code == 200
+    after = reader.get(path, headers=bearer(tokens[0])).get_json()
+    assert (before["version"], after["version"]) == (0, 1)
+    assert after["view"]["chosen"] == passed and "chosen" not in before["view"]
+    for wrong in (tokens[1], tokens[0][:-1] + ("A" if tokens[0][-1] != "A" else "B")):
+        assert_problem(reader.get(path, headers=bearer(wrong)), 403, "bad-token")
+    assert_problem(reader.get(path), 401, "token-required")

@@ -1,0 +1,108 @@
+"""Profile the two hot endpoints in process (not a test): cProfile over the Flask test client.
+
+    python -m tools.profile_api [--requests 3000] [--top 25] [--sort tottime|cumulative]
+
+Creates the app on a real Redis ($REDIS_URL under a unique key prefix, else a throwaway redis-server), with
+the production limits, deals Spot Hearts tables with known seeds (as `make bench-api` does) and profiles
+`GET /api/tables/{id}/seats/{n}` and then `POST …/moves` (every move legal at its version), each on its own.
+First prints the process's CPU time per request of `GET /api/hello`, GET seat state and POST move without
+the profiler (JSON), then each endpoint's profile (CPU time). The test client skips the HTTP server
+(gunicorn, sockets, HTTP parsing) and the client side is in the figures too, so this shows where the app's
+own time goes; `make bench-api` measures the whole server.
+"""
+
+from __future__ import annotations
+
+import argparse
+import cProfile
+import io
+import json
+import os
+import pstats
+import random
+import time
+from collections.abc import Callable
+from contextlib import ExitStack
+from typing import Any
+
+from api import create_app
+from core.tables import SeatKind, SeatSpec, TableStore
+from tools.bench_api import bench_redis, plan_moves
+
+
+def cpu_ms_per_call(calls: list[Callable[[], Any]]) -> float:
+    """This process's CPU time per call (Redis's own time is not in it), without the profiler."""
+    began = time.process_time()
+    for call in calls:
+        call()
+    return round((time.process_time() - began) * 1000 / len(calls), 3)
+
+
+def profile(label: str, calls: list[Callable[[], Any]], top: int, sort: str) -> None:
+    profiler = cProfile.Profile(time.process_time)  # CPU time: waits on Redis are not the cost here
+    profiler.enable()
+    for call in calls:
+        call()
+    profiler.disable()
+    out = io.StringIO()
+    pstats.Stats(profiler, stream=out).strip_dirs().sort_stats(sort).print_stats(top)
+    print(f"=== profile of {label}: {len(calls)} requests ===")
+    print(out.getvalue())
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--requests", type=int, default=3000, help="requests per endpoint")
+    parser.add_argument("--top", type=int, default=25)
+    parser.add_argument("--sort", default="tottime", choices=("tottime", "cumulative"))
+    parser.add_argument("--seed", type=int, default=1)
+    options = parser.parse_args()
+    with ExitStack() as stack:
+        redis_url, prefix, client = bench_redis(stack, "taprofile")
+        app = create_app({"REDIS_URL": redis_url, "KEY_PREFIX": prefix})
+        store = TableStore(client, prefix)
+        rng = random.Random(options.seed)
+        # Two batches of moves (timed, then profiled); a table's moves stay in order within its batch.
+        tables = plan_moves(store, 2 * (options.requests // 52 + 1), rng)
+        half = len(tables) // 2
+        timed_moves = [move for table in tables[:half] for move in table][: options.requests]
+        profiled_moves = [move for table in tables[half:] for move in table][: options.requests]
+        watched = store.create_table("spot-hearts", 4, {}, [SeatSpec(SeatKind.OPEN)] * 4,
+                                     seed=rng.getrandbits(32))
+        token = store.join(watched.table_id, 0)
+        test_client = app.test_client()
+        state_path = f"/api/tables/{watched.table_id}/seats/0"
+        auth = {"Authorization": f"Bearer {token}"}
+
+        def get_state() -> None:
+            response = test_client.get(state_path, headers=auth)
+            assert response.status_code == 200, response.get_data(as_text=True)
+
+        def post_move(path: str, move_token: str, body: str) -> Callable[[], None]:
+            headers = {"Authorization": f"Bearer {move_token}", "Content-Type": "application/json"}
+
+            def call() -> None:
+                response = test_client.post(path, headers=headers, data=body)
+                assert response.status_code == 200, response.get_data(as_text=True)
+            return call
+
+        def hello() -> None:
+            assert test_client.get("/api/hello").status_code == 200
+
+        for _ in range(50):  # warm-up: imports, connection pool, script loading
+            get_state()
+            hello()
+        cpu = {"hello": cpu_ms_per_call([hello] * options.requests),
+               "get_seat_state": cpu_ms_per_call([get_state] * options.requests),
+               "post_move": cpu_ms_per_call([post_move(*move) for move in timed_moves])}
+        print(json.dumps({"cpu_ms_per_request": cpu,
+                          "get_vs_hello_by_cpu": round(cpu["hello"] / cpu["get_seat_state"], 3),
+                          "post_vs_hello_by_cpu": round(cpu["hello"] / cpu["post_move"], 3),
+                          "load_average_1m": round(os.getloadavg()[0], 2)}))
+        profile("GET seat state", [get_state] * options.requests, options.top, options.sort)
+        profile("POST move", [post_move(*move) for move in profiled_moves], options.top, options.sort)
+
+
+if __name__ == "__main__":
+    main()
