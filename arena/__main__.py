@@ -71,7 +71,9 @@ def add_ladder_command(ladder_id: str, game: str, players: int, options: str, du
 @click.option("--queue", "queues", multiple=True, help="Queue(s) to serve instead of the arena queue.")
 @click.option("--house", is_flag=True, help="Serve the house-bot queue of practice tables ($TA_RQ_QUEUE, "
               "else derived from $TA_KEY_PREFIX as the API does).")
-def worker_command(burst: bool, simple: bool, queues: tuple[str, ...], house: bool) -> None:
+@click.option("--analysis", is_flag=True, help="Serve the game-analysis queue ($TA_ANALYSIS_QUEUE, else "
+              "derived from $TA_KEY_PREFIX as the API does).")
+def worker_command(burst: bool, simple: bool, queues: tuple[str, ...], house: bool, analysis: bool) -> None:
     """An RQ worker on the arena queue ($REDIS_URL, $TA_KEY_PREFIX); run as many as you like, anywhere.
 
     It outlives Redis restarts and a Redis out of memory or disk: RQ's work loop exits on a lost connection
@@ -90,7 +92,8 @@ def worker_command(burst: bool, simple: bool, queues: tuple[str, ...], house: bo
     settings = load_settings()
     conn = redis.Redis.from_url(settings.redis_url)
     worker_class = ArenaSimpleWorker if simple else ArenaWorker
-    names = list(queues) or [settings.house_queue_name if house else settings.queue_name]
+    names = list(queues) or [settings.house_queue_name if house else
+                             settings.analysis_queue_name if analysis else settings.queue_name]
     backoff = 0.5
     while True:
         try:

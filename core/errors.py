@@ -50,6 +50,11 @@ class BotNotFound(NotFound):
         self.bot_id = bot_id
 
 
+class AnalysisNotFound(NotFound):
+    def __init__(self) -> None:
+        super().__init__("this analysis was never asked for (or has expired): POST to the same URL to start it")
+
+
 # --- tokens ------------------------------------------------------------------------------------------------
 
 
@@ -82,6 +87,15 @@ class Invalid(DomainError):
 
 class BadSeats(Invalid):
     """The seats given do not fit the table (count, kinds, house bot names)."""
+
+
+class SeatOutOfRange(Invalid):
+    """A seat number the game does not have (a query parameter: the table or match itself exists)."""
+
+    def __init__(self, seat: int, players: int) -> None:
+        super().__init__(f"seat {seat} is not a seat of this game: seats are 0 to {players - 1}",
+                         errors={"seat": [f"must be from 0 to {players - 1}"]})
+        self.seat = seat
 
 
 class UnknownGame(Invalid):
@@ -141,8 +155,8 @@ class SeatTaken(Conflict):
 
 
 class GameNotOver(Conflict):
-    def __init__(self) -> None:
-        super().__init__("the replay record is published when the game is over")
+    def __init__(self, detail: str = "the replay record is published when the game is over") -> None:
+        super().__init__(detail)
 
 
 class MoveConflict(Conflict):
@@ -186,6 +200,15 @@ class StaleVersion(MoveConflict):
 class TableBusy(MoveConflict):
     def __init__(self) -> None:
         super().__init__("the table kept changing while this move was applied; retry")
+
+
+class AnalysisQueueFull(DomainError):
+    """Too many game analyses are queued or running; ``retry_after`` seconds is a fair wait."""
+
+    def __init__(self, pending: int, retry_after: int) -> None:
+        super().__init__(f"{pending} game analyses are queued or running, the most the arena takes at once; "
+                         f"retry in {retry_after} s")
+        self.retry_after = retry_after
 
 
 # --- the store itself --------------------------------------------------------------------------------------
