@@ -89,6 +89,20 @@ def cmd_bench(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_duel(args: argparse.Namespace) -> int:
+    from .duel import duel
+
+    a, _, b = args.bots.partition(",")
+    try:
+        make_bot(a), make_bot(b)
+        print(json.dumps(duel(args.game, a, b, args.games, args.players, args.duplicate, args.seed,
+                              dict(args.option))))
+    except (EngineError, ValueError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m engine", description="Trick Arena rules engine")
     sub = parser.add_subparsers(dest="command", required=True)
@@ -112,6 +126,15 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--players", type=int)
     p.add_argument("--public", action="store_true", help="use the public API even where a fast path exists")
     p.set_defaults(func=cmd_bench)
+    p = sub.add_parser("duel", help="paired games of house bot A against house bot B, with a p-value")
+    p.add_argument("--game", required=True)
+    p.add_argument("--bots", required=True, help="A,B: e.g. search,heuristic")
+    p.add_argument("--players", type=int, default=4)
+    p.add_argument("--games", type=int, default=50, help="deals (game seeds) to play")
+    p.add_argument("--duplicate", action="store_true", help="every deal with A in each seat and an all-B baseline")
+    p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--option", action="append", type=_option, default=[], metavar="KEY=VALUE")
+    p.set_defaults(func=cmd_duel)
     args = parser.parse_args(argv)
     return args.func(args)
 

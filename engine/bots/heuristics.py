@@ -28,15 +28,19 @@ def _trick_cards(view: dict[str, Any]) -> list[int]:
 # ----- hearts family (Spot Hearts, Card Commons): avoid points ---------------------------
 
 
+def pass_danger(c: int, points: tuple[int, ...]) -> int:
+    """How much a hearts-game pass wants rid of card ``c``: the Q♠ and the spades above it, then high
+    cards, hearts first."""
+    if c == QUEEN_OF_SPADES:
+        return 100
+    if SUIT_OF[c] == 3 and RANK_OF[c] > 12:
+        return 90 + RANK_OF[c]
+    return RANK_OF[c] * 4 + (3 if points[c] else 0)
+
+
 def _hearts_policy(points: tuple[int, ...]) -> Policy:
     def danger(c: int) -> int:
-        # Pass away the cards most likely to collect points: the Q♠ and the spades above it,
-        # then high cards, hearts first.
-        if c == QUEEN_OF_SPADES:
-            return 100
-        if SUIT_OF[c] == 3 and RANK_OF[c] > 12:
-            return 90 + RANK_OF[c]
-        return RANK_OF[c] * 4 + (3 if points[c] else 0)
+        return pass_danger(c, points)
 
     def policy(view: dict[str, Any]) -> Move:
         decision = view["decision"]
