@@ -131,7 +131,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--bots", required=True, help="A,B: e.g. search,heuristic")
     p.add_argument("--players", type=int, default=4)
     p.add_argument("--games", type=int, default=50, help="deals (game seeds) to play")
-    p.add_argument("--duplicate", action="store_true", help="every deal with A in each seat and an all-B baseline")
+    p.add_argument("--duplicate", action="store_true",
+                   help="every deal with A in each seat and an all-B baseline")
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--option", action="append", type=_option, default=[], metavar="KEY=VALUE")
     p.set_defaults(func=cmd_duel)

@@ -63,7 +63,7 @@ def duel(game: str, bot_a: str, bot_b: str, games: int, players: int = 4, duplic
     for d in range(games):
         deal = f"{seed}/{d}"
 
-        def play(a_seat: int | None) -> tuple[GameState, TimedBot | None]:
+        def play(a_seat: int | None, deal: str = deal) -> tuple[GameState, TimedBot | None]:
             bots: list[Any] = [make_bot(bot_b, seed=f"{deal}/{s}") for s in range(players)]
             timed = None
             if a_seat is not None:
@@ -99,8 +99,10 @@ def duel(game: str, bot_a: str, bot_b: str, games: int, players: int = 4, duplic
     return {
         "game": game, "players": players, "options": dict(options or {}), "a": bot_a, "b": bot_b,
         "duplicate": duplicate, "deals": games, "pairs": len(diffs), "seed": seed,
-        "mean_place_a": round(statistics.mean(places_a), 3), "mean_place_b": round(statistics.mean(places_b), 3),
-        "mean_score_a": round(statistics.mean(scores_a), 2), "mean_score_b": round(statistics.mean(scores_b), 2),
+        "mean_place_a": round(statistics.mean(places_a), 3),
+        "mean_place_b": round(statistics.mean(places_b), 3),
+        "mean_score_a": round(statistics.mean(scores_a), 2),
+        "mean_score_b": round(statistics.mean(scores_b), 2),
         "mean_diff": round(statistics.mean(diffs), 2), "a_better": better, "a_worse": worse,
         "sign_p": float(sign_p), "wilcoxon_p": float(wil_p),
         "a_decisions": len(times), "a_decisions_per_s": round(len(times) / sum(times), 1) if times else None,

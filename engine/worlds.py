@@ -76,6 +76,8 @@ def world_state(view: dict[str, Any], hands: list[list[str]]) -> GameState:
     if sore:
         for s in range(n):
             world.apply(s, view["sore_cards"][s])
+    elif view["phase"] == "sore" and view.get("chosen"):
+        world.apply(view["seat"], view["chosen"][0])  # its own secret card; the others' stay undecided
     for _, seat, c in plays:
         world.apply(seat, CODES[c])
     return world
