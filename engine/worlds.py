@@ -8,8 +8,9 @@ world that contradicts a public move raises an engine error.
 
 A world is one round long and starts at round 0: totals from earlier rounds are left out, and a
 hearts round that had a pass (any direction) or a hold is rebuilt from the hands after the pass, with
-a stand-in left pass that produces them.  Values are the round's points: :func:`margin` is a seat's
-points minus the mean of the others', signed so that higher is better in every game.
+a stand-in left pass that produces them.  Searches play a world to the end of its round
+(:mod:`engine.bots.rollout`) and score it with :func:`margin`: a seat's round points minus the mean of
+the others', signed so that higher is better in every game.
 
 >>> import random, engine
 >>> from engine.sampling import sample_world
@@ -23,20 +24,12 @@ points minus the mean of the others', signed so that higher is better in every g
 from __future__ import annotations
 
 import copy
-import time
-from collections.abc import Callable
 from typing import Any
 
 from .cards import CODES
 from .game import new_game, rules_for
 from .sampling import played_this_round
-from .state import GameState, Move
-
-Policy = Callable[[dict[str, Any]], Move]
-
-
-class OutOfTime(Exception):
-    """A rollout passed its deadline; its result is thrown away."""
+from .state import GameState
 
 
 def clone(state: GameState) -> GameState:
@@ -69,7 +62,8 @@ def world_state(view: dict[str, Any], hands: list[list[str]]) -> GameState:
             [c for c in after[s] if c not in passes[(s - 1) % n]] + passes[s] for s in range(n)
         ]
     options = dict(view["options"])
-    world = new_game(game, n, options, deals=[{"dealer": view["dealer"], "hands": start}])
+    # The seed only deals the rounds after this one, which a search never plays.
+    world = new_game(game, n, options, seed=0, deals=[{"dealer": view["dealer"], "hands": start}])
     if passes is not None:
         for s in range(n):
             world.apply(s, passes[s])
@@ -81,19 +75,6 @@ def world_state(view: dict[str, Any], hands: list[list[str]]) -> GameState:
     for _, seat, c in plays:
         world.apply(seat, CODES[c])
     return world
-
-
-def rollout(world: GameState, policy: Policy, deadline: float) -> list[int]:
-    """Play ``world`` to the end of its round with ``policy`` in every seat; the round's points.
-
-    Raises :class:`OutOfTime` once ``time.monotonic()`` passes ``deadline``.
-    """
-    while world.round_no == 0 and not world.over:
-        if time.monotonic() > deadline:
-            raise OutOfTime
-        for seat in world.to_act():
-            world.apply(seat, policy(world.view(seat)))
-    return list(world.history[0]["points"])
 
 
 def margin(game: str, points: list[int], seat: int) -> float:

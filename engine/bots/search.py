@@ -6,8 +6,8 @@ For one decision, until its wall-clock budget is spent, the bot repeats:
    (:func:`engine.sampling.sample_world`; never the real hidden cards);
 2. rebuild the game at this point of the round in that world (:func:`engine.worlds.world_state`);
 3. for every candidate move, play it in a copy of the world and finish the round with the heuristic in
-   every seat (:func:`engine.worlds.rollout`); score it with :func:`engine.worlds.margin` (the seat's
-   round points minus the others' mean, higher is better).
+   every seat (:class:`engine.bots.rollout.HeuristicRollout`); score it with
+   :func:`engine.worlds.margin` (the seat's round points minus the others' mean, higher is better).
 
 Every candidate is played in the same worlds (a world counts only once all candidates have a value in
 it); the move with the best mean wins, the heuristic's own move on ties and when no world finished in
@@ -38,10 +38,11 @@ from ..games import card_commons, spot_hearts
 from ..rules import DIRECTION_NAMES
 from ..sampling import NoWorldError, sample_world
 from ..state import Move
-from ..worlds import OutOfTime, clone, margin, rollout, world_state
-from .heuristics import heuristic_move, pass_danger
+from ..worlds import clone, margin, world_state
+from .heuristics import POLICIES, Situation, heuristic_move, pass_danger
+from .rollout import HeuristicRollout, OutOfTime
 
-DEFAULT_BUDGET_MS = 200
+DEFAULT_BUDGET_MS = 250
 # Share of the budget the search plans to use: the rest absorbs the last rollout step, reading the
 # result and a loaded machine's scheduling delays.
 SAFETY = 0.75
@@ -111,10 +112,10 @@ class Evaluation:
 
 def _others_passes(view: dict[str, Any], hands: list[list[str]]) -> dict[int, list[str]]:
     """The other seats' passes in a world: the heuristic's, from their sampled hands."""
-    count = view["decision"]["count"]
+    count, policy = view["decision"]["count"], POLICIES[view["game"]]
     return {
-        s: list(heuristic_move({"game": view["game"], "decision": {"kind": "pass", "count": count,
-                                                                    "legal": h}}))
+        s: list(policy(Situation(view["game"], view["players"], s, "pass", count, [Card.parse(c) for c in h],
+                                 )))
         for s, h in enumerate(hands)
         if s != view["seat"]
     }
@@ -159,7 +160,7 @@ def evaluate(view: dict[str, Any], budget_s: float, rng: random.Random,
                 for m in moves:
                     _check(deadline)
                     w = world_state(view, _after_pass(view, hands, {**others, seat: list(m)}))
-                    results.append(rollout(w, heuristic_move, deadline))
+                    results.append(HeuristicRollout(w).play_round(w, deadline))
             else:
                 base = world_state(view, hands)
                 results = []
@@ -167,7 +168,7 @@ def evaluate(view: dict[str, Any], budget_s: float, rng: random.Random,
                     _check(deadline)
                     w = base if i == len(moves) - 1 else clone(base)
                     w.apply(seat, m)
-                    results.append(rollout(w, heuristic_move, deadline))
+                    results.append(HeuristicRollout(w).play_round(w, deadline))
         except OutOfTime:
             break
         for i, points in enumerate(results):

@@ -1,4 +1,4 @@
-"""sample_world: every sampled deal fits the view, every possible card placement shows up, no hidden state read."""
+"""sample_world: sampled deals fit the view, every possible card placement shows up, no hidden state read."""
 
 import json
 import random
