@@ -1,8 +1,12 @@
-"""Command line: ``python -m engine replay|play|bench``.
+"""Command line: ``python -m engine replay|play|bench|duel|analyse|regret``.
 
 python -m engine replay game.json --json [--trace]
 python -m engine play --game spot-hearts --players 4 --bots heuristic,random,random,random --seed 1 [--json]
 python -m engine bench --game spot-hearts --games 2000 --seed 1
+python -m engine duel --game spot-hearts --bots search,heuristic --duplicate --games 25 --option target=1
+python -m engine analyse game.json --seat 2 [--budget-ms 250] [--json]
+python -m engine regret --game spot-hearts --bots heuristic,random,heuristic,random --games 20 \
+    --option target=1
 """
 
 from __future__ import annotations
@@ -103,6 +107,52 @@ def cmd_duel(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_analyse(args: argparse.Namespace) -> int:
+    from .analysis import analyse
+
+    def progress(done: int, total: int) -> None:
+        print(f"\ranalysing seat {args.seat}: {done}/{total} decisions", end="", file=sys.stderr, flush=True)
+
+    try:
+        with open(args.file) if args.file != "-" else sys.stdin as fh:
+            record = json.load(fh)
+        report = analyse(record, args.seat, args.budget_ms, args.seed, progress=progress)
+    except (OSError, json.JSONDecodeError, EngineError, KeyError, TypeError, AttributeError) as exc:
+        print(f"error: {type(exc).__name__}: {exc}", file=sys.stderr)
+        return 1
+    print(file=sys.stderr)
+    if args.json:
+        print(json.dumps(report))
+        return 0
+    for d in report["decisions"]:
+        if d["forced"]:
+            continue
+        values = "  ".join(f"{_move_text(c['move'])}={c['value']}" for c in d["candidates"])
+        print(f"#{d['index']:<4} round {d['round']} {d['kind']:<4} chose {_move_text(d['chosen']):<9} "
+              f"best {_move_text(d['best']):<9} regret {d['regret']:<6} | {values}")
+    print(f"seat {args.seat}: total regret {report['total_regret']} over "
+          f"{len(report['decisions'])} decisions (mean {report['mean_regret']}); "
+          f"seat total {report['seat_total']}; {report['elapsed_s']} s")
+    return 0
+
+
+def _move_text(move: Any) -> str:
+    return "-" if move is None else move if isinstance(move, str) else "+".join(move)
+
+
+def cmd_regret(args: argparse.Namespace) -> int:
+    from .analysis import regret_by_bot
+
+    names = args.bots.split(",")
+    try:
+        print(json.dumps(regret_by_bot(args.game, names, args.games, args.budget_ms, args.seed,
+                                       dict(args.option))))
+    except (EngineError, ValueError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m engine", description="Trick Arena rules engine")
     sub = parser.add_subparsers(dest="command", required=True)
@@ -136,6 +186,21 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--option", action="append", type=_option, default=[], metavar="KEY=VALUE")
     p.set_defaults(func=cmd_duel)
+    p = sub.add_parser("analyse", help="value every decision of one seat of a replay record")
+    p.add_argument("file", help="record file, or - for standard input")
+    p.add_argument("--seat", type=int, required=True)
+    p.add_argument("--budget-ms", type=int, default=250, help="search time per decision")
+    p.add_argument("--seed", type=int, default=0, help="seed of the sampled worlds")
+    p.add_argument("--json", action="store_true", help="print JSON")
+    p.set_defaults(func=cmd_analyse)
+    p = sub.add_parser("regret", help="mean regret per decision of each house bot over played games")
+    p.add_argument("--game", required=True)
+    p.add_argument("--bots", required=True, help="one per seat, e.g. heuristic,random,heuristic,random")
+    p.add_argument("--games", type=int, default=20)
+    p.add_argument("--budget-ms", type=int, default=50, help="search time per analysed decision")
+    p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--option", action="append", type=_option, default=[], metavar="KEY=VALUE")
+    p.set_defaults(func=cmd_regret)
     args = parser.parse_args(argv)
     return args.func(args)
 

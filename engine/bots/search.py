@@ -137,9 +137,14 @@ def _check(deadline: float) -> None:
 
 
 def evaluate(view: dict[str, Any], budget_s: float, rng: random.Random,
-             moves: list[Move] | None = None) -> Evaluation:
-    """Value every candidate move of ``view``'s decision in as many sampled worlds as ``budget_s`` allows."""
-    deadline = time.monotonic() + budget_s * SAFETY
+             moves: list[Move] | None = None, min_worlds: int = 0) -> Evaluation:
+    """Value every candidate move of ``view``'s decision in as many sampled worlds as ``budget_s`` allows.
+
+    ``min_worlds`` (analysis, never a bot under a deadline): keep going past the budget until that
+    many worlds have a value for every candidate.
+    """
+    end = time.monotonic() + budget_s * SAFETY
+    deadline = end if min_worlds <= 0 else float("inf")
     moves = list(moves if moves is not None else candidates(view))
     ev = Evaluation(moves, [0.0] * len(moves), fallback=heuristic_move(view))
     if len(moves) < 2:
@@ -175,6 +180,8 @@ def evaluate(view: dict[str, Any], budget_s: float, rng: random.Random,
             ev.totals[i] += margin(game, points, seat)
         ev.worlds += 1
         last_world_s = time.monotonic() - started
+        if ev.worlds >= min_worlds:
+            deadline = end
     return ev
 
 
