@@ -9,10 +9,13 @@ For one decision, until its wall-clock budget is spent, the bot repeats:
    every seat (:class:`engine.bots.rollout.HeuristicRollout`); score it with
    :func:`engine.worlds.margin` (the seat's round points minus the others' mean, higher is better).
 
-Every candidate is played in the same worlds (a world counts only once all candidates have a value in
-it); the move with the best mean wins, the heuristic's own move on ties and when no world finished in
-time.  Candidates are every legal card for a play or a sore card; for a pass, the set
-:func:`candidate_passes` documents.  A move with a single legal choice is returned at once.
+Every candidate is played in the same worlds (a world counts only once all candidates still in the
+race have a value in it).  After two worlds only the heuristic's move and the three best others stay
+in the race, so the budget goes to the moves that matter.  The bot keeps the heuristic's move unless
+another beats it, paired world by world, by more than one standard error (:meth:`Evaluation.best`):
+with few worlds it plays like the heuristic, with many like plain PIMC.  Candidates are every legal
+card for a play or a sore card; for a pass, the set :func:`candidate_passes` documents.  A move with a
+single legal choice is returned at once.
 
 The budget is a deadline on ``time.monotonic()`` at 75 % of the budget, checked before each world,
 each candidate and every rollout step: on a loaded machine the bot plays fewer worlds, never later.
@@ -46,6 +49,9 @@ DEFAULT_BUDGET_MS = 250
 # Share of the budget the search plans to use: the rest absorbs the last rollout step, reading the
 # result and a loaded machine's scheduling delays.
 SAFETY = 0.75
+KEEP = 4  # candidates left in the race after PRUNE_AFTER worlds (the heuristic's move among them)
+PRUNE_AFTER = 2
+Z = 1.0  # standard errors a move must beat the heuristic's move by (Evaluation.best)
 HEARTS_POINTS = {"spot-hearts": spot_hearts.POINTS, "card-commons": card_commons.POINTS}
 _OFFSETS = {name: offset for offset, name in DIRECTION_NAMES.items()}
 
@@ -92,22 +98,54 @@ def candidates(view: dict[str, Any]) -> list[Move]:
 
 @dataclass
 class Evaluation:
-    """Mean value (round margin, higher is better) of each candidate over ``worlds`` sampled worlds."""
+    """Values (round margin, higher is better) of each candidate in the worlds where it was played.
+
+    ``samples[i]`` maps a world's number to candidate i's value in it; every candidate still in the
+    race is played in every world, so comparisons are paired.
+    """
 
     moves: list[Move]
-    totals: list[float] = field(default_factory=list)
+    fallback: Move
+    samples: list[dict[int, float]] = field(default_factory=list)
     worlds: int = 0
-    fallback: Move | None = None
 
     def values(self) -> list[float | None]:
-        return [t / self.worlds if self.worlds else None for t in self.totals]
+        """Each candidate's mean value over the worlds where it was played (None: never played)."""
+        return [sum(s.values()) / len(s) if s else None for s in self.samples]
+
+    def best_value(self) -> Move:
+        """The candidate with the highest mean value (the heuristic's move on ties)."""
+        values = self.values()
+        if values[self._anchor()] is None:
+            return self.fallback
+        return self.moves[max(range(len(self.moves)), key=lambda i: (values[i] if values[i] is not None
+                                                                    else -1e9, i == self._anchor()))]
 
     def best(self) -> Move:
-        if not self.worlds:
-            return self.fallback if self.fallback is not None else self.moves[0]
-        fallback = move_key(self.fallback) if self.fallback is not None else None
-        i = max(range(len(self.moves)), key=lambda i: (self.totals[i], move_key(self.moves[i]) == fallback))
-        return self.moves[i]
+        """The bot's choice: the heuristic's move unless another beats it with confidence.
+
+        For each candidate, the paired differences with the heuristic's move over their common worlds;
+        the candidate with the highest lower bound ``mean - Z * standard error`` wins if that bound is
+        above zero.  A search with few worlds plays like the heuristic; with many, like plain PIMC.
+        """
+        anchor = self._anchor()
+        best, best_bound = anchor, 0.0
+        for i, sample in enumerate(self.samples):
+            if i == anchor:
+                continue
+            diffs = [v - self.samples[anchor][w] for w, v in sample.items() if w in self.samples[anchor]]
+            if len(diffs) < 2:
+                continue
+            mean = sum(diffs) / len(diffs)
+            var = sum((d - mean) ** 2 for d in diffs) / (len(diffs) - 1)
+            bound = mean - Z * (var / len(diffs)) ** 0.5
+            if bound > best_bound:
+                best, best_bound = i, bound
+        return self.moves[best]
+
+    def _anchor(self) -> int:
+        key = move_key(self.fallback)
+        return next((i for i, m in enumerate(self.moves) if move_key(m) == key), 0)
 
 
 def _others_passes(view: dict[str, Any], hands: list[list[str]]) -> dict[int, list[str]]:
@@ -137,8 +175,11 @@ def _check(deadline: float) -> None:
 
 
 def evaluate(view: dict[str, Any], budget_s: float, rng: random.Random,
-             moves: list[Move] | None = None, min_worlds: int = 0) -> Evaluation:
+             moves: list[Move] | None = None, min_worlds: int = 0, prune: bool = True) -> Evaluation:
     """Value every candidate move of ``view``'s decision in as many sampled worlds as ``budget_s`` allows.
+
+    With ``prune``, after ``PRUNE_AFTER`` worlds only the heuristic's move and the ``KEEP - 1`` best
+    others stay in the race (the analysis values every candidate in every world: ``prune=False``).
 
     ``min_worlds`` (analysis, never a bot under a deadline): keep going past the budget until that
     many worlds have a value for every candidate.
@@ -146,11 +187,15 @@ def evaluate(view: dict[str, Any], budget_s: float, rng: random.Random,
     end = time.monotonic() + budget_s * SAFETY
     deadline = end if min_worlds <= 0 else float("inf")
     moves = list(moves if moves is not None else candidates(view))
-    ev = Evaluation(moves, [0.0] * len(moves), fallback=heuristic_move(view))
+    fallback = heuristic_move(view)
+    if move_key(fallback) not in {move_key(m) for m in moves}:
+        moves.append(fallback)
+    ev = Evaluation(moves, fallback, [{} for _ in moves])
     if len(moves) < 2:
         return ev
     seat, game = view["seat"], view["game"]
     is_pass = view["decision"]["kind"] == "pass"
+    active = list(range(len(moves)))
     last_world_s = 0.0
     while time.monotonic() + last_world_s < deadline:
         started = time.monotonic()
@@ -162,27 +207,38 @@ def evaluate(view: dict[str, Any], budget_s: float, rng: random.Random,
             if is_pass:
                 others = _others_passes(view, hands)
                 results = []
-                for m in moves:
+                for i in active:
                     _check(deadline)
-                    w = world_state(view, _after_pass(view, hands, {**others, seat: list(m)}))
+                    w = world_state(view, _after_pass(view, hands, {**others, seat: list(moves[i])}))
                     results.append(HeuristicRollout(w).play_round(w, deadline))
             else:
                 base = world_state(view, hands)
                 results = []
-                for i, m in enumerate(moves):
+                for k, i in enumerate(active):
                     _check(deadline)
-                    w = base if i == len(moves) - 1 else clone(base)
-                    w.apply(seat, m)
+                    w = base if k == len(active) - 1 else clone(base)
+                    w.apply(seat, moves[i])
                     results.append(HeuristicRollout(w).play_round(w, deadline))
         except OutOfTime:
             break
-        for i, points in enumerate(results):
-            ev.totals[i] += margin(game, points, seat)
+        for i, points in zip(active, results, strict=True):
+            ev.samples[i][ev.worlds] = margin(game, points, seat)
         ev.worlds += 1
-        last_world_s = time.monotonic() - started
+        last_world_s = time.monotonic() - started  # what the next world will cost, roughly
+        if prune and ev.worlds == PRUNE_AFTER and len(active) > KEEP:
+            last_world_s *= KEEP / len(active)
+            active = _keep_best(ev, active)
         if ev.worlds >= min_worlds:
             deadline = end
     return ev
+
+
+def _keep_best(ev: Evaluation, active: list[int]) -> list[int]:
+    """The heuristic's move and the KEEP - 1 others with the best mean so far."""
+    anchor = ev._anchor()
+    values = ev.values()
+    others = sorted((i for i in active if i != anchor), key=lambda i: -(values[i] or 0.0))
+    return sorted([anchor, *others[: KEEP - 1]])
 
 
 class SearchBot:
