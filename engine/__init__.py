@@ -25,6 +25,7 @@ from .errors import (
 from .game import load, new_game, rules_for, start_from_record, validate_options
 from .games.registry import GAMES
 from .replay import replay_summary
+from .sampling import NoWorldError, sample_world
 from .state import GameState
 
 __all__ = [
@@ -36,12 +37,14 @@ __all__ = [
     "GameState",
     "IllegalMoveError",
     "MalformedMoveError",
+    "NoWorldError",
     "NotYourTurnError",
     "OptionsError",
     "load",
     "new_game",
     "replay_summary",
     "rules_for",
+    "sample_world",
     "start_from_record",
     "validate_options",
 ]

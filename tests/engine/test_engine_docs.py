@@ -20,6 +20,12 @@ def test_docs_example_runs(capsys):
     assert out.startswith("pass [0, 1, 2, 3]") and "waiting for seat(s) 1 2 3" in out
 
 
+def test_docs_sample_world_example_runs():
+    blocks = re.findall(r"```python\n(.*?)```", DOC.read_text(), re.S)
+    example = next(b for b in blocks if "sample_world" in b)
+    exec(compile(example, str(DOC), "exec"), {})
+
+
 MODULES = [
     m.name for m in pkgutil.walk_packages(engine.__path__, "engine.") if not m.name.endswith("__main__")
 ]
