@@ -16,8 +16,9 @@ TABLES = [("sore-spot", 3), ("sore-spot", 4), ("sore-spot", 5), ("sore-spot", 6)
 ONE_ROUND = {"sore-spot": {"rounds": 1}, "card-commons": {"target": 1}, "sloppy-seconds": {"target": 1},
              "spot-hearts": {"target": 1}}
 BUDGET_MS = 15
-# Wall-clock margin for a machine shared with other jobs; the arena's deadline is 1000 ms.
-MARGIN_MS = 250
+# The search stops at 75 % of its budget; the margin absorbs scheduling delays on a machine shared with
+# other jobs (the test suite runs under nice).  What must hold is the arena's deadline of 1000 ms.
+MARGIN_MS = 885
 
 
 class Timed:
