@@ -101,3 +101,29 @@ def _decision(view: dict[str, Any], chosen: Any, index: int, budget_ms: int,
     out["best"] = best
     out["regret"] = round(max(0.0, by_key[move_key(best)] - by_key[chosen_key]), 2)  # type: ignore[operator]
     return out
+
+
+def regret_by_bot(game: str, bots: list[str], games: int, budget_ms: int, seed: int = 1,
+                  options: dict[str, Any] | None = None) -> dict[str, Any]:
+    """Play ``games`` games with ``bots`` (one per seat, rotated a seat per game), analyse every seat,
+    and report each bot name's mean regret per decision (forced moves included, at 0)."""
+    from .bots import make_bot, play_game
+    from .game import new_game
+
+    n = len(bots)
+    per_bot: dict[str, list[float]] = {name: [] for name in bots}
+    started = time.perf_counter()
+    for g in range(games):
+        seating = [bots[(s + g) % n] for s in range(n)]
+        played = play_game(new_game(game, n, options, seed=f"{seed}/{g}"),
+                           [make_bot(name, seed=f"{seed}/{g}/{s}") for s, name in enumerate(seating)])
+        record = played.record()
+        for s, name in enumerate(seating):
+            report = analyse(record, s, budget_ms, seed=g)
+            per_bot[name] += [d["regret"] for d in report["decisions"]]
+    return {
+        "game": game, "bots": bots, "games": games, "budget_ms": budget_ms, "options": dict(options or {}),
+        "mean_regret": {name: round(sum(r) / len(r), 3) for name, r in per_bot.items() if r},
+        "decisions": {name: len(r) for name, r in per_bot.items()},
+        "elapsed_s": round(time.perf_counter() - started, 1),
+    }

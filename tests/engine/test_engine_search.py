@@ -104,3 +104,12 @@ def test_analysis_refuses_a_bad_seat():
     g = engine.new_game("sore-spot", 3, seed=1)
     with pytest.raises(engine.EngineError, match="seat must be"):
         analyse(g.record(), 3)
+
+
+def test_regret_by_bot_analyses_every_seat_of_every_game():
+    from engine.analysis import regret_by_bot
+
+    report = regret_by_bot("sore-spot", ["heuristic", "random", "random"], games=1, budget_ms=2,
+                           options={"rounds": 1})
+    assert report["decisions"] == {"heuristic": 13, "random": 26}
+    assert all(v >= 0 for v in report["mean_regret"].values())
