@@ -26,6 +26,7 @@ reads nothing but the view, so a bot may call it on what the arena sends it.
 from __future__ import annotations
 
 import random
+from collections import Counter
 from dataclasses import dataclass
 from typing import Any
 
@@ -34,7 +35,7 @@ from .game import rules_for
 from .rules import DIRECTION_NAMES, QUEEN_OF_SPADES
 
 _OFFSETS = {name: offset for offset, name in DIRECTION_NAMES.items()}
-_MAX_TRIES = 2000
+_GREEDY_TRIES = 20
 
 
 class NoWorldError(ValueError):
@@ -123,8 +124,9 @@ def deal_unseen(know: Knowledge, rng: random.Random) -> list[list[int]]:
     """Every seat's hand (card ints, sorted): the known cards plus the unseen ones dealt within the limits.
 
     Cards go out most-constrained first, each to a seat allowed to hold it, chosen with weight equal to
-    the room left in that hand; a dead end starts again.  Every consistent deal has a positive chance.
-    Raises :class:`NoWorldError` when no deal fits.
+    the room left in that hand.  A dead end starts again; after ``_GREEDY_TRIES`` of them the deal checks
+    Hall's condition before each card (so it cannot get stuck).  Every consistent deal has a positive
+    chance.  Raises :class:`NoWorldError` when no deal fits.
     """
     n = len(know.sizes)
     free = sorted(know.unseen - set().union(*know.fixed))
@@ -132,24 +134,45 @@ def deal_unseen(know: Knowledge, rng: random.Random) -> list[list[int]]:
     room0 = [know.sizes[s] - len(know.fixed[s]) for s in range(n)]
     if any(r < 0 for r in room0) or sum(room0) != len(free):
         raise NoWorldError(f"hand sizes {list(know.sizes)} do not fit {len(free)} unseen cards")
-    for _ in range(_MAX_TRIES):
+    masks = {c: sum(1 << s for s in options[c]) for c in free}
+    if not _hall(Counter(masks.values()), room0):
+        raise NoWorldError("no deal of the unseen cards fits what this view shows")
+    for attempt in range(_GREEDY_TRIES + 1):
+        checked = attempt == _GREEDY_TRIES
         order = sorted(free, key=lambda c: (len(options[c]), rng.random()))
         room = list(room0)
+        left = Counter(masks.values())
         hands = [sorted(f) for f in know.fixed]
         for c in order:
+            left[masks[c]] -= 1
             seats = [s for s in options[c] if room[s] > 0]
+            while seats:
+                pick = rng.random() * sum(room[s] for s in seats)
+                for s in seats:
+                    pick -= room[s]
+                    if pick < 0:
+                        break
+                room[s] -= 1
+                if not checked or _hall(left, room):
+                    break
+                room[s] += 1
+                seats.remove(s)
             if not seats:
                 break
-            pick = rng.random() * sum(room[s] for s in seats)
-            for s in seats:
-                pick -= room[s]
-                if pick < 0:
-                    break
-            room[s] -= 1
             hands[s].append(c)
         else:
             return [sorted(h) for h in hands]
     raise NoWorldError("no deal of the unseen cards fits what this view shows")
+
+
+def _hall(cards_by_mask: Counter[int], room: list[int]) -> bool:
+    """Hall's condition: for every set of seats, the cards that only those seats may hold fit their room."""
+    n = len(room)
+    for seats in range(1, 1 << n):
+        need = sum(k for mask, k in cards_by_mask.items() if k and mask & ~seats == 0)
+        if need > sum(room[s] for s in range(n) if seats >> s & 1):
+            return False
+    return True
 
 
 def sample_world(view: dict[str, Any], rng: random.Random) -> list[list[str]]:

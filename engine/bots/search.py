@@ -33,8 +33,10 @@ from __future__ import annotations
 import itertools
 import random
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from functools import partial
+from typing import Any, TypeVar
 
 from ..cards import CODES, SUIT_OF, Card
 from ..games import card_commons, spot_hearts
@@ -45,6 +47,7 @@ from ..worlds import clone, margin, world_state
 from .heuristics import POLICIES, Situation, heuristic_move, pass_danger
 from .rollout import HeuristicRollout, OutOfTime
 
+T = TypeVar("T")
 DEFAULT_BUDGET_MS = 250
 # Share of the budget the search plans to use: the rest absorbs the last rollout step, reading the
 # result and a loaded machine's scheduling delays.
@@ -169,9 +172,20 @@ def _after_pass(view: dict[str, Any], hands: list[list[str]],
     return [sorted(h, key=Card.parse) for h in out]
 
 
-def _check(deadline: float) -> None:
-    if time.monotonic() > deadline:
+# Recent cost (s) of the steps a deadline cannot interrupt, per game: rebuilding a world and copying
+# one.  A step starts only if it can end before the deadline, so a loaded machine delays no answer.
+_COSTS: dict[tuple[str, str], float] = {}
+
+
+def _timed(game: str, step: str, deadline: float, fn: Callable[[], T]) -> T:
+    key = (game, step)
+    started = time.monotonic()
+    if started + _COSTS.get(key, 0.0) > deadline:
         raise OutOfTime
+    out = fn()
+    spent = time.monotonic() - started
+    _COSTS[key] = spent if key not in _COSTS else 0.8 * _COSTS[key] + 0.2 * spent
+    return out
 
 
 def evaluate(view: dict[str, Any], budget_s: float, rng: random.Random,
@@ -208,15 +222,14 @@ def evaluate(view: dict[str, Any], budget_s: float, rng: random.Random,
                 others = _others_passes(view, hands)
                 results = []
                 for i in active:
-                    _check(deadline)
-                    w = world_state(view, _after_pass(view, hands, {**others, seat: list(moves[i])}))
+                    after = _after_pass(view, hands, {**others, seat: list(moves[i])})
+                    w = _timed(game, "world", deadline, partial(world_state, view, after))
                     results.append(HeuristicRollout(w).play_round(w, deadline))
             else:
-                base = world_state(view, hands)
+                base = _timed(game, "world", deadline, partial(world_state, view, hands))
                 results = []
                 for k, i in enumerate(active):
-                    _check(deadline)
-                    w = base if k == len(active) - 1 else clone(base)
+                    w = base if k == len(active) - 1 else _timed(game, "copy", deadline, partial(clone, base))
                     w.apply(seat, moves[i])
                     results.append(HeuristicRollout(w).play_round(w, deadline))
         except OutOfTime:

@@ -157,3 +157,17 @@ def test_passed_cards_stay_with_the_receiver():
     for _ in range(20):
         hands = sample_world(view, rng)
         assert set(view["passed"]) <= set(hands[target])
+
+
+def test_the_checked_deal_never_gets_stuck(monkeypatch):
+    """With no greedy tries left the sampler checks Hall's condition card by card: only fitting deals."""
+    import engine.sampling
+
+    monkeypatch.setattr(engine.sampling, "_GREEDY_TRIES", 0)
+    for game_id, players, seed, steps in [("spot-hearts", 4, 11, 41), ("sloppy-seconds", 3, 1, 40),
+                                          ("card-commons", 4, 2, 30)]:
+        g = advance(game_id, players, seed, steps, bot="heuristic")
+        view = g.view(g.to_act()[0])
+        rng = random.Random(3)
+        for _ in range(10):
+            check_consistent(view, sample_world(view, rng))
