@@ -164,7 +164,7 @@ def main(argv: list[str] | None = None) -> int:
     p = sub.add_parser("play", help="play a full game between house bots")
     p.add_argument("--game", required=True)
     p.add_argument("--players", type=int, required=True)
-    p.add_argument("--bots", required=True, help="comma-separated: random, heuristic, eps-0.3, ...")
+    p.add_argument("--bots", required=True, help="comma-separated: random, heuristic, eps-0.3, search, ...")
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--option", action="append", type=_option, default=[], metavar="KEY=VALUE")
     p.add_argument("--json", action="store_true", help="print the replay record")
