@@ -34,7 +34,7 @@ from .cards import CODES, HEARTS, SUIT_OF, Card
 from .game import rules_for
 from .rules import DIRECTION_NAMES, QUEEN_OF_SPADES
 
-_OFFSETS = {name: offset for offset, name in DIRECTION_NAMES.items()}
+PASS_OFFSETS = {name: offset for offset, name in DIRECTION_NAMES.items()}  # "left" -> 1, ...
 _GREEDY_TRIES = 20
 
 
@@ -99,8 +99,8 @@ def knowledge(view: dict[str, Any]) -> Knowledge:
         broken = broken or any(_penalty(c) for _, c in cards)
     fixed: list[set[int]] = [set() for _ in range(n)]
     fixed[me] = set(mine)
-    if view.get("passed") and view.get("pass_direction") in _OFFSETS:
-        target = (me + _OFFSETS[view["pass_direction"]]) % n
+    if view.get("passed") and view.get("pass_direction") in PASS_OFFSETS:
+        target = (me + PASS_OFFSETS[view["pass_direction"]]) % n
         for c in (Card.parse(x) for x in view["passed"]):
             if c in unseen:
                 fixed[target].add(c)

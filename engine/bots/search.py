@@ -40,8 +40,7 @@ from typing import Any, TypeVar
 
 from ..cards import CODES, SUIT_OF, Card
 from ..games import card_commons, spot_hearts
-from ..rules import DIRECTION_NAMES
-from ..sampling import NoWorldError, sample_world
+from ..sampling import PASS_OFFSETS, NoWorldError, sample_world
 from ..state import Move
 from ..worlds import clone, margin, world_state
 from .heuristics import POLICIES, Situation, heuristic_move, pass_danger
@@ -56,7 +55,6 @@ KEEP = 4  # candidates left in the race after PRUNE_AFTER worlds (the heuristic'
 PRUNE_AFTER = 2
 Z = 1.0  # standard errors a move must beat the heuristic's move by (Evaluation.best)
 HEARTS_POINTS = {"spot-hearts": spot_hearts.POINTS, "card-commons": card_commons.POINTS}
-_OFFSETS = {name: offset for offset, name in DIRECTION_NAMES.items()}
 
 
 def move_key(move: Move) -> str:
@@ -165,7 +163,7 @@ def _others_passes(view: dict[str, Any], hands: list[list[str]]) -> dict[int, li
 def _after_pass(view: dict[str, Any], hands: list[list[str]],
                 passes: dict[int, list[str]]) -> list[list[str]]:
     n = view["players"]
-    offset = _OFFSETS[view["pass_direction"]]
+    offset = PASS_OFFSETS[view["pass_direction"]]
     out = [[c for c in hands[s] if c not in passes[s]] for s in range(n)]
     for s in range(n):
         out[(s + offset) % n].extend(passes[s])
