@@ -113,3 +113,25 @@ def test_regret_by_bot_analyses_every_seat_of_every_game():
                            options={"rounds": 1})
     assert report["decisions"] == {"heuristic": 13, "random": 26}
     assert all(v >= 0 for v in report["mean_regret"].values())
+
+
+@pytest.mark.parametrize("game_id,players", TABLES)
+def test_searched_choices_are_legal_in_every_game(game_id, players):
+    """Decisions that really search (at least two worlds each): sore cards, passes and plays."""
+    g = engine.new_game(game_id, players, ONE_ROUND[game_id], seed=5)
+    heuristic = make_bot("heuristic")
+    rng = random.Random(2)
+    searched = set()
+    while not g.over:
+        for seat in g.to_act():
+            view = g.view(seat)
+            kind = view["decision"]["kind"]
+            if seat == 0 and len(view["legal"]) > 1 and len(searched) < 6:
+                ev = evaluate(view, 0.001, rng, min_worlds=2)
+                assert ev.worlds >= 2 and None not in ev.values()[:1]
+                move = ev.best()
+                searched.add((kind, move_key(move)))
+            else:
+                move = heuristic.choose(view)
+            g.apply(seat, move)  # raises on an illegal move
+    assert searched
