@@ -12,10 +12,10 @@ For one decision, until its wall-clock budget is spent, the bot repeats:
 Every candidate is played in the same worlds (a world counts only once all candidates still in the
 race have a value in it).  After two worlds only the heuristic's move and the three best others stay
 in the race, so the budget goes to the moves that matter.  The bot keeps the heuristic's move unless
-another beats it, paired world by world, by more than one standard error (:meth:`Evaluation.best`):
-with few worlds it plays like the heuristic, with many like plain PIMC.  Candidates are every legal
-card for a play or a sore card; for a pass, the set :func:`candidate_passes` documents.  A move with a
-single legal choice is returned at once.
+another beats it, paired world by world (three worlds at least), by more than one standard error
+(:meth:`Evaluation.best`): with few worlds it plays like the heuristic, with many like plain PIMC.
+Candidates are every legal card for a play or a sore card; for a pass, the set :func:`candidate_passes`
+documents.  A move with a single legal choice is returned at once.
 
 The budget is a deadline on ``time.monotonic()`` at 75 % of the budget, checked before each world,
 each candidate and every rollout step: on a loaded machine the bot plays fewer worlds, never later.
@@ -53,7 +53,8 @@ DEFAULT_BUDGET_MS = 250
 SAFETY = 0.75
 KEEP = 4  # candidates left in the race after PRUNE_AFTER worlds (the heuristic's move among them)
 PRUNE_AFTER = 2
-Z = 1.0  # standard errors a move must beat the heuristic's move by (Evaluation.best)
+Z = 1.0  # standard errors a move must beat the heuristic's move by (Evaluation.best) ...
+MIN_PAIRED = 3  # ... in at least this many common worlds (two give no usable standard error)
 HEARTS_POINTS = {"spot-hearts": spot_hearts.POINTS, "card-commons": card_commons.POINTS}
 
 
@@ -125,9 +126,10 @@ class Evaluation:
     def best(self) -> Move:
         """The bot's choice: the heuristic's move unless another beats it with confidence.
 
-        For each candidate, the paired differences with the heuristic's move over their common worlds;
-        the candidate with the highest lower bound ``mean - Z * standard error`` wins if that bound is
-        above zero.  A search with few worlds plays like the heuristic; with many, like plain PIMC.
+        For each candidate, the paired differences with the heuristic's move over their common worlds
+        (at least ``MIN_PAIRED``); the candidate with the highest lower bound ``mean - Z * standard
+        error`` wins if that bound is above zero.  A search with few worlds plays like the heuristic; with
+        many, like plain PIMC.
         """
         anchor = self._anchor()
         best, best_bound = anchor, 0.0
@@ -135,7 +137,7 @@ class Evaluation:
             if i == anchor:
                 continue
             diffs = [v - self.samples[anchor][w] for w, v in sample.items() if w in self.samples[anchor]]
-            if len(diffs) < 2:
+            if len(diffs) < MIN_PAIRED:
                 continue
             mean = sum(diffs) / len(diffs)
             var = sum((d - mean) ** 2 for d in diffs) / (len(diffs) - 1)
