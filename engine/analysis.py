@@ -19,7 +19,7 @@ or the best).  ``total_regret`` sums them over the seat's decisions.
 ...               [make_bot("heuristic"), make_bot("random", 1), make_bot("random", 2)])
 >>> report = analyse(g.record(), seat=1, budget_ms=5)
 >>> len(report["decisions"]), all(d["regret"] >= 0 for d in report["decisions"])
-(14, True)
+(13, True)
 """
 
 from __future__ import annotations

@@ -26,15 +26,19 @@ from __future__ import annotations
 import copy
 from typing import Any
 
-from .cards import CODES
+from .cards import CARDS, CODES
 from .game import new_game, rules_for
 from .sampling import played_this_round
 from .state import GameState
 
 
 def clone(state: GameState) -> GameState:
-    """An independent copy of ``state`` that a search may play on.  The one place a state is copied."""
-    return copy.deepcopy(state)
+    """An independent copy of ``state`` that a search may play on.  The one place a state is copied.
+
+    Cards are immutable and shared (``Card.parse`` hands out the objects of ``CARDS``), so the copy
+    keeps them instead of rebuilding each one.
+    """
+    return copy.deepcopy(state, {id(c): c for c in CARDS})
 
 
 def world_state(view: dict[str, Any], hands: list[list[str]]) -> GameState:

@@ -8,7 +8,7 @@ a seat view, so the heuristic reads only what the view shows; the search's rollo
 >>> import engine
 >>> g = engine.new_game("spot-hearts", players=4, seed=1)
 >>> heuristic_move(g.view(0))          # pass the three most dangerous cards
-['AS', 'KS', 'QS']
+['QS', 'AC', 'AD']
 """
 
 from __future__ import annotations

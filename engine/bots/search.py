@@ -9,10 +9,11 @@ For one decision, until its wall-clock budget is spent, the bot repeats:
    every seat (:class:`engine.bots.rollout.HeuristicRollout`); score it with
    :func:`engine.worlds.margin` (the seat's round points minus the others' mean, higher is better).
 
-Every candidate is played in the same worlds (a world counts only once all candidates still in the
-race have a value in it).  After two worlds only the heuristic's move and the three best others stay
-in the race, so the budget goes to the moves that matter.  The bot keeps the heuristic's move unless
-another beats it, paired world by world (three worlds at least), by more than one standard error
+Every candidate still in the race is played in the same worlds, the heuristic's move first (a world
+the deadline cuts short still pairs the candidates it reached with the heuristic's move).  After two
+worlds only the heuristic's move and the three best others stay in the race, so the budget goes to
+the moves that matter.  The bot keeps the heuristic's move unless another beats it, paired world by
+world (three worlds at least), by more than one standard error
 (:meth:`Evaluation.best`): with few worlds it plays like the heuristic, with many like plain PIMC.
 Candidates are every legal card for a play or a sore card; for a pass, the set :func:`candidate_passes`
 documents.  A move with a single legal choice is returned at once.
@@ -181,10 +182,14 @@ def _timed(game: str, step: str, deadline: float, fn: Callable[[], T]) -> T:
     key = (game, step)
     started = time.monotonic()
     if started + _COSTS.get(key, 0.0) > deadline:
+        if key in _COSTS:
+            _COSTS[key] *= 0.7  # a refused step is not measured: let an estimate from a slow moment fade
         raise OutOfTime
     out = fn()
     spent = time.monotonic() - started
-    _COSTS[key] = spent if key not in _COSTS else 0.8 * _COSTS[key] + 0.2 * spent
+    old = _COSTS.get(key)
+    # A scheduling hiccup (one step taking many times the usual) moves the estimate only a little.
+    _COSTS[key] = spent if old is None else 0.8 * old + 0.2 * min(spent, 3 * old)
     return out
 
 
@@ -209,6 +214,7 @@ def evaluate(view: dict[str, Any], budget_s: float, rng: random.Random,
         return ev
     seat, game = view["seat"], view["game"]
     is_pass = view["decision"]["kind"] == "pass"
+    anchor = ev._anchor()
     active = list(range(len(moves)))
     last_world_s = 0.0
     while time.monotonic() + last_world_s < deadline:
@@ -217,25 +223,29 @@ def evaluate(view: dict[str, Any], budget_s: float, rng: random.Random,
             hands = sample_world(view, rng)
         except NoWorldError:
             break
+        # The heuristic's move first, then the others from a different start each world: a world the
+        # deadline cuts short still pairs some candidates with the heuristic's move.
+        others = [i for i in active if i != anchor]
+        shift = ev.worlds % len(others) if others else 0
+        order = [anchor, *others[shift:], *others[:shift]]
+        world = ev.worlds
         try:
             if is_pass:
-                others = _others_passes(view, hands)
-                results = []
-                for i in active:
-                    after = _after_pass(view, hands, {**others, seat: list(moves[i])})
+                passes = _others_passes(view, hands)
+                for i in order:
+                    after = _after_pass(view, hands, {**passes, seat: list(moves[i])})
                     w = _timed(game, "world", deadline, partial(world_state, view, after))
-                    results.append(HeuristicRollout(w).play_round(w, deadline))
+                    ev.samples[i][world] = margin(game, HeuristicRollout(w).play_round(w, deadline), seat)
             else:
                 base = _timed(game, "world", deadline, partial(world_state, view, hands))
-                results = []
-                for k, i in enumerate(active):
-                    w = base if k == len(active) - 1 else _timed(game, "copy", deadline, partial(clone, base))
+                for k, i in enumerate(order):
+                    w = base if k == len(order) - 1 else _timed(game, "copy", deadline, partial(clone, base))
                     w.apply(seat, moves[i])
-                    results.append(HeuristicRollout(w).play_round(w, deadline))
+                    ev.samples[i][world] = margin(game, HeuristicRollout(w).play_round(w, deadline), seat)
         except OutOfTime:
+            if world in ev.samples[anchor]:
+                ev.worlds += 1  # a partial world: the candidates it reached are paired with the anchor
             break
-        for i, points in zip(active, results, strict=True):
-            ev.samples[i][ev.worlds] = margin(game, points, seat)
         ev.worlds += 1
         last_world_s = time.monotonic() - started  # what the next world will cost, roughly
         if prune and ev.worlds == PRUNE_AFTER and len(active) > KEEP:
@@ -247,10 +257,11 @@ def evaluate(view: dict[str, Any], budget_s: float, rng: random.Random,
 
 
 def _keep_best(ev: Evaluation, active: list[int]) -> list[int]:
-    """The heuristic's move and the KEEP - 1 others with the best mean so far."""
+    """The heuristic's move and the KEEP - 1 others with the best mean so far (unplayed ones last)."""
     anchor = ev._anchor()
     values = ev.values()
-    others = sorted((i for i in active if i != anchor), key=lambda i: -(values[i] or 0.0))
+    others = sorted((i for i in active if i != anchor),
+                    key=lambda i: -values[i] if values[i] is not None else float("inf"))
     return sorted([anchor, *others[: KEEP - 1]])
 
 
