@@ -13,7 +13,7 @@ Every candidate still in the race is played in the same worlds, the heuristic's 
 the deadline cuts short still pairs the candidates it reached with the heuristic's move).  After two
 worlds only the heuristic's move and the three best others stay in the race, so the budget goes to
 the moves that matter.  The bot keeps the heuristic's move unless another beats it, paired world by
-world (three worlds at least), by more than one standard error
+world (two worlds at least), by more than one standard error
 (:meth:`Evaluation.best`): with few worlds it plays like the heuristic, with many like plain PIMC.
 Candidates are every legal card for a play or a sore card; for a pass, the set :func:`candidate_passes`
 documents.  A move with a single legal choice is returned at once.
@@ -55,7 +55,7 @@ SAFETY = 0.75
 KEEP = 4  # candidates left in the race after PRUNE_AFTER worlds (the heuristic's move among them)
 PRUNE_AFTER = 2
 Z = 1.0  # standard errors a move must beat the heuristic's move by (Evaluation.best) ...
-MIN_PAIRED = 3  # ... in at least this many common worlds (two give no usable standard error)
+MIN_PAIRED = 2  # ... in at least this many common worlds
 HEARTS_POINTS = {"spot-hearts": spot_hearts.POINTS, "card-commons": card_commons.POINTS}
 
 
