@@ -46,7 +46,8 @@ class AnalysisStatus(enum.Enum):
 
 
 class RequestOutcome(enum.Enum):
-    """What :meth:`AnalysisStore.request` did: NEW (enqueue the job now), EXISTING (nothing), FULL (refused)."""
+    """What :meth:`AnalysisStore.request` did: NEW (enqueue the job now), EXISTING (nothing to do), FULL
+    (refused: too many pending)."""
 
     NEW = "new"
     EXISTING = "existing"
@@ -97,7 +98,8 @@ redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', now - tonumber(ARGV[5]))
 redis.call('ZREM', KEYS[2], ARGV[1])
 if redis.call('ZCARD', KEYS[2]) >= tonumber(ARGV[3]) then return {-1, 'full'} end
 redis.call('DEL', KEYS[1])
-redis.call('HSET', KEYS[1], 'status', 'queued', 'done', 0, 'total', 0, 'budget_ms', ARGV[6], 'queued_at', ARGV[2])
+redis.call('HSET', KEYS[1], 'status', 'queued', 'done', 0, 'total', 0, 'budget_ms', ARGV[6],
+           'queued_at', ARGV[2])
 redis.call('EXPIRE', KEYS[1], tonumber(ARGV[4]))
 redis.call('ZADD', KEYS[2], now, ARGV[1])
 return {1, 'queued'}
@@ -140,7 +142,7 @@ class AnalysisStore:
         return outcome, str(status)
 
     def progress(self, subject: AnalysisSubject, done: int, total: int) -> bool:
-        """Record ``done`` of ``total`` decisions (the analysis is running); False if it is no longer pending."""
+        """Record ``done`` of ``total`` decisions (now running); False if it is no longer pending."""
         return bool(self._progress(keys=[self._key(subject)], args=[done, total, STALL_TTL]))
 
     def finish(self, subject: AnalysisSubject, result: dict[str, Any]) -> None:
@@ -161,12 +163,12 @@ class AnalysisStore:
         pipe.execute()
 
     def get(self, subject: AnalysisSubject) -> dict[str, Any] | None:
-        """``{status, progress: {done, total}, result?, reason?}``, or None if never asked for (or expired)."""
+        """``{status, progress: {done, total}, result?, reason?}``; None if never asked for (or expired)."""
         raw = self.redis.hgetall(self._key(subject))
         if not raw or "status" not in raw:
             return None
-        state: dict[str, Any] = {"status": AnalysisStatus(raw["status"]).value,
-                                 "progress": {"done": int(raw.get("done", 0)), "total": int(raw.get("total", 0))}}
+        progress = {"done": int(raw.get("done", 0)), "total": int(raw.get("total", 0))}
+        state: dict[str, Any] = {"status": AnalysisStatus(raw["status"]).value, "progress": progress}
         if raw.get("result"):
             state["result"] = json.loads(raw["result"])
         if raw.get("reason"):

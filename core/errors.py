@@ -52,7 +52,7 @@ class BotNotFound(NotFound):
 
 class AnalysisNotFound(NotFound):
     def __init__(self) -> None:
-        super().__init__("this analysis was never asked for (or has expired): POST to the same URL to start it")
+        super().__init__("this analysis was never asked for (or has expired): POST to this URL to start it")
 
 
 # --- tokens ------------------------------------------------------------------------------------------------

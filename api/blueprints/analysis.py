@@ -27,7 +27,7 @@ from core.queues import enqueue_analysis
 from core.settings import ANALYSIS_BUDGET_RANGE_MS
 
 blp = Blueprint("analysis", __name__, url_prefix="/api",
-                description="Analysis of a finished game: the value of every legal move at each decision of a seat")
+                description="Analysis of a finished game: every legal move valued at each decision of a seat")
 
 QUEUE_FULL_RETRY_AFTER_S = 30  # a seat's analysis takes well under a minute at the default budget
 
@@ -54,7 +54,7 @@ class DecisionSchema(Schema):
     candidates = fields.List(fields.Nested(CandidateSchema), required=True)
     chosen = MoveField(required=True)
     best = MoveField(allow_none=True, required=True)
-    regret = fields.Float(required=True, metadata={"description": "value of the best move - value of the chosen"})
+    regret = fields.Float(required=True, metadata={"description": "best value - value of the chosen move"})
     forced = fields.Boolean(required=True)
     worlds = fields.Integer(required=True, metadata={"description": "sampled deals the values average"})
 
@@ -98,7 +98,8 @@ def _check_seat(seat: int, players: int) -> None:
 
 
 def _match_subject(match_id: str, game_no: int, query: dict[str, Any]) -> AnalysisSubject:
-    doc, _records = published_games(ArenaStore(services().redis, current_app.config["KEY_PREFIX"]), match_id, game_no)  # 404 / 409 before the match ends
+    store = ArenaStore(services().redis, current_app.config["KEY_PREFIX"])
+    doc, _records = published_games(store, match_id, game_no)  # 404, or 409 before the match ends
     _check_seat(query["seat"], int(doc["spec"]["players"]))
     return AnalysisSubject.for_match(match_id, game_no, query["seat"], _budget(query))
 
