@@ -183,3 +183,12 @@ def test_requests_are_counted_once_and_expired_places_are_freed(redis_url, key_p
     assert store.progress(first, 3, 13) and store.get(first)["status"] == "running"
     # A worker killed mid-job: its entry is stale after the queued and stall limits, and is swept.
     assert store.request(second, now=1000.0 + 3600 + 600 + 1)[0] is RequestOutcome.NEW
+
+
+def test_openapi_documents_the_analysis_endpoints(client) -> None:
+    paths = client.get("/api/openapi.json").get_json()["paths"]
+    for path in ("/api/matches/{match_id}/games/{game_no}/analysis", "/api/tables/{table_id}/analysis"):
+        assert {"get", "post"} <= set(paths[path]), path
+        post = paths[path]["post"]
+        assert {"200", "202"} <= set(post["responses"])
+        assert {p["name"] for p in post["parameters"] if p["in"] == "query"} == {"seat", "budget_ms"}
