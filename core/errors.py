@@ -38,8 +38,11 @@ class TableNotFound(NotFound):
 
 
 class SeatNotFound(NotFound):
-    def __init__(self, table_id: str, seat: int) -> None:
-        super().__init__(f"table {table_id} has no seat {seat}")
+    """``table_id`` names the table, or with ``what="match"`` a match's game ("m1 game 2")."""
+
+    def __init__(self, table_id: str, seat: int, players: int | None = None, what: str = "table") -> None:
+        seats = f" (seats 0 to {players - 1})" if players else ""
+        super().__init__(f"{what} {table_id} has no seat {seat}{seats}")
         self.table_id = table_id
         self.seat = seat
 
@@ -87,15 +90,6 @@ class Invalid(DomainError):
 
 class BadSeats(Invalid):
     """The seats given do not fit the table (count, kinds, house bot names)."""
-
-
-class SeatOutOfRange(Invalid):
-    """A seat number the game does not have (a query parameter: the table or match itself exists)."""
-
-    def __init__(self, seat: int, players: int) -> None:
-        super().__init__(f"seat {seat} is not a seat of this game: seats are 0 to {players - 1}",
-                         errors={"seat": [f"must be from 0 to {players - 1}"]})
-        self.seat = seat
 
 
 class UnknownGame(Invalid):

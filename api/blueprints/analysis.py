@@ -22,7 +22,7 @@ from api.schemas import MoveField
 from api.services import services
 from core.analysis_store import AnalysisStatus, AnalysisSubject, RequestOutcome
 from core.arena_store import ArenaStore
-from core.errors import AnalysisNotFound, AnalysisQueueFull, GameNotOver, SeatOutOfRange
+from core.errors import AnalysisNotFound, AnalysisQueueFull, GameNotOver, SeatNotFound
 from core.queues import enqueue_analysis
 from core.settings import ANALYSIS_BUDGET_RANGE_MS
 
@@ -92,21 +92,19 @@ def _budget(query: dict[str, Any]) -> int:
     return int(query.get("budget_ms") or current_app.config["ANALYSIS_BUDGET_MS"])
 
 
-def _check_seat(seat: int, players: int) -> None:
-    if seat >= players:
-        raise SeatOutOfRange(seat, players)
-
-
 def _match_subject(match_id: str, game_no: int, query: dict[str, Any]) -> AnalysisSubject:
     store = ArenaStore(services().redis, current_app.config["KEY_PREFIX"])
     doc, _records = published_games(store, match_id, game_no)  # 404, or 409 before the match ends
-    _check_seat(query["seat"], int(doc["spec"]["players"]))
+    players = int(doc["spec"]["players"])
+    if query["seat"] >= players:
+        raise SeatNotFound(f"{match_id} game {game_no}", query["seat"], players, what="match")
     return AnalysisSubject.for_match(match_id, game_no, query["seat"], _budget(query))
 
 
 def _table_subject(table_id: str, query: dict[str, Any]) -> AnalysisSubject:
     record = services().tables.load_table(table_id)  # 404
-    _check_seat(query["seat"], record.players)
+    if query["seat"] >= record.players:
+        raise SeatNotFound(table_id, query["seat"], record.players)
     if not record.over:
         raise GameNotOver(f"table {table_id} is still in play: a seat's analysis lists its legal moves, i.e. "
                           "its hand, so it is available once the game is over")

@@ -106,8 +106,8 @@ def test_bad_requests_are_problems(client, match_id) -> None:
     assert_problem(client.post("/api/matches/nope/games/0/analysis?seat=0"), 404, "match-not-found")
     assert_problem(client.post(f"{base}/9/analysis?seat=0"), 404, "game-not-found")
     assert_problem(client.post("/api/tables/nope/analysis?seat=0"), 404, "table-not-found")
-    out_of_range = assert_problem(client.post(f"{base}/0/analysis?seat=4"), 422, "seat-out-of-range")
-    assert "0 to 3" in out_of_range["detail"] and "seat" in out_of_range["errors"]
+    no_seat = assert_problem(client.post(f"{base}/0/analysis?seat=4"), 404, "seat-not-found")
+    assert no_seat["detail"] == f"match {match_id} game 0 has no seat 4 (seats 0 to 3)"
     for query in ("seat=-1", "", "seat=0&budget_ms=5", "seat=0&budget_ms=100000", "seat=x"):
         assert_problem(client.post(f"{base}/0/analysis?{query}"), 422, "validation-failed")
     assert_problem(client.get(f"{base}/0/analysis?seat=1"), 404, "analysis-not-found")
