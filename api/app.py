@@ -22,6 +22,8 @@ from core.settings import load_config
 RATE_LIMITED = {
     "bots.register_bot": ("LIMIT_REGISTRATION", ["POST"]),
     "tables.create_table": ("LIMIT_TABLE_CREATION", ["POST"]),
+    "analysis.request_match_analysis": ("LIMIT_ANALYSIS", ["POST"]),
+    "analysis.request_table_analysis": ("LIMIT_ANALYSIS", ["POST"]),
 }
 
 BODY_METHODS = {"POST", "PUT", "PATCH"}
@@ -49,9 +51,9 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     api = TrickArenaApi(app, spec_kwargs={"info": {"description": "Play trick-taking card games over HTTP."}})
     api.spec.components.security_scheme("seatToken", {"type": "http", "scheme": "bearer",
                                                        "description": "seat token or bot owner token"})
-    from api.blueprints import bots, games, health, ladders, seats, tables
+    from api.blueprints import analysis, bots, games, health, ladders, seats, tables
 
-    for blueprint in (health.blp, games.blp, tables.blp, seats.blp, bots.blp, ladders.blp):
+    for blueprint in (health.blp, games.blp, tables.blp, seats.blp, bots.blp, ladders.blp, analysis.blp):
         api.register_blueprint(blueprint)
     from api.web import blp as web_pages  # the HTML pages at /: not part of the OpenAPI doc
     app.register_blueprint(web_pages)
@@ -61,7 +63,9 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
                                                app.config["RQ_QUEUE"], app.config["ALLOW_PRIVATE_BOT_URLS"],
                                                app.config["FINISHED_TABLE_TTL"], app.config["IDLE_TABLE_TTL"],
                                                BotQuota(app.config["MAX_BOTS_PER_ADDRESS"],
-                                                        app.config["MAX_BOTS_PER_OWNER_PER_LADDER"]))
+                                                        app.config["MAX_BOTS_PER_OWNER_PER_LADDER"]),
+                                               app.config["ANALYSIS_QUEUE"],
+                                               app.config["MAX_PENDING_ANALYSES"])
     _install_rate_limits(app)
     _install_swagger_assets(app)
     app.before_request(_require_json_bodies)

@@ -18,6 +18,8 @@ from flask import Flask, Response, current_app
 from werkzeug.exceptions import HTTPException
 
 from core.errors import (
+    AnalysisNotFound,
+    AnalysisQueueFull,
     BadSeats,
     BadToken,
     BotNotFound,
@@ -84,6 +86,7 @@ PROBLEMS: list[tuple[type[Exception], int, str, str | None]] = [
     (TableNotFound, 404, "table-not-found", None),
     (SeatNotFound, 404, "seat-not-found", None),
     (BotNotFound, 404, "bot-not-found", None),
+    (AnalysisNotFound, 404, "analysis-not-found", None),
     (TokenRequired, 401, "token-required", None),
     (BadToken, 403, "bad-token", None),
     (BadSeats, 422, "bad-seats", None),
@@ -98,6 +101,7 @@ PROBLEMS: list[tuple[type[Exception], int, str, str | None]] = [
     (NotYourTurn, 409, "not-your-turn", None),
     (StaleVersion, 409, "stale-version", None),
     (TableBusy, 409, "busy", None),
+    (AnalysisQueueFull, 503, "analysis-queue-full", "Service unavailable"),
     (StoreFull, 507, "store-full", "Insufficient storage"),
     (StoreUnavailable, 503, "store-unavailable", "Service unavailable"),
     (TooManyMovePosts, 429, "rate-limited", "Too Many Requests"),  # the per-seat move limit
@@ -107,6 +111,8 @@ PROBLEMS: list[tuple[type[Exception], int, str, str | None]] = [
 def _problem_headers(error: Exception) -> dict[str, str]:
     if isinstance(error, TokenRequired):
         return {"WWW-Authenticate": f'Bearer realm="{error.realm}"'}
+    if isinstance(error, AnalysisQueueFull):
+        return {"Retry-After": str(error.retry_after)}
     if isinstance(error, StoreFull):
         return {"Retry-After": str(STORE_FULL_RETRY_AFTER_S)}
     if isinstance(error, StoreUnavailable):

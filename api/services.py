@@ -8,6 +8,8 @@ import redis
 from flask import current_app
 from rq import Queue
 
+from core import keys
+from core.analysis_store import AnalysisStore
 from core.registry import DEFAULT_QUOTA, BotQuota, BotRegistry
 from core.tables import TableStore
 
@@ -20,10 +22,13 @@ class Services:
     tables: TableStore
     bots: BotRegistry
     house_queue: Queue
+    analyses: AnalysisStore
+    analysis_queue: Queue
 
 
 def build_services(redis_url: str, prefix: str, queue_name: str, allow_private_urls: bool,
-                   finished_table_ttl: int, idle_table_ttl: int, quota: BotQuota = DEFAULT_QUOTA) -> Services:
+                   finished_table_ttl: int, idle_table_ttl: int, quota: BotQuota = DEFAULT_QUOTA,
+                   analysis_queue_name: str | None = None, max_pending_analyses: int = 20) -> Services:
     # Waiting long-polls hold no connection (one shared subscriber per process), requests hold one briefly;
     # a blocking pool makes a burst beyond the cap wait for a free connection instead of failing.
     pool = redis.BlockingConnectionPool.from_url(redis_url, decode_responses=True, max_connections=256,
@@ -36,6 +41,8 @@ def build_services(redis_url: str, prefix: str, queue_name: str, allow_private_u
         tables=TableStore(client, prefix, finished_ttl=finished_table_ttl, idle_ttl=idle_table_ttl),
         bots=BotRegistry(client, prefix, allow_private_urls=allow_private_urls, quota=quota),
         house_queue=Queue(queue_name, connection=rq_client),
+        analyses=AnalysisStore(client, prefix, max_pending=max_pending_analyses),
+        analysis_queue=Queue(analysis_queue_name or keys.analysis_queue(prefix), connection=rq_client),
     )
 
 

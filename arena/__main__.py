@@ -69,14 +69,16 @@ def add_ladder_command(ladder_id: str, game: str, players: int, options: str, du
 @click.option("--burst", is_flag=True, help="Exit when the queue is empty.")
 @click.option("--threads", type=int, default=None,
               help="Matches in flight in this process, one RQ worker per thread ($TA_ARENA_WORKER_THREADS, "
-                   "default 64; 1 with --house). 1: one job at a time in the main thread (see --simple).")
+                   "default 64; 1 with --house or --analysis). 1: one job at a time in the main thread (see --simple).")
 @click.option("--simple", is_flag=True, help="With --threads 1: no fork per job (SimpleWorker), keeps bot "
               "connections alive. Threads always run their jobs in-process.")
 @click.option("--queue", "queues", multiple=True, help="Queue(s) to serve instead of the arena queue.")
 @click.option("--house", is_flag=True, help="Serve the house-bot queue of practice tables ($TA_RQ_QUEUE, "
               "else derived from $TA_KEY_PREFIX as the API does).")
+@click.option("--analysis", is_flag=True, help="Serve the game-analysis queue ($TA_ANALYSIS_QUEUE, else "
+              "derived from $TA_KEY_PREFIX as the API does).")
 def worker_command(burst: bool, threads: int | None, simple: bool, queues: tuple[str, ...],
-                   house: bool) -> None:
+                   house: bool, analysis: bool) -> None:
     """RQ workers on the arena queue ($REDIS_URL, $TA_KEY_PREFIX); run as many processes as you like.
 
     It outlives Redis restarts and a Redis out of memory or disk: RQ's work loop exits on a lost connection
@@ -95,9 +97,10 @@ def worker_command(burst: bool, threads: int | None, simple: bool, queues: tuple
 
     settings = load_settings()
     conn = redis.Redis.from_url(settings.redis_url)
-    names = list(queues) or [settings.house_queue_name if house else settings.queue_name]
-    if threads is None:  # house-bot jobs wait on no bot (engine bots in-process): threads would not help
-        threads = 1 if house else settings.worker_threads
+    names = list(queues) or [settings.house_queue_name if house else
+                             settings.analysis_queue_name if analysis else settings.queue_name]
+    if threads is None:  # house-bot jobs and analyses wait on no bot (CPU-bound, in-process): one at a time
+        threads = 1 if house or analysis else settings.worker_threads
     if threads > 1:
         logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
         WorkerPool(names, conn, threads, burst=burst).run()
@@ -119,7 +122,7 @@ def worker_command(burst: bool, threads: int | None, simple: bool, queues: tuple
 @main.command("simulate-ladder")
 @click.option("--game", default="spot-hearts", show_default=True)
 @click.option("--bots", default=None, help="Comma-separated house bots, STRONGEST FIRST (the known order). "
-              "Default: heuristic, eps-0.15 .. eps-0.9, random.")
+              "Default: search-10, heuristic, eps-0.15 .. eps-0.9, random.")
 @click.option("--games-per-bot", default=50, show_default=True, help="Rated matches per bot (at least).")
 @click.option("--duplicate/--no-duplicate", default=False, show_default=True)
 @click.option("--players", default=4, show_default=True)

@@ -1,7 +1,8 @@
 """`python -m arena simulate-ladder`: does the ladder find the true order? The real code, offline.
 
-Graded house bots whose strength order is known (``heuristic`` plays the game's heuristic; ``eps-X`` plays a
-random legal move with probability X; ``random`` always) play a ladder: matchmaking is
+Graded house bots whose strength order is known (``search-MS`` searches MS ms per decision on top of the
+game's heuristic; ``heuristic`` plays the heuristic; ``eps-X`` plays a random legal move with probability X;
+``random`` always) play a ladder: matchmaking is
 ``arena.matchmaking.pick_table``, each match is played by ``arena.match.MatchRunner`` (with or without
 duplicate rotation) and rated by ``core.elo.rating_deltas``. No Redis: ratings live in a dict, exactly as the
 Lua script would apply them (sequential matches, so pre-match ratings are the current ones).
@@ -19,12 +20,14 @@ from scipy.stats import spearmanr
 
 from arena.match import MatchRunner, make_drivers
 from arena.matchmaking import Candidate, pick_table
-from core.arena_model import MatchSpec, Member
+from core.arena_model import LADDER_SEARCH_BOT, MatchSpec, Member
 from core.elo import INITIAL_RATING
 from engine.seeds import SEED_BITS
 
-# Strongest first: epsilon (share of random moves) rises evenly from 0 (heuristic) to 1 (random).
-DEFAULT_BOTS = ("heuristic", "eps-0.15", "eps-0.3", "eps-0.45", "eps-0.6", "eps-0.75", "eps-0.9", "random")
+# Strongest first: the ladders' search bot, then epsilon (share of random moves) rising evenly from
+# 0 (heuristic) to 1 (random).  The same graded set for every game (docs/arena.md).
+DEFAULT_BOTS = (LADDER_SEARCH_BOT, "heuristic", "eps-0.15", "eps-0.3", "eps-0.45", "eps-0.6", "eps-0.75",
+                "eps-0.9", "random")
 
 
 def simulate_ladder(game: str, bots: list[str], games_per_bot: int, duplicate: bool, seed: int,
@@ -65,6 +68,7 @@ def simulate_ladder(game: str, bots: list[str], games_per_bot: int, duplicate: b
         "game": game, "players": players, "bots": bots, "games_per_bot": games_per_bot,
         "duplicate": duplicate, "seed": seed, "spearman": round(float(rho), 4), "matches": matches,
         "games_played": played, "decisions": decisions, "elapsed_s": round(time.perf_counter() - started, 2),
+        "matches_per_min": round(60 * matches / max(time.perf_counter() - started, 1e-9), 1),
         "ladder": [{"bot": b.removeprefix("house:"), "rating": round(ratings[b], 1), "matches": games[b]}
                    for b in ladder],
     }
@@ -83,5 +87,7 @@ def simulate_many(game: str, bots: list[str], games_per_bot: int, duplicate: boo
         "games_played": sum(r["games_played"] for r in results),
         "decisions": sum(r["decisions"] for r in results),
         "elapsed_s": round(sum(r["elapsed_s"] for r in results), 2),
+        "matches_per_min": round(60 * sum(r["matches"] for r in results)
+                                 / max(sum(r["elapsed_s"] for r in results), 1e-9), 1),
     })
     return first

@@ -9,7 +9,10 @@ from typing import Any
 import engine
 from engine.seeds import derive_seed
 
-DEFAULT_HOUSE_BOTS = ("heuristic", "eps-0.2", "eps-0.4", "eps-0.6", "eps-0.8", "random")
+# The search bot tops every default ladder at the budget that keeps house-only matches inside the
+# scheduler's pace on the two workers `make run` starts (docs/arena.md, "House bots").
+LADDER_SEARCH_BOT = "search-10"
+DEFAULT_HOUSE_BOTS = (LADDER_SEARCH_BOT, "heuristic", "eps-0.2", "eps-0.4", "eps-0.6", "eps-0.8", "random")
 HOUSE_PREFIX = "house:"
 
 

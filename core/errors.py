@@ -38,8 +38,11 @@ class TableNotFound(NotFound):
 
 
 class SeatNotFound(NotFound):
-    def __init__(self, table_id: str, seat: int) -> None:
-        super().__init__(f"table {table_id} has no seat {seat}")
+    """``table_id`` names the table, or with ``what="match"`` a match's game ("m1 game 2")."""
+
+    def __init__(self, table_id: str, seat: int, players: int | None = None, what: str = "table") -> None:
+        seats = f" (seats 0 to {players - 1})" if players else ""
+        super().__init__(f"{what} {table_id} has no seat {seat}{seats}")
         self.table_id = table_id
         self.seat = seat
 
@@ -48,6 +51,11 @@ class BotNotFound(NotFound):
     def __init__(self, bot_id: str) -> None:
         super().__init__(f"no bot {bot_id!r}")
         self.bot_id = bot_id
+
+
+class AnalysisNotFound(NotFound):
+    def __init__(self) -> None:
+        super().__init__("this analysis was never asked for (or has expired): POST to this URL to start it")
 
 
 # --- tokens ------------------------------------------------------------------------------------------------
@@ -141,8 +149,8 @@ class SeatTaken(Conflict):
 
 
 class GameNotOver(Conflict):
-    def __init__(self) -> None:
-        super().__init__("the replay record is published when the game is over")
+    def __init__(self, detail: str = "the replay record is published when the game is over") -> None:
+        super().__init__(detail)
 
 
 class MoveConflict(Conflict):
@@ -198,6 +206,15 @@ class TooManyMovePosts(DomainError):
                          "moves")
         self.seat = seat
         self.limit = limit
+        self.retry_after = retry_after
+
+
+class AnalysisQueueFull(DomainError):
+    """Too many game analyses are queued or running; ``retry_after`` seconds is a fair wait."""
+
+    def __init__(self, pending: int, retry_after: int) -> None:
+        super().__init__(f"{pending} game analyses are queued or running, the most the arena takes at once; "
+                         f"retry in {retry_after} s")
         self.retry_after = retry_after
 
 

@@ -210,3 +210,22 @@ def arena_scheduler_lock(prefix: str) -> str:
 def arena_queue(prefix: str) -> str:
     """RQ queue name for match jobs."""
     return f"{prefix.rstrip(':')}-arena"
+
+
+# --- game analysis -----------------------------------------------------------------------------------------
+
+def analysis(prefix: str, subject: str) -> str:
+    """Hash with TTL: one seat's analysis of one finished game (status, done, total, result JSON, reason).
+
+    ``subject`` is ``AnalysisSubject.key`` (core/analysis_store.py): the game, the seat and the budget."""
+    return f"{prefix}analysis:{subject}"
+
+
+def analysis_pending(prefix: str) -> str:
+    """Sorted set: subjects of queued or running analyses scored by enqueue time (the cap counts it)."""
+    return f"{prefix}analysis-pending"
+
+
+def analysis_queue(prefix: str) -> str:
+    """RQ queue name for game analyses (slow and CPU-bound: their own workers, apart from matches)."""
+    return f"{prefix.rstrip(':')}-analysis"

@@ -12,3 +12,14 @@ def enqueue_drive(queue: Queue, table_id: str, prefix: str) -> None:
     # Retried at once if it fails (say Redis blinked): a table whose house bots stop would wait forever.
     queue.enqueue(DRIVE_TABLE, table_id, prefix, job_timeout=300, result_ttl=60, failure_ttl=3600,
                   retry=Retry(max=3))
+
+
+ANALYSE_GAME = "arena.analysis.analyse_game"
+ANALYSIS_JOB_TIMEOUT_S = 1800  # a long game at the highest budget per decision; the job records the timeout
+
+
+def enqueue_analysis(queue: Queue, subject_key: str, prefix: str) -> None:
+    """Analyse one seat of one finished game (``arena.analysis.analyse_game``); the store keeps its state,
+    so RQ keeps the job itself only briefly and never retries it (a new request does)."""
+    queue.enqueue(ANALYSE_GAME, subject_key, prefix, job_timeout=ANALYSIS_JOB_TIMEOUT_S, result_ttl=60,
+                  failure_ttl=3600, description=f"analysis {subject_key}")

@@ -17,6 +17,10 @@ from core.tables import FINISHED_TABLE_TTL, IDLE_TABLE_TTL
 DEFAULT_REDIS_URL = "redis://127.0.0.1:6379/0"
 MIN_LEASE_S = 10.0  # a match's shortest lease (the scheduler re-runs a match whose lease lapsed)
 WORKER_THREADS = 64  # matches in flight per arena worker process: chosen with python -m tools.arena_bench
+# Search time per decision of a game analysis: the default keeps one seat of a complete Spot Hearts game
+# (about 140 decisions, a quarter of them forced) well under a minute on 2 cores (docs/api.md has figures).
+ANALYSIS_BUDGET_MS = 250
+ANALYSIS_BUDGET_RANGE_MS = (10, 1000)
 
 
 def _env_bool(name: str, default: bool) -> bool:
@@ -33,6 +37,12 @@ def house_queue_name(prefix: str) -> str:
     TA_KEY_PREFIX set for the whole stack moves practice tables too.
     """
     return os.environ.get("TA_RQ_QUEUE") or keys.house_queue(prefix)
+
+
+def analysis_queue_name(prefix: str) -> str:
+    """The RQ queue of game analyses: $TA_ANALYSIS_QUEUE, else derived from the key prefix (API and
+    `python -m arena worker --analysis` both ask here)."""
+    return os.environ.get("TA_ANALYSIS_QUEUE") or keys.analysis_queue(prefix)
 
 
 def load_config(overrides: dict[str, Any] | None = None) -> dict[str, Any]:
@@ -52,6 +62,12 @@ def load_config(overrides: dict[str, Any] | None = None) -> dict[str, Any]:
         # address) on each ladder, i.e. bots of one owner listing one game.
         "MAX_BOTS_PER_ADDRESS": int(os.environ.get("TA_MAX_BOTS_PER_ADDRESS", 10)),
         "MAX_BOTS_PER_OWNER_PER_LADDER": int(os.environ.get("TA_MAX_BOTS_PER_OWNER_PER_LADDER", 3)),
+        # Game analyses (api/blueprints/analysis.py): requests per address, analyses queued or running at once
+        # (beyond it: 503 with Retry-After), and the search budget per decision when the request names none.
+        "LIMIT_ANALYSIS": os.environ.get("TA_LIMIT_ANALYSIS", "10/minute"),
+        "MAX_PENDING_ANALYSES": int(os.environ.get("TA_MAX_PENDING_ANALYSES", 20)),
+        "ANALYSIS_BUDGET_MS": int(os.environ.get("TA_ANALYSIS_BUDGET_MS", ANALYSIS_BUDGET_MS)),
+        "ANALYSIS_QUEUE": None,  # derived from the (final) key prefix below, unless given
         "RATELIMIT_ENABLED": _env_bool("TA_RATELIMIT_ENABLED", True),
         "MAX_CONTENT_LENGTH": int(os.environ.get("TA_MAX_CONTENT_LENGTH", 16 * 1024)),
         "LONG_POLL_MAX_SECONDS": 30.0,
@@ -73,6 +89,8 @@ def load_config(overrides: dict[str, Any] | None = None) -> dict[str, Any]:
     config.update(overrides or {})
     if not config.get("RQ_QUEUE"):
         config["RQ_QUEUE"] = house_queue_name(config["KEY_PREFIX"])
+    if not config.get("ANALYSIS_QUEUE"):
+        config["ANALYSIS_QUEUE"] = analysis_queue_name(config["KEY_PREFIX"])
     return config
 
 
@@ -97,6 +115,11 @@ class ArenaSettings:
     def house_queue_name(self) -> str:
         """The practice tables' house-bot queue, named exactly as the API names it."""
         return house_queue_name(self.prefix)
+
+    @property
+    def analysis_queue_name(self) -> str:
+        """The game analyses' queue, named exactly as the API names it."""
+        return analysis_queue_name(self.prefix)
 
 
 def load_settings() -> ArenaSettings:

@@ -31,6 +31,7 @@ from .errors import (
 from .game import load, new_game, rules_for, start_from_record, validate_options
 from .games.registry import GAMES
 from .replay import replay_summary
+from .sampling import NoWorldError, sample_world
 from .shapes import Decision, Phase, SeatView, SpectatorView, TableView
 from .state import GameState
 
@@ -45,6 +46,7 @@ __all__ = [
     "GameState",
     "IllegalMoveError",
     "MalformedMoveError",
+    "NoWorldError",
     "NotYourTurnError",
     "OptionsError",
     "Phase",
@@ -55,6 +57,7 @@ __all__ = [
     "new_game",
     "replay_summary",
     "rules_for",
+    "sample_world",
     "start_from_record",
     "validate_options",
 ]

@@ -1,8 +1,12 @@
-"""Command line: ``python -m engine replay|play|bench``.
+"""Command line: ``python -m engine replay|play|bench|duel|analyse|regret``.
 
 python -m engine replay game.json --json [--trace]
 python -m engine play --game spot-hearts --players 4 --bots heuristic,random,random,random --seed 1 [--json]
 python -m engine bench [--game spot-hearts] --rounds 2000 --seed 1 --repeat 3
+python -m engine duel --game spot-hearts --bots search,heuristic --duplicate --games 25 --option target=1
+python -m engine analyse game.json --seat 2 [--budget-ms 250] [--json]
+python -m engine regret --game spot-hearts --bots heuristic,random,heuristic,random --games 20 \
+    --option target=1
 """
 
 from __future__ import annotations
@@ -107,6 +111,64 @@ def cmd_compile(args: argparse.Namespace) -> int:
         return 1
     print(f"compiled {len(compiled.MODULES)} modules into {compiled.BUILD}")
     return status
+def cmd_duel(args: argparse.Namespace) -> int:
+    from .duel import duel
+
+    a, _, b = args.bots.partition(",")
+    try:
+        make_bot(a), make_bot(b)
+        print(json.dumps(duel(args.game, a, b, args.games, args.players, args.duplicate, args.seed,
+                              dict(args.option))))
+    except (EngineError, ValueError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    return 0
+
+
+def cmd_analyse(args: argparse.Namespace) -> int:
+    from .analysis import analyse
+
+    def progress(done: int, total: int) -> None:
+        print(f"\ranalysing seat {args.seat}: {done}/{total} decisions", end="", file=sys.stderr, flush=True)
+
+    try:
+        with open(args.file) if args.file != "-" else sys.stdin as fh:
+            record = json.load(fh)
+        report = analyse(record, args.seat, args.budget_ms, args.seed, progress=progress)
+    except (OSError, json.JSONDecodeError, EngineError, KeyError, TypeError, AttributeError) as exc:
+        print(f"error: {type(exc).__name__}: {exc}", file=sys.stderr)
+        return 1
+    print(file=sys.stderr)
+    if args.json:
+        print(json.dumps(report))
+        return 0
+    for d in report["decisions"]:
+        if d["forced"]:
+            continue
+        values = "  ".join(f"{_move_text(c['move'])}={c['value']}" for c in d["candidates"])
+        print(f"#{d['index']:<4} round {d['round']} {d['kind']:<4} chose {_move_text(d['chosen']):<9} "
+              f"best {_move_text(d['best']):<9} regret {d['regret']:<6} | {values}")
+    print(f"seat {args.seat}: total regret {report['total_regret']} over "
+          f"{len(report['decisions'])} decisions (mean {report['mean_regret']}); "
+          f"seat total {report['seat_total']}; {report['elapsed_s']} s")
+    return 0
+
+
+def _move_text(move: Any) -> str:
+    return "-" if move is None else move if isinstance(move, str) else "+".join(move)
+
+
+def cmd_regret(args: argparse.Namespace) -> int:
+    from .analysis import regret_by_bot
+
+    names = args.bots.split(",")
+    try:
+        print(json.dumps(regret_by_bot(args.game, names, args.games, args.budget_ms, args.seed,
+                                       dict(args.option))))
+    except (EngineError, ValueError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    return 0
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -120,7 +182,7 @@ def main(argv: list[str] | None = None) -> int:
     p = sub.add_parser("play", help="play a full game between house bots")
     p.add_argument("--game", required=True)
     p.add_argument("--players", type=int, required=True)
-    p.add_argument("--bots", required=True, help="comma-separated: random, heuristic, eps-0.3, ...")
+    p.add_argument("--bots", required=True, help="comma-separated: random, heuristic, eps-0.3, search, ...")
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--option", action="append", type=_option, default=[], metavar="KEY=VALUE")
     p.add_argument("--json", action="store_true", help="print the replay record")
@@ -135,6 +197,31 @@ def main(argv: list[str] | None = None) -> int:
     p.set_defaults(func=cmd_bench)
     p = sub.add_parser("compile", help="compile the rule modules with mypyc (needs mypy and a C compiler)")
     p.set_defaults(func=cmd_compile)
+    p = sub.add_parser("duel", help="paired games of house bot A against house bot B, with a p-value")
+    p.add_argument("--game", required=True)
+    p.add_argument("--bots", required=True, help="A,B: e.g. search,heuristic")
+    p.add_argument("--players", type=int, default=4)
+    p.add_argument("--games", type=int, default=50, help="deals (game seeds) to play")
+    p.add_argument("--duplicate", action="store_true",
+                   help="every deal with A in each seat and an all-B baseline")
+    p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--option", action="append", type=_option, default=[], metavar="KEY=VALUE")
+    p.set_defaults(func=cmd_duel)
+    p = sub.add_parser("analyse", help="value every decision of one seat of a replay record")
+    p.add_argument("file", help="record file, or - for standard input")
+    p.add_argument("--seat", type=int, required=True)
+    p.add_argument("--budget-ms", type=int, default=250, help="search time per decision")
+    p.add_argument("--seed", type=int, default=0, help="seed of the sampled worlds")
+    p.add_argument("--json", action="store_true", help="print JSON")
+    p.set_defaults(func=cmd_analyse)
+    p = sub.add_parser("regret", help="mean regret per decision of each house bot over played games")
+    p.add_argument("--game", required=True)
+    p.add_argument("--bots", required=True, help="one per seat, e.g. heuristic,random,heuristic,random")
+    p.add_argument("--games", type=int, default=20)
+    p.add_argument("--budget-ms", type=int, default=50, help="search time per analysed decision")
+    p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--option", action="append", type=_option, default=[], metavar="KEY=VALUE")
+    p.set_defaults(func=cmd_regret)
     args = parser.parse_args(argv)
     status: int = args.func(args)
     return status

@@ -19,9 +19,9 @@ from pathlib import Path
 PACKAGE = Path(__file__).resolve().parent
 BUILD = PACKAGE.parent / "build" / "engine-mypyc"
 FINGERPRINT = BUILD / "fingerprint.txt"
-#: The modules that do the work of every move, and the random bot's policy; the heuristics, the dealing
-#: (engine/deals.py: its legacy seed types subclass int and str, which mypyc cannot compile natively),
-#: the bench loop and the CLI stay interpreted.
+#: The modules that do the work of every move, the house bots' policies and the search (sampling,
+#: worlds, rollouts); the dealing (engine/deals.py: its legacy seed types subclass int and str, which
+#: mypyc cannot compile natively), the analysis, duels, the bench loop and the CLI stay interpreted.
 MODULES = (
     "engine/rules.py",
     "engine/state.py",
@@ -31,6 +31,11 @@ MODULES = (
     "engine/games/sloppy_seconds.py",
     "engine/games/sore_spot.py",
     "engine/bots/base.py",
+    "engine/bots/heuristics.py",
+    "engine/bots/rollout.py",
+    "engine/bots/search.py",
+    "engine/sampling.py",
+    "engine/worlds.py",
 )
 ENV = "TRICK_ARENA_ENGINE"
 

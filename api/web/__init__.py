@@ -128,7 +128,9 @@ def match_replay_page(match_id: str, game_no: int) -> str:
     doc, records = published_games(store, match_id, game_no)
     names = data.seat_names_for_game(doc, game_no, store.member_names(doc["ladder_id"]))
     return _replay(records[game_no], names, title=f"Match {match_id} · game {game_no + 1} of {len(records)}",
-                   back=url_for("web.match_page", match_id=match_id), current=doc["ladder_id"])
+                   back=url_for("web.match_page", match_id=match_id), current=doc["ladder_id"],
+                   analysis_url=url_for("analysis.request_match_analysis", match_id=match_id,
+                                        game_no=game_no))
 
 
 @blp.get("/rules")
@@ -185,7 +187,8 @@ def table_replay_page(table_id: str) -> str:
     tables = services().tables
     record = tables.load_table(table_id)
     names = _seat_names(record, "seat")
-    return _replay(tables.replay_record(table_id), names, title=f"Table {table_id}", back=None, current=None)
+    return _replay(tables.replay_record(table_id), names, title=f"Table {table_id}", back=None, current=None,
+                   analysis_url=url_for("analysis.request_table_analysis", table_id=table_id))
 
 
 def _seat_names(record: Any, open_label: str) -> list[str]:
@@ -199,7 +202,7 @@ def _seat_names(record: Any, open_label: str) -> list[str]:
 
 
 def _replay(record: dict[str, Any], names: list[str], title: str, back: str | None,
-            current: str | None) -> str:
+            current: str | None, analysis_url: str) -> str:
     return _page("replay.html", tabs=data.ladder_tabs(_arena()), current=current, title=title, back=back,
                  game=record["game"], name=data.game_name(record["game"]), seat_names=names,
-                 frames=replay_frames(record))
+                 frames=replay_frames(record), analysis_url=analysis_url)

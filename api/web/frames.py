@@ -2,7 +2,9 @@
 
 Pure (engine only, no I/O). One frame per deal, per completed pass / sore-card phase, per trick and per
 round end; every frame carries every seat's hand at that moment, the trick (with who played what and who
-took it) and the running totals. Hands are tracked here from the moves rather than read back from the
+took it), the running totals and ``moves``: how many of the record's moves it shows (a decision at move
+index i is first seen on the first frame whose ``moves`` exceeds i: the analysis panel jumps there).
+Hands are tracked here from the moves rather than read back from the
 engine, because the engine deals the next round the moment the last trick of a round is taken.
 """
 
@@ -39,10 +41,12 @@ def replay_frames(record: dict[str, Any]) -> list[dict[str, Any]]:
     choices: dict[int, Any] = {}  # this phase's passes / sore cards, shown together once all are in
 
     sore_cards: list[Any] | None = None  # public once every seat has laid one; shown for the whole round
+    applied = 0  # moves of the record applied so far
 
     def frame(kind: str, label: str, **extra: Any) -> None:
         public = game.spectator_view()
-        frames.append({"kind": kind, "label": label, "round": game_round, "trick_no": trick_no,
+        frames.append({"kind": kind, "label": label, "moves": applied, "round": game_round,
+                       "trick_no": trick_no,
                        "tricks_in_round": tricks_per_round, "hands": [list(h) for h in hands],
                        "totals": list(game.totals), "trick": None, "sore_cards": sore_cards,
                        "trump": public.get("trump"), "hearts_broken": public.get("hearts_broken"), **extra})
@@ -53,6 +57,7 @@ def replay_frames(record: dict[str, Any]) -> list[dict[str, Any]]:
         seat = entry["seat"]
         phase, round_before, completed_before = game.phase, game.round_no, _completed_tricks(game)
         game.apply(seat, entry["move"])
+        applied += 1
         move = game.moves[-1]["move"]  # canonical codes
         if phase in (PASS, SORE):
             choices[seat] = move

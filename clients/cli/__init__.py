@@ -7,6 +7,7 @@
     trick-arena match URL URL URL URL --game G          a local match between HTTP bots, with a result table
     trick-arena ladder [GAME|LADDER]                    the ladder in the terminal
     trick-arena replay TABLE | --match M [--game-no N] | --file F   a finished game, trick by trick
+    trick-arena analyse --table T | --match M [--game-no N] --seat S   one seat's decisions, valued
 
 The API address comes from ``--api`` or ``$TRICK_ARENA_API`` (default http://127.0.0.1:8000).
 """
@@ -276,6 +277,72 @@ def replay(ctx: click.Context, table_id: str | None, match_id: str | None, game_
     else:
         raise click.UsageError("give a table id, --match MATCH_ID or --file PATH")
     print_replay(console, record, names, hands)
+
+
+@main.command()
+@click.option("--table", "table_id", default=None, help="A finished API table.")
+@click.option("--match", "match_id", default=None, help="A finished ladder match (with --game-no).")
+@click.option("--game-no", "--game", "game_no", default=0, show_default=True, help="Which game of the match.")
+@click.option("--seat", type=int, required=True, help="The seat whose decisions are analysed.")
+@click.option("--budget-ms", type=int, default=None, help="Search time per decision (default: the server's).")
+@click.option("--json", "as_json", is_flag=True, help="Print the analysis as JSON (progress on stderr).")
+@click.option("--poll-s", default=1.0, show_default=True, help="Seconds between progress polls.")
+@click.pass_context
+def analyse(ctx: click.Context, table_id: str | None, match_id: str | None, game_no: int, seat: int,
+            budget_ms: int | None, as_json: bool, poll_s: float) -> None:
+    """Value every decision SEAT made in a finished game (from its information at the time) and list regrets.
+
+    The service analyses it on its own workers: this asks for it, shows the progress and prints each
+    decision's chosen and best move with the regret (value of the best minus value of the chosen)."""
+    import time
+
+    if (table_id is None) == (match_id is None):
+        raise click.UsageError("give --table TABLE_ID or --match MATCH_ID [--game-no N]")
+    where = {"table_id": table_id} if table_id else {"match_id": match_id, "game_no": game_no}
+    out = Console(stderr=True) if as_json else console
+    with _api(ctx) as api:
+        state = api.request_analysis(seat, budget_ms=budget_ms, **where)
+        with Progress(TextColumn("[bold]analysing seat " + str(seat)), BarColumn(), MofNCompleteColumn(),
+                      TimeElapsedColumn(), console=out, transient=as_json) as progress:
+            task = progress.add_task("decisions", total=None)
+            while state["status"] in ("queued", "running"):
+                done, total = state["progress"]["done"], state["progress"]["total"]
+                progress.update(task, completed=done, total=total or None)
+                time.sleep(poll_s)
+                state = api.analysis(seat, budget_ms=budget_ms, **where)
+            if state["status"] == "done":
+                progress.update(task, completed=len(state["result"]["decisions"]),
+                                total=len(state["result"]["decisions"]))
+    if state["status"] != "done":
+        reason = state.get("reason", "no reason given")
+        out.print(f"[red]analysis failed[/red]: {reason} (run it again to retry)")
+        sys.exit(1)
+    if as_json:
+        click.echo(json.dumps(state["result"]))
+        return
+    console.print(analysis_table(state["result"]))
+
+
+def _move_text(move: Any) -> str:
+    return "–" if move is None else " ".join(move) if isinstance(move, list) else str(move)
+
+
+def analysis_table(report: dict[str, Any]) -> Table:
+    """One row per decision: the chosen and best move, the regret and the best few candidates' values."""
+    table = Table(title=f"{report['game']} · seat {report['seat']} · total regret {report['total_regret']} "
+                        f"over {len(report['decisions'])} decisions (mean {report['mean_regret']}) · "
+                        f"{report['budget_ms']} ms per decision")
+    for column, justify in (("move #", "right"), ("round", "right"), ("kind", "left"), ("chosen", "left"),
+                            ("best", "left"), ("regret", "right"), ("values (best first)", "left")):
+        table.add_column(column, justify=justify)  # type: ignore[arg-type]
+    for d in report["decisions"]:
+        valued = sorted((c for c in d["candidates"] if c["value"] is not None), key=lambda c: -c["value"])
+        values = "forced" if d["forced"] else "  ".join(f"{_move_text(c['move'])} {c['value']:+.2f}"
+                                                        for c in valued[:4])
+        regret = f"[red]{d['regret']:.2f}[/red]" if d["regret"] > 0 else "0"
+        table.add_row(str(d["index"]), str(d["round"] + 1), d["kind"], _move_text(d["chosen"]),
+                      _move_text(d["best"]), regret, values)
+    return table
 
 
 if __name__ == "__main__":

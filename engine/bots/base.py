@@ -82,19 +82,34 @@ BOT_NAMES = (
     "eps-0.7",
     "eps-0.8",
     "eps-0.9",
+    "search",
+    "search-10",
+    "search-50",
 )
 _EPS = re.compile(r"^eps-(0(\.\d+)?|1(\.0+)?)$")
+_SEARCH = re.compile(r"^search-([1-9]\d{0,2})$")  # search-1 .. search-999: stays inside a 1 s deadline
 
 
 def make_bot(name: object, seed: int | str | None = None) -> Bot:
-    """A house bot by name: ``random``, ``heuristic`` or ``eps-X`` (0 <= X <= 1)."""
+    """A house bot by name: ``random``, ``heuristic``, ``eps-X`` (0 <= X <= 1), ``search`` or ``search-MS``.
+
+    ``search`` is the search bot at its default budget; ``search-MS`` thinks at most MS milliseconds
+    (1..999) per decision (:mod:`engine.bots.search`).
+    """
     if name == "random":
         return RandomBot(seed)
     if name == "heuristic":
         return HeuristicBot(seed)
     if isinstance(name, str) and _EPS.match(name):
         return EpsilonBot(float(name[4:]), seed)
-    raise ValueError(f"unknown house bot {name!r}; use random, heuristic or eps-0.1 .. eps-0.9")
+    if isinstance(name, str) and (name == "search" or _SEARCH.match(name)):
+        from .search import DEFAULT_BUDGET_MS, SearchBot  # late: search imports the game modules
+
+        budget = DEFAULT_BUDGET_MS if name == "search" else int(name[7:])
+        return SearchBot(budget, seed, name=name)
+    raise ValueError(
+        f"unknown house bot {name!r}; use random, heuristic, eps-0.1 .. eps-0.9, search or search-MS (1..999)"
+    )
 
 
 def play_game(game: GameState[Any], bots: Sequence[Bot]) -> GameState[Any]:

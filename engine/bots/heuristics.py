@@ -1,56 +1,103 @@
 """Per-game heuristic policies: simple, explainable, and clearly better than random.
 
-Each takes a seat view and returns a legal move.  They read only what the view
-shows (own hand, public table), so they are fair opponents for any bot.
+Each policy decides from a :class:`Situation`: what one seat knows now (its legal cards, the trick so
+far, what each seat has won, trump, sore suits), in card ints.  :func:`heuristic_move` builds it from
+a seat view, so the heuristic reads only what the view shows; the search's rollouts
+(:mod:`engine.bots.rollout`) keep one up to date move by move and call the same policies.
+
+>>> import engine
+>>> g = engine.new_game("spot-hearts", players=4, seed=1)
+>>> heuristic_move(g.view(0))          # pass the three most dangerous cards
+['AH', 'KC', 'KD']
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass, field
 
 from ..cards import CODES, RANK_OF, SUIT_OF, SUITS, Card
 from ..games import card_commons, sloppy_seconds, sore_spot, spot_hearts
 from ..rules import QUEEN_OF_SPADES
 from ..shapes import Decision, Move, SeatView
 
-Policy = Callable[[SeatView], Move]
+
+@dataclass
+class Situation:
+    """One seat's decision in card ints: everything a heuristic policy reads."""
+
+    game: str
+    players: int
+    seat: int
+    kind: str  # "play", "pass" or "sore"
+    count: int
+    legal: list[int]
+    trick: list[int] = field(default_factory=list)
+    trick_seats: list[int] = field(default_factory=list)
+    won: list[list[int]] = field(default_factory=list)  # Sloppy Seconds: per seat, per suit, values won
+    broken: list[int] = field(default_factory=list)  # Sloppy Seconds: suits broken, in order
+    trump: int | None = None  # Sloppy Seconds
+    sore: list[int | None] = field(default_factory=list)  # Sore Spot: each seat's sore suit, once laid
 
 
-def _ints(cards: list[str]) -> list[int]:
-    return [Card.parse(c) for c in cards]
+Policy = Callable[[Situation], Move]
 
 
-def _decision(view: SeatView) -> Decision:
+def decision_of(view: SeatView) -> Decision:
+    """The seat's pending decision (ValueError when it has none)."""
     decision = view["decision"]
     if decision is None:
         raise ValueError("this seat has nothing to decide now")
     return decision
 
 
-def _trick_cards(view: SeatView) -> list[int]:
-    return [Card.parse(e["card"]) for e in view["trick"]["cards"]]
+def situation(view: SeatView) -> Situation:
+    """The :class:`Situation` of a seat view's decision."""
+    decision = decision_of(view)
+    n = view["players"]
+    sit = Situation(
+        game=view["game"], players=n, seat=view["seat"], kind=decision["kind"], count=decision["count"],
+        legal=[Card.parse(c) for c in decision["legal"]],
+        trick=[Card.parse(e["card"]) for e in view["trick"]["cards"]],
+        trick_seats=[e["seat"] for e in view["trick"]["cards"]],
+    )
+    if view["game"] == "sloppy-seconds":
+        sit.won = [[0] * 4 for _ in range(n)]
+        for t in view["tricks"]:
+            winner = t["winner"]
+            if winner is None:
+                continue
+            for code in t["cards"]:
+                c = Card.parse(code)
+                sit.won[winner][SUIT_OF[c]] += sloppy_seconds.VALUE[c]
+        sit.broken = [SUITS.index(s) for s in view.get("broken", [])]
+        trump = view.get("trump")
+        sit.trump = None if trump is None else SUITS.index(trump)
+    if view["game"] == "sore-spot":
+        sit.sore = [None if c is None else SUIT_OF[Card.parse(c)] for c in view["sore_cards"]]
+    return sit
 
 
 # ----- hearts family (Spot Hearts, Card Commons): avoid points ---------------------------
 
 
-def _hearts_policy(points: tuple[int, ...]) -> Policy:
-    def danger(c: int) -> int:
-        # Pass away the cards most likely to collect points: the Q♠ and the spades above it,
-        # then high cards, hearts first.
-        if c == QUEEN_OF_SPADES:
-            return 100
-        if SUIT_OF[c] == 3 and RANK_OF[c] > 12:
-            return 90 + RANK_OF[c]
-        return RANK_OF[c] * 4 + (3 if points[c] else 0)
+def pass_danger(c: int, points: tuple[int, ...]) -> int:
+    """How much a hearts-game pass wants rid of card ``c``: the Q♠ and the spades above it, then high
+    cards, hearts first."""
+    if c == QUEEN_OF_SPADES:
+        return 100
+    if SUIT_OF[c] == 3 and RANK_OF[c] > 12:
+        return 90 + RANK_OF[c]
+    return RANK_OF[c] * 4 + (3 if points[c] else 0)
 
-    def policy(view: SeatView) -> Move:
-        decision = _decision(view)
-        legal = _ints(decision["legal"])
-        if decision["kind"] == "pass":
-            worst = sorted(legal, key=danger, reverse=True)[: decision["count"]]
+
+def _hearts_policy(points: tuple[int, ...]) -> Policy:
+    def policy(sit: Situation) -> Move:
+        legal = sit.legal
+        if sit.kind == "pass":
+            worst = sorted(legal, key=lambda c: pass_danger(c, points), reverse=True)[: sit.count]
             return [CODES[c] for c in worst]
-        trick = _trick_cards(view)
+        trick = sit.trick
         if not trick:  # lead the lowest card, hearts last
             return CODES[min(legal, key=lambda c: (points[c] > 0, RANK_OF[c]))]
         led = SUIT_OF[trick[0]]
@@ -60,7 +107,7 @@ def _hearts_policy(points: tuple[int, ...]) -> Policy:
         under = [c for c in legal if RANK_OF[c] < high]
         if under:  # duck as high as possible
             return CODES[max(under, key=lambda c: RANK_OF[c])]
-        last = len(trick) == view["players"] - 1
+        last = len(trick) == sit.players - 1
         safe = [c for c in legal if c != QUEEN_OF_SPADES]
         if last and not any(points[c] for c in trick):
             return CODES[max(safe or legal, key=lambda c: RANK_OF[c])]
@@ -69,75 +116,76 @@ def _hearts_policy(points: tuple[int, ...]) -> Policy:
     return policy
 
 
-# ----- Sloppy Seconds: aim at the second-highest total of each suit ---------------------------
+# ----- Sloppy Seconds: play for second place in every suit ---------------------------------------
+
+LEAD_PENALTY = 0.5  # per point of lead in a suit: a leader scores nothing for it, and leads are hard to lose
 
 
-def _sloppy_policy(view: SeatView) -> Move:
-    legal = _ints(_decision(view)["legal"])
-    me = view["seat"]
-    n = view["players"]
-    value = sloppy_seconds.VALUE
-    totals = [[0] * 4 for _ in range(n)]
-    for t in view["tricks"]:
-        if t["winner"] is not None:
-            for code in t["cards"]:
-                c = Card.parse(code)
-                totals[t["winner"]][SUIT_OF[c]] += value[c]
-    trick = _trick_cards(view)
-    broken = [SUITS.index(s) for s in view.get("broken", [])]
-    trump_code = view.get("trump")
-    trump = None if trump_code is None else SUITS.index(trump_code)
+def sloppy_trick_winner(cards: list[int], trump: int | None, broken: list[int]) -> tuple[int, int | None]:
+    """(index of the winning card, trump after the trick) for a trick so far, breaking suits as played.
 
-    def my_score(extra: list[int]) -> int:
-        score = 0
-        for suit in range(4):
-            per_seat = [totals[s][suit] for s in range(n)]
-            per_seat[me] += sum(value[c] for c in extra if SUIT_OF[c] == suit)
-            score += sloppy_seconds.second_place_scores(per_seat)[me]
-        return score
+    >>> sloppy_trick_winner([Card.parse(c) for c in ["9D", "4H", "KD", "2S"]], None, [])
+    (3, 3)
+    """
+    led = SUIT_OF[cards[0]]
+    broken = list(broken)
+    for c in cards[1:]:
+        suit = SUIT_OF[c]
+        if suit != led and suit not in broken:
+            broken.append(suit)
+            if len(broken) == 2 and trump is None:
+                trump = suit
 
-    def wins(c: int) -> bool:
-        cards = [*trick, c]
-        t, b = trump, list(broken)
-        if trick and SUIT_OF[c] != SUIT_OF[trick[0]] and SUIT_OF[c] not in b:
-            b.append(SUIT_OF[c])
-            if len(b) == 2 and t is None:
-                t = SUIT_OF[c]
-        led = SUIT_OF[cards[0]]
+    def strength(x: int) -> int:
+        return RANK_OF[x] + (100 if SUIT_OF[x] == trump else 50 if SUIT_OF[x] == led else 0)
 
-        def strength(x: int) -> int:
-            return RANK_OF[x] + (100 if SUIT_OF[x] == t else 50 if SUIT_OF[x] == led else 0)
+    return max(range(len(cards)), key=lambda i: strength(cards[i])), trump
 
-        return max(cards, key=strength) == c
 
-    base = my_score([])
+def sloppy_outlook(won: list[list[int]], me: int) -> float:
+    """My points if the hand ended now (R-SL-SECOND per suit), less a penalty for each suit I lead."""
+    score = 0.0
+    for suit in range(4):
+        totals = [w[suit] for w in won]
+        score += sloppy_seconds.second_place_scores(totals)[me]
+        lead = totals[me] - max(t for s, t in enumerate(totals) if s != me)
+        if lead > 0:
+            score -= LEAD_PENALTY * lead
+    return score
 
-    def merit(c: int) -> tuple[int, int]:
-        gain = my_score([*trick, c]) - base if wins(c) else 0
-        # Equal gains: keep high cards for later, shed low ones.
-        return gain, -RANK_OF[c]
 
-    return CODES[max(legal, key=merit)]
+def _sloppy_policy(sit: Situation) -> Move:
+    """Value each card by the outlook after the trick goes where it would go now (exact when playing
+    last), so the seat takes cards where that puts it second and feeds them to a suit's leader
+    otherwise; equal outlooks keep high cards and shed low ones."""
+    me, value = sit.seat, sloppy_seconds.VALUE
+
+    def merit(c: int) -> tuple[float, int]:
+        cards = [*sit.trick, c]
+        seats = [*sit.trick_seats, me]
+        index, _ = sloppy_trick_winner(cards, sit.trump, sit.broken)
+        won = [list(w) for w in sit.won]
+        for x in cards:
+            won[seats[index]][SUIT_OF[x]] += value[x]
+        return sloppy_outlook(won, me), -RANK_OF[c]
+
+    return CODES[max(sit.legal, key=merit)]
 
 
 # ----- Sore Spot: win tricks that carry no sore cards of yours, shed your sore suit ---------------
 
 
-def _sore_policy(view: SeatView) -> Move:
-    decision = _decision(view)
-    legal = _ints(decision["legal"])
+def _sore_policy(sit: Situation) -> Move:
+    legal = sit.legal
     number = sore_spot.NUMBER
-    if decision["kind"] == "sore":
+    if sit.kind == "sore":
         # The suit I hold most of (by number) leaves the fewest of it out to hurt me; lay its cheapest card.
         def holding(suit: int) -> int:
             return sum(number[c] + 1 for c in legal if SUIT_OF[c] == suit)
 
         suit = max(range(4), key=holding)
         return CODES[min((c for c in legal if SUIT_OF[c] == suit), key=lambda c: number[c])]
-    me = view["seat"]
-    sore = [None if c is None else SUIT_OF[Card.parse(c)] for c in view["sore_cards"]]
-    trick = _trick_cards(view)
-    seats = [e["seat"] for e in view["trick"]["cards"]]
+    me, sore, trick, seats = sit.seat, sit.sore, sit.trick, sit.trick_seats
 
     def worth(cards: list[int], seat: int) -> int:
         return sum(-number[c] if SUIT_OF[c] == sore[seat] else 1 for c in cards)
@@ -175,4 +223,5 @@ POLICIES: dict[str, Policy] = {
 
 
 def heuristic_move(view: SeatView) -> Move:
-    return POLICIES[view["game"]](view)
+    """The game's heuristic move for a seat view."""
+    return POLICIES[view["game"]](situation(view))

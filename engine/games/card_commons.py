@@ -12,7 +12,9 @@ from .hearts import HeartsFamily
 if TYPE_CHECKING:
     from ..state import GameState
 
-POINTS = tuple(1 if SUIT_OF[c] == HEARTS else 13 if c == QUEEN_OF_SPADES else 0 for c in range(52))
+POINTS: tuple[int, ...] = tuple(
+    1 if SUIT_OF[c] == HEARTS else 13 if c == QUEEN_OF_SPADES else 0 for c in range(52)
+)
 MOON = 26
 
 

@@ -13,7 +13,7 @@ if TYPE_CHECKING:
     from ..state import GameState
 
 # R-SL-RANK: A ranks high in play but scores 1; J 11, Q 12, K 13.
-VALUE = tuple(1 if RANK_OF[c] == 14 else RANK_OF[c] for c in range(52))
+VALUE: tuple[int, ...] = tuple(1 if RANK_OF[c] == 14 else RANK_OF[c] for c in range(52))
 MIN_HAND_SCORE = 5  # R-SL-MIN5
 
 

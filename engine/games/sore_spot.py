@@ -14,7 +14,7 @@ if TYPE_CHECKING:
     from ..state import GameState
 
 # R-SS-NUM: A = 0, 2..10 face value, J 11, Q 12, K 13.
-NUMBER = tuple(0 if RANK_OF[c] == 14 else RANK_OF[c] for c in range(52))
+NUMBER: tuple[int, ...] = tuple(0 if RANK_OF[c] == 14 else RANK_OF[c] for c in range(52))
 ACE = 14
 
 # R-SS-DECK: the cards used by player count.

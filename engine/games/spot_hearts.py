@@ -14,7 +14,9 @@ if TYPE_CHECKING:
     from ..state import GameState
 
 # R-SH-SCORE: hearts score their rank (2..14), the Q♠ 25; 129 per round.
-POINTS = tuple(RANK_OF[c] if SUIT_OF[c] == HEARTS else 25 if c == QUEEN_OF_SPADES else 0 for c in range(52))
+POINTS: tuple[int, ...] = tuple(
+    RANK_OF[c] if SUIT_OF[c] == HEARTS else 25 if c == QUEEN_OF_SPADES else 0 for c in range(52)
+)
 
 
 def is_penalty(c: int) -> bool:

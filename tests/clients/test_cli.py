@@ -138,3 +138,29 @@ def test_serve_loads_a_bot_by_module_and_class(tmp_path) -> None:
 
     with pytest.raises(click.BadParameter, match="2 Bot subclasses"):
         load_bot(str(tmp_path / "two.py"))
+
+
+def test_analyse_a_finished_table_with_progress_and_json(app, live_server, redis_url, key_prefix,
+                                                         rq_worker) -> None:
+    from core import keys
+    from tests.web.site import play_table_through_api
+
+    client = app.test_client()
+    finished, _ = play_table_through_api(client, "sore-spot", {"rounds": 1})
+    live, _ = play_table_through_api(client, "spot-hearts", {}, moves=3)
+    refused = CliRunner().invoke(main, ["--api", live_server, "analyse", "--table", live, "--seat", "0"])
+    assert refused.exit_code == 1 and "API error 409" in refused.output and "still in play" in refused.output
+    rq_worker(keys.analysis_queue(key_prefix))
+    out = run("--api", live_server, "analyse", "--table", finished, "--seat", "1", "--budget-ms", "10",
+              "--poll-s", "0.2")
+    assert "analysing seat 1" in out and "13/13" in out  # the progress bar, complete
+    assert "sore-spot · seat 1 · total regret" in out and "over 13 decisions" in out
+    result = CliRunner().invoke(main, ["--api", live_server, "analyse", "--table", finished, "--seat", "1",
+                                       "--budget-ms", "10", "--json"], catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    report = json.loads(result.stdout)  # the cached analysis: JSON alone on stdout
+    assert report["seat"] == 1 and len(report["decisions"]) == 13
+    rows = [line.split("│") for line in out.splitlines() if line.count("│") >= 7]
+    printed = {(cells[1].strip(), cells[3].strip(), cells[4].strip()) for cells in rows}
+    for d in report["decisions"]:  # one row per decision: move number, kind, chosen move
+        assert (str(d["index"]), d["kind"], d["chosen"]) in printed

@@ -38,8 +38,9 @@ def test_random_against_random_shows_no_edge():
     assert stats.wilcoxon(diffs).pvalue > 0.01
 
 
-@pytest.mark.parametrize("name", BOT_NAMES)
+@pytest.mark.parametrize("name", [n for n in BOT_NAMES if not n.startswith("search")])
 def test_every_house_bot_plays_only_legal_moves(name):
+    """(The search bots: tests/engine/test_engine_search.py, on a small budget.)"""
     for game_id, players in [
         ("sore-spot", 5),
         ("card-commons", 3),
@@ -57,6 +58,12 @@ def test_bots_are_deterministic_per_seed():
     assert run() == run()
 
 
-def test_unknown_bot_name():
+@pytest.mark.parametrize("name", ["eps-2", "search-0", "search-1000", "search-x", "searching"])
+def test_unknown_bot_name(name):
     with pytest.raises(ValueError, match="unknown house bot"):
-        make_bot("eps-2")
+        make_bot(name)
+
+
+def test_search_names():
+    assert make_bot("search").budget_ms == 250 and make_bot("search").name == "search"
+    assert make_bot("search-50").budget_ms == 50 and make_bot("search-999").name == "search-999"

@@ -134,3 +134,24 @@ def test_bench_prints_one_json_line():
     line = json.loads(proc.stdout.strip().splitlines()[-1])
     assert {"game", "rounds", "decisions", "seconds", "rounds_per_s", "decisions_per_s"} <= set(line)
     assert line["rounds"] == 20 and line["decisions"] > 20 * 52
+
+
+def test_analyse_prints_every_decision_of_the_seat_as_json(tmp_path):
+    g = play_game(engine.new_game("sore-spot", 3, {"rounds": 1}, seed=6), [RandomBot(s) for s in range(3)])
+    path = tmp_path / "game.json"
+    path.write_text(json.dumps(g.record()))
+    out = run("analyse", str(path), "--seat", "1", "--budget-ms", "2", "--json")
+    assert out.returncode == 0, out.stderr
+    report = json.loads(out.stdout)
+    assert report["seat"] == 1 and len(report["decisions"]) == 13 and report["seat_total"] == g.totals[1]
+    assert "13/13 decisions" in out.stderr  # the progress line
+    bad = run("analyse", str(tmp_path / "missing.json"), "--seat", "1")
+    assert bad.returncode == 1 and "error" in bad.stderr
+
+
+def test_duel_prints_a_p_value():
+    out = run("duel", "--game", "sore-spot", "--players", "3", "--bots", "heuristic,random", "--duplicate",
+              "--games", "2", "--option", "rounds=1")
+    assert out.returncode == 0, out.stderr
+    report = json.loads(out.stdout)
+    assert report["pairs"] == 6 and 0 <= report["sign_p"] <= 1 and report["a_decisions"] == 6 * 13

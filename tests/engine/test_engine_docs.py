@@ -36,6 +36,13 @@ print(json.dumps(results))
 """
 
 
+def test_docs_sample_world_example_runs():
+    blocks = re.findall(r"```python\n(.*?)```", DOC.read_text(), re.S)
+    example = next(b for b in blocks if "sample_world" in b)
+    exec(compile(example, str(DOC), "exec"), {})
+
+
+
 @pytest.fixture(scope="module")
 def doctest_results() -> dict[str, list[int]]:
     env = {**os.environ, "TRICK_ARENA_ENGINE": "interpreted"}

@@ -100,12 +100,12 @@ def test_make_run_honours_the_prefix_and_ctrl_c_stops_redis_last(tmp_path: Path,
     assert "Traceback" not in text, text
     assert "SIGKILL" not in text, text
     stopped = [line for line in text.splitlines() if " stopped (rc=" in line]
-    assert len(stopped) == 5, text  # redis, web, worker, scheduler, arena.1
+    assert len(stopped) == 6, text  # redis, web, worker, scheduler, arena.1, analysis
     # Redis last for everything that talks to it: the scheduler and the workers have stopped, and so have
     # gunicorn's workers (its master holds no Redis connection and may log its own exit a moment later).
     lines = text.splitlines()
     redis_down = next(i for i, line in enumerate(lines) if "redis.1" in line and "shutdown" in line.lower())
-    for name in ("scheduler.1 stopped", "worker.1 stopped", "arena.1 stopped"):
+    for name in ("scheduler.1 stopped", "worker.1 stopped", "arena.1 stopped", "analysis.1 stopped"):
         assert any(name in line for line in lines[:redis_down]), f"Redis did not stop last:\n{text}"
     exits = [i for i, line in enumerate(lines) if "web.1" in line and "Worker exiting" in line]
     assert exits and max(exits) < redis_down, f"Redis stopped before the API's workers:\n{text}"

@@ -259,14 +259,15 @@ def _python(*args: str, env: dict[str, str]) -> subprocess.Popen:
 
 
 def test_workers_and_the_scheduler_outlive_a_redis_restart(own_redis, key_prefix):
-    """The Procfile's long-running processes (house-bot worker, arena worker, arena scheduler) must ride out
+    """The Procfile's long-running processes (house-bot, arena and analysis workers, arena scheduler) ride out
     a Redis restart by themselves: under honcho, one process exiting stops the whole service."""
     from rq import Queue
 
+    from core.analysis_store import AnalysisStore, AnalysisSubject
     from core.arena_model import LadderConfig
     from core.arena_store import ArenaStore
-    from core.keys import arena_queue, house_queue
-    from core.queues import enqueue_drive
+    from core.keys import analysis_queue, arena_queue, house_queue
+    from core.queues import enqueue_analysis, enqueue_drive
     from core.tables import SeatKind, SeatSpec, TableStore
 
     conn = redis.Redis.from_url(own_redis.url)
@@ -289,10 +290,11 @@ def test_workers_and_the_scheduler_outlive_a_redis_restart(own_redis, key_prefix
         "TA_KEY_PREFIX": key_prefix,
         "TA_ARENA_TICK_S": "0.2",
     }
-    # The commands of the Procfile's worker:, arena: and scheduler: lines.
+    # The commands of the Procfile's worker:, arena:, analysis: and scheduler: lines.
     processes = {
         "house worker": _python("-m", "arena", "worker", "--simple", "--house", env=env),
         "arena worker": _python("-m", "arena", "worker", "--simple", env=env),
+        "analysis worker": _python("-m", "arena", "worker", "--simple", "--analysis", env=env),
         "scheduler": _python("-m", "arena", "scheduler", "--no-default-ladders", env=env),
     }
     try:
@@ -308,7 +310,8 @@ def test_workers_and_the_scheduler_outlive_a_redis_restart(own_redis, key_prefix
         died = [name for name, process in processes.items() if process.poll() is not None]
         assert died == [], f"exited when Redis restarted: {died}"
 
-        # And they work again: the ladder rates new matches, the house worker drives a new table.
+        # And they work again: the ladder rates new matches, the house worker drives a new table, the
+        # analysis worker analyses a seat of the table once it is over.
         def rated_after_restart() -> bool:
             docs = [arena.match(m) for m in arena.recent_matches("ss3", limit=50)]
             return any(d and d["status"] == "rated" and d.get("finished", 0) > restarted_at for d in docs)
@@ -319,6 +322,13 @@ def test_workers_and_the_scheduler_outlive_a_redis_restart(own_redis, key_prefix
         deadline = time.monotonic() + 40
         while not (rated_after_restart() and tables.load_table(table.table_id).over):
             assert time.monotonic() < deadline, "no work done after the restart"
+            time.sleep(0.2)
+        analyses = AnalysisStore(conn, key_prefix)
+        subject = AnalysisSubject.for_table(table.table_id, seat=0, budget_ms=10)
+        analyses.request(subject)
+        enqueue_analysis(Queue(analysis_queue(key_prefix), connection=conn), subject.key, key_prefix)
+        while (analyses.get(subject) or {}).get("status") != "done":
+            assert time.monotonic() < deadline + 30, f"no analysis after the restart: {analyses.get(subject)}"
             time.sleep(0.2)
         assert Queue(arena_queue(key_prefix), connection=conn).connection.ping()
     finally:

@@ -71,7 +71,7 @@ def site(redis_url: str, session_prefix: str) -> Iterator[dict]:
                       "LIMIT_TABLE_CREATION": "1000/minute"})
     built = build_site(app, redis_url, prefix, matches=3)
     with serving(app) as base_url:
-        yield {**built, "app": app, "base": base_url}
+        yield {**built, "app": app, "base": base_url, "prefix": prefix, "redis_url": redis_url}
 
 
 def wait(browser, condition, timeout: float = 10.0):
@@ -155,6 +155,63 @@ def test_replay_steps_forward_trick_by_trick_with_all_hands(browser, site, shots
     browser.save_screenshot(str(shots / "replay.png"))
     browser.find_element(By.ID, "last").click()
     assert browser.find_element(By.ID, "frame-label").text.startswith("Game over")
+
+
+def test_replay_analyses_a_seat_and_jumps_to_its_costliest_decision(browser, site, shots) -> None:
+    """The "Analyse" control asks the API (a real analysis worker runs it), shows the progress, then every
+    candidate's value beside the seat's decisions, and the costliest decisions jump to their frame."""
+    import subprocess
+    import sys
+
+    from tests.conftest import REPO_ROOT
+    from tools.devserve import stop
+
+    match_id = site["matches"]["sore-spot-4p"][0]
+    env = {**os.environ, "PYTHONPATH": str(REPO_ROOT), "REDIS_URL": site["redis_url"],
+           "TA_KEY_PREFIX": site["prefix"]}
+    worker = subprocess.Popen([sys.executable, "-m", "arena", "worker", "--simple", "--analysis"],
+                              cwd=REPO_ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        browser.get(f"{site['base']}/matches/{match_id}/games/0")
+        replay = wait(browser, lambda: browser.find_element(By.ID, "replay"))
+        names = json.loads(replay.get_attribute("data-seats"))
+        seat = names.index("random")  # the seat whose choices cost the most
+        browser.find_element(By.CSS_SELECTOR, f"#analysis-seat option[value='{seat}']").click()
+        browser.find_element(By.ID, "analyse").click()
+        wait(browser, lambda: replay.get_attribute("data-analysis") == "done", timeout=120)
+    finally:
+        stop(worker, timeout=10)
+    status = browser.find_element(By.ID, "analysis-status").text
+    assert status.startswith("random: total regret") and "13 decisions" in status
+    answer = site["app"].test_client().get(f"/api/matches/{match_id}/games/0/analysis?seat={seat}")
+    result = answer.get_json()["result"]
+    costly = sorted((d for d in result["decisions"] if d["regret"] > 0), key=lambda d: -d["regret"])
+    assert costly, "a random seat with no regret at all"
+    jumps = browser.find_elements(By.CSS_SELECTOR, "#costliest .jump")
+    assert len(jumps) == min(8, len(costly))
+    assert jumps[0].text.startswith(f"regret {costly[0]['regret']}")
+    target = jumps[0].get_attribute("data-frame")
+    jumps[0].click()
+    assert replay.get_attribute("data-index") == target
+    # Beside the frame: the decision, every candidate with its value, the chosen one and the best marked.
+    worst = costly[0]
+    box = browser.find_element(By.CSS_SELECTOR, f"#analysis-here .decision[data-index='{worst['index']}']")
+    rows = box.find_elements(By.CSS_SELECTOR, "tr")
+    moves = sorted(c["move"] for c in worst["candidates"])
+    assert sorted(r.get_attribute("data-move") for r in rows) == moves
+    chosen = box.find_element(By.CSS_SELECTOR, "tr.chosen")
+    best = box.find_element(By.CSS_SELECTOR, "tr.best")
+    assert chosen.get_attribute("data-move") == costly[0]["chosen"]
+    assert best.get_attribute("data-move") == costly[0]["best"]
+    values = {c["move"]: c["value"] for c in costly[0]["candidates"]}
+    assert values[costly[0]["best"]] == max(values.values())
+    for row in rows:
+        assert row.find_elements(By.TAG_NAME, "td")[1].text == f"{values[row.get_attribute('data-move')]:.2f}"
+    if costly[0]["kind"] == "play":  # the trick on the felt at that frame holds the card the seat chose
+        trick = [c.get_attribute("data-card")
+                 for c in browser.find_elements(By.CSS_SELECTOR, "#felt .trick .pc")]
+        assert costly[0]["chosen"] in trick
+    browser.save_screenshot(str(shots / "replay-analysis.png"))
 
 
 def test_live_table_shows_card_backs_only_and_follows_the_game(browser, site, shots) -> None:

@@ -97,3 +97,17 @@ def test_a_record_that_does_not_replay_raises() -> None:
     record["moves"][5]["move"] = "ZZ"
     with pytest.raises(engine.EngineError):
         replay_frames(record)
+
+
+@pytest.mark.parametrize("game_id", ["spot-hearts", "sore-spot"])
+def test_each_frame_counts_the_moves_it_shows(game_id: str) -> None:
+    """The analysis panel finds a decision's frame by `moves`: the frame where that move first shows."""
+    record = finished_game(game_id).record()
+    frames = replay_frames(record)
+    counts = [f["moves"] for f in frames]
+    assert counts[0] == 0 and counts == sorted(counts) and counts[-1] == len(record["moves"])
+    for frame in frames:
+        if frame["kind"] == "trick":  # the trick's last card is the last move this frame shows
+            last = record["moves"][frame["moves"] - 1]
+            assert (last["seat"], last["move"]) == (frame["trick"]["cards"][-1]["seat"],
+                                                    frame["trick"]["cards"][-1]["card"])

@@ -123,12 +123,154 @@
     return frame.label;
   }
 
+  function cardText(code) {
+    var span = document.createElement("span");
+    var suit = SUITS[code.slice(-1)] || ["?", "black"];
+    span.className = "ct " + suit[1];
+    span.textContent = (code.slice(0, -1) === "T" ? "10" : code.slice(0, -1)) + suit[0];
+    return span;
+  }
+
+  function moveNode(move) {
+    var node = document.createElement("span");
+    node.className = "move";
+    (Array.isArray(move) ? move : [move]).forEach(function (code) { node.appendChild(cardText(String(code))); });
+    return node;
+  }
+
+  function moveKey(move) { return Array.isArray(move) ? move.slice().sort().join(" ") : String(move); }
+
+  function cell(row, content) {
+    var td = document.createElement("td");
+    if (typeof content === "string") td.textContent = content; else td.appendChild(content);
+    row.appendChild(td);
+  }
+
+  // The analysis panel of a replay: asks the API for one seat's analysis (POST, then polls the Location),
+  // then shows that seat's decisions on the frame they are played in (every candidate's value, the chosen
+  // move and the best) and the costliest decisions as links to their frames. Returns the frame hook.
+  function startAnalysis(root, frames, names, jump) {
+    var url = root.getAttribute("data-analysis-url");
+    var select = root.querySelector("#analysis-seat"), button = root.querySelector("#analyse");
+    var status = root.querySelector("#analysis-status"), bar = root.querySelector("#analysis-progress");
+    var here = root.querySelector("#analysis-here"), list = root.querySelector("#costliest");
+    var head = root.querySelector("#costliest-head");
+    var report = null, shown = 0;
+    function frameOf(index) {
+      for (var i = 0; i < frames.length; i++) if (frames[i].moves > index) return i;
+      return frames.length - 1;
+    }
+    function describeDecision(d) {
+      return "Round " + (d.round + 1) + " · " + d.kind + (d.forced ? " (forced)" : "") +
+        (d.regret > 0 ? " · regret " + d.regret : "");
+    }
+    function drawHere(i) {
+      shown = i;
+      here.innerHTML = "";
+      if (!report) return;
+      var from = i > 0 ? frames[i - 1].moves : 0, to = frames[i].moves;
+      report.decisions.filter(function (d) { return d.index >= from && d.index < to; }).forEach(function (d) {
+        var box = document.createElement("div");
+        box.className = "decision";
+        box.setAttribute("data-index", String(d.index));
+        var title = document.createElement("h4");
+        title.textContent = names[report.seat] + " · " + describeDecision(d);
+        box.appendChild(title);
+        var table = document.createElement("table");
+        var chosen = moveKey(d.chosen), best = d.best === null ? null : moveKey(d.best);
+        d.candidates.slice().sort(function (a, b) {
+          return (b.value === null ? -1e9 : b.value) - (a.value === null ? -1e9 : a.value);
+        }).forEach(function (c) {
+          var row = document.createElement("tr"), key = moveKey(c.move), marks = [];
+          if (key === chosen) marks.push("chosen");
+          if (key === best) marks.push("best");
+          row.className = marks.join(" ");
+          row.setAttribute("data-move", key);
+          cell(row, moveNode(c.move));
+          cell(row, c.value === null ? "–" : c.value.toFixed(2));
+          cell(row, marks.join(" · "));
+          table.appendChild(row);
+        });
+        box.appendChild(table);
+        here.appendChild(box);
+      });
+    }
+    function drawCostliest() {
+      list.innerHTML = "";
+      var costly = report.decisions.filter(function (d) { return d.regret > 0; })
+        .sort(function (a, b) { return b.regret - a.regret; }).slice(0, 8);
+      head.hidden = false;
+      if (!costly.length) {
+        var none = document.createElement("li");
+        none.textContent = "no decision cost anything";
+        list.appendChild(none);
+      }
+      costly.forEach(function (d) {
+        var item = document.createElement("li"), link = document.createElement("button");
+        link.type = "button";
+        link.className = "jump";
+        link.setAttribute("data-frame", String(frameOf(d.index)));
+        link.appendChild(document.createTextNode("regret " + d.regret + " · round " + (d.round + 1) + " · chose "));
+        link.appendChild(moveNode(d.chosen));
+        if (d.best !== null) { link.appendChild(document.createTextNode(" not ")); link.appendChild(moveNode(d.best)); }
+        link.onclick = function () { jump(frameOf(d.index)); };
+        item.appendChild(link);
+        list.appendChild(item);
+      });
+    }
+    function progress(state) {
+      var p = state.progress || {done: 0, total: 0};
+      bar.hidden = false;
+      bar.max = Math.max(1, p.total);
+      bar.value = p.done;
+      status.textContent = state.status === "queued" ? "Queued…" : "Analysing: decision " + p.done + " of " + p.total;
+    }
+    function settle(state) {
+      root.setAttribute("data-analysis", state.status);
+      if (state.status === "failed") {
+        status.textContent = "The analysis failed: " + (state.reason || "unknown reason") + ".";
+        button.disabled = false;
+        return;
+      }
+      if (state.status !== "done") { progress(state); setTimeout(function () { poll(state.url); }, 1000); return; }
+      report = state.result;
+      bar.hidden = true;
+      button.disabled = false;
+      status.textContent = names[report.seat] + ": total regret " + report.total_regret + " over " +
+        report.decisions.length + " decisions (mean " + report.mean_regret + ") · " + report.budget_ms +
+        " ms of search per decision";
+      drawCostliest();
+      drawHere(shown);
+    }
+    function failed(response) {
+      return response.json().then(function (problem) {
+        root.setAttribute("data-analysis", "refused");
+        status.textContent = problem.detail || "the analysis was refused";
+        button.disabled = false;
+      });
+    }
+    function poll(location) {
+      fetch(location, {cache: "no-store"}).then(function (r) { return r.ok ? r.json().then(settle) : failed(r); })
+        .catch(function () { setTimeout(function () { poll(location); }, 2000); });
+    }
+    button.onclick = function () {
+      button.disabled = true;
+      report = null;
+      here.innerHTML = "";
+      status.textContent = "Asking for the analysis…";
+      fetch(url + "?seat=" + encodeURIComponent(select.value), {method: "POST"})
+        .then(function (r) { return r.ok ? r.json().then(settle) : failed(r); })
+        .catch(function () { status.textContent = "The server could not be reached."; button.disabled = false; });
+    };
+    return drawHere;
+  }
+
   function startReplay(root) {
     var frames = JSON.parse(root.getAttribute("data-frames"));
     var names = JSON.parse(root.getAttribute("data-seats"));
     var felt = root.querySelector("#felt"), label = root.querySelector("#frame-label");
     var step = root.querySelector("#step"), scrub = root.querySelector("#scrub"), play = root.querySelector("#play");
-    var index = 0, timer = null;
+    var index = 0, timer = null, onShow = null;
     function show(i) {
       index = Math.max(0, Math.min(frames.length - 1, i));
       var frame = frames[index];
@@ -137,6 +279,7 @@
       step.textContent = String(index + 1);
       scrub.value = String(index);
       root.setAttribute("data-index", String(index));
+      if (onShow) onShow(index);
       if (index === frames.length - 1) stop();
     }
     function stop() { if (timer) { clearInterval(timer); timer = null; } play.textContent = "\u25B6 Play"; }
@@ -153,12 +296,14 @@
     play.onclick = toggle;
     scrub.oninput = function () { stop(); show(parseInt(scrub.value, 10)); };
     document.addEventListener("keydown", function (event) {
+      if (event.target && event.target.tagName === "SELECT") return;  // the analysis seat picker's own keys
       if (event.key === "ArrowRight") { stop(); show(index + 1); }
       else if (event.key === "ArrowLeft") { stop(); show(index - 1); }
       else if (event.key === "Home") { stop(); show(0); }
       else if (event.key === "End") { stop(); show(frames.length - 1); }
       else if (event.key === " ") { event.preventDefault(); toggle(); }
     });
+    if (root.querySelector("#analysis")) onShow = startAnalysis(root, frames, names, function (i) { stop(); show(i); });
     show(0);
   }
 

@@ -152,7 +152,31 @@ class ArenaClient:
         """The engine's replay record of one game of a rated match."""
         return self.http.request("GET", f"/api/matches/{match_id}/games/{game_no}/replay")
 
+    # --- analysis of a finished game --------------------------------------------------------------------
+
+    def request_analysis(self, seat: int, *, match_id: str | None = None, game_no: int = 0,
+                         table_id: str | None = None, budget_ms: int | None = None) -> dict[str, Any]:
+        """Ask for the analysis of ``seat`` in a finished game (a match's ``game_no``, or a table): the state
+        ``{status, progress: {done, total}, result?, reason?, url}``; poll :meth:`analysis` until ``status``
+        is ``done`` or ``failed``. Asking again joins the same analysis."""
+        return self.http.request("POST", _analysis_path(match_id, game_no, table_id),
+                                 params={"seat": seat, "budget_ms": budget_ms})
+
+    def analysis(self, seat: int, *, match_id: str | None = None, game_no: int = 0,
+                 table_id: str | None = None, budget_ms: int | None = None) -> dict[str, Any]:
+        """The state of an analysis asked for with :meth:`request_analysis` (the same arguments)."""
+        return self.http.request("GET", _analysis_path(match_id, game_no, table_id),
+                                 params={"seat": seat, "budget_ms": budget_ms})
+
     # --- anything else (ladders, matches): the raw JSON ---------------------------------------------------
 
     def get(self, path: str, **params: Any) -> Any:
         return self.http.request("GET", path, params=params)
+
+
+def _analysis_path(match_id: str | None, game_no: int, table_id: str | None) -> str:
+    if (match_id is None) == (table_id is None):
+        raise ValueError("give exactly one of match_id (with game_no) and table_id")
+    if match_id is not None:
+        return f"/api/matches/{match_id}/games/{game_no}/analysis"
+    return f"/api/tables/{table_id}/analysis"

@@ -1,0 +1,182 @@
+"""Game analysis: every decision one seat made in a finished game, valued from that seat's information.
+
+``POST .../analysis?seat=N`` queues the analysis (once: repeated requests join it) on the analysis workers'
+queue and answers 202 with its URL in Location, or 200 with the result when it is already done; ``GET`` on
+the same URL gives ``{status, progress: {done, total}, result?, reason?}``. Only finished games are
+analysed: a decision lists the seat's legal moves, i.e. its hand, which must stay hidden while the game is
+played. The analysis is expensive, so requests are limited per address and the number queued or running
+at once is capped (503 analysis-queue-full with Retry-After). State and results live in
+core.analysis_store; the job is arena.analysis.analyse_game.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from flask import current_app, url_for
+from flask_smorest import Blueprint
+from marshmallow import Schema, fields, validate
+
+from api.blueprints.ladders import published_games
+from api.schemas import MoveField
+from api.services import services
+from core.analysis_store import AnalysisStatus, AnalysisSubject, RequestOutcome
+from core.arena_store import ArenaStore
+from core.errors import AnalysisNotFound, AnalysisQueueFull, GameNotOver, SeatNotFound
+from core.queues import enqueue_analysis
+from core.settings import ANALYSIS_BUDGET_RANGE_MS
+
+blp = Blueprint("analysis", __name__, url_prefix="/api",
+                description="Analysis of a finished game: every legal move valued at each decision of a seat")
+
+QUEUE_FULL_RETRY_AFTER_S = 30  # a seat's analysis takes well under a minute at the default budget
+
+
+class AnalysisQuerySchema(Schema):
+    seat = fields.Integer(required=True, validate=validate.Range(min=0), metadata={
+        "description": "the seat whose decisions are analysed"})
+    budget_ms = fields.Integer(validate=validate.Range(*ANALYSIS_BUDGET_RANGE_MS), metadata={
+        "description": "search time per decision (default: the server's, 250 ms); another budget is another "
+                       "analysis"})
+
+
+class CandidateSchema(Schema):
+    move = MoveField(required=True)
+    value = fields.Float(allow_none=True, required=True, metadata={
+        "description": "expected round margin after this move (points; higher is better); null when forced"})
+
+
+class DecisionSchema(Schema):
+    index = fields.Integer(required=True, metadata={"description": "index of the move in the record's moves"})
+    round = fields.Integer(required=True)
+    kind = fields.String(required=True, metadata={"description": "pass, sore or play"})
+    legal = fields.List(fields.String(), required=True)
+    candidates = fields.List(fields.Nested(CandidateSchema), required=True)
+    chosen = MoveField(required=True)
+    best = MoveField(allow_none=True, required=True)
+    regret = fields.Float(required=True, metadata={"description": "best value - value of the chosen move"})
+    forced = fields.Boolean(required=True)
+    worlds = fields.Integer(required=True, metadata={"description": "sampled deals the values average"})
+
+
+class AnalysisResultSchema(Schema):
+    game = fields.String(required=True)
+    players = fields.Integer(required=True)
+    seat = fields.Integer(required=True)
+    budget_ms = fields.Integer(required=True)
+    over = fields.Boolean(required=True)
+    decisions = fields.List(fields.Nested(DecisionSchema), required=True)
+    total_regret = fields.Float(required=True)
+    mean_regret = fields.Float(required=True)
+    seat_total = fields.Integer(required=True)
+    totals = fields.List(fields.Integer(), required=True)
+    elapsed_s = fields.Float(required=True)
+
+
+class ProgressSchema(Schema):
+    done = fields.Integer(required=True)
+    total = fields.Integer(required=True, metadata={"description": "the seat's decisions; 0 until it starts"})
+
+
+class AnalysisStateSchema(Schema):
+    status = fields.String(required=True, validate=validate.OneOf([s.value for s in AnalysisStatus]))
+    progress = fields.Nested(ProgressSchema, required=True)
+    result = fields.Nested(AnalysisResultSchema, metadata={"description": "once done"})
+    reason = fields.String(metadata={"description": "why it failed (POST again to retry)"})
+    seat = fields.Integer(required=True)
+    budget_ms = fields.Integer(required=True)
+    url = fields.String(required=True, metadata={"description": "poll it with GET"})
+
+
+def _budget(query: dict[str, Any]) -> int:
+    return int(query.get("budget_ms") or current_app.config["ANALYSIS_BUDGET_MS"])
+
+
+def _match_subject(match_id: str, game_no: int, query: dict[str, Any]) -> AnalysisSubject:
+    store = ArenaStore(services().redis, current_app.config["KEY_PREFIX"])
+    doc, _records = published_games(store, match_id, game_no)  # 404, or 409 before the match ends
+    players = int(doc["spec"]["players"])
+    if query["seat"] >= players:
+        raise SeatNotFound(f"{match_id} game {game_no}", query["seat"], players, what="match")
+    return AnalysisSubject.for_match(match_id, game_no, query["seat"], _budget(query))
+
+
+def _table_subject(table_id: str, query: dict[str, Any]) -> AnalysisSubject:
+    record = services().tables.load_table(table_id)  # 404
+    if query["seat"] >= record.players:
+        raise SeatNotFound(table_id, query["seat"], record.players)
+    if not record.over:
+        raise GameNotOver(f"table {table_id} is still in play: a seat's analysis lists its legal moves, i.e. "
+                          "its hand, so it is available once the game is over")
+    return AnalysisSubject.for_table(table_id, query["seat"], _budget(query))
+
+
+def _url(subject: AnalysisSubject) -> str:
+    if subject.source == "match":
+        return url_for("analysis.get_match_analysis", match_id=subject.source_id, game_no=subject.game_no,
+                       seat=subject.seat, budget_ms=subject.budget_ms)
+    return url_for("analysis.get_table_analysis", table_id=subject.source_id, seat=subject.seat,
+                   budget_ms=subject.budget_ms)
+
+
+def _state(subject: AnalysisSubject, state: dict[str, Any]) -> dict[str, Any]:
+    return {**state, "seat": subject.seat, "budget_ms": subject.budget_ms, "url": _url(subject)}
+
+
+def _request(subject: AnalysisSubject) -> tuple[dict[str, Any], int, dict[str, str]]:
+    svc = services()
+    outcome, _status = svc.analyses.request(subject)
+    if outcome is RequestOutcome.FULL:
+        raise AnalysisQueueFull(svc.analyses.pending(), QUEUE_FULL_RETRY_AFTER_S)
+    if outcome is RequestOutcome.NEW:
+        try:
+            enqueue_analysis(svc.analysis_queue, subject.key, current_app.config["KEY_PREFIX"])
+        except Exception:
+            svc.analyses.fail(subject, "could not be queued (the data store refused); ask again")
+            raise
+    state = svc.analyses.get(subject) or {"status": AnalysisStatus.QUEUED.value,
+                                          "progress": {"done": 0, "total": 0}}
+    if state["status"] == AnalysisStatus.DONE.value:
+        return _state(subject, state), 200, {}
+    return _state(subject, state), 202, {"Location": _url(subject)}
+
+
+def _get(subject: AnalysisSubject) -> dict[str, Any]:
+    state = services().analyses.get(subject)
+    if state is None:
+        raise AnalysisNotFound()
+    return _state(subject, state)
+
+
+@blp.post("/matches/<match_id>/games/<int:game_no>/analysis")
+@blp.arguments(AnalysisQuerySchema(), location="query")
+@blp.response(202, AnalysisStateSchema, description="Queued (or running): poll the Location.")
+@blp.alt_response(200, schema=AnalysisStateSchema, description="Done already: the result is in the body.")
+def request_match_analysis(query: dict[str, Any], match_id: str, game_no: int) -> Any:
+    """Analyse one seat of one game of a finished ladder match (queued once; limited per address)."""
+    return _request(_match_subject(match_id, game_no, query))
+
+
+@blp.get("/matches/<match_id>/games/<int:game_no>/analysis")
+@blp.arguments(AnalysisQuerySchema(), location="query")
+@blp.response(200, AnalysisStateSchema)
+def get_match_analysis(query: dict[str, Any], match_id: str, game_no: int) -> dict[str, Any]:
+    """Status, progress and (once done) the result of a seat's analysis of a match game."""
+    return _get(_match_subject(match_id, game_no, query))
+
+
+@blp.post("/tables/<table_id>/analysis")
+@blp.arguments(AnalysisQuerySchema(), location="query")
+@blp.response(202, AnalysisStateSchema, description="Queued (or running): poll the Location.")
+@blp.alt_response(200, schema=AnalysisStateSchema, description="Done already: the result is in the body.")
+def request_table_analysis(query: dict[str, Any], table_id: str) -> Any:
+    """Analyse one seat of a finished API table (409 game-not-over while it is played)."""
+    return _request(_table_subject(table_id, query))
+
+
+@blp.get("/tables/<table_id>/analysis")
+@blp.arguments(AnalysisQuerySchema(), location="query")
+@blp.response(200, AnalysisStateSchema)
+def get_table_analysis(query: dict[str, Any], table_id: str) -> dict[str, Any]:
+    """Status, progress and (once done) the result of a seat's analysis of a finished API table."""
+    return _get(_table_subject(table_id, query))

@@ -1,0 +1,69 @@
+"""RQ job: one seat's analysis of one finished game (``analyse_game(subject_key, prefix)``).
+
+A thin function over ids: it loads the replay record from the store (a ladder match's game or a finished
+API table), runs :func:`engine.analysis.analyse` with a progress callback that writes progress after every
+decision, and saves the result. Any failure (record gone, bad record, the job's timeout) is recorded as
+``failed`` with its reason: the worker never crashes and the client polling the analysis reads why.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from typing import Any
+
+import redis
+from rq import get_current_job
+
+from arena.jobs import STOP
+from core.analysis_store import AnalysisStore, AnalysisSubject
+from core.arena_store import ArenaStore
+from core.tables import TableStore
+
+log = logging.getLogger(__name__)
+
+
+def analyse_game(subject_key: str, prefix: str) -> dict[str, Any]:
+    """RQ entry point (on the analysis queue, see core.queues.enqueue_analysis)."""
+    job = get_current_job()
+    if job is None:
+        raise RuntimeError("analyse_game runs inside an RQ job (or call run_analysis with a connection)")
+    return run_analysis(job.connection, prefix, AnalysisSubject.parse(subject_key))
+
+
+class WorkerStopping(Exception):
+    """The worker was told to stop (Ctrl-C, SIGTERM): the analysis ends after the current decision."""
+
+
+def run_analysis(conn: redis.Redis, prefix: str, subject: AnalysisSubject,
+                 stop_requested: Callable[[], bool] = STOP.is_set) -> dict[str, Any]:
+    """Analyse ``subject`` and store the outcome; returns a short summary (the job's RQ result)."""
+    store = AnalysisStore(conn, prefix)
+
+    def progress(done: int, total: int) -> None:
+        store.progress(subject, done, total)
+        if stop_requested():
+            raise WorkerStopping("the analysis worker stopped before the end; ask for the analysis again")
+
+    try:
+        from engine.analysis import analyse
+
+        record = load_record(conn, prefix, subject)
+        result = analyse(record, subject.seat, subject.budget_ms, progress=progress)
+    except Exception as exc:  # noqa: BLE001 - every failure is the analysis's, never the worker's
+        reason = f"{type(exc).__name__}: {exc}"
+        log.warning("analysis %s failed: %s", subject.key, reason)
+        store.fail(subject, reason)
+        return {"analysis": subject.key, "status": "failed", "reason": reason}
+    store.finish(subject, result)
+    return {"analysis": subject.key, "status": "done", "total_regret": result["total_regret"]}
+
+
+def load_record(conn: redis.Redis, prefix: str, subject: AnalysisSubject) -> dict[str, Any]:
+    """The finished game's replay record (the API checked it was published; it may have expired since)."""
+    if subject.source == "table":
+        return TableStore(conn, prefix).replay_record(subject.source_id)
+    records = ArenaStore(conn, prefix).match_games(subject.source_id) or []
+    if subject.game_no is None or not 0 <= subject.game_no < len(records):
+        raise LookupError(f"match {subject.source_id} has no published game {subject.game_no}")
+    return records[subject.game_no]
