@@ -2,7 +2,7 @@
 
 python -m engine replay game.json --json [--trace]
 python -m engine play --game spot-hearts --players 4 --bots heuristic,random,random,random --seed 1 [--json]
-python -m engine bench [--game spot-hearts] --rounds 2000 --seed 1 --repeat 3
+python -m engine bench [--game spot-hearts] --rounds 2000 --seed 1 --repeat 3 [--json]
 python -m engine duel --game spot-hearts --bots search,heuristic --duplicate --games 25 --option target=1
 python -m engine analyse game.json --seat 2 [--budget-ms 250] [--json]
 python -m engine regret --game spot-hearts --bots heuristic,random,heuristic,random --games 20 \
@@ -96,6 +96,9 @@ def cmd_bench(args: argparse.Namespace) -> int:
     rows = bench(
         args.game, args.rounds, args.seed, args.players, repeat=args.repeat, openspiel=not args.no_openspiel
     )
+    if args.json:
+        print(json.dumps(rows))
+        return 0
     for row in rows:
         print(json.dumps(row))
     return 0
@@ -194,6 +197,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--players", type=int, help="players per game (default 4)")
     p.add_argument("--repeat", type=int, default=3, help="alternating runs; each figure is the best")
     p.add_argument("--no-openspiel", action="store_true", help="skip OpenSpiel even when installed")
+    p.add_argument("--json", action="store_true", help="print every row in one JSON list")
     p.set_defaults(func=cmd_bench)
     p = sub.add_parser("compile", help="compile the rule modules with mypyc (needs mypy and a C compiler)")
     p.set_defaults(func=cmd_compile)

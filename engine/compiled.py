@@ -19,11 +19,13 @@ from pathlib import Path
 PACKAGE = Path(__file__).resolve().parent
 BUILD = PACKAGE.parent / "build" / "engine-mypyc"
 FINGERPRINT = BUILD / "fingerprint.txt"
-#: The modules that do the work of every move, the house bots' policies and the search (sampling,
-#: worlds, rollouts); the dealing (engine/deals.py: its legacy seed types subclass int and str, which
-#: mypyc cannot compile natively), the analysis, duels, the bench loop and the CLI stay interpreted.
+#: The modules that do the work of every move, the house bots' policies, the search (sampling, worlds,
+#: rollouts) and version 2's draws (engine/draws.py). The rest of the dealing (engine/deals.py: its legacy
+#: seed types subclass int and str, which mypyc cannot compile natively), the analysis, duels, the bench
+#: loop and the CLI stay interpreted.
 MODULES = (
     "engine/rules.py",
+    "engine/draws.py",
     "engine/state.py",
     "engine/games/hearts.py",
     "engine/games/card_commons.py",

@@ -14,20 +14,22 @@ True
 
 from __future__ import annotations
 
-import functools
 import hashlib
 import random
-import struct
 from collections.abc import Sequence
 from typing import Any
 
 from .cards import Card, CardError
 
+# Version 2's draws live in engine/draws.py, compiled with the rules; their names stay importable from here.
+from .draws import Draws as Draws
+from .draws import dealt_v2
+from .draws import seed_key as seed_key
+from .draws import shuffled as shuffled
+
 CURRENT_VERSION = 2
 LEGACY_VERSION = 1
 VERSIONS = (LEGACY_VERSION, CURRENT_VERSION)
-_TWO_32 = 1 << 32
-_EIGHT_WORDS = struct.Struct(">8I")
 
 
 class LegacyIntSeed(int):
@@ -56,82 +58,6 @@ def version_of(seed: int | str) -> int:
     return LEGACY_VERSION if isinstance(seed, LegacyIntSeed | LegacyStrSeed) else CURRENT_VERSION
 
 
-def seed_key(seed: int | str) -> bytes:
-    """The HMAC key: the seed's text in UTF-8 (an integer in decimal, no sign for >= 0, no leading zeros)."""
-    return (str(int(seed)) if isinstance(seed, int) else str(seed)).encode()
-
-
-# --- version 2 ------------------------------------------------------------------------------------------
-
-
-@functools.lru_cache(maxsize=256)
-def _hmac_pads(key: bytes) -> tuple[Any, Any]:
-    """HMAC-SHA-256 (RFC 2104) with its two keyed states built once: copying them is several times cheaper
-    than a fresh ``hmac.digest`` per 32-byte block, and a game deals every round from the same seed.
-
-    >>> import hmac
-    >>> inner, outer = (p.copy() for p in _hmac_pads(b"k"))
-    >>> inner.update(b"m"); outer.update(inner.digest())
-    >>> outer.digest() == hmac.digest(b"k", b"m", "sha256")
-    True
-    """
-    if len(key) > 64:
-        key = hashlib.sha256(key).digest()
-    key = key.ljust(64, b"\0")
-    return (hashlib.sha256(bytes(b ^ 0x36 for b in key)), hashlib.sha256(bytes(b ^ 0x5C for b in key)))
-
-
-class Draws:
-    """Unbiased integers from the byte stream of (seed, purpose).
-
-    The stream is HMAC-SHA-256(key = seed text, message = "deal/v2/<purpose>/<block>") for block = 0, 1,
-    2, ... concatenated, read 4 bytes (one big-endian unsigned word) at a time. A draw below ``n`` takes the
-    next word ``x`` and returns ``x mod n``, unless ``x`` lies at or above the last full multiple of ``n``
-    below 2**32: then that word is thrown away and the next one is read (rejection: no value is more likely).
-
-    >>> d = Draws(1, "round/0")
-    >>> hex(d.next_word()), Draws(1, "round/0").below(52)
-    ('0x34861083', 27)
-    """
-
-    def __init__(self, seed: int | str, purpose: str) -> None:
-        self._pads = _hmac_pads(seed_key(seed))
-        self._prefix = f"deal/v2/{purpose}/"
-        self._block = 0
-        self._words: tuple[int, ...] = ()
-        self._at = 0
-
-    def next_word(self) -> int:
-        if self._at == len(self._words):  # 8 words per 32-byte block
-            inner, outer = self._pads[0].copy(), self._pads[1].copy()
-            inner.update(f"{self._prefix}{self._block}".encode())
-            outer.update(inner.digest())
-            self._words = _EIGHT_WORDS.unpack(outer.digest())
-            self._block += 1
-            self._at = 0
-        word = self._words[self._at]
-        self._at += 1
-        return word
-
-    def below(self, n: int) -> int:
-        """A uniform integer in ``[0, n)``, 1 <= n <= 2**32."""
-        limit = _TWO_32 - _TWO_32 % n
-        while True:
-            x = self.next_word()
-            if x < limit:
-                return x % n
-
-
-def shuffled(seed: int | str, round_no: int, deck: Sequence[int]) -> list[int]:
-    """Version 2: the deck (canonical order) after Fisher-Yates from the top index down."""
-    cards = sorted(deck)
-    draws = Draws(seed, f"round/{round_no}")
-    for i in range(len(cards) - 1, 0, -1):
-        j = draws.below(i + 1)
-        cards[i], cards[j] = cards[j], cards[i]
-    return cards
-
-
 def _legacy_shuffled(seed: int | str, round_no: int, deck: Sequence[int]) -> list[int]:
     cards = list(deck)
     random.Random(f"{seed}/{round_no}").shuffle(cards)
@@ -146,10 +72,9 @@ def deal(seed: int | str, round_no: int, deck: Sequence[int], players: int, deal
     """Each seat's hand (sorted) for round ``round_no``: the shuffled deck dealt one card at a time,
     the first to the seat left of the dealer (``dealer + 1``). ``version`` defaults to the seed's."""
     version = version or version_of(seed)
-    if version == LEGACY_VERSION:
-        cards = _legacy_shuffled(seed, round_no, deck)
-    else:
-        cards = shuffled(seed, round_no, deck)
+    if version != LEGACY_VERSION:
+        return dealt_v2(seed, round_no, deck, players, dealer)
+    cards = _legacy_shuffled(seed, round_no, deck)
     hands: list[list[int]] = [[] for _ in range(players)]
     for i, c in enumerate(cards):
         hands[(dealer + 1 + i) % players].append(c)

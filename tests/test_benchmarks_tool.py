@@ -48,16 +48,20 @@ API_OUTPUT = {
 
 
 def test_a_result_becomes_its_table_with_command_machine_result_and_target(tool) -> None:
-    engine = [{"game": "spot-hearts", "path": "public", "rounds_per_s": 1500.0, "decisions_per_s": 80000.0},
-              {"game": "sore-spot", "path": "public", "rounds_per_s": 1200.0, "decisions_per_s": 60000.0}]
+    engine = [[
+        {"game": "spot-hearts", "engine": "compiled", "rounds_per_s": 1500.0, "decisions_per_s": 80000.0},
+        {"game": "sore-spot", "engine": "compiled", "rounds_per_s": 1200.0, "decisions_per_s": 60000.0},
+        {"game": "openspiel-hearts", "engine": "openspiel", "rounds_per_s": 1250.0},
+    ]]
     page = tool.render({"engine": result("engine", engine), "api": result("api", [API_OUTPUT])})
     rows = table(page, "engine")
     assert "| command | `python -m x` | |" in rows
     assert "| machine | 2 CPUs (Test CPU), 8 GB, Linux, Python 3.11.7, load average 0.5 → 1.25; " \
            "2026-12-01 01:00 UTC | |" in rows
-    assert "| spot-hearts: rounds/s (public path) | 1,500 | ≥ 1.0× OpenSpiel's C++ Hearts" in rows
-    assert "| sore-spot: rounds/s (public path) | 1,200 (0.80× Spot Hearts) | ≥ Spot Hearts ÷ 1.5 |" in rows
-    assert "| card-commons: rounds/s (? path) | — |" in rows  # a game the run did not print
+    assert "| spot-hearts: rounds/s (compiled engine) | 1,500 (1.20× OpenSpiel) | ≥ 1.0× OpenSpiel's" in rows
+    assert "| sore-spot: rounds/s (compiled engine) | 1,200 (0.80× Spot Hearts) | ≥ Spot Hearts ÷ 1.5" in rows
+    assert "| card-commons: rounds/s (? engine) | — |" in rows  # a game the run did not print
+    assert "| OpenSpiel's C++ Hearts driven from Python: rounds/s | 1,250 | reference |" in rows
     api = table(page, "api")
     assert "| `POST` move: p50 / p99 | 11.1 / 24.6 ms | p99 < 25 ms |" in api
     assert "| POST ÷ hello (by server CPU) | 0.33× (0.33×) | ≥ 0.50× |" in api
