@@ -69,7 +69,8 @@ def add_ladder_command(ladder_id: str, game: str, players: int, options: str, du
 @click.option("--burst", is_flag=True, help="Exit when the queue is empty.")
 @click.option("--threads", type=int, default=None,
               help="Matches in flight in this process, one RQ worker per thread ($TA_ARENA_WORKER_THREADS, "
-                   "default 64; 1 with --house or --analysis). 1: one job at a time in the main thread (see --simple).")
+                   "default 64; 1 with --house or --analysis). 1: one job at a time in the main thread "
+                   "(see --simple).")
 @click.option("--simple", is_flag=True, help="With --threads 1: no fork per job (SimpleWorker), keeps bot "
               "connections alive. Threads always run their jobs in-process.")
 @click.option("--queue", "queues", multiple=True, help="Queue(s) to serve instead of the arena queue.")
