@@ -159,7 +159,12 @@ def serve_foreground(args: list[str], url: str, clients_wait_s: float = CLIENTS_
     while process.poll() is None and not stopping.wait(0.5):
         pass
     if process.poll() is None:
-        wait_for_clients_to_leave(url, clients_wait_s)
+        left = wait_for_clients_to_leave(url, clients_wait_s)
+        if left:
+            print(f"devredis: {left} clients still connected after {clients_wait_s:g} s; stopping Redis anyway",
+                  file=sys.stderr, flush=True)
+        else:
+            print("devredis: every client has left; stopping Redis", file=sys.stderr, flush=True)
         stop(process, timeout=20)
     return 0 if stopping.is_set() else (process.returncode or 0)
 

@@ -101,14 +101,14 @@ def test_make_run_honours_the_prefix_and_ctrl_c_stops_redis_last(tmp_path: Path,
     assert "SIGKILL" not in text, text
     stopped = [line for line in text.splitlines() if " stopped (rc=" in line]
     assert len(stopped) == 6, text  # redis, web, worker, scheduler, arena.1, analysis
-    # Redis last for everything that talks to it: the scheduler and the workers have stopped, and so have
-    # gunicorn's workers (its master holds no Redis connection and may log its own exit a moment later).
+    # Redis last for everything that talks to it: Redis is shut down only once the scheduler, the workers and
+    # gunicorn's workers have closed their connections. (A process may still be exiting then — the threaded
+    # arena worker joins its threads after its connections are gone — so honcho's "stopped" lines are no
+    # measure of it.)
     lines = text.splitlines()
     redis_down = next(i for i, line in enumerate(lines) if "redis.1" in line and "shutdown" in line.lower())
-    for name in ("scheduler.1 stopped", "worker.1 stopped", "arena.1 stopped", "analysis.1 stopped"):
-        assert any(name in line for line in lines[:redis_down]), f"Redis did not stop last:\n{text}"
-    exits = [i for i, line in enumerate(lines) if "web.1" in line and "Worker exiting" in line]
-    assert exits and max(exits) < redis_down, f"Redis stopped before the API's workers:\n{text}"
+    assert any("every client has left; stopping Redis" in line for line in lines[:redis_down]), text
+    assert "clients still connected" not in text, text
     doc = _match_after_restart(data_dir, prefix, running)
     assert doc["status"] == "queued", doc
     assert doc["requeued_because"].startswith("worker stopped"), doc
