@@ -161,8 +161,8 @@ def serve_foreground(args: list[str], url: str, clients_wait_s: float = CLIENTS_
     if process.poll() is None:
         left = wait_for_clients_to_leave(url, clients_wait_s)
         if left:
-            print(f"devredis: {left} clients still connected after {clients_wait_s:g} s; stopping Redis anyway",
-                  file=sys.stderr, flush=True)
+            print(f"devredis: {left} clients still connected after {clients_wait_s:g} s; stopping Redis "
+                  "anyway", file=sys.stderr, flush=True)
         else:
             print("devredis: every client has left; stopping Redis", file=sys.stderr, flush=True)
         stop(process, timeout=20)
