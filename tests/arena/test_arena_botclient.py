@@ -197,8 +197,10 @@ def test_delayed_bench_bots_in_event_loops_answer_in_order_after_their_delay() -
         assert clients[0].info(1.0).latency_ms < 50  # only /move waits
         for _ in range(3):
             for client in clients:  # three kept-alive connections, spread over the two loops
+                start = time.monotonic()
                 move, result = client.move(move_request(), 1.0)
-                assert move == "2C" and 50 <= result.latency_ms < 1000, result
+                assert move == "2C" and result.ok, result
+                assert time.monotonic() - start >= 0.05
         assert len({client._conn.sock.getsockname() for client in clients if client._conn}) == 3
     finally:
         process.terminate()
@@ -245,15 +247,15 @@ def delayed_bot() -> Iterator[Callable[[float], str]]:
 
 
 def test_a_compliant_bot_never_times_out_because_the_worker_came_late_to_its_socket(delayed_bot) -> None:
-    # The bot answers in 30 ms of a 300 ms deadline; this thread gets the interpreter back 0.5 s late after
+    # The bot answers in 30 ms of a 600 ms deadline; this thread gets the interpreter back 1 s late after
     # every socket operation, so it reads each answer long after the deadline.
     client = BotClient(delayed_bot(30), allow_private=True)
-    with busy_interpreter(0.5):
-        for _ in range(3):  # the first call connects; the others reuse the kept-alive connection
+    with busy_interpreter(1.0):
+        for _ in range(2):  # the first call connects, the second reuses the kept-alive connection
             start = time.monotonic()
-            move, result = client.move(move_request(), 0.3)
+            move, result = client.move(move_request(), 0.6)
             assert result.outcome is Outcome.OK and move == "2C", result
-            assert time.monotonic() - start > 0.3  # the worker really was late: past the bot's deadline
+            assert time.monotonic() - start > 0.6  # the worker really was late: past the bot's deadline
 
 
 def test_a_bot_slower_than_its_deadline_still_times_out_while_the_worker_is_late(delayed_bot) -> None:
