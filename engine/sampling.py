@@ -11,7 +11,8 @@ follows from the rules, and :func:`knowledge` collects it from the view alone:
 * forced plays that reveal a whole hand: in Spot Hearts a seat void in the suit led that played a
   heart or the Q♠ on the first trick held nothing else (R-SH-FIRST), and a seat that led a heart
   before hearts were broken held only hearts (R-SH-BREAK);
-* the cards this seat passed: those not played yet are in the receiver's hand.
+* the cards this seat passed: those not played yet are in the receiver's hand;
+* before the first card of a hearts-family round, the seat to lead holds the opening card.
 
 :func:`sample_world` deals the unseen cards to the other seats at random within those limits.  It
 reads nothing but the view, so a bot may call it on what the arena sends it.
@@ -31,6 +32,7 @@ from dataclasses import dataclass
 
 from .cards import CODES, HEARTS, SUIT_OF, Card
 from .game import rules_for
+from .games.hearts import HeartsFamily
 from .rules import DIRECTION_NAMES, QUEEN_OF_SPADES
 from .shapes import SeatView
 
@@ -99,6 +101,11 @@ def knowledge(view: SeatView) -> Knowledge:
         broken = broken or any(_penalty(c) for _, c in cards)
     fixed: list[set[int]] = [set() for _ in range(n)]
     fixed[me] = set(mine)
+    rules = rules_for(game)
+    if isinstance(rules, HeartsFamily) and view["phase"] == "play" and not plays:
+        opener = rules.opening_card(n)  # the seat to lead the round's first trick holds its opening card
+        if opener in unseen:
+            fixed[view["to_act"][0]].add(opener)
     if view.get("passed") and view.get("pass_direction") in PASS_OFFSETS:
         target = (me + PASS_OFFSETS[view["pass_direction"]]) % n
         for c in (Card.parse(x) for x in view["passed"]):

@@ -295,8 +295,8 @@ def simulate_commands() -> tuple[str, ...]:
 BENCHMARKS = (
     Benchmark("engine", "Engine speed",
               "Complete rounds with random bots through the public API, every rule, passing included, "
-              "next to OpenSpiel's Hearts in the same run; the best of 3 alternating runs (docs/engine.md).",
-              ("python -m engine bench --rounds 2000 --seed 1 --repeat 3 --json",), engine_rows),
+              "next to OpenSpiel's Hearts in the same run; the best of 7 alternating runs (docs/engine.md).",
+              ("python -m engine bench --rounds 2000 --seed 1 --repeat 7 --json",), engine_rows),
     Benchmark("api", "API throughput and latency",
               "gunicorn (gevent, 2 workers) on loopback, 16 keep-alive connections, the median of 3 rounds "
               "of 10 s; GET and POST next to a hello-world route of the same app (docs/api.md).",

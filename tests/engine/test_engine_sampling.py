@@ -171,3 +171,22 @@ def test_the_checked_deal_never_gets_stuck(monkeypatch):
         rng = random.Random(3)
         for _ in range(10):
             check_consistent(view, sample_world(view, rng))
+
+
+def test_before_the_first_card_the_leader_holds_the_opening_card():
+    """A hearts-family round's first trick is led by the holder of its opening card: the worlds agree."""
+    for game_id, players in [("card-commons", 4), ("card-commons", 3), ("spot-hearts", 4)]:
+        g = engine.new_game(game_id, players, seed=5)
+        while g.phase != "play":
+            for seat in g.to_act():
+                g.apply(seat, g.legal_moves(seat)[:g.decision(seat)["count"]])
+        leader = g.to_act()[0]
+        opener = g.legal_moves(leader)[0]
+        for seat in range(players):
+            if seat == leader:
+                continue
+            view, rng = g.view(seat), random.Random(seat)
+            for _ in range(10):
+                hands = sample_world(view, rng)
+                assert opener in hands[leader]
+                check_consistent(view, hands)
