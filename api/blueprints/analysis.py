@@ -11,8 +11,10 @@ core.analysis_store; the job is arena.analysis.analyse_game.
 
 from __future__ import annotations
 
+import contextlib
 from typing import Any
 
+import redis
 from flask import current_app, url_for
 from flask_smorest import Blueprint
 from marshmallow import Schema, fields, validate
@@ -132,7 +134,8 @@ def _request(subject: AnalysisSubject) -> tuple[dict[str, Any], int, dict[str, s
         try:
             enqueue_analysis(svc.analysis_queue, subject.key, current_app.config["KEY_PREFIX"])
         except Exception:
-            svc.analyses.fail(subject, "could not be queued (the data store refused); ask again")
+            with contextlib.suppress(redis.RedisError):  # else it waits out its queued TTL
+                svc.analyses.fail(subject, "could not be queued (the data store refused); ask again")
             raise
     state = svc.analyses.get(subject) or {"status": AnalysisStatus.QUEUED.value,
                                           "progress": {"done": 0, "total": 0}}
