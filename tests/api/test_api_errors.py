@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 from api_helpers import assert_problem, bearer, join, open_table
 
 
@@ -133,3 +135,23 @@ def test_a_move_without_a_token_is_401_before_its_body_is_read(client):
     assert_problem(response, 401, "token-required")
     assert response.headers["WWW-Authenticate"].startswith("Bearer")
     assert_problem(client.post(url, headers=bearer(token), json={"move": 7}), 422)  # with it: the body
+
+
+def test_a_move_body_is_read_whole_or_refused_with_a_problem(make_app):
+    """A move's body (api/fastargs.py): read at its declared length, over the cap 413, not JSON 415,
+    malformed 400, JSON with a charset parameter fine; every refusal a problem, and the table unmoved."""
+    client = make_app(MAX_CONTENT_LENGTH=1024).test_client()
+    table = open_table(client, ["open", "random", "random", "random"])
+    token = join(client, table["table_id"], 0)
+    url = f"/api/tables/{table['table_id']}/seats/0/moves"
+    legal = client.get(f"/api/tables/{table['table_id']}/seats/0", headers=bearer(token)).get_json()
+    move = {"move": legal["view"]["legal"][:3], "expected_version": 0}
+    assert_problem(client.post(url, headers=bearer(token), json={**move, "pad": "x" * 2000}), 413)
+    assert_problem(client.post(url, headers=bearer(token), data="move=2C", content_type="text/plain"), 415)
+    cut_short = '{"move": "2C",'
+    malformed = client.post(url, headers=bearer(token), data=cut_short, content_type="application/json")
+    assert_problem(malformed, 400)
+    assert client.get(f"/api/tables/{table['table_id']}").get_json()["version"] == 0
+    moved = client.post(url, headers=bearer(token), data=json.dumps(move),
+                        content_type="application/json; charset=utf-8")
+    assert moved.status_code == 200 and moved.get_json()["version"] == 1
