@@ -146,6 +146,12 @@ def _wait_until_done(queue: Any, jobs: int, timeout_s: float = 900.0,
         time.sleep(0.02)
 
 
+def _in_flight_fields(docs: list[dict[str, Any]], workers: int) -> dict[str, Any]:
+    flight = in_flight([(d["started"], d["finished"]) for d in docs])
+    return {"in_flight_mean": round(flight["mean"], 1), "in_flight_max": flight["max"],
+            "in_flight_per_worker_mean": round(flight["mean"] / workers, 1)}
+
+
 def tree_rss_bytes(pids: list[int]) -> dict[int, int]:
     """Resident memory of each process and all its descendants (0 once gone), from one look at /proc."""
     children: dict[int, list[int]] = {}
@@ -172,12 +178,31 @@ def tree_rss_bytes(pids: list[int]) -> dict[int, int]:
     return totals
 
 
+def in_flight(spans: list[tuple[float, float]]) -> dict[str, float]:
+    """Matches in flight from each match's (started, finished): the mean over the time any ran (total match
+    time / busy time) and the most at once. Exact, where a sampler would miss short matches.
+
+    >>> in_flight([(0.0, 2.0), (1.0, 3.0), (2.0, 4.0)])
+    {'mean': 1.5, 'max': 2}
+    """
+    if not spans:
+        return {"mean": 0.0, "max": 0}
+    busy = max(end for _, end in spans) - min(start for start, _ in spans)
+    # Ends sort before starts at the same instant: a match that ends as another starts is not beside it.
+    events = sorted([(start, 1) for start, _ in spans] + [(end, -1) for _, end in spans])
+    running = most = 0
+    for _, step in events:
+        running += step
+        most = max(most, running)
+    total = sum(end - start for start, end in spans)
+    return {"mean": round(total / busy, 2) if busy > 0 else float(len(spans)), "max": most}
+
+
 class DrainSampler:
-    """Matches in flight (RQ's started registry) and each worker process tree's RSS, once a second."""
+    """Each worker process tree's peak RSS, from a look at /proc once a second."""
 
     def __init__(self, queue: Any, pids: list[int], every_s: float = 1.0) -> None:
         self.queue, self.pids, self.every_s = queue, pids, every_s
-        self.in_flight: list[int] = []
         self.rss_peak = dict.fromkeys(pids, 0)
         self._next = 0.0
 
@@ -185,16 +210,12 @@ class DrainSampler:
         if time.monotonic() < self._next:
             return
         self._next = time.monotonic() + self.every_s
-        self.in_flight.append(self.queue.started_job_registry.count)
         for pid, rss in tree_rss_bytes(self.pids).items():
             self.rss_peak[pid] = max(self.rss_peak[pid], rss)
 
-    def report(self, workers: int) -> dict[str, Any]:
-        """Mean and peak matches in flight (looks while any ran), peak RSS of each worker process tree."""
-        busy = [n for n in self.in_flight if n > 0] or [0]
-        return {"in_flight_mean": round(statistics.fmean(busy), 1), "in_flight_max": max(busy),
-                "in_flight_per_worker_mean": round(statistics.fmean(busy) / workers, 1),
-                "rss_mib_per_worker": sorted(round(b / 2**20, 1) for b in self.rss_peak.values()),
+    def report(self) -> dict[str, Any]:
+        """Peak RSS of each worker process tree, and their sum."""
+        return {"rss_mib_per_worker": sorted(round(b / 2**20, 1) for b in self.rss_peak.values()),
                 "rss_mib_total": round(sum(self.rss_peak.values()) / 2**20, 1)}
 
 
@@ -271,7 +292,7 @@ def rq_workers(urls: list[str] | None, workers: int, matches: int, bot_pid: int 
                 "decisions": decisions, "decisions_per_s": round(decisions / busy, 1),
                 "worker_cpu_us_per_decision": round(worker_cpu / decisions * 1e6, 1),
                 "bot_cpu_us_per_decision": round(bot_cpu / decisions * 1e6, 1),
-                **sampler.report(workers)}
+                **_in_flight_fields(rated, workers), **sampler.report()}
     finally:
         for proc in procs:
             devserve.stop(proc, timeout=20)

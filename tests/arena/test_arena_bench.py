@@ -6,7 +6,15 @@ was played and rated, that no bench bot drew a strike, and that CPU was attribut
 
 from __future__ import annotations
 
-from tools.arena_bench import run
+from tools.arena_bench import in_flight, run
+
+
+def test_in_flight_counts_overlaps_exactly() -> None:
+    assert in_flight([]) == {"mean": 0.0, "max": 0}
+    assert in_flight([(0.0, 1.0)]) == {"mean": 1.0, "max": 1}
+    # Back to back is one at a time; three spread over 4 s, two of them overlapping for a second.
+    assert in_flight([(0.0, 1.0), (1.0, 2.0)]) == {"mean": 1.0, "max": 1}
+    assert in_flight([(0.0, 2.0), (1.0, 3.0), (3.0, 4.0)]) == {"mean": 1.25, "max": 2}
 
 
 def test_arena_bench_runs_every_phase_and_rates_every_match() -> None:
