@@ -198,11 +198,11 @@ def in_flight(spans: list[tuple[float, float]]) -> dict[str, float]:
     return {"mean": round(total / busy, 2) if busy > 0 else float(len(spans)), "max": most}
 
 
-class DrainSampler:
+class RssSampler:
     """Each worker process tree's peak RSS, from a look at /proc once a second."""
 
-    def __init__(self, queue: Any, pids: list[int], every_s: float = 1.0) -> None:
-        self.queue, self.pids, self.every_s = queue, pids, every_s
+    def __init__(self, pids: list[int], every_s: float = 1.0) -> None:
+        self.pids, self.every_s = pids, every_s
         self.rss_peak = dict.fromkeys(pids, 0)
         self._next = 0.0
 
@@ -271,7 +271,7 @@ def rq_workers(urls: list[str] | None, workers: int, matches: int, bot_pid: int 
         per_process = threads or load_settings().worker_threads
         _wait_for_workers(conn, queue.name, workers * per_process)
         time.sleep(0.2)  # let the workers settle into their blocking dequeue
-        sampler = DrainSampler(queue, [p.pid for p in procs])
+        sampler = RssSampler([p.pid for p in procs])
         worker_cpu_before = sum(cpu_seconds(p.pid) for p in procs)
         bot_cpu_before = tree_cpu_seconds([bot_pid]) if bot_pid else 0.0
         for spec in specs:

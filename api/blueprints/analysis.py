@@ -12,6 +12,7 @@ core.analysis_store; the job is arena.analysis.analyse_game.
 from __future__ import annotations
 
 import contextlib
+from collections.abc import Callable
 from typing import Any
 
 import redis
@@ -95,22 +96,32 @@ def _budget(query: dict[str, Any]) -> int:
 
 
 def _match_subject(match_id: str, game_no: int, query: dict[str, Any]) -> AnalysisSubject:
-    store = ArenaStore(services().redis, current_app.config["KEY_PREFIX"])
-    doc, _records = published_games(store, match_id, game_no)  # 404, or 409 before the match ends
-    players = int(doc["spec"]["players"])
-    if query["seat"] >= players:
-        raise SeatNotFound(f"{match_id} game {game_no}", query["seat"], players, what="match")
     return AnalysisSubject.for_match(match_id, game_no, query["seat"], _budget(query))
 
 
 def _table_subject(table_id: str, query: dict[str, Any]) -> AnalysisSubject:
-    record = services().tables.load_table(table_id)  # 404
-    if query["seat"] >= record.players:
-        raise SeatNotFound(table_id, query["seat"], record.players)
+    return AnalysisSubject.for_table(table_id, query["seat"], _budget(query))
+
+
+def _check_match(subject: AnalysisSubject) -> None:
+    """Problems for a match game that cannot be analysed: 404 (match, game, seat) or 409 (not finished)."""
+    store = ArenaStore(services().redis, current_app.config["KEY_PREFIX"])
+    match_id, game_no = subject.source_id, int(subject.game_no or 0)
+    doc, _records = published_games(store, match_id, game_no)
+    players = int(doc["spec"]["players"])
+    if subject.seat >= players:
+        raise SeatNotFound(f"{match_id} game {game_no}", subject.seat, players, what="match")
+
+
+def _check_table(subject: AnalysisSubject) -> None:
+    """Problems for a table that cannot be analysed: 404 (table, seat) or 409 (still in play)."""
+    table_id = subject.source_id
+    record = services().tables.load_table(table_id)
+    if subject.seat >= record.players:
+        raise SeatNotFound(table_id, subject.seat, record.players)
     if not record.over:
         raise GameNotOver(f"table {table_id} is still in play: a seat's analysis lists its legal moves, i.e. "
                           "its hand, so it is available once the game is over")
-    return AnalysisSubject.for_table(table_id, query["seat"], _budget(query))
 
 
 def _url(subject: AnalysisSubject) -> str:
@@ -125,7 +136,9 @@ def _state(subject: AnalysisSubject, state: dict[str, Any]) -> dict[str, Any]:
     return {**state, "seat": subject.seat, "budget_ms": subject.budget_ms, "url": _url(subject)}
 
 
-def _request(subject: AnalysisSubject) -> tuple[dict[str, Any], int, dict[str, str]]:
+def _request(subject: AnalysisSubject, check: Callable[[AnalysisSubject], None]
+             ) -> tuple[dict[str, Any], int, dict[str, str]]:
+    check(subject)
     svc = services()
     outcome, _status = svc.analyses.request(subject)
     if outcome is RequestOutcome.FULL:
@@ -137,16 +150,20 @@ def _request(subject: AnalysisSubject) -> tuple[dict[str, Any], int, dict[str, s
             with contextlib.suppress(redis.RedisError):  # else it waits out its queued TTL
                 svc.analyses.fail(subject, "could not be queued (the data store refused); ask again")
             raise
-    state = svc.analyses.get(subject) or {"status": AnalysisStatus.QUEUED.value,
-                                          "progress": {"done": 0, "total": 0}}
+    queued = {"status": AnalysisStatus.QUEUED.value, "progress": {"done": 0, "total": 0}}
+    # NEW was just queued by the request itself: only an analysis that existed has a state worth reading.
+    state = queued if outcome is RequestOutcome.NEW else svc.analyses.get(subject) or queued
     if state["status"] == AnalysisStatus.DONE.value:
         return _state(subject, state), 200, {}
     return _state(subject, state), 202, {"Location": _url(subject)}
 
 
-def _get(subject: AnalysisSubject) -> dict[str, Any]:
+def _get(subject: AnalysisSubject, check: Callable[[AnalysisSubject], None]) -> dict[str, Any]:
+    # A stored state exists only for a subject its POST checked: a poll reads that one hash, and loads the
+    # match's replays or the table only to say why there is nothing.
     state = services().analyses.get(subject)
     if state is None:
+        check(subject)
         raise AnalysisNotFound()
     return _state(subject, state)
 
@@ -157,7 +174,7 @@ def _get(subject: AnalysisSubject) -> dict[str, Any]:
 @blp.alt_response(200, schema=AnalysisStateSchema, description="Done already: the result is in the body.")
 def request_match_analysis(query: dict[str, Any], match_id: str, game_no: int) -> Any:
     """Analyse one seat of one game of a finished ladder match (queued once; limited per address)."""
-    return _request(_match_subject(match_id, game_no, query))
+    return _request(_match_subject(match_id, game_no, query), _check_match)
 
 
 @blp.get("/matches/<match_id>/games/<int:game_no>/analysis")
@@ -165,7 +182,7 @@ def request_match_analysis(query: dict[str, Any], match_id: str, game_no: int) -
 @blp.response(200, AnalysisStateSchema)
 def get_match_analysis(query: dict[str, Any], match_id: str, game_no: int) -> dict[str, Any]:
     """Status, progress and (once done) the result of a seat's analysis of a match game."""
-    return _get(_match_subject(match_id, game_no, query))
+    return _get(_match_subject(match_id, game_no, query), _check_match)
 
 
 @blp.post("/tables/<table_id>/analysis")
@@ -174,7 +191,7 @@ def get_match_analysis(query: dict[str, Any], match_id: str, game_no: int) -> di
 @blp.alt_response(200, schema=AnalysisStateSchema, description="Done already: the result is in the body.")
 def request_table_analysis(query: dict[str, Any], table_id: str) -> Any:
     """Analyse one seat of a finished API table (409 game-not-over while it is played)."""
-    return _request(_table_subject(table_id, query))
+    return _request(_table_subject(table_id, query), _check_table)
 
 
 @blp.get("/tables/<table_id>/analysis")
@@ -182,4 +199,4 @@ def request_table_analysis(query: dict[str, Any], table_id: str) -> Any:
 @blp.response(200, AnalysisStateSchema)
 def get_table_analysis(query: dict[str, Any], table_id: str) -> dict[str, Any]:
     """Status, progress and (once done) the result of a seat's analysis of a finished API table."""
-    return _get(_table_subject(table_id, query))
+    return _get(_table_subject(table_id, query), _check_table)
