@@ -17,9 +17,17 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-SUITS = "CDHS"
-RANKS = "23456789TJQKA"
-CLUBS, DIAMONDS, HEARTS, SPADES = range(4)
+# The tables themselves live in a compiled module (engine/card_tables.py); their names stay importable here.
+from .card_tables import CLUBS as CLUBS
+from .card_tables import CODES as CODES
+from .card_tables import DIAMONDS as DIAMONDS
+from .card_tables import HEARTS as HEARTS
+from .card_tables import INT_OF_CODE as INT_OF_CODE
+from .card_tables import RANK_OF as RANK_OF
+from .card_tables import RANKS as RANKS
+from .card_tables import SPADES as SPADES
+from .card_tables import SUIT_OF as SUIT_OF
+from .card_tables import SUITS as SUITS
 
 
 class CardError(ValueError):
@@ -63,10 +71,7 @@ class Card(int):
         return f"Card('{CODES[self]}')"
 
 
-CODES: tuple[str, ...] = tuple(r + s for s in SUITS for r in RANKS)
 CARDS: tuple[Card, ...] = tuple(Card(i) for i in range(52))
-SUIT_OF: tuple[int, ...] = tuple(i // 13 for i in range(52))
-RANK_OF: tuple[int, ...] = tuple(i % 13 + 2 for i in range(52))
 FULL_DECK: tuple[int, ...] = tuple(range(52))
 #: Canonical code -> card: the quick lookup for moves already in canonical form ("QS", not "qs").
 CARD_OF_CODE: dict[str, Card] = {code: CARDS[i] for i, code in enumerate(CODES)}

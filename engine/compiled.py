@@ -24,6 +24,7 @@ FINGERPRINT = BUILD / "fingerprint.txt"
 #: seed types subclass int and str, which mypyc cannot compile natively), the analysis, duels, the bench
 #: loop and the CLI stay interpreted.
 MODULES = (
+    "engine/card_tables.py",
     "engine/rules.py",
     "engine/draws.py",
     "engine/state.py",

@@ -14,24 +14,27 @@ of that game's own, ``state.extra``, made fresh each round by :meth:`Rules.new_e
 
 from __future__ import annotations
 
-from bisect import bisect_left
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Generic, TypeVar
+from typing import TYPE_CHECKING, Any, Final, Generic, TypeVar
 
-from .cards import SPADES, SUIT_OF, SUITS, card
+from .card_tables import SUIT_OF, SUITS
+from .cards import SPADES, card
 from .errors import OptionsError
 from .shapes import RoundSummary, TableView
 
 if TYPE_CHECKING:
     from .state import GameState
 
-QUEEN_OF_SPADES = card(SPADES, 12)
-TWO_OF_CLUBS = card(0, 2)
-THREE_OF_CLUBS = card(0, 3)
+QUEEN_OF_SPADES: Final = card(SPADES, 12)
+TWO_OF_CLUBS: Final = card(0, 2)
+THREE_OF_CLUBS: Final = card(0, 3)
 
 # R-SEAT: pass offsets, seat i passes to i + offset.
-LEFT, RIGHT, ACROSS, HOLD = 1, -1, 2, 0
+LEFT: Final = 1
+RIGHT: Final = -1
+ACROSS: Final = 2
+HOLD: Final = 0
 DIRECTION_NAMES = {LEFT: "left", RIGHT: "right", ACROSS: "across", HOLD: "hold"}
 
 MAX_TARGET = 100_000
@@ -182,23 +185,39 @@ class Rules(Generic[X]):
 # ----- steps shared by several games ------------------------------------
 
 
-def follow_suit(hand: Sequence[int], trick: Sequence[int]) -> list[int]:
-    """Cards of the suit led if the hand has any, else the whole hand.
+def suit_run(hand: list[int], suit: int) -> list[int]:
+    """The cards of ``suit`` in ``hand``, a new list.
 
-    ``hand`` is sorted, as every hand in a game is: a suit's cards are one run of it.
+    ``hand`` is sorted, as every hand in a game is: a suit's cards are one run of it, found by a
+    plain scan (compiled, a loop on machine ints: cheaper for 13 cards than two bisections).
+
+    >>> suit_run([1, 14, 15, 40], 1), suit_run([1, 40], 1)
+    ([14, 15], [])
+    """
+    low = suit * 13
+    high = low + 13
+    n = len(hand)
+    start = 0
+    while start < n and hand[start] < low:
+        start += 1
+    end = start
+    while end < n and hand[end] < high:
+        end += 1
+    return hand[start:end]
+
+
+def follow_suit(hand: list[int], trick: list[int]) -> list[int]:
+    """Cards of the suit led if the hand has any, else the whole hand.
 
     >>> follow_suit([1, 14, 15, 40], [13]), follow_suit([1, 40], [13])
     ([14, 15], [1, 40])
     """
     if not trick:
         return list(hand)
-    low = trick[0] // 13 * 13
-    start = bisect_left(hand, low)
-    same = hand[start : bisect_left(hand, low + 13, start)]
-    return list(same) if same else list(hand)
+    return suit_run(hand, SUIT_OF[trick[0]]) or list(hand)
 
 
-def highest_of_led_suit(trick: Sequence[int], seats: Sequence[int]) -> int:
+def highest_of_led_suit(trick: list[int], seats: list[int]) -> int:
     led = SUIT_OF[trick[0]]
     best = 0
     for i in range(1, len(trick)):
@@ -213,6 +232,12 @@ def hearts_pass_offset(players: int, round_no: int) -> int:
     return cycle[round_no % len(cycle)]
 
 
-def points_taken(won: Sequence[Sequence[int]], value: Sequence[int]) -> list[int]:
+def points_taken(won: list[list[int]], value: tuple[int, ...]) -> list[int]:
     """Sum of per-card ``value`` over each seat's won cards."""
-    return [sum(value[c] for c in cards) for cards in won]
+    out: list[int] = []
+    for cards in won:
+        total = 0
+        for c in cards:
+            total += value[c]
+        out.append(total)
+    return out

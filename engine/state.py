@@ -20,7 +20,8 @@ from collections.abc import Sequence
 from typing import Any, Final, Generic, TypedDict
 
 from . import deals
-from .cards import CARD_OF_CODE, CODES, Card, CardError, codes
+from .card_tables import CODES, INT_OF_CODE
+from .cards import Card, CardError, codes
 from .errors import GameOverError, IllegalMoveError, MalformedMoveError, NotYourTurnError, OptionsError
 from .rules import DIRECTION_NAMES, HOLD, Rules, X
 from .shapes import (
@@ -73,6 +74,10 @@ class GameState(Generic[X]):
     >>> g.phase, g.to_act()
     (<Phase.PASS: 'pass'>, [0, 1, 2, 3])
     """
+
+    #: The legal cards of the last seat asked in this position (:meth:`_legal`); -1: none kept.
+    _legal_seat: int
+    _legal_ints: list[int]
 
     def __init__(
         self,
@@ -133,7 +138,7 @@ class GameState(Generic[X]):
         self.passed: list[list[int] | None] = [None] * n
         self.received: list[list[int] | None] = [None] * n
         self.extra: X = self.rules.new_extra(n)
-        self._legal_cache: dict[int, tuple[list[int], list[str]]] = {}
+        self._drop_legal()
         offset = self.rules.pass_offset(n, self.round_no)
         self.pass_offset = offset
         if self.rules.has_sore_phase:
@@ -163,12 +168,12 @@ class GameState(Generic[X]):
             return []
         return [s for s in range(self.players) if s not in self.pending]
 
-    def _legal(self, seat: int) -> tuple[list[int], list[str]]:
-        """``seat``'s legal cards as ints and as codes, computed once per position (the cache is
-        dropped whenever a move is accepted)."""
-        cached = self._legal_cache.get(seat)
-        if cached is not None:
-            return cached
+    def _legal(self, seat: int) -> list[int]:
+        """``seat``'s legal cards, computed once per position: kept for the last seat asked until a move
+        is accepted (a caller asks ``decision`` and then applies, so the check of the move reuses them).
+        The list is never changed in place."""
+        if seat == self._legal_seat:
+            return self._legal_ints
         phase = self.phase
         if phase is PLAY:
             ints = self.rules.legal_plays(self, seat) if seat == self.turn else []
@@ -176,22 +181,32 @@ class GameState(Generic[X]):
             ints = []
         else:
             ints = list(self.hands[seat])
-        pair = self._legal_cache[seat] = (ints, [CODES[c] for c in ints])
-        return pair
+        self._legal_seat = seat
+        self._legal_ints = ints
+        return ints
+
+    def _drop_legal(self) -> None:
+        """Forget the kept legal cards (a move was accepted or a round began)."""
+        self._legal_seat = -1
+        self._legal_ints = []
 
     # The public calls take ``object`` for what a caller passes in, so that a wrong type gets the
     # engine's own error (MalformedMoveError), compiled or not.
     def legal_moves(self, seat: object) -> list[str]:
         """Legal card codes for ``seat`` now.  In a pass phase: the cards to choose three of."""
-        return list(self._legal(self._seat(seat))[1])
+        return [CODES[c] for c in self._legal(self._seat(seat))]
 
     def decision(self, seat: object) -> Decision | None:
         """What ``seat`` must decide now, or None: ``{"kind", "count", "legal"}``."""
-        legal = self._legal(self._seat(seat))[1]
+        legal = self._legal(self._seat(seat))
         if not legal:
             return None
         phase = self.phase
-        return {"kind": phase, "count": self.rules.pass_count if phase is PASS else 1, "legal": list(legal)}
+        return {
+            "kind": phase,
+            "count": self.rules.pass_count if phase is PASS else 1,
+            "legal": [CODES[c] for c in legal],
+        }
 
     # ----- moves ----------------------------------------------------------
     def apply(self, seat: object, move: object) -> None:
@@ -201,12 +216,10 @@ class GameState(Generic[X]):
         """
         if type(seat) is int and type(move) is str and self.phase is PLAY and seat == self.turn:
             # The common case, kept short: a canonical code among the legal cards.
-            c = CARD_OF_CODE.get(move)
-            cached = self._legal_cache.get(seat)
-            legal = cached[0] if cached is not None else self._legal(seat)[0]
-            if c is not None and c in legal:
+            c = INT_OF_CODE.get(move, -1)
+            if c >= 0 and index_of(self._legal(seat), c) >= 0:
                 self.moves.append({"seat": seat, "move": move})
-                self._legal_cache = {}
+                self._drop_legal()
                 self._play(seat, c)
                 return
         self._apply_checked(seat, move)
@@ -219,7 +232,7 @@ class GameState(Generic[X]):
         if seat not in self.to_act():
             who = " ".join(str(s) for s in self.to_act())
             raise NotYourTurnError(f"seat {seat} has nothing to decide now; waiting for seat(s) {who}", [])
-        legal = self._legal(seat)[0]
+        legal = self._legal(seat)
         try:
             cards = self._parse(move)
         except (CardError, MalformedMoveError) as exc:  # re-raised with the legal moves, for the caller
@@ -228,7 +241,7 @@ class GameState(Generic[X]):
         if bad:
             raise IllegalMoveError(self._why_illegal(seat, bad[0], legal), codes(legal))
         self.moves.append({"seat": seat, "move": _move_json(cards, self.phase)})
-        self._legal_cache = {}
+        self._drop_legal()
         if self.phase is PLAY:
             self._play(seat, cards[0])
         else:
@@ -250,7 +263,7 @@ class GameState(Generic[X]):
             want = self.rules.pass_count
             if not isinstance(move, list | tuple) or len(move) != want:
                 raise MalformedMoveError(f'a pass is a list of {want} card codes, e.g. ["2C", "3D", "QS"]')
-            cards: list[int] = [CARD_OF_CODE.get(m) or Card.parse(m) for m in move]
+            cards: list[int] = [INT_OF_CODE.get(m) or Card.parse(m) for m in move]
             if len(set(cards)) != want:
                 raise MalformedMoveError(f"a pass names {want} different cards")
             return cards
@@ -288,7 +301,8 @@ class GameState(Generic[X]):
         self._start_play()
 
     def _play(self, seat: int, c: int) -> None:
-        self.hands[seat].remove(c)
+        hand = self.hands[seat]
+        del hand[index_of(hand, c)]
         trick = self.trick
         trick.append(c)
         self.trick_seats.append(seat)
@@ -431,7 +445,8 @@ class GameState(Generic[X]):
         self.moves = list(other.moves)
         self.dealt = list(other.dealt)
         self.extra = other.rules.copy_extra(other.extra)
-        self._legal_cache = dict(other._legal_cache)
+        self._legal_seat = other._legal_seat
+        self._legal_ints = other._legal_ints
 
     def record(self) -> Record:
         """The replay record: every hand dealt so far, the seed, and the moves.
@@ -449,6 +464,15 @@ class GameState(Generic[X]):
             rec["seed"] = self.seed
             rec["dealing"] = deals.version_of(self.seed)  # absent in records made before version 2
         return rec
+
+
+def index_of(cards: list[int], c: int) -> int:
+    """The index of ``c`` in ``cards``, -1 if absent: a plain loop over ints, which compiled code runs
+    without the object comparisons of ``list.index`` or ``in``."""
+    for i in range(len(cards)):
+        if cards[i] == c:
+            return i
+    return -1
 
 
 def _move_json(cards: list[int], phase: Phase) -> Move:

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Final
 
-from ..cards import HEARTS, SUIT_OF
+from ..card_tables import HEARTS, SUIT_OF
 from ..rules import MAX_TARGET, QUEEN_OF_SPADES, THREE_OF_CLUBS, TWO_OF_CLUBS, GameInfo, OptionSpec
 from ..shapes import RoundSummary
 from .hearts import HeartsFamily
@@ -12,10 +12,10 @@ from .hearts import HeartsFamily
 if TYPE_CHECKING:
     from ..state import GameState
 
-POINTS: tuple[int, ...] = tuple(
+POINTS: Final[tuple[int, ...]] = tuple(
     1 if SUIT_OF[c] == HEARTS else 13 if c == QUEEN_OF_SPADES else 0 for c in range(52)
 )
-MOON = 26
+MOON: Final = 26
 
 
 class CardCommons(HeartsFamily[None]):

@@ -8,11 +8,10 @@ the first trick, and overrides :meth:`legal_leads` for its own lead restrictions
 
 from __future__ import annotations
 
-from bisect import bisect_left
 from typing import TYPE_CHECKING
 
-from ..cards import CODES
-from ..rules import TWO_OF_CLUBS, Rules, X, hearts_pass_offset, points_taken
+from ..card_tables import CODES, SUIT_OF
+from ..rules import TWO_OF_CLUBS, Rules, X, hearts_pass_offset, points_taken, suit_run
 
 if TYPE_CHECKING:
     from ..state import GameState
@@ -45,9 +44,7 @@ class HeartsFamily(Rules[X]):
         hand = state.hands[seat]
         trick = state.trick
         if trick:
-            low = trick[0] // 13 * 13
-            start = bisect_left(hand, low)
-            same = hand[start : bisect_left(hand, low + 13, start)]
+            same = suit_run(hand, SUIT_OF[trick[0]])
             if same:
                 return same
             if self.no_points_on_first_trick and not state.tricks:

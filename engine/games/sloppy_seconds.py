@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Final
 
-from ..cards import RANK_OF, SUIT_OF, SUITS
+from ..card_tables import RANK_OF, SUIT_OF, SUITS
 from ..rules import MAX_TARGET, TWO_OF_CLUBS, GameInfo, OptionSpec, Rules, highest_of_led_suit
 from ..shapes import RoundSummary, TableView
 
@@ -13,8 +13,8 @@ if TYPE_CHECKING:
     from ..state import GameState
 
 # R-SL-RANK: A ranks high in play but scores 1; J 11, Q 12, K 13.
-VALUE: tuple[int, ...] = tuple(1 if RANK_OF[c] == 14 else RANK_OF[c] for c in range(52))
-MIN_HAND_SCORE = 5  # R-SL-MIN5
+VALUE: Final[tuple[int, ...]] = tuple(1 if RANK_OF[c] == 14 else RANK_OF[c] for c in range(52))
+MIN_HAND_SCORE: Final = 5  # R-SL-MIN5
 
 
 def second_place_scores(totals: list[int]) -> list[int]:

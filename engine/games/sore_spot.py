@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Final
 
-from ..cards import CODES, RANK_OF, SUIT_OF, Card, CardError, card, codes
+from ..card_tables import CODES, RANK_OF, SUIT_OF
+from ..cards import Card, CardError, card, codes
 from ..errors import OptionsError
 from ..rules import GameInfo, OptionSpec, Rules
 from ..shapes import RoundSummary, TableView
@@ -14,8 +15,8 @@ if TYPE_CHECKING:
     from ..state import GameState
 
 # R-SS-NUM: A = 0, 2..10 face value, J 11, Q 12, K 13.
-NUMBER: tuple[int, ...] = tuple(0 if RANK_OF[c] == 14 else RANK_OF[c] for c in range(52))
-ACE = 14
+NUMBER: Final[tuple[int, ...]] = tuple(0 if RANK_OF[c] == 14 else RANK_OF[c] for c in range(52))
+ACE: Final = 14
 
 # R-SS-DECK: the cards used by player count.
 STANDARD_DECKS = {

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Final
 
-from ..cards import HEARTS, RANK_OF, SUIT_OF
+from ..card_tables import HEARTS, RANK_OF, SUIT_OF
 from ..rules import MAX_TARGET, QUEEN_OF_SPADES, GameInfo, OptionSpec
 from ..shapes import TableView
 from .hearts import HeartsFamily
@@ -14,7 +14,7 @@ if TYPE_CHECKING:
     from ..state import GameState
 
 # R-SH-SCORE: hearts score their rank (2..14), the Q♠ 25; 129 per round.
-POINTS: tuple[int, ...] = tuple(
+POINTS: Final[tuple[int, ...]] = tuple(
     RANK_OF[c] if SUIT_OF[c] == HEARTS else 25 if c == QUEEN_OF_SPADES else 0 for c in range(52)
 )
 
