@@ -15,10 +15,11 @@ import functools
 import hashlib
 import struct
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, Final
 
-_TWO_32 = 1 << 32
-_EIGHT_WORDS = struct.Struct(">8I")
+# Finals: compiled, C statics rather than a lookup in the module's dictionary on every draw.
+_TWO_32: Final = 1 << 32
+_EIGHT_WORDS: Final = struct.Struct(">8I")
 
 
 def seed_key(seed: int | str) -> bytes:

@@ -106,6 +106,8 @@ class GameState(Generic[X]):
         self.winners: list[int] = []
         self.over = False  # phase is OVER: the game has ended
         self.round_no = -1
+        self._legal_seat = -1
+        self._legal_ints = []
         if deals:
             self._first_dealer = deals[0]["dealer"]
         elif seed is not None and rules.first_dealer_from_seed():
@@ -186,9 +188,9 @@ class GameState(Generic[X]):
         return ints
 
     def _drop_legal(self) -> None:
-        """Forget the kept legal cards (a move was accepted or a round began)."""
+        """Forget the kept legal cards (a move was accepted or a round began); the stale list stays
+        until the next is computed, so that nothing is allocated here."""
         self._legal_seat = -1
-        self._legal_ints = []
 
     # The public calls take ``object`` for what a caller passes in, so that a wrong type gets the
     # engine's own error (MalformedMoveError), compiled or not.

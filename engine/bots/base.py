@@ -26,10 +26,11 @@ def choose_random(rng: random.Random, decision: Decision | None) -> Move:
     if decision is None:
         raise ValueError("this seat has nothing to decide now")
     legal = decision["legal"]
+    # float(len(...)): the same product as with the int, which compiled code multiplies as machine floats.
     if decision["kind"] != "pass":
-        return legal[int(rng.random() * len(legal))]
+        return legal[int(rng.random() * float(len(legal)))]
     pool = list(legal)
-    picked = [pool.pop(int(rng.random() * len(pool))) for _ in range(decision["count"])]
+    picked = [pool.pop(int(rng.random() * float(len(pool)))) for _ in range(decision["count"])]
     return picked
 
 
