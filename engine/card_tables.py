@@ -8,6 +8,7 @@ them with the notation (:class:`engine.cards.Card`).
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Final
 
 SUITS: Final = "CDHS"
@@ -22,3 +23,8 @@ SUIT_OF: Final[tuple[int, ...]] = tuple(i // 13 for i in range(52))
 RANK_OF: Final[tuple[int, ...]] = tuple(i % 13 + 2 for i in range(52))
 #: Canonical code -> card int: the quick lookup for moves already in canonical form ("QS", not "qs").
 INT_OF_CODE: Final[dict[str, int]] = {code: i for i, code in enumerate(CODES)}
+
+
+def codes(cards: Iterable[int]) -> list[str]:
+    """Card ints to their codes, in the given order."""
+    return [CODES[c] for c in cards]

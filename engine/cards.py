@@ -15,8 +15,6 @@ True
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-
 # The tables themselves live in a compiled module (engine/card_tables.py); their names stay importable here.
 from .card_tables import CLUBS as CLUBS
 from .card_tables import CODES as CODES
@@ -28,6 +26,7 @@ from .card_tables import RANKS as RANKS
 from .card_tables import SPADES as SPADES
 from .card_tables import SUIT_OF as SUIT_OF
 from .card_tables import SUITS as SUITS
+from .card_tables import codes as codes
 
 
 class CardError(ValueError):
@@ -81,7 +80,3 @@ def card(suit: int, rank: int) -> int:
     """The card of ``suit`` (0..3) and ``rank`` (2..14)."""
     return suit * 13 + rank - 2
 
-
-def codes(cards: Iterable[int]) -> list[str]:
-    """Card ints to their codes, in the given order."""
-    return [CODES[c] for c in cards]

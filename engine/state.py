@@ -20,10 +20,11 @@ from collections.abc import Sequence
 from typing import Any, Final, Generic, TypedDict
 
 from . import deals
-from .card_tables import CODES, INT_OF_CODE
-from .cards import Card, CardError, codes
+from .card_tables import CODES, INT_OF_CODE, codes
+from .cards import Card, CardError
+from .draws import dealt_v2
 from .errors import GameOverError, IllegalMoveError, MalformedMoveError, NotYourTurnError, OptionsError
-from .rules import DIRECTION_NAMES, HOLD, Rules, X
+from .rules import DIRECTION_NAMES, HOLD, Rules, X, index_of
 from .shapes import (
     Deal,
     Decision,
@@ -51,6 +52,9 @@ def deal_from_seed(
 
     The algorithm is :mod:`engine.deals` (docs/deals.md), so anyone can re-deal a finished table.
     """
+    if type(seed) is int or type(seed) is str:
+        # Dealing version 2 (version 1's seed types subclass int and str), straight to its compiled deal.
+        return dealt_v2(seed, round_no, deck, players, dealer)
     return deals.deal(seed, round_no, deck, players, dealer)
 
 
@@ -265,14 +269,14 @@ class GameState(Generic[X]):
             want = self.rules.pass_count
             if not isinstance(move, list | tuple) or len(move) != want:
                 raise MalformedMoveError(f'a pass is a list of {want} card codes, e.g. ["2C", "3D", "QS"]')
-            cards: list[int] = [INT_OF_CODE.get(m) or Card.parse(m) for m in move]
+            cards = [card_of(m) for m in move]
             if len(set(cards)) != want:
                 raise MalformedMoveError(f"a pass names {want} different cards")
             return cards
         if not isinstance(move, str):
             what = "sore card" if self.phase == SORE else "play"
             raise MalformedMoveError(f'a {what} is one card code such as "QS", not {move!r}')
-        return [Card.parse(move)]
+        return [card_of(move)]
 
     def _why_illegal(self, seat: int, bad: int, legal: list[int]) -> str:
         if bad not in self.hands[seat]:
@@ -468,13 +472,14 @@ class GameState(Generic[X]):
         return rec
 
 
-def index_of(cards: list[int], c: int) -> int:
-    """The index of ``c`` in ``cards``, -1 if absent: a plain loop over ints, which compiled code runs
-    without the object comparisons of ``list.index`` or ``in``."""
-    for i in range(len(cards)):
-        if cards[i] == c:
-            return i
-    return -1
+def card_of(code: Any) -> int:
+    """The card of a code: a canonical code ("QS") by lookup, anything else through
+    :meth:`Card.parse`, which accepts "qs" or "10H" and raises :class:`CardError` for the rest."""
+    if type(code) is str:
+        c = INT_OF_CODE.get(code, -1)
+        if c >= 0:
+            return c
+    return Card.parse(code)
 
 
 def _move_json(cards: list[int], phase: Phase) -> Move:

@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ..card_tables import CODES, SUIT_OF
-from ..rules import TWO_OF_CLUBS, Rules, X, hearts_pass_offset, points_taken, suit_run
+from ..rules import TWO_OF_CLUBS, Rules, X, hearts_pass_offset, index_of, points_taken, suit_run
 
 if TYPE_CHECKING:
     from ..state import GameState
@@ -37,7 +37,7 @@ class HeartsFamily(Rules[X]):
     def first_leader(self, state: GameState[X]) -> int:
         # The holder of the opening card after the pass.
         opener = self.opening_card(state.players)
-        return next(s for s, hand in enumerate(state.hands) if opener in hand)
+        return next(s for s, hand in enumerate(state.hands) if index_of(hand, opener) >= 0)
 
     def legal_plays(self, state: GameState[X], seat: int) -> list[int]:
         # Following is most of a round's decisions: done here in one step, on the sorted hand.
