@@ -105,7 +105,10 @@ class GameState(Generic[X]):
         self.deck = sorted(rules.deck(players, options))
         self.totals = [0] * players
         self.history: list[RoundSummary] = []  # finished rounds: dealer, tricks, points, ...
-        self.moves: list[MoveEntry] = []  # accepted moves in order: {"seat", "move"}
+        # Accepted moves in order, logged as two plain lists; :attr:`moves` builds their entries.
+        self._move_seats: list[int] = []
+        self._move_values: list[Move] = []  # canonical codes (R-CARD)
+        self._moves: list[MoveEntry] = []  # the entries of ``moves`` built so far
         self.dealt: list[Deal] = []  # the deal of every round so far: {"dealer", "hands"}
         self.winners: list[int] = []
         self.over = False  # phase is OVER: the game has ended
@@ -164,7 +167,23 @@ class GameState(Generic[X]):
     @property
     def version(self) -> int:
         """Number of accepted moves: a client's handle for "has anything changed"."""
-        return len(self.moves)
+        return len(self._move_seats)
+
+    @property
+    def moves(self) -> list[MoveEntry]:
+        """The accepted moves in order, ``{"seat", "move"}`` each, the move in canonical codes.
+
+        A move is logged as its seat and its codes alone; the entries are built when first read
+        (the list then grows with the game), so that play which never reads them makes no object
+        per move for them.
+        """
+        built = self._moves
+        seats = self._move_seats
+        if len(built) < len(seats):
+            values = self._move_values
+            for i in range(len(built), len(seats)):
+                built.append({"seat": seats[i], "move": values[i]})
+        return built
 
     def to_act(self) -> list[int]:
         """Seats that must act now; several during a simultaneous phase, none once over."""
@@ -224,7 +243,8 @@ class GameState(Generic[X]):
             # The common case, kept short: a canonical code among the legal cards.
             c = INT_OF_CODE.get(move, -1)
             if c >= 0 and index_of(self._legal(seat), c) >= 0:
-                self.moves.append({"seat": seat, "move": move})
+                self._move_seats.append(seat)
+                self._move_values.append(move)
                 self._drop_legal()
                 self._play(seat, c)
                 return
@@ -246,7 +266,8 @@ class GameState(Generic[X]):
         bad = [c for c in cards if c not in legal]
         if bad:
             raise IllegalMoveError(self._why_illegal(seat, bad[0], legal), codes(legal))
-        self.moves.append({"seat": seat, "move": _move_json(cards, self.phase)})
+        self._move_seats.append(seat)
+        self._move_values.append(_move_json(cards, self.phase))
         self._drop_legal()
         if self.phase is PLAY:
             self._play(seat, cards[0])
@@ -448,7 +469,9 @@ class GameState(Generic[X]):
         self.totals = list(other.totals)
         self.winners = list(other.winners)
         self.history = list(other.history)
-        self.moves = list(other.moves)
+        self._move_seats = list(other._move_seats)
+        self._move_values = list(other._move_values)
+        self._moves = list(other._moves)
         self.dealt = list(other.dealt)
         self.extra = other.rules.copy_extra(other.extra)
         self._legal_seat = other._legal_seat
@@ -464,7 +487,9 @@ class GameState(Generic[X]):
             "players": self.players,
             "options": dict(self.options),
             "deals": [{"dealer": d["dealer"], "hands": d["hands"]} for d in self.dealt],
-            "moves": [{"seat": m["seat"], "move": m["move"]} for m in self.moves],
+            "moves": [
+                {"seat": s, "move": m} for s, m in zip(self._move_seats, self._move_values, strict=True)
+            ],
         }
         if self.seed is not None:
             rec["seed"] = self.seed
