@@ -5,10 +5,13 @@ from __future__ import annotations
 import random
 import re
 from collections.abc import Sequence
-from typing import Any, Protocol
+from typing import Any, Final, Protocol
 
-from ..shapes import Decision, Move, SeatView
+from ..shapes import Decision, Move, Phase, SeatView
 from ..state import GameState
+
+PLAY: Final = Phase.PLAY
+PASS: Final = Phase.PASS
 
 
 class Bot(Protocol):
@@ -26,8 +29,11 @@ def choose_random(rng: random.Random, decision: Decision | None) -> Move:
     if decision is None:
         raise ValueError("this seat has nothing to decide now")
     legal = decision["legal"]
-    # float(len(...)): the same product as with the int, which compiled code multiplies as machine floats.
-    if decision["kind"] != "pass":
+    kind = decision["kind"]
+    # The engine's decisions carry the Phase member, so identity settles a play before any text is
+    # compared (a decision read from JSON has "pass", equal to PASS). float(len(...)): the same product
+    # as with the int, which compiled code multiplies as machine floats.
+    if kind is PLAY or kind != PASS:
         return legal[int(rng.random() * float(len(legal)))]
     pool = list(legal)
     picked = [pool.pop(int(rng.random() * float(len(pool)))) for _ in range(decision["count"])]
