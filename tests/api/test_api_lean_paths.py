@@ -1,5 +1,5 @@
-"""The move body's shortcut: `MoveRequestSchema.loads_unchanged` may only say yes where a load gives the
-body back as it is; everything else still goes through the schema and its errors."""
+"""The move path's shortcuts keep the contract: `MoveRequestSchema.loads_unchanged` says yes only where a
+load gives the body back as it is; a unix-socket Redis reaches the rate limiter too."""
 
 from __future__ import annotations
 
@@ -61,3 +61,10 @@ def test_well_formed_moves_take_the_shortcut(body: dict[str, Any]) -> None:
 ])
 def test_anything_else_goes_through_the_schema(body: dict[str, Any]) -> None:
     assert not MoveRequestSchema.loads_unchanged(body)
+
+
+def test_an_app_on_a_unix_socket_redis_gives_the_rate_limiter_the_same_socket() -> None:
+    from api import create_app
+
+    app = create_app({"REDIS_URL": "unix:///run/trick-arena/redis.sock?db=0", "KEY_PREFIX": "unix-test:"})
+    assert app.config["RATELIMIT_STORAGE_URI"] == "redis+unix:///run/trick-arena/redis.sock?db=0"
