@@ -2,13 +2,13 @@
 them, with the default house set next to the set before the search bot joined it.
 
 Each run: a throwaway Redis, the scheduler (in this process, `arena.scheduler.run_forever` over the default
-ladders with one house set), and one arena worker process (``python -m arena worker``: the Procfile's `arena:`
-line, its default threads). After a warm-up, the matches rated within the window are counted per ladder (by
+ladders with one house set), and the arena workers of `make run` (``--arena-workers`` processes of
+``python -m arena worker``, the Procfile's `arena:` line, with their default threads). After a warm-up, the matches rated within the window are counted per ladder (by
 their own finish time). With `--bot-delay-ms D` one registered HTTP bot (``tools.fastbot``, answering every
 /move after D ms) also plays every ladder: its tables are not paced by the scheduler's gap between house-only
 matches, so the figure is then bounded by how long matches take.
 
-    python -m tools.ladder_pace [--minutes 3] [--warmup-s 20] [--bot-delay-ms D]
+    python -m tools.ladder_pace [--minutes 3] [--warmup-s 20] [--bot-delay-ms D] [--arena-workers 2]
 
 Prints JSON: per ladder and per set, rated matches per minute, mean match duration, and the ratio of the
 default set's pace to the earlier set's.
@@ -58,10 +58,10 @@ def rated_in_window(store: ArenaStore, ladder_id: str, start: float, end: float)
     return [d for d in docs if d and d["status"] == MatchStatus.RATED and start <= d["finished"] < end]
 
 
-def one_run(house_bots: tuple[str, ...], minutes: float, warmup_s: float,
-            bot_delay_ms: int | None) -> dict[str, Any]:
+def one_run(house_bots: tuple[str, ...], minutes: float, warmup_s: float, bot_delay_ms: int | None,
+            arena_workers: int) -> dict[str, Any]:
     server = start_throwaway()
-    worker: subprocess.Popen[bytes] | None = None
+    workers: list[subprocess.Popen[bytes]] = []
     bots: Any = None
     try:
         conn = redis.Redis.from_url(server.url, decode_responses=True)
@@ -74,8 +74,9 @@ def one_run(house_bots: tuple[str, ...], minutes: float, warmup_s: float,
         env = {**os.environ, "REDIS_URL": server.url, "TA_KEY_PREFIX": PREFIX, "ALLOW_PRIVATE_BOT_URLS": "1",
                "PYTHONPATH": str(REPO_ROOT)}
         env.pop("TA_ARENA_WORKER_THREADS", None)  # the default is what is measured
-        worker = subprocess.Popen([sys.executable, "-m", "arena", "worker"], env=env, cwd=REPO_ROOT,
-                                  stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        workers = [subprocess.Popen([sys.executable, "-m", "arena", "worker"], env=env, cwd=REPO_ROOT,
+                                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                   for _ in range(arena_workers)]
         settings = ArenaSettings(server.url, PREFIX, allow_private_urls=True)
         total_s = warmup_s + minutes * 60
         scheduler = threading.Thread(target=run_forever, args=(settings, ladders, total_s), daemon=True)
@@ -98,7 +99,7 @@ def one_run(house_bots: tuple[str, ...], minutes: float, warmup_s: float,
         return {"house_bots": list(house_bots), "ladders": per_ladder,
                 "load_average_1m": round(os.getloadavg()[0], 2)}
     finally:
-        if worker is not None:
+        for worker in workers:
             devserve.stop(worker, timeout=20)
         if bots is not None:
             bots.terminate()
@@ -109,13 +110,16 @@ def one_run(house_bots: tuple[str, ...], minutes: float, warmup_s: float,
 @click.option("--minutes", default=3.0, show_default=True, help="measuring window per run")
 @click.option("--warmup-s", default=20.0, show_default=True)
 @click.option("--bot-delay-ms", type=int, default=None, help="also one registered HTTP bot, this slow")
-def main(minutes: float, warmup_s: float, bot_delay_ms: int | None) -> None:
-    runs = {name: one_run(bots, minutes, warmup_s, bot_delay_ms) for name, bots in HOUSE_SETS.items()}
+@click.option("--arena-workers", default=2, show_default=True, help="processes, as make run's ARENA_WORKERS")
+def main(minutes: float, warmup_s: float, bot_delay_ms: int | None, arena_workers: int) -> None:
+    runs = {name: one_run(bots, minutes, warmup_s, bot_delay_ms, arena_workers)
+            for name, bots in HOUSE_SETS.items()}
     before, after = runs["before_search"]["ladders"], runs["default"]["ladders"]
     ratios = {ladder: round(after[ladder]["rated_per_min"] / before[ladder]["rated_per_min"], 3)
               if before[ladder]["rated_per_min"] else None for ladder in before}
     print(json.dumps({"command": " ".join(["python -m tools.ladder_pace", *sys.argv[1:]]),
                       "search_bot": LADDER_SEARCH_BOT, "minutes": minutes, "bot_delay_ms": bot_delay_ms,
+                      "arena_workers": arena_workers,
                       "cpus": os.cpu_count(), "runs": runs, "pace_ratio_default_vs_before": ratios},
                      indent=2))
 
