@@ -335,10 +335,10 @@ BENCHMARKS = (
               "independent ladders per row; ρ is Spearman's between ladder and true order (docs/arena.md).",
               simulate_commands(), ladder_rows),
     Benchmark("ladder-pace", "Ladder pace with the search bot",
-              "The four default ladders as `make run` plays them (the real scheduler, 2 processes of `python -m "
-              "arena worker`) for 3 minutes after a 20 s warm-up, with the default house set and with the set "
-              "before the search bot joined it; house bots only, then with one registered local bot "
-              "answering after 20 and after 0 ms (docs/arena.md).",
+              "The four default ladders as `make run` plays them (the real scheduler, 2 processes of "
+              "`python -m arena worker`) for 3 minutes after a 20 s warm-up, with the default house set and "
+              "with the set before the search bot joined it; house bots only, then with one registered local "
+              "bot answering after 20 and after 0 ms (docs/arena.md).",
               ("python -m tools.ladder_pace", "python -m tools.ladder_pace --bot-delay-ms 20",
                "python -m tools.ladder_pace --bot-delay-ms 0"), pace_rows),
     Benchmark("redis", "The ceiling of one Redis",
