@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import inspect
 from typing import Any
 
 from flask import Flask, abort, request, send_from_directory
@@ -27,6 +28,12 @@ RATE_LIMITED = {
 }
 
 BODY_METHODS = {"POST", "PUT", "PATCH"}
+
+# The hot views build their answer as a Response in their schema's shape (api.jsonio). flask-smorest's
+# decorators on them (@response, @alt_response, @doc) only document it, yet each wraps the view in a layer
+# that passes a Response through at the cost of an app-context lookup and a coroutine check per request.
+# The OpenAPI document is taken from the decorated view at registration; the bare function is served.
+UNWRAPPED_VIEWS = ("seats.get_seat_state", "seats.post_move")
 
 
 class TrickArenaApi(Api):
@@ -55,6 +62,8 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
 
     for blueprint in (health.blp, games.blp, tables.blp, seats.blp, bots.blp, ladders.blp, analysis.blp):
         api.register_blueprint(blueprint)
+    for endpoint in UNWRAPPED_VIEWS:
+        app.view_functions[endpoint] = inspect.unwrap(app.view_functions[endpoint])
     from api.web import blp as web_pages  # the HTML pages at /: not part of the OpenAPI doc
     app.register_blueprint(web_pages)
     register_error_handlers(app)
@@ -74,7 +83,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
 
 
 def _install_rate_limits(app: Flask) -> None:
-    app.config.setdefault("RATELIMIT_STORAGE_URI", app.config["REDIS_URL"])
+    app.config.setdefault("RATELIMIT_STORAGE_URI", limiter_storage_uri(app.config["REDIS_URL"]))
     app.config.setdefault("RATELIMIT_KEY_PREFIX", keys.rate_limit_prefix(app.config["KEY_PREFIX"]))
     # X-RateLimit-* headers on every success cost an extra Redis read per request; the 429 problem carries
     # Retry-After (added by our error handler), which is what clients need.
@@ -92,6 +101,18 @@ def _install_rate_limits(app: Flask) -> None:
     hooks[:] = [hook for hook in hooks if hook != limiter._check_request_limit]
     install_seat_limit(app, app.extensions[EXTENSION].redis)
     app.extensions["trick_arena_limiter"] = limiter
+
+
+def limiter_storage_uri(redis_url: str) -> str:
+    """The limiter's name for the Redis at `redis_url`: the limits library spells a unix socket
+    ``redis+unix://`` where redis-py spells it ``unix://``.
+
+    >>> limiter_storage_uri("unix:///run/redis.sock?db=0")
+    'redis+unix:///run/redis.sock?db=0'
+    >>> limiter_storage_uri("redis://127.0.0.1:6379/0")
+    'redis://127.0.0.1:6379/0'
+    """
+    return "redis+" + redis_url if redis_url.startswith("unix://") else redis_url
 
 
 def _install_swagger_assets(app: Flask) -> None:

@@ -40,14 +40,20 @@ class JSONObject(fields.Raw):
         self.metadata.setdefault("type", "object")
 
 
+def is_move(value: Any) -> bool:
+    """A card code ("QS") or a list of 1-13 card codes: the shape of a move (whether it is legal is the
+    engine's to say)."""
+    if isinstance(value, str):
+        return 0 < len(value) <= 8
+    return (isinstance(value, list) and 0 < len(value) <= 13
+            and all(isinstance(card, str) and 0 < len(card) <= 8 for card in value))
+
+
 class MoveField(fields.Field):
     """A card code ("QS") for play/sore decisions, or a list of card codes for a pass."""
 
     def _deserialize(self, value: Any, attr: str | None, data: Any, **kwargs: Any) -> str | list[str]:
-        if isinstance(value, str) and 0 < len(value) <= 8:
-            return value
-        if (isinstance(value, list) and 0 < len(value) <= 13
-                and all(isinstance(card, str) and 0 < len(card) <= 8 for card in value)):
+        if is_move(value):
             return value
         raise ValidationError("a move is a card code string (e.g. \"QS\") or a list of card codes for a pass")
 
@@ -194,6 +200,17 @@ class MoveRequestSchema(Schema):
                                               "example": "QS"})
     expected_version = fields.Integer(required=True, validate=validate.Range(min=0),
                                       metadata={"description": "the version your decision was read at"})
+
+    @staticmethod
+    def loads_unchanged(data: Any) -> bool:
+        """True if `load` would return `data` itself, as every well-formed move post does: exactly these two
+        fields, a move of the right shape and a version that is already a non-negative int. The check costs a
+        few type tests where a load walks every field through marshmallow; anything else (a version sent as
+        "5", an unknown field, a bad move) takes the load and its errors."""
+        if type(data) is not dict or len(data) != 2:
+            return False
+        version = data.get("expected_version")
+        return type(version) is int and version >= 0 and is_move(data.get("move"))
 
 
 class MoveResultSchema(Schema):

@@ -113,6 +113,18 @@ def test_arena_slow_bot_rows(tool) -> None:
     assert "| bots 20ms away: strikes in each run (deadline 1,000 ms) | 0, 3 | 0 |" in page
 
 
+def test_ladder_pace_rows(tool) -> None:
+    def run(pace: float, seconds: float) -> dict:
+        return {"ladders": {"spot-hearts-4p": {"rated_per_min": pace, "mean_match_s": seconds}}}
+
+    pace = {"search_bot": "search-10", "bot_delay_ms": 20,
+            "pace_ratio_default_vs_before": {"spot-hearts-4p": 0.8},
+            "runs": {"before_search": run(20.0, 0.04), "default": run(16.0, 2.5)}}
+    page = table(tool.render({"ladder-pace": result("ladder-pace", [pace])}), "ladder-pace")
+    assert ("| spot-hearts-4p, with a registered bot 20 ms away: rated matches/min before → with "
+            "`search-10` | 20.0 → 16.0 (0.80×); match 0.04 → 2.50 s | ≥ 0.50× |") in page
+
+
 def test_reliability_drills_are_read_from_their_json(tool, tmp_path: Path) -> None:
     soak = {"command": "python -m loadtest ladder --bots 40 --seconds 600", "machine": {"loadavg_1m_max": 5},
             "matches": {"rated": 3359}, "problems": [], "stuck": {}, "rated_per_ladder": {"a": 2, "b": 3357},

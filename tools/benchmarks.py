@@ -190,6 +190,23 @@ def ladder_rows(outputs: list[Any]) -> list[Row]:
     return rows
 
 
+def pace_rows(outputs: list[Any]) -> list[Row]:
+    rows = []
+    for out in outputs:
+        delay = dig(out, "bot_delay_ms")
+        who = "house bots only" if delay is None else f"with a registered bot {delay} ms away"
+        before, default = (dig(out, "runs", name, "ladders", default={}) or {}
+                           for name in ("before_search", "default"))
+        for ladder, pace in sorted(default.items()):
+            share = dig(out, "pace_ratio_default_vs_before", ladder)
+            match_s = f"{num(dig(before, ladder, 'mean_match_s'), 2)} → {num(pace.get('mean_match_s'), 2)} s"
+            rows.append((f"{ladder}, {who}: rated matches/min before → with `{dig(out, 'search_bot')}`",
+                         f"{num(dig(before, ladder, 'rated_per_min'), 1)} → "
+                         f"{num(pace.get('rated_per_min'), 1)} ({ratio(share)}); match {match_s}",
+                         "≥ 0.50×"))
+    return rows
+
+
 def load_rows(outputs: list[Any]) -> list[Row]:
     out = outputs[0] if outputs else {}
     rows = [
@@ -317,6 +334,13 @@ BENCHMARKS = (
               "The real matchmaking, match and Elo code offline, 8 house bots of known strength order, 5 "
               "independent ladders per row; ρ is Spearman's between ladder and true order (docs/arena.md).",
               simulate_commands(), ladder_rows),
+    Benchmark("ladder-pace", "Ladder pace with the search bot",
+              "The four default ladders as `make run` plays them (the real scheduler, 2 processes of "
+              "`python -m arena worker`) for 3 minutes after a 20 s warm-up, with the default house set and "
+              "with the set before the search bot joined it; house bots only, then with one registered local "
+              "bot answering after 20 and after 0 ms (docs/arena.md).",
+              ("python -m tools.ladder_pace", "python -m tools.ladder_pace --bot-delay-ms 20",
+               "python -m tools.ladder_pace --bot-delay-ms 0"), pace_rows),
     Benchmark("redis", "The ceiling of one Redis",
               "Redis's own counters (INFO commandstats, stats, cpu) per rated match (house bots, real "
               "scheduler and RQ workers in 3 network namespaces) and per API move; the matches/s and bots "

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import threading
 import time
 
@@ -88,3 +89,67 @@ def test_ten_posts_across_two_worker_processes_apply_exactly_one(gunicorn_server
     tables = TableStore(redis_conn, key_prefix)
     assert tables.load_table(table_id).version == 1
     assert len(tables.moves(table_id)) == 1
+
+
+def _listening_sockets(port: int) -> int:
+    """How many sockets listen on 127.0.0.1:`port` (from the kernel's own table)."""
+    local = f"0100007F:{port:04X}"
+    with open("/proc/net/tcp") as table:
+        return sum(1 for line in table.readlines()[1:]
+                   if line.split()[1] == local and line.split()[3] == "0A")  # 0A: LISTEN
+
+
+def _established_per_worker(port: int) -> list[int]:
+    """Connections each process listening on `port` holds (the workers: with SO_REUSEPORT the master
+    listens on nothing)."""
+    import psutil
+
+    counts = []
+    for process in psutil.process_iter():
+        try:
+            connections = process.net_connections("tcp")
+        except (psutil.AccessDenied, psutil.NoSuchProcess):
+            continue
+        if any(c.laddr.port == port and c.status == psutil.CONN_LISTEN for c in connections):
+            counts.append(sum(1 for c in connections
+                              if c.laddr.port == port and c.status == psutil.CONN_ESTABLISHED))
+    return counts
+
+
+@pytest.mark.timeout(90)
+def test_each_worker_listens_on_its_own_socket_and_connections_are_spread(gunicorn_server):
+    with gunicorn_server("gevent", workers=2) as base:
+        port = int(base.rsplit(":", 1)[1])
+        assert _listening_sockets(port) == 2  # one per worker (SO_REUSEPORT), none shared from the master
+        # A burst of keep-alive connections, opened at once as a bench or a crowd of bots would: on one
+        # shared socket a single idle worker could accept them all.
+        clients = [httpx.Client(timeout=10) for _ in range(32)]
+        try:
+            for client in clients:
+                assert client.get(f"{base}/api/hello").status_code == 200
+            per_worker = _established_per_worker(port)
+            assert len(per_worker) == 2 and sum(per_worker) == 32
+            assert min(per_worker) >= 4, per_worker  # hashed over two sockets: 4 or fewer has odds < 1e-5
+        finally:
+            for client in clients:
+                client.close()
+
+
+@pytest.mark.timeout(60)
+def test_the_server_refuses_a_port_another_server_listens_on(redis_url, key_prefix):
+    import socket
+    import subprocess
+
+    from tests.conftest import REPO_ROOT
+    from tools import devserve
+
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        env = {**os.environ, "PYTHONPATH": str(REPO_ROOT), "REDIS_URL": redis_url,
+               "TA_KEY_PREFIX": key_prefix, "TA_BIND": f"127.0.0.1:{port}", "TA_LOG_LEVEL": "warning"}
+        server = subprocess.run(devserve.gunicorn_command(), cwd=REPO_ROOT, env=env, capture_output=True,
+                                text=True, timeout=45)
+    assert server.returncode != 0
+    assert f"cannot listen on 127.0.0.1:{port}" in server.stderr
