@@ -123,7 +123,7 @@ def worker_command(burst: bool, threads: int | None, simple: bool, queues: tuple
 @main.command("simulate-ladder")
 @click.option("--game", default="spot-hearts", show_default=True)
 @click.option("--bots", default=None, help="Comma-separated house bots, STRONGEST FIRST (the known order). "
-              "Default: search-10, heuristic, eps-0.15 .. eps-0.9, random.")
+              "Default: the ladders' house bots (core.arena_model.DEFAULT_HOUSE_BOTS).")
 @click.option("--games-per-bot", default=50, show_default=True, help="Rated matches per bot (at least).")
 @click.option("--duplicate/--no-duplicate", default=False, show_default=True)
 @click.option("--players", default=4, show_default=True)

@@ -20,14 +20,13 @@ from scipy.stats import spearmanr
 
 from arena.match import MatchRunner, make_drivers
 from arena.matchmaking import Candidate, pick_table
-from core.arena_model import LADDER_SEARCH_BOT, MatchSpec, Member
+from core.arena_model import DEFAULT_HOUSE_BOTS, MatchSpec, Member
 from core.elo import INITIAL_RATING
 from engine.seeds import SEED_BITS
 
-# Strongest first: the ladders' search bot, then epsilon (share of random moves) rising evenly from
-# 0 (heuristic) to 1 (random).  The same graded set for every game (docs/arena.md).
-DEFAULT_BOTS = (LADDER_SEARCH_BOT, "heuristic", "eps-0.15", "eps-0.3", "eps-0.45", "eps-0.6", "eps-0.75",
-                "eps-0.9", "random")
+# The default set is the ladders' own (strongest first), so the simulation measures the yardstick the
+# ladders use (docs/arena.md, "House bots").
+DEFAULT_BOTS = DEFAULT_HOUSE_BOTS
 
 
 def simulate_ladder(game: str, bots: list[str], games_per_bot: int, duplicate: bool, seed: int,

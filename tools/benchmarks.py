@@ -306,7 +306,8 @@ def redis_rows(outputs: list[Any]) -> list[Row]:
 
 def simulate_commands() -> tuple[str, ...]:
     return tuple(f"python -m arena simulate-ladder --game spot-hearts --games-per-bot {k}{dup} --seed 1 "
-                 "--runs 5" for k in (10, 25, 50) for dup in ("", " --duplicate"))
+                 "--runs 5 --bots heuristic,eps-0.15,eps-0.3,eps-0.45,eps-0.6,eps-0.75,eps-0.9,random"
+                 for k in (10, 25, 50) for dup in ("", " --duplicate"))
 
 
 BENCHMARKS = (

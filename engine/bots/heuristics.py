@@ -155,9 +155,15 @@ def sloppy_outlook(won: list[list[int]], me: int) -> float:
 
 
 def _sloppy_policy(sit: Situation) -> Move:
-    """Value each card by the outlook after the trick goes where it would go now (exact when playing
-    last), so the seat takes cards where that puts it second and feeds them to a suit's leader
-    otherwise; equal outlooks keep high cards and shed low ones."""
+    """Lead the highest card (the best outlook among equal ranks).  Otherwise value each card by the
+    outlook after the trick goes where it would go now (exact when playing last), so the seat takes
+    cards where that puts it second and feeds them to a suit's leader otherwise; equal outlooks keep
+    high cards and shed low ones.
+
+    A lead is not valued by its outlook alone: with one card on the table the outlook only says what
+    taking that card would do, and leads chosen that way did worse than random leads against the
+    heuristic; the highest card does much better (docs/engine.md, "Sloppy Seconds heuristic").
+    """
     me, value = sit.seat, sloppy_seconds.VALUE
 
     def merit(c: int) -> tuple[float, int]:
@@ -169,6 +175,8 @@ def _sloppy_policy(sit: Situation) -> Move:
             won[seats[index]][SUIT_OF[x]] += value[x]
         return sloppy_outlook(won, me), -RANK_OF[c]
 
+    if not sit.trick:
+        return CODES[max(sit.legal, key=lambda c: (RANK_OF[c], merit(c)))]
     return CODES[max(sit.legal, key=merit)]
 
 

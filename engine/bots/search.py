@@ -10,13 +10,14 @@ For one decision, until its wall-clock budget is spent, the bot repeats:
    :func:`engine.worlds.margin` (the seat's round points minus the others' mean, higher is better).
 
 Every candidate still in the race is played in the same worlds, the heuristic's move first (a world
-the deadline cuts short still pairs the candidates it reached with the heuristic's move).  After two
-worlds only the heuristic's move and the three best others stay in the race, so the budget goes to
-the moves that matter.  The bot keeps the heuristic's move unless another beats it, paired world by
-world (two worlds at least), by more than one standard error
-(:meth:`Evaluation.best`): with few worlds it plays like the heuristic, with many like plain PIMC.
-Candidates are every legal card for a play or a sore card; for a pass, the set :func:`candidate_passes`
-documents.  A move with a single legal choice is returned at once.
+the deadline cuts short still pairs the candidates it reached with the heuristic's move).  The race is
+halved after 4, 12 and 30 worlds (the heuristic's move and the best others by mean stay, never fewer
+than four in all), so the budget goes to the moves that matter without dropping one on the strength
+of a world or two: in Sore Spot a single world swings a move's value by ten points and more.  The bot
+keeps the heuristic's move unless another beats it, paired world by world (two worlds at least), by
+more than one standard error (:meth:`Evaluation.best`): with few worlds it plays like the heuristic,
+with many like plain PIMC.  Candidates are every legal card for a play or a sore card; for a pass,
+the set :func:`candidate_passes` documents.  A move with a single legal choice is returned at once.
 
 The budget is a deadline on ``time.monotonic()`` at 75 % of the budget, checked before each world,
 each candidate and every rollout step: on a loaded machine the bot plays fewer worlds, never later.
@@ -52,8 +53,10 @@ DEFAULT_BUDGET_MS = 250
 # Share of the budget the search plans to use: the rest absorbs the last rollout step, reading the
 # result and a loaded machine's scheduling delays.
 SAFETY = 0.75
-KEEP = 4  # candidates left in the race after PRUNE_AFTER worlds (the heuristic's move among them)
-PRUNE_AFTER = 2
+KEEP = 4  # the race is never pruned below this many candidates (the heuristic's move among them)
+# After each of these numbers of worlds the race is halved.  A single early cut to KEEP moves after two
+# worlds drops Sore Spot's best move too often (docs/engine.md, "Is it stronger?").
+PRUNE_AT = (4, 12, 30)
 Z = 1.0  # standard errors a move must beat the heuristic's move by (Evaluation.best) ...
 MIN_PAIRED = 2  # ... in at least this many common worlds
 HEARTS_POINTS = {"spot-hearts": spot_hearts.POINTS, "card-commons": card_commons.POINTS}
@@ -199,8 +202,9 @@ def evaluate(view: SeatView, budget_s: float, rng: random.Random,
              moves: list[Move] | None = None, min_worlds: int = 0, prune: bool = True) -> Evaluation:
     """Value every candidate move of ``view``'s decision in as many sampled worlds as ``budget_s`` allows.
 
-    With ``prune``, after ``PRUNE_AFTER`` worlds only the heuristic's move and the ``KEEP - 1`` best
-    others stay in the race (the analysis values every candidate in every world: ``prune=False``).
+    With ``prune``, after each number of worlds in ``PRUNE_AT`` the heuristic's move and the best half
+    of the others stay in the race, never fewer than ``KEEP`` moves in all (the analysis values every
+    candidate in every world: ``prune=False``).
 
     ``min_worlds`` (analysis, never a bot under a deadline): keep going past the budget until that
     many worlds have a value for every candidate.
@@ -250,21 +254,22 @@ def evaluate(view: SeatView, budget_s: float, rng: random.Random,
             break
         ev.worlds += 1
         last_world_s = time.monotonic() - started  # what the next world will cost, roughly
-        if prune and ev.worlds == PRUNE_AFTER and len(active) > KEEP:
-            last_world_s *= KEEP / len(active)
-            active = _keep_best(ev, active)
+        if prune and ev.worlds in PRUNE_AT and len(active) > KEEP:
+            keep = max(KEEP, (len(active) + 1) // 2)
+            last_world_s *= keep / len(active)
+            active = _keep_best(ev, active, keep)
         if ev.worlds >= min_worlds:
             deadline = end
     return ev
 
 
-def _keep_best(ev: Evaluation, active: list[int]) -> list[int]:
-    """The heuristic's move and the KEEP - 1 others with the best mean so far (unplayed ones last)."""
+def _keep_best(ev: Evaluation, active: list[int], keep: int) -> list[int]:
+    """The heuristic's move and the ``keep - 1`` others with the best mean so far (unplayed ones last)."""
     anchor = ev._anchor()
     values = ev.values()
     others = sorted((i for i in active if i != anchor),
                     key=lambda i: -v if (v := values[i]) is not None else float("inf"))
-    return sorted([anchor, *others[: KEEP - 1]])
+    return sorted([anchor, *others[: keep - 1]])
 
 
 class SearchBot:

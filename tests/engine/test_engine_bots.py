@@ -67,3 +67,21 @@ def test_unknown_bot_name(name):
 def test_search_names():
     assert make_bot("search").budget_ms == 250 and make_bot("search").name == "search"
     assert make_bot("search-50").budget_ms == 50 and make_bot("search-999").name == "search-999"
+
+
+def test_sloppy_seconds_heuristic_leads_its_highest_card():
+    from engine.cards import RANK_OF, Card
+
+    leads = 0
+    for seed in range(3):
+        g = engine.new_game("sloppy-seconds", 4, {"target": 1}, seed=seed)
+        bot = make_bot("heuristic")
+        while not g.over:
+            seat = g.to_act()[0]
+            view = g.view(seat)
+            move = bot.choose(view)
+            if not view["trick"]["cards"]:
+                leads += 1
+                assert RANK_OF[Card.parse(move)] == max(RANK_OF[Card.parse(c)] for c in view["legal"])
+            g.apply(seat, move)
+    assert leads >= 3 * 13

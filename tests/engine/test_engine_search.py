@@ -135,3 +135,14 @@ def test_searched_choices_are_legal_in_every_game(game_id, players):
                 move = heuristic.choose(view)
             g.apply(seat, move)  # raises on an illegal move
     assert searched
+
+
+def test_the_race_is_halved_after_4_12_and_30_worlds_never_below_four_moves():
+    g = engine.new_game("sore-spot", 4, {"rounds": 1}, seed=5)
+    view = g.view(0)  # the sore card: 13 candidates
+    ev = evaluate(view, 0.0, random.Random(2), min_worlds=13)
+    played = sorted((len(s) for s in ev.samples), reverse=True)
+    assert len(played) == 13 and ev.worlds == 13
+    assert played == [13] * 4 + [12] * 3 + [4] * 6  # 13 -> 7 after 4 worlds -> 4 after 12
+    anchor = ev.moves.index(make_bot("heuristic").choose(view))
+    assert len(ev.samples[anchor]) == 13  # the heuristic's move always stays in the race
