@@ -66,23 +66,33 @@ class ScriptLane:
 
     def run(self, script: Any, keys: list[str], args: list[Any]) -> Any:
         """``script(keys=keys, args=args)`` for a registered ``redis.commands.core.Script``."""
+        return self._on_a_connection(lambda conn: self._evalsha(conn, script, keys, args),
+                                     lambda: script(keys=keys, args=args))
+
+    def execute(self, client: redis.Redis, *command: Any) -> Any:
+        """One plain command of str and number arguments (e.g. ``"HMGET", key, field, …``) on a lane
+        connection; `client` is the client the lane was built on, which takes the call beyond the limit."""
+        return self._on_a_connection(lambda conn: self._send(conn, command),
+                                     lambda: client.execute_command(*command))  # type: ignore[no-untyped-call]
+
+    def _on_a_connection(self, call: Any, overflow: Any) -> Any:
         if self._pid != os.getpid():  # forked: the parent's sockets are not ours
             self._idle, self._open, self._pid = [], 0, os.getpid()
         try:
             conn, reused = self._idle.pop(), True  # one step: threads (gthread workers) share the stack
         except IndexError:
             if self._open >= self._limit:
-                return script(keys=keys, args=args)
+                return overflow()
             conn, reused = self._pool.connection_class(**self._pool.connection_kwargs), False
             self._open += 1
         try:
             try:
-                return self._evalsha(conn, script, keys, args)
+                return call(conn)
             except redis.ConnectionError:
                 if not reused:
                     raise
                 conn.disconnect()  # went stale while idle (Redis restarted): once more on a new socket
-                return self._evalsha(conn, script, keys, args)
+                return call(conn)
         except redis.ResponseError:
             raise  # Redis answered: the connection is in order
         except BaseException:
@@ -90,6 +100,11 @@ class ScriptLane:
             raise
         finally:
             self._idle.append(conn)
+
+    @staticmethod
+    def _send(conn: Any, command: Any) -> Any:
+        conn.send_packed_command([pack_command(command)])
+        return conn.read_response()
 
     @staticmethod
     def _evalsha(conn: Any, script: Any, keys: list[str], args: list[Any]) -> Any:

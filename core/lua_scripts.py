@@ -52,12 +52,23 @@ return 1
 """
 
 
-# A seat's state in one command (one reply to parse), consistent with the last commit.
+# A seat's state in one command (one reply to parse), consistent with the last commit: the token hash,
+# table fields and the seat's stored answer (ARGV[2]), or for a table stored before answers were, its view
+# (ARGV[3]).
 SNAPSHOT_SCRIPT = """
 local t = redis.call('HMGET', KEYS[1], ARGV[1], 'players', 'version', 'status', 'to_act', 'turn_started',
                      'move_timeout')
 t[8] = redis.call('HGET', KEYS[2], ARGV[2])
+if not t[8] then t[9] = redis.call('HGET', KEYS[2], ARGV[3]) end
 return t
+"""
+
+# Claim a seat: its token hash in the table (KEYS[1] field ARGV[1]) unless the seat is taken, and a copy in
+# the views hash (KEYS[2] field ARGV[2]) for the seat's plain reads. Returns 1 if claimed, else 0.
+JOIN_SCRIPT = """
+if redis.call('HSETNX', KEYS[1], ARGV[1], ARGV[3]) == 0 then return 0 end
+redis.call('HSET', KEYS[2], ARGV[2], ARGV[3])
+return 1
 """
 
 

@@ -45,7 +45,7 @@ from core.errors import (
     TableOver,
     TooManyMovePosts,
 )
-from core.lua_scripts import COMMIT_SCRIPT, SNAPSHOT_SCRIPT, SYNC_SCRIPT
+from core.lua_scripts import COMMIT_SCRIPT, JOIN_SCRIPT, SNAPSHOT_SCRIPT, SYNC_SCRIPT
 from core.notify import get_watcher
 from core.tokens import hash_token, new_token, require_token, token_matches, token_tag
 from engine.seeds import new_seed
@@ -135,13 +135,30 @@ class SeatSnapshot:
     version: int
     status: TableStatus
     to_act: list[int]
-    view_json: str  # as stored: embedded into responses without re-encoding
-    deadline: float | None
+    answer_json: str  # the seat's whole GET answer as the last commit stored it: sent as is
 
     @property
     def view(self) -> dict[str, Any]:
-        view: dict[str, Any] = json.loads(self.view_json)
+        view: dict[str, Any] = orjson.loads(self.answer_json)["view"]
         return view
+
+
+def answer_field(seat: int) -> str:
+    """The field of the table's views hash that holds `seat`'s GET answer (its view inside)."""
+    return f"a:{seat}"
+
+
+def token_field(seat: int) -> str:
+    """The views hash's copy of `seat`'s token hash (the table hash keeps the original), so a plain read of
+    the seat's answer checks the token in the same command."""
+    return f"t:{seat}"
+
+
+def seat_answer_json(table_id: str, seat: int, version: int, status: TableStatus, to_act: list[int],
+                     deadline: float | None, view: Any) -> str:
+    """A seat's GET answer (SeatStateSchema's shape); `view` a dict, or stored JSON as an orjson.Fragment."""
+    return _dumps({"table_id": table_id, "seat": seat, "version": version, "status": status.value,
+                   "to_act": to_act, "your_turn": seat in to_act, "deadline": deadline, "view": view})
 
 
 @dataclass(frozen=True)
@@ -191,6 +208,7 @@ class TableStore:
         self._commit = self.redis.register_script(COMMIT_SCRIPT)
         self._snapshot = self.redis.register_script(SNAPSHOT_SCRIPT)
         self._sync_script = self.redis.register_script(SYNC_SCRIPT)
+        self._join = self.redis.register_script(JOIN_SCRIPT)
         self._lane = ScriptLane(self.redis)  # the scripts of every move and seat read (one call each)
 
     # --- create / load -------------------------------------------------------------------------------------
@@ -233,7 +251,8 @@ class TableStore:
             fields["move_timeout"] = move_timeout
         pipe = self.redis.pipeline(transaction=True)
         pipe.hset(keys.table(self.prefix, table_id), mapping=fields)
-        pipe.hset(keys.table_views(self.prefix, table_id), mapping=self._views(live))
+        pipe.hset(keys.table_views(self.prefix, table_id),
+                  mapping=self._views(table_id, live, record.turn_started, move_timeout))
         pipe.zadd(keys.tables_index(self.prefix), {table_id: now})
         if self.idle_ttl > 0:
             pipe.expire(keys.table(self.prefix, table_id), self.idle_ttl)
@@ -320,7 +339,8 @@ class TableStore:
             kind = record.seats[seat].kind
             raise SeatNotOpen(seat, kind)
         token = new_token()
-        if not self.redis.hsetnx(keys.table(self.prefix, table_id), f"token:{seat}", hash_token(token)):
+        table_keys = [keys.table(self.prefix, table_id), keys.table_views(self.prefix, table_id)]
+        if not self._join(keys=table_keys, args=[f"token:{seat}", token_field(seat), hash_token(token)]):
             raise SeatTaken(seat)
         return token
 
@@ -343,25 +363,41 @@ class TableStore:
         if not 0 <= seat < record.players:
             raise SeatNotFound(record.table_id, seat)
 
+    def seat_answer(self, table_id: str, seat: int, token: str | None) -> str | None:
+        """The seat's GET answer as the last commit stored it, if `token` holds the seat: one plain command,
+        no script. None for anything else (no such table or seat, no or a wrong token, a table stored before
+        answers were): `seat_snapshot` then reads the table and gives the reason."""
+        if not token or seat < 0:
+            return None
+        answer, stored = self._lane.execute(self.redis, "HMGET", keys.table_views(self.prefix, table_id),
+                                            answer_field(seat), token_field(seat))
+        if answer is None or stored is None or not token_matches(token, stored):
+            return None
+        return str(answer)
+
     def seat_snapshot(self, table_id: str, seat: int, token: str | None = None,
                       check_token: bool = True) -> SeatSnapshot:
-        """A seat's view with version, status and who must act, in one round trip (token checked if asked)."""
+        """A seat's answer with version, status and who must act, in one round trip (token checked if
+        asked)."""
         table_keys = [keys.table(self.prefix, table_id), keys.table_views(self.prefix, table_id)]
-        reply = self._lane.run(self._snapshot, table_keys, [f"token:{seat}", str(seat)])
+        reply = self._lane.run(self._snapshot, table_keys, [f"token:{seat}", answer_field(seat), str(seat)])
         # Lua turns nil into false, and drops trailing nils from the array.
-        stored, players, version, status, to_act, turn_started, move_timeout, view = (
-            [value or None for value in reply] + [None] * 8)[:8]
+        stored, players, version, status, to_act, turn_started, move_timeout, answer, view = (
+            [value or None for value in reply] + [None] * 9)[:9]
         if check_token:
             self._check_token(table_id, seat, token, stored, players)
         elif players is None:
             raise TableNotFound(table_id)
-        if view is None or version is None or status is None or to_act is None:
+        if (answer is None and view is None) or version is None or status is None or to_act is None:
             raise SeatNotFound(table_id, seat)
         acting = orjson.loads(to_act)
-        deadline = None
-        if move_timeout is not None and turn_started is not None and seat in acting:
-            deadline = orjson.loads(turn_started)[seat] + float(move_timeout)
-        return SeatSnapshot(int(version), TableStatus(status), acting, view, deadline)
+        if answer is None:  # a table stored before answers were: its seat's view alone
+            deadline = None
+            if move_timeout is not None and turn_started is not None and seat in acting:
+                deadline = orjson.loads(turn_started)[seat] + float(move_timeout)
+            answer = seat_answer_json(table_id, seat, int(version), TableStatus(status), acting, deadline,
+                                      orjson.Fragment(str(view)))
+        return SeatSnapshot(int(version), TableStatus(status), acting, answer)
 
     def spectator_view_json(self, table_id: str) -> str:
         view: str | None = self.redis.hget(keys.table_views(self.prefix, table_id), "spectator")
@@ -491,8 +527,19 @@ class TableStore:
             live.apply(entry["seat"], entry["move"])
         return live
 
-    def _views(self, live: Any) -> dict[str, str]:
-        views = {str(seat): _dumps(live.view(seat)) for seat in range(live.players)}
+    @staticmethod
+    def _views(table_id: str, live: Any, turn_started: list[float],
+               move_timeout: float | None) -> dict[str, str]:
+        """What the views hash holds after a commit: every seat's whole GET answer (its view inside, the
+        deadline worked out) and the spectator view; a read sends them as they are."""
+        to_act = list(live.to_act())
+        status = TableStatus.OVER if live.over else TableStatus.PLAYING
+        views = {}
+        for seat in range(live.players):
+            deadline = turn_started[seat] + move_timeout if move_timeout is not None and seat in to_act \
+                else None
+            views[answer_field(seat)] = seat_answer_json(table_id, seat, live.version, status, to_act,
+                                                         deadline, live.view(seat))
         views["spectator"] = _dumps(live.spectator_view())
         return views
 
@@ -516,7 +563,7 @@ class TableStore:
         over = bool(live.over)
         final_record = _dumps(live.record()) if over else ""
         view_args: list[str] = []
-        for name, view in self._views(live).items():
+        for name, view in self._views(record.table_id, live, turn_started, record.move_timeout).items():
             view_args += [name, view]
         args = [record.version, live.version, _dumps(live.moves[-1]),
                 (TableStatus.OVER if over else TableStatus.PLAYING).value, _dumps(to_act),

@@ -11,7 +11,7 @@ from flask_smorest import Blueprint
 from api.auth import bearer_token
 from api.blueprints.tables import kick_house_bots
 from api.fastargs import body_doc, load_json, load_query, query_doc
-from api.jsonio import fragment, json_response
+from api.jsonio import json_response, stored_json_response
 from api.ratelimit import check_seat_posts, seat_post_limit
 from api.schemas import JoinSchema, MoveRequestSchema, MoveResultSchema, SeatStateQuerySchema, SeatStateSchema
 from api.services import services
@@ -51,18 +51,19 @@ def get_seat_state(table_id: str, seat: int) -> Response:
     query = load_query(SEAT_QUERY)
     store = services().tables
     token = bearer_token(request.headers.get("Authorization"))
-    snapshot = store.seat_snapshot(table_id, seat, token)
     after = query.get("after")
+    if after is None:  # a plain read: the answer the last commit stored, if the token holds the seat
+        answer = store.seat_answer(table_id, seat, token)
+        if answer is not None:
+            return stored_json_response(answer)
+    snapshot = store.seat_snapshot(table_id, seat, token)  # also says what is wrong with the request
     wait = min(query["wait"], current_app.config["LONG_POLL_MAX_SECONDS"])
     if after is not None and snapshot.version <= after and wait > 0 and snapshot.status == "playing":
         store.wait_for_version(table_id, after, wait)
         snapshot = store.seat_snapshot(table_id, seat, token)
         if snapshot.version <= after and snapshot.status == "playing":
             revive_stalled_house_bots(table_id)
-    return json_response({"table_id": table_id, "seat": seat, "version": snapshot.version,
-                          "status": snapshot.status.value, "to_act": snapshot.to_act,
-                          "your_turn": seat in snapshot.to_act, "deadline": snapshot.deadline,
-                          "view": fragment(snapshot.view_json)})
+    return stored_json_response(snapshot.answer_json)
 
 
 def revive_stalled_house_bots(table_id: str) -> None:

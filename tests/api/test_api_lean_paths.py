@@ -3,6 +3,7 @@ load gives the body back as it is; a unix-socket Redis reaches the rate limiter 
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
@@ -68,3 +69,59 @@ def test_an_app_on_a_unix_socket_redis_gives_the_rate_limiter_the_same_socket() 
 
     app = create_app({"REDIS_URL": "unix:///run/trick-arena/redis.sock?db=0", "KEY_PREFIX": "unix-test:"})
     assert app.config["RATELIMIT_STORAGE_URI"] == "redis+unix:///run/trick-arena/redis.sock?db=0"
+
+
+def test_a_plain_seat_read_is_the_answer_the_commit_stored_and_only_for_that_seats_token(redis_conn,
+                                                                                         key_prefix) -> None:
+    import random
+
+    import engine
+    from core.tables import SeatKind, SeatSpec, TableStore
+
+    store = TableStore(redis_conn, key_prefix)
+    record = store.create_table("spot-hearts", 4, {}, [SeatSpec(SeatKind.OPEN)] * 4, seed=11,
+                                move_timeout=30.0)
+    tokens = [store.join(record.table_id, seat) for seat in range(4)]
+    game = engine.new_game("spot-hearts", 4, record.options, seed=11)
+    rng = random.Random(3)
+    for _ in range(9):  # the pass, then plays: different seats to act, different views
+        seat = game.to_act()[0]
+        decision = game.decision(seat)
+        move = rng.sample(decision["legal"], decision["count"]) if decision["kind"] == "pass" \
+            else rng.choice(decision["legal"])
+        store.apply_move(record.table_id, seat, move, game.version)
+        game.apply(seat, move)
+        stored = store.load_table(record.table_id)
+        for reader in range(4):
+            answer = json.loads(store.seat_answer(record.table_id, reader, tokens[reader]))
+            acting = reader in game.to_act()
+            assert answer == {"table_id": record.table_id, "seat": reader, "version": game.version,
+                              "status": "playing", "to_act": list(game.to_act()), "your_turn": acting,
+                              "deadline": stored.turn_started[reader] + 30.0 if acting else None,
+                              "view": json.loads(json.dumps(game.view(reader)))}
+            snapshot = store.seat_snapshot(record.table_id, reader, tokens[reader])
+            assert json.loads(snapshot.answer_json) == answer  # the long-poll path answers the same
+            assert store.seat_answer(record.table_id, reader, tokens[(reader + 1) % 4]) is None
+            assert store.seat_answer(record.table_id, reader, "not-a-token") is None
+            assert store.seat_answer(record.table_id, reader, None) is None
+    assert store.seat_answer("no-such-table", 0, tokens[0]) is None
+
+
+def test_tables_stored_before_answers_are_still_served(client, redis_conn, key_prefix) -> None:
+    from api_helpers import assert_problem, bearer, join, open_table
+
+    from core import keys
+
+    table = open_table(client, ["open", "heuristic", "heuristic", "heuristic"])
+    table_id = table["table_id"]
+    token = join(client, table_id, 0)
+    path = f"/api/tables/{table_id}/seats/0"
+    before = client.get(path, headers=bearer(token)).get_json()
+    # What a table stored by an earlier release holds: the seat's view alone, no answer, no token copy.
+    views = keys.table_views(key_prefix, table_id)
+    redis_conn.hdel(views, "a:0", "t:0")
+    redis_conn.hset(views, "0", json.dumps(before["view"]))
+    assert client.get(path, headers=bearer(token)).get_json() == before
+    assert client.get(f"{path}?after=-1&wait=0", headers=bearer(token)).get_json() == before
+    assert_problem(client.get(path, headers=bearer("x" * 43)), 403)
+    assert_problem(client.get(path), 401)
