@@ -29,7 +29,6 @@ errorlog = "-"
 loglevel = os.environ.get("TA_LOG_LEVEL", "info")
 
 
-
 def on_starting(server: object) -> None:
     """Refuse to start on an address something already listens on. With SO_REUSEPORT a second server on the
     same port would not fail to bind: it would quietly take half of the connections."""

@@ -54,6 +54,7 @@ class ScriptLane:
     """
 
     def __init__(self, client: redis.Redis, limit: int = 64) -> None:
+        self._client = client
         self._pool = client.connection_pool
         self._idle: list[Any] = []
         self._open = 0
@@ -69,11 +70,11 @@ class ScriptLane:
         return self._on_a_connection(lambda conn: self._evalsha(conn, script, keys, args),
                                      lambda: script(keys=keys, args=args))
 
-    def execute(self, client: redis.Redis, *command: Any) -> Any:
+    def execute(self, *command: Any) -> Any:
         """One plain command of str and number arguments (e.g. ``"HMGET", key, field, …``) on a lane
-        connection; `client` is the client the lane was built on, which takes the call beyond the limit."""
+        connection (beyond the limit, through the client)."""
         return self._on_a_connection(lambda conn: self._send(conn, command),
-                                     lambda: client.execute_command(*command))  # type: ignore[no-untyped-call]
+                                     lambda: self._client.execute_command(*command))  # type: ignore[no-untyped-call]
 
     def _on_a_connection(self, call: Any, overflow: Any) -> Any:
         if self._pid != os.getpid():  # forked: the parent's sockets are not ours

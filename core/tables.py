@@ -115,9 +115,7 @@ class TableRecord:
 
     def deadline(self, seat: int) -> float | None:
         """When the seat's pending decision is due (advisory for practice tables), None if nothing is due."""
-        if self.move_timeout is None or seat not in self.to_act:
-            return None
-        return self.turn_started[seat] + self.move_timeout
+        return decision_deadline(seat, self.to_act, self.turn_started, self.move_timeout)
 
 
 @dataclass(frozen=True)
@@ -141,6 +139,14 @@ class SeatSnapshot:
     def view(self) -> dict[str, Any]:
         view: dict[str, Any] = orjson.loads(self.answer_json)["view"]
         return view
+
+
+def decision_deadline(seat: int, to_act: list[int], turn_started: list[float],
+                      move_timeout: float | None) -> float | None:
+    """When `seat`'s pending decision is due, None if it has none or the table sets no timeout."""
+    if move_timeout is None or seat not in to_act:
+        return None
+    return turn_started[seat] + move_timeout
 
 
 def answer_field(seat: int) -> str:
@@ -252,7 +258,7 @@ class TableStore:
         pipe = self.redis.pipeline(transaction=True)
         pipe.hset(keys.table(self.prefix, table_id), mapping=fields)
         pipe.hset(keys.table_views(self.prefix, table_id),
-                  mapping=self._views(table_id, live, record.turn_started, move_timeout))
+                  mapping=self._views(record, live))
         pipe.zadd(keys.tables_index(self.prefix), {table_id: now})
         if self.idle_ttl > 0:
             pipe.expire(keys.table(self.prefix, table_id), self.idle_ttl)
@@ -369,7 +375,7 @@ class TableStore:
         answers were): `seat_snapshot` then reads the table and gives the reason."""
         if not token or seat < 0:
             return None
-        answer, stored = self._lane.execute(self.redis, "HMGET", keys.table_views(self.prefix, table_id),
+        answer, stored = self._lane.execute("HMGET", keys.table_views(self.prefix, table_id),
                                             answer_field(seat), token_field(seat))
         if answer is None or stored is None or not token_matches(token, stored):
             return None
@@ -392,9 +398,8 @@ class TableStore:
             raise SeatNotFound(table_id, seat)
         acting = orjson.loads(to_act)
         if answer is None:  # a table stored before answers were: its seat's view alone
-            deadline = None
-            if move_timeout is not None and turn_started is not None and seat in acting:
-                deadline = orjson.loads(turn_started)[seat] + float(move_timeout)
+            deadline = decision_deadline(seat, acting, orjson.loads(turn_started or "[]"),
+                                         None if move_timeout is None else float(move_timeout))
             answer = seat_answer_json(table_id, seat, int(version), TableStatus(status), acting, deadline,
                                       orjson.Fragment(str(view)))
         return SeatSnapshot(int(version), TableStatus(status), acting, answer)
@@ -528,18 +533,13 @@ class TableStore:
         return live
 
     @staticmethod
-    def _views(table_id: str, live: Any, turn_started: list[float],
-               move_timeout: float | None) -> dict[str, str]:
-        """What the views hash holds after a commit: every seat's whole GET answer (its view inside, the
-        deadline worked out) and the spectator view; a read sends them as they are."""
-        to_act = list(live.to_act())
-        status = TableStatus.OVER if live.over else TableStatus.PLAYING
-        views = {}
-        for seat in range(live.players):
-            deadline = turn_started[seat] + move_timeout if move_timeout is not None and seat in to_act \
-                else None
-            views[answer_field(seat)] = seat_answer_json(table_id, seat, live.version, status, to_act,
-                                                         deadline, live.view(seat))
+    def _views(record: TableRecord, live: Any) -> dict[str, str]:
+        """What the views hash holds once `record` (the table at `live`'s version) is stored: every seat's
+        whole GET answer (its view inside, the deadline worked out) and the spectator view; a read sends
+        them as they are."""
+        views = {answer_field(seat): seat_answer_json(record.table_id, seat, record.version, record.status,
+                                                      record.to_act, record.deadline(seat), live.view(seat))
+                 for seat in range(record.players)}
         views["spectator"] = _dumps(live.spectator_view())
         return views
 
@@ -561,12 +561,14 @@ class TableStore:
                 decision_since[other] = live.version
                 turn_started[other] = now
         over = bool(live.over)
+        after = dataclasses.replace(record, version=live.version,
+                                    status=TableStatus.OVER if over else TableStatus.PLAYING, to_act=to_act,
+                                    decision_since=decision_since, turn_started=turn_started, updated=now)
         final_record = _dumps(live.record()) if over else ""
         view_args: list[str] = []
-        for name, view in self._views(record.table_id, live, turn_started, record.move_timeout).items():
+        for name, view in self._views(after, live).items():
             view_args += [name, view]
-        args = [record.version, live.version, _dumps(live.moves[-1]),
-                (TableStatus.OVER if over else TableStatus.PLAYING).value, _dumps(to_act),
+        args = [record.version, live.version, _dumps(live.moves[-1]), after.status.value, _dumps(to_act),
                 _dumps(decision_since), _dumps(turn_started), now,
                 keys.table_events(self.prefix, record.table_id), final_record,
                 self.finished_ttl if over else self.idle_ttl, *count_args, *view_args]
@@ -578,9 +580,7 @@ class TableStore:
             raise count.refuse(-committed)
         if committed <= 0:
             return None
-        status = TableStatus.OVER if over else TableStatus.PLAYING
-        return dataclasses.replace(record, version=live.version, status=status, to_act=to_act,
-                                   decision_since=decision_since, turn_started=turn_started, updated=now)
+        return after
 
     # --- waiting --------------------------------------------------------------------------------------------
 
