@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import os
+import time
 from typing import Any
 
 import redis
-from hiredis import pack_command
+from hiredis import PushNotification, pack_command
+from redis._parsers.hiredis import NOT_ENOUGH_DATA
 
 # A client whose replies are decoded to str. redis-py types every reply as `bytes | str` (and leaves a few
 # commands untyped), which is true only of clients in general; the stores use decoding clients alone, so
@@ -104,8 +106,7 @@ class ScriptLane:
 
     @staticmethod
     def _send(conn: Any, command: Any) -> Any:
-        conn.send_packed_command([pack_command(command)])
-        return conn.read_response()
+        return round_trip(conn, pack_command(command))
 
     @staticmethod
     def _evalsha(conn: Any, script: Any, keys: list[str], args: list[Any]) -> Any:
@@ -113,11 +114,53 @@ class ScriptLane:
         # memoryview, which our str and numbers never are.
         command: Any = ("EVALSHA", script.sha, len(keys), *keys, *args)  # hiredis types it as 1-tuples
         try:
-            conn.send_packed_command([pack_command(command)])
-            return conn.read_response()
+            return round_trip(conn, pack_command(command))
         except redis.exceptions.NoScriptError:
             load: Any = ("SCRIPT", "LOAD", script.script)
             conn.send_packed_command([pack_command(load)])
             conn.read_response()
             conn.send_packed_command([pack_command(command)])
             return conn.read_response()
+
+
+def round_trip(conn: Any, packed: bytes) -> Any:
+    """Send one packed command on ``conn`` and read its reply, as ``send_packed_command`` + ``read_response``
+    do, straight on the connection's socket and hiredis reader.
+
+    redis-py's read goes through three layers (connection, parser, socket read), each with its own checks:
+    a measurable share of the CPU of a seat read (docs/api.md). The replies and errors are the same: a Redis
+    error reply raises its ``ResponseError`` (e.g. ``NoScriptError``), a broken socket
+    ``redis.ConnectionError``, a timeout ``redis.TimeoutError`` (both drop the socket); a push message before
+    the reply goes to the parser's push handler. A connection not yet open, due a health check, or without a
+    hiredis reader takes redis-py's own calls.
+    """
+    sock = conn._sock
+    parser = getattr(conn, "_parser", None)
+    reader = getattr(parser, "_reader", None)
+    interval = conn.health_check_interval
+    if sock is None or reader is None or (interval and time.monotonic() > conn.next_health_check):
+        conn.send_packed_command([packed])  # opens the socket, or PINGs one idle beyond the interval
+        return conn.read_response()
+    buffer = parser._buffer  # type: ignore[union-attr]
+    try:
+        sock.sendall(packed)
+        reply = reader.gets()
+        while reply is NOT_ENOUGH_DATA or isinstance(reply, PushNotification):
+            if reply is not NOT_ENOUGH_DATA:  # RESP3 pushes before the reply: redis-py's handling
+                parser.handle_push_response(reply)  # type: ignore[union-attr]
+            elif not (read := sock.recv_into(buffer)):
+                raise redis.ConnectionError("Connection closed by server.")
+            else:
+                reader.feed(buffer, 0, read)
+            reply = reader.gets()
+    except TimeoutError:
+        conn.disconnect()  # a half-read reply would be taken as the next command's: drop the socket
+        raise redis.TimeoutError("Timeout talking to Redis") from None
+    except OSError as error:
+        conn.disconnect()
+        raise redis.ConnectionError(f"Error talking to Redis: {error}") from None
+    if interval:
+        conn.next_health_check = time.monotonic() + interval
+    if isinstance(reply, redis.ResponseError):
+        raise reply
+    return reply

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import secrets
 import threading
+import time
 
 import pytest
 import redis
@@ -92,3 +93,46 @@ def test_threads_sharing_a_lane_each_get_their_own_connection(redis_conn, key_pr
         thread.join()
     assert mixed == [] and redis_conn.get(counter) == "1600"
     assert 1 <= lane.idle <= 8
+
+
+def test_a_reply_larger_than_one_socket_read_comes_whole(redis_conn, key_prefix):
+    # A finished table's record runs to hundreds of kilobytes: several reads of the parser's buffer.
+    big = secrets.token_hex(300_000)
+    redis_conn.hset(f"{key_prefix}h", mapping={"a": big, "b": "x"})
+    lane = ScriptLane(redis_conn)
+    assert lane.execute("HMGET", f"{key_prefix}h", "a", "b", "c") == [big, "x", None]
+    assert lane.execute("HMGET", f"{key_prefix}h", "b") == ["x"]  # nothing of the big reply left unread
+
+
+def _pings(conn: redis.Redis) -> int:
+    return int(conn.info("commandstats").get("cmdstat_ping", {}).get("calls", 0))
+
+
+def test_a_connection_idle_beyond_its_health_check_interval_is_checked_first(redis_conn, key_prefix):
+    checked = redis.Redis(connection_pool=redis.ConnectionPool(
+        **{**redis_conn.connection_pool.connection_kwargs, "health_check_interval": 30}))
+    lane = ScriptLane(checked)
+    lane.execute("SET", f"{key_prefix}k", "1")  # opens the connection
+    before = _pings(redis_conn)
+    assert lane.execute("GET", f"{key_prefix}k") == "1"
+    assert _pings(redis_conn) == before  # checked recently: no PING
+    lane._idle[-1].next_health_check = 0.0  # as if idle for longer than the interval
+    assert lane.execute("GET", f"{key_prefix}k") == "1"
+    assert _pings(redis_conn) == before + 1
+    assert lane._idle[-1].next_health_check > 0.0  # a reply restarts the interval
+
+
+def test_a_reply_that_times_out_is_not_taken_for_the_next_calls(redis_conn, key_prefix):
+    impatient = redis.Redis(connection_pool=redis.ConnectionPool(
+        **{**redis_conn.connection_pool.connection_kwargs, "socket_timeout": 0.05}))
+    lane = ScriptLane(impatient)
+    assert lane.execute("SET", f"{key_prefix}k", "1") == "OK"  # opens the connection
+    slow = redis_conn.register_script(
+        "local stop = redis.call('TIME')[2] + 200000 "
+        "while (redis.call('TIME')[2] - stop) % 1000000 > 500000 do end return 'late'")
+    redis_conn.script_load(slow.script)  # known to Redis: the lane's own EVALSHA path
+    with pytest.raises(redis.TimeoutError):
+        lane.run(slow, [], [])
+    time.sleep(0.3)  # the script ends and its late reply reaches the timed-out socket
+    # The next call must not read that reply as its own.
+    assert lane.execute("GET", f"{key_prefix}k") == "1"
