@@ -249,8 +249,8 @@ def main() -> None:
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--connections", type=int, default=16)
     parser.add_argument("--duration", type=int, default=10)
-    parser.add_argument("--tables", type=int, default=160,
-                        help="tables the POST run plays (split over the connections)")
+    parser.add_argument("--tables", type=int, default=200,
+                        help="tables each round's POST run plays (split over connections): ~690 moves each")
     parser.add_argument("--long-polls", type=int, default=0)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--rounds", type=int, default=3, help="hello/GET/POST rounds; the median is reported")
@@ -259,7 +259,6 @@ def main() -> None:
         redis_url, prefix, client = bench_redis(stack, "tabench")
         store = TableStore(client, prefix)
         rng = random.Random(options.seed)
-        moves = plan_moves(store, options.tables, rng)
         watched = store.create_table("spot-hearts", 4, {}, [SeatSpec(SeatKind.OPEN)] * 4,
                                      seed=rng.getrandbits(32))
         token = store.join(watched.table_id, 0)
@@ -291,19 +290,24 @@ def main() -> None:
         connections = options.connections
         hello_request = http_request("GET", "/api/hello")
         state_request = http_request("GET", state_path, token)
-        move_lists: list[list[bytes]] = [[] for _ in range(connections)]
-        for index, table_moves in enumerate(moves):
-            move_lists[index % connections] += [http_request("POST", p, t, b) for p, t, b in table_moves]
-        move_streams = [iter(requests) for requests in move_lists]
+
+        def move_streams() -> list[Iterator[bytes]]:
+            """Fresh tables for one POST run, each connection's share of their moves in order."""
+            move_lists: list[list[bytes]] = [[] for _ in range(connections)]
+            for index, table_moves in enumerate(plan_moves(store, options.tables, rng)):
+                move_lists[index % connections] += [http_request("POST", p, t, b) for p, t, b in table_moves]
+            return [iter(requests) for requests in move_lists]
+
         load_run(base, [itertools.repeat(hello_request)] * connections, 2)  # warm-up: imports, pools
 
         # Rounds of hello / GET / POST back to back: the machine's other load drifts, and a ratio taken
         # within one round compares runs seconds apart. The median round is reported.
         rounds = []
         for _ in range(options.rounds):
+            streams = move_streams()  # dealt before the round's runs, so no run measures the dealing
             hello = measured([itertools.repeat(hello_request) for _ in range(connections)])
             get_state = measured([itertools.repeat(state_request) for _ in range(connections)])
-            post_move = measured(move_streams)
+            post_move = measured(streams)
             rounds.append({
                 "hello": hello, "get_seat_state": get_state, "post_move": post_move,
                 "get_vs_hello": round(get_state["req_per_s"] / hello["req_per_s"], 3),
