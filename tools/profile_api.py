@@ -6,9 +6,9 @@ Creates the app on a real Redis ($REDIS_URL under a unique key prefix, else a th
 the production limits, deals Spot Hearts tables with known seeds (as `make bench-api` does) and profiles
 `GET /api/tables/{id}/seats/{n}` and then `POST …/moves` (every move legal at its version), each on its own.
 First prints the process's CPU time per request of `GET /api/hello`, GET seat state and POST move without
-the profiler (JSON), then each endpoint's profile (CPU time). The test client skips the HTTP server
-(gunicorn, sockets, HTTP parsing) and the client side is in the figures too, so this shows where the app's
-own time goes; `make bench-api` measures the whole server.
+the profiler (JSON), then each endpoint's profile (CPU time). Requests are WSGI calls with the environ a
+server would pass: no HTTP server (gunicorn, sockets, HTTP parsing) and no client, so this shows where the
+app's own time goes; `make bench-api` measures the whole server.
 """
 
 from __future__ import annotations
@@ -25,6 +25,8 @@ from collections.abc import Callable
 from contextlib import ExitStack
 from typing import Any
 
+from werkzeug.test import EnvironBuilder
+
 from api import create_app
 from core.tables import SeatKind, SeatSpec, TableStore
 from tools.bench_api import bench_redis, plan_moves
@@ -36,6 +38,28 @@ def cpu_ms_per_call(calls: list[Callable[[], Any]]) -> float:
     for call in calls:
         call()
     return round((time.process_time() - began) * 1000 / len(calls), 3)
+
+
+def wsgi_call(app: Any, method: str, path: str, token: str | None = None,
+              body: str | None = None) -> Callable[[], None]:
+    """One request as a WSGI server hands it to the app (environ built once, a fresh body stream per call),
+    asserting a 200: the app's own work, without a test client's request building around it."""
+    headers = {"Authorization": f"Bearer {token}"} if token else {}
+    template = EnvironBuilder(path=path, method=method, headers=headers, data=body,
+                              content_type="application/json" if body is not None else None).get_environ()
+    raw = (body or "").encode()
+    statuses: list[str] = []
+
+    def start_response(status: str, response_headers: Any, exc_info: Any = None) -> None:
+        statuses.append(status)
+
+    def call() -> None:
+        environ = dict(template)
+        environ["wsgi.input"] = io.BytesIO(raw)
+        answer = b"".join(app(environ, start_response))
+        status = statuses.pop()
+        assert status.startswith("200"), (status, answer)
+    return call
 
 
 def profile(label: str, calls: list[Callable[[], Any]], top: int, sort: str) -> None:
@@ -71,24 +95,12 @@ def main() -> None:
         watched = store.create_table("spot-hearts", 4, {}, [SeatSpec(SeatKind.OPEN)] * 4,
                                      seed=rng.getrandbits(32))
         token = store.join(watched.table_id, 0)
-        test_client = app.test_client()
         state_path = f"/api/tables/{watched.table_id}/seats/0"
-        auth = {"Authorization": f"Bearer {token}"}
-
-        def get_state() -> None:
-            response = test_client.get(state_path, headers=auth)
-            assert response.status_code == 200, response.get_data(as_text=True)
+        get_state = wsgi_call(app, "GET", state_path, token)
+        hello = wsgi_call(app, "GET", "/api/hello")
 
         def post_move(path: str, move_token: str, body: str) -> Callable[[], None]:
-            headers = {"Authorization": f"Bearer {move_token}", "Content-Type": "application/json"}
-
-            def call() -> None:
-                response = test_client.post(path, headers=headers, data=body)
-                assert response.status_code == 200, response.get_data(as_text=True)
-            return call
-
-        def hello() -> None:
-            assert test_client.get("/api/hello").status_code == 200
+            return wsgi_call(app, "POST", path, move_token, body)
 
         for _ in range(50):  # warm-up: imports, connection pool, script loading
             get_state()
