@@ -11,6 +11,7 @@ from flask_limiter.util import get_remote_address
 from flask_smorest import Api
 
 from api import headers, jsonio
+from api.fastargs import declares_json
 from api.problems import PROBLEM_MEDIA_TYPE, register_error_handlers
 from api.ratelimit import install_seat_limit
 from api.schemas import ProblemSchema
@@ -125,5 +126,7 @@ def _install_swagger_assets(app: Flask) -> None:
 
 def _require_json_bodies() -> None:
     # Bodies must be JSON; an empty body is fine for endpoints that take none (join, delete).
-    if request.method in BODY_METHODS and (request.content_length or 0) > 0 and not request.is_json:
+    environ = request.environ
+    if request.method in BODY_METHODS and not declares_json(environ) \
+            and (request.content_length or 0) > 0:
         abort(415, description="send the request body as application/json")

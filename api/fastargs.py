@@ -51,6 +51,15 @@ def load_json(schema: Schema) -> dict[str, Any]:
         raise _invalid(error) from None
 
 
+def declares_json(environ: dict[str, Any]) -> bool:
+    """The request's Content-Type is JSON (werkzeug's ``request.is_json``), with the usual spellings
+    ("application/json", with parameters or without) decided from the environ without parsing the header."""
+    content_type = environ.get("CONTENT_TYPE", "")
+    if content_type == "application/json" or content_type.startswith("application/json;"):
+        return True
+    return bool(request.is_json)
+
+
 def _json_body() -> Any:
     """The request's JSON body. The common case, a JSON body of a declared length within the app's cap, is
     read from the WSGI input and parsed by the app's JSON provider directly: what `request.get_json` does,
@@ -58,7 +67,8 @@ def _json_body() -> Any:
     takes `request.get_json` and its errors (413, 415); malformed JSON is the same 400 either way."""
     environ = request.environ
     length = environ.get("CONTENT_LENGTH", "")
-    if not length.isdigit() or int(length) > current_app.config["MAX_CONTENT_LENGTH"] or not request.is_json:
+    if not length.isdigit() or int(length) > current_app.config["MAX_CONTENT_LENGTH"] \
+            or not declares_json(environ):
         return request.get_json(silent=False)  # malformed JSON -> 400 problem via the error handler
     raw = environ["wsgi.input"].read(int(length))
     try:
