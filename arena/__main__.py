@@ -92,7 +92,7 @@ def worker_command(burst: bool, threads: int | None, simple: bool, queues: tuple
     import redis
 
     from arena.jobs import ArenaSimpleWorker, ArenaWorker
-    from arena.workers import WorkerPool
+    from arena.workers import WorkerPool, restart_delay
     from core.errors import store_error
     from core.settings import load_settings
 
@@ -107,23 +107,24 @@ def worker_command(burst: bool, threads: int | None, simple: bool, queues: tuple
         WorkerPool(names, conn, threads, burst=burst).run()
         return
     worker_class = ArenaSimpleWorker if simple else ArenaWorker
-    backoff = 0.5
+    backoff: float | None = None
     while True:
+        started = time.monotonic()
         try:
             worker_class(names, connection=conn).work(burst=burst, with_scheduler=False)
             return  # stopped (signal, or --burst done)
         except redis.RedisError as exc:
             if store_error(exc) is None:  # not Redis gone or refusing writes (out of memory or disk): a bug
                 raise
+            backoff = restart_delay(backoff, time.monotonic() - started)
             logging.getLogger("arena.worker").warning("lost Redis (%s); new worker in %.1f s", exc, backoff)
             time.sleep(backoff)
-            backoff = min(backoff * 2, 10.0)
 
 
 @main.command("simulate-ladder")
 @click.option("--game", default="spot-hearts", show_default=True)
 @click.option("--bots", default=None, help="Comma-separated house bots, STRONGEST FIRST (the known order). "
-              "Default: the ladders' house bots (core.arena_model.DEFAULT_HOUSE_BOTS).")
+              "Default: the game's ladder set (core.arena_model.house_bots_for).")
 @click.option("--games-per-bot", default=50, show_default=True, help="Rated matches per bot (at least).")
 @click.option("--duplicate/--no-duplicate", default=False, show_default=True)
 @click.option("--players", default=4, show_default=True)

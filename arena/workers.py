@@ -45,6 +45,27 @@ POLL_S = 1  # an idle thread's longest blocking dequeue: how long a stop request
 LOG = logging.getLogger("arena.worker")
 
 
+RESTART_MIN_S, RESTART_MAX_S = 0.5, 10.0
+# A worker that ran this long before it failed met a new outage, not the same one again: its restart
+# delay starts over instead of staying at the longest one for the rest of the process's life.
+STEADY_S = 30.0
+
+
+def restart_delay(previous_s: float | None, lived_s: float) -> float:
+    """How long to wait before starting a worker again after one stopped on a lost Redis (or a bug):
+    doubling from ``RESTART_MIN_S`` to ``RESTART_MAX_S`` while workers keep failing at once, back to the
+    start once one had run for ``STEADY_S``.
+
+    >>> restart_delay(None, 0.1), restart_delay(0.5, 0.2), restart_delay(8.0, 0.2)
+    (0.5, 1.0, 10.0)
+    >>> restart_delay(10.0, 120.0)  # it ran two minutes: a new outage
+    0.5
+    """
+    if previous_s is None or lived_s >= STEADY_S:
+        return RESTART_MIN_S
+    return min(previous_s * 2, RESTART_MAX_S)
+
+
 def admits(running: int, lag_s: float, max_lag_s: float) -> bool:
     """Whether a worker process may take another match: always when it runs none, else only while it keeps
     up (its wake-up lag is within `max_lag_s`).
@@ -217,7 +238,7 @@ class WorkerPool:
     def _serve(self, index: int) -> None:
         """One thread: an RQ worker, started again after a lost Redis or a Redis out of memory or disk (as a
         one-match worker is)."""
-        backoff = 0.5
+        backoff: float | None = None
         while not self.stopping.is_set():
             worker = ThreadWorker(self.queues, connection=self.connection, maintenance=index == 0,
                                   admission=self.admission)
@@ -225,16 +246,17 @@ class WorkerPool:
                 self._workers[index] = worker
             if self.stopping.is_set():
                 worker.stop_soon()
+            started = time.monotonic()
             try:
                 worker.work(burst=self.burst, with_scheduler=False)
                 if self.burst:
                     return
-                backoff = 0.5
+                backoff = None
             except Exception as exc:  # noqa: BLE001 - a bug must not shrink the pool for good either
+                backoff = restart_delay(backoff, time.monotonic() - started)
                 if isinstance(exc, redis.RedisError) and store_error(exc) is not None:  # gone, or out of room
                     LOG.warning("thread %d lost Redis (%s); new worker in %.1f s", index, exc, backoff)
                 else:
                     LOG.exception("thread %d: worker failed; new worker in %.1f s", index, backoff)
-                backoff = min(backoff * 2, 10.0)
             if not self.stopping.is_set():
-                self.stopping.wait(backoff)
+                self.stopping.wait(backoff or RESTART_MIN_S)

@@ -251,3 +251,18 @@ def test_admission_takes_no_new_match_while_the_process_lags_but_always_runs_one
     assert admission.may_take()
     admission.ended()
     assert admission.running == 0
+
+
+def test_a_worker_that_ran_a_while_before_failing_restarts_after_the_shortest_delay() -> None:
+    from arena.workers import RESTART_MAX_S, RESTART_MIN_S, STEADY_S, restart_delay
+
+    delays: list[float] = []
+    delay = None
+    for _ in range(8):  # an outage: every new worker fails at once
+        delay = restart_delay(delay, lived_s=0.01)
+        delays.append(delay)
+    assert delays[:3] == [RESTART_MIN_S, 2 * RESTART_MIN_S, 4 * RESTART_MIN_S]
+    assert delays[-1] == RESTART_MAX_S and max(delays) == RESTART_MAX_S  # doubling, capped
+    # Redis came back and the worker ran for a while: the next outage starts from the shortest delay again.
+    assert restart_delay(delay, lived_s=STEADY_S) == RESTART_MIN_S
+    assert restart_delay(delay, lived_s=STEADY_S - 1) == RESTART_MAX_S  # still the same outage
