@@ -64,8 +64,11 @@ class MoveField(fields.Field):
 # --- health / hello --------------------------------------------------------------------------------------
 
 class HealthSchema(Schema):
-    status = fields.String(required=True)
-    redis = fields.Boolean(required=True)
+    status = fields.String(required=True, metadata={"description": "ok, or degraded"})
+    redis = fields.Boolean(required=True, metadata={"description": "Redis answers"})
+    refusing_writes = fields.String(required=True, allow_none=True,
+                                    metadata={"description": "memory or disk: what Redis refuses writes "
+                                              "for; null when it takes them"})
 
 
 class HelloSchema(Schema):

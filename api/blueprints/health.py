@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import redis
 from flask_smorest import Blueprint
 
 from api.schemas import HealthSchema, HelloSchema
 from api.services import services
+from core.store_health import store_health
 
 blp = Blueprint("health", __name__, url_prefix="/api", description="Service health")
 
@@ -14,12 +14,11 @@ blp = Blueprint("health", __name__, url_prefix="/api", description="Service heal
 @blp.get("/health")
 @blp.response(200, HealthSchema())
 def health() -> dict:
-    """Is the service up, and can it reach Redis?"""
-    try:
-        reachable = bool(services().redis.ping())
-    except redis.RedisError:
-        reachable = False
-    return {"status": "ok" if reachable else "degraded", "redis": reachable}
+    """Is the service up, can it reach Redis, and does Redis take writes? `degraded` when either fails;
+    `refusing_writes` says why Redis refuses them (`memory` or `disk`, as the 507 problems do)."""
+    health = store_health(services().redis)
+    return {"status": "ok" if health.ok else "degraded", "redis": health.reachable,
+            "refusing_writes": health.refusing_writes}
 
 
 @blp.get("/hello")

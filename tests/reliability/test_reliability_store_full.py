@@ -23,6 +23,7 @@ from core.errors import StoreFull, StoreUnavailable, store_error
 from loadtest.verify import table_problems
 from tests.conftest import REPO_ROOT, serving
 from tests.reliability.reliability_helpers import OwnRedis, bearer, own_redis_server
+from tools.devredis import free_port
 
 PROBLEM = "application/problem+json"
 
@@ -80,6 +81,13 @@ def assert_reads_served(http: httpx.Client, table: Table) -> None:
         assert answer.status_code == 200, (path, answer.text)
 
 
+def assert_health(http: httpx.Client, refusing_writes: str | None) -> None:
+    answer = http.get("/api/health")
+    assert answer.status_code == 200, answer.text
+    status = "ok" if refusing_writes is None else "degraded"
+    assert answer.json() == {"status": status, "redis": True, "refusing_writes": refusing_writes}
+
+
 def test_at_maxmemory_writes_get_store_full_reads_work_and_writes_resume(make_app, limited_redis, key_prefix):
     conn = redis.Redis.from_url(limited_redis.url, decode_responses=True)
     app = make_app(REDIS_URL=limited_redis.url)
@@ -97,8 +105,10 @@ def test_at_maxmemory_writes_get_store_full_reads_work_and_writes_resume(make_ap
                                                            "url": "http://127.0.0.1:9/"}), "memory")
             assert table.version() == 5  # the refused move changed nothing
             assert_reads_served(http, table)
+            assert_health(http, "memory")  # Redis still answers PING: the health check looks further
         finally:
             conn.config_set("maxmemory", 0)
+        assert_health(http, None)
         assert table.move().status_code == 200  # the same process writes again, nothing restarted
         assert table.version() == 6
         assert conn.llen(f"{key_prefix}table:{table.table_id}:moves") == 6
@@ -128,6 +138,7 @@ def test_when_the_aof_cannot_be_written_writes_get_store_full_and_no_accepted_mo
         assert_store_full(http.post("/api/tables", json=new_table), "disk")
         assert table.version() == accepted
         assert_reads_served(http, table)
+        assert_health(http, "disk")  # Redis refuses even PING now, yet it answers
 
         limited_redis.limit_file_size(None)  # room again: Redis retries its AOF write within a second
         deadline = time.monotonic() + 10
@@ -136,6 +147,7 @@ def test_when_the_aof_cannot_be_written_writes_get_store_full_and_no_accepted_mo
             assert time.monotonic() < deadline, "writes were not accepted again after the disk had room"
             time.sleep(0.1)
         accepted += 1
+        assert_health(http, None)
 
     limited_redis.restart()  # what Redis loads from its AOF: every accepted move
     conn = redis.Redis.from_url(limited_redis.url, decode_responses=True)
@@ -199,3 +211,10 @@ def test_a_worker_started_on_a_full_redis_outlives_it_and_then_works(limited_red
     finally:
         os.killpg(worker.pid, signal.SIGTERM)
         worker.wait(timeout=15)
+
+
+def test_health_says_redis_is_gone(make_app):
+    app = make_app(REDIS_URL=f"redis://127.0.0.1:{free_port()}/0")  # nothing listens there
+    answer = app.test_client().get("/api/health")
+    assert answer.status_code == 200
+    assert answer.json == {"status": "degraded", "redis": False, "refusing_writes": None}
