@@ -191,13 +191,19 @@ class ArenaStore:
     # --- ladders and members -------------------------------------------------------------------------------
 
     def save_ladder(self, config: LadderConfig) -> None:
-        """Create or update a ladder; its house bots become (permanent) members rated from 1500."""
+        """Create or update a ladder; its house bots become (permanent) members rated from 1500, and house
+        bots an update no longer names stop being matched (their rating and history stay, as a removed
+        registered bot's do)."""
         p = self.prefix
+        wanted = [Member.house(name) for name in config.house_bots or ()]
+        retired = [m.bot_id for m in self.members(config.ladder_id) if m.kind is MemberKind.HOUSE
+                   and m.bot_id not in {w.bot_id for w in wanted}]
         pipe = self.redis.pipeline(transaction=True)
         pipe.set(keys.arena_ladder(p, config.ladder_id), json.dumps(config.to_json()))
         pipe.sadd(keys.arena_ladders(p), config.ladder_id)
-        for name in config.house_bots:
-            member = Member.house(name)
+        if retired:
+            pipe.hdel(keys.arena_members(p, config.ladder_id), *retired)
+        for member in wanted:
             pipe.hset(keys.arena_members(p, config.ladder_id), member.bot_id, json.dumps(member.to_json()))
             pipe.zadd(keys.arena_ratings(p, config.ladder_id), {member.bot_id: INITIAL_RATING}, nx=True)
         pipe.execute()

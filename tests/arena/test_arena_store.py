@@ -10,6 +10,7 @@ import redis
 
 from arena.jobs import play_match
 from arena.match import MatchRunner, make_drivers
+from core import keys
 from core.arena_model import LadderConfig, MatchSpec, MatchStatus, Member, MemberKind
 from core.arena_store import BENCH_S, ArenaStore
 
@@ -107,6 +108,18 @@ def test_members_sync_keeps_house_bots_and_ratings(store: ArenaStore) -> None:
     assert store.set_members("ss", []) == ([], ["abc"])
     assert {m.bot_id for m in store.members("ss")} == {f"house:{n}" for n in HOUSE}
     assert "abc" in store.ratings("ss")  # rating kept for when it comes back
+
+
+def test_a_ladder_updated_with_another_house_set_matches_only_that_set(store: ArenaStore) -> None:
+    store.save_ladder(LadderConfig("ss", "sore-spot", 4, {"rounds": 1}, house_bots=HOUSE))
+    registered = Member("abc", MemberKind.HTTP, url="http://127.0.0.1:9/", name="registered")
+    store.set_members("ss", [registered])
+    store.redis.zadd(keys.arena_ratings(store.prefix, "ss"), {"house:random": 1234.0})
+    new_set = ("search-10", "heuristic")
+    store.save_ladder(LadderConfig("ss", "sore-spot", 4, {"rounds": 1}, house_bots=new_set))
+    assert {m.bot_id for m in store.members("ss")} == {"house:search-10", "house:heuristic", "abc"}
+    assert store.ratings("ss")["house:random"] == 1234.0  # a retired house bot keeps its rating
+    assert store.ratings("ss")["house:search-10"] == 1500.0
 
 
 def test_old_match_documents_are_forgotten_but_never_rerated(store: ArenaStore) -> None:
