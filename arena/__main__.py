@@ -40,7 +40,8 @@ def scheduler_command(tick: float | None, no_default_ladders: bool, stop_after: 
 @click.option("--duplicate/--no-duplicate", default=None, help="Default: on for 4 players.")
 @click.option("--deadline-ms", default=1000, show_default=True)
 @click.option("--strike-limit", default=5, show_default=True)
-@click.option("--house-bots", default=None, help="Comma-separated permanent house members.")
+@click.option("--house-bots", default=None, help="Comma-separated permanent house members. "
+              "Default: the game's ladder set (core.arena_model.house_bots_for).")
 @click.option("--presence-s", default=10.0, show_default=True,
               help="Polling bots are seated only if they called their ladder-seats endpoint this recently.")
 def add_ladder_command(ladder_id: str, game: str, players: int, options: str, duplicate: bool | None,
@@ -49,12 +50,12 @@ def add_ladder_command(ladder_id: str, game: str, players: int, options: str, du
     """Create or update a ladder (a game, a player count and options) in $REDIS_URL under $TA_KEY_PREFIX."""
     import redis
 
-    from core.arena_model import DEFAULT_HOUSE_BOTS, LadderConfig
+    from core.arena_model import LadderConfig
     from core.arena_store import ArenaStore
     from core.settings import load_settings
 
     settings = load_settings()
-    bots = tuple(b.strip() for b in house_bots.split(",")) if house_bots else DEFAULT_HOUSE_BOTS
+    bots = tuple(b.strip() for b in house_bots.split(",")) if house_bots else None  # None: the game's set
     try:
         ladder = LadderConfig(ladder_id, game, players, json.loads(options), duplicate=duplicate,
                               deadline_ms=deadline_ms, strike_limit=strike_limit, house_bots=bots,
@@ -135,9 +136,11 @@ def worker_command(burst: bool, threads: int | None, simple: bool, queues: tuple
 def simulate_ladder_command(game: str, bots: str | None, games_per_bot: int, duplicate: bool, players: int,
                             options: str, seed: int, runs: int) -> None:
     """Offline ladder with the real matchmaking, match and Elo code; prints one JSON line with `spearman`."""
-    from arena.simulate import DEFAULT_BOTS, simulate_many
+    from arena.simulate import simulate_many
+    from core.arena_model import house_bots_for
 
-    names = [b.strip() for b in bots.split(",")] if bots else list(DEFAULT_BOTS)
+    # By default the ladders' own set (strongest first): the simulation measures the yardstick they use.
+    names = [b.strip() for b in bots.split(",")] if bots else list(house_bots_for(game))
     click.echo(json.dumps(simulate_many(game, names, games_per_bot, duplicate, seed, runs, players,
                                         json.loads(options))))
 

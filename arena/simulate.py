@@ -20,13 +20,9 @@ from scipy.stats import spearmanr
 
 from arena.match import MatchRunner, make_drivers
 from arena.matchmaking import Candidate, pick_table
-from core.arena_model import DEFAULT_HOUSE_BOTS, MatchSpec, Member
+from core.arena_model import MatchSpec, Member
 from core.elo import INITIAL_RATING
 from engine.seeds import SEED_BITS
-
-# The default set is the ladders' own (strongest first), so the simulation measures the yardstick the
-# ladders use (docs/arena.md, "House bots").
-DEFAULT_BOTS = DEFAULT_HOUSE_BOTS
 
 
 def simulate_ladder(game: str, bots: list[str], games_per_bot: int, duplicate: bool, seed: int,

@@ -9,11 +9,30 @@ from typing import Any
 import engine
 from engine.seeds import derive_seed
 
-# The search bot tops every default ladder at the budget that keeps house-only matches inside the
-# scheduler's pace on the two workers `make run` starts (docs/arena.md, "House bots").
-LADDER_SEARCH_BOT = "search-10"
-DEFAULT_HOUSE_BOTS = (LADDER_SEARCH_BOT, "heuristic", "eps-0.2", "eps-0.4", "eps-0.6", "eps-0.8", "random")
+# The graded house bots under the search bot, strongest first: the strength steps a ladder is measured by.
+GRADED_HOUSE_BOTS = ("heuristic", "eps-0.2", "eps-0.4", "eps-0.6", "eps-0.8", "random")
+# The search bot tops every default ladder. Its budget per game keeps the ladder's matches per minute at
+# least half of what they were without it when matches are bound by CPU (a registered bot answering at
+# once, two workers): its matches cost the most search time in Card Commons and Sloppy Seconds, and at
+# 5 ms the search still beats `heuristic` there with p < 0.001 (docs/arena.md, "House bots").
+LADDER_SEARCH_BOTS = {
+    "sore-spot": "search-10",
+    "card-commons": "search-5",
+    "sloppy-seconds": "search-10",
+    "spot-hearts": "search-10",
+}
 HOUSE_PREFIX = "house:"
+
+
+def house_bots_for(game: str) -> tuple[str, ...]:
+    """The default house set of a ladder of ``game``, strongest first.
+
+    >>> house_bots_for("card-commons")
+    ('search-5', 'heuristic', 'eps-0.2', 'eps-0.4', 'eps-0.6', 'eps-0.8', 'random')
+    """
+    if game not in LADDER_SEARCH_BOTS:
+        raise ValueError(f"unknown game {game!r}; games: {', '.join(LADDER_SEARCH_BOTS)}")
+    return (LADDER_SEARCH_BOTS[game], *GRADED_HOUSE_BOTS)
 
 
 class MemberKind(enum.StrEnum):
@@ -64,7 +83,7 @@ class LadderConfig:
     duplicate: bool | None = None  # None: on for 4-player ladders, off otherwise
     deadline_ms: int = 1000
     strike_limit: int = 5
-    house_bots: tuple[str, ...] = DEFAULT_HOUSE_BOTS
+    house_bots: tuple[str, ...] | None = None  # None: the game's default set (house_bots_for); () none
     max_active: int = 2  # concurrent matches the scheduler keeps queued/running for this ladder
     job_timeout_s: int = 3600
     # Matches of house bots only are paced (at most one per this many seconds per ladder): the house ladder
@@ -78,16 +97,19 @@ class LadderConfig:
         engine.validate_options(self.game, self.players, self.options)  # raises OptionsError
         if self.duplicate is None:
             object.__setattr__(self, "duplicate", self.players == 4)
+        if self.house_bots is None:
+            object.__setattr__(self, "house_bots", house_bots_for(self.game))
 
     def to_json(self) -> dict[str, Any]:
         data = asdict(self)
-        data["house_bots"] = list(self.house_bots)
+        data["house_bots"] = list(self.house_bots or ())
         return data
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> LadderConfig:
         data = dict(data)
-        data["house_bots"] = tuple(data.get("house_bots", DEFAULT_HOUSE_BOTS))
+        if "house_bots" in data:
+            data["house_bots"] = tuple(data["house_bots"])
         return cls(**data)
 
 

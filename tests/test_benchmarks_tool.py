@@ -123,6 +123,10 @@ def test_ladder_pace_rows(tool) -> None:
     page = table(tool.render({"ladder-pace": result("ladder-pace", [pace])}), "ladder-pace")
     assert ("| spot-hearts-4p, with a registered bot 20 ms away: rated matches/min before → with "
             "`search-10` | 20.0 → 16.0 (0.80×); match 0.04 → 2.50 s | ≥ 0.50× |") in page
+    # A run that lists each ladder's house set names that ladder's own search bot.
+    pace["runs"]["default"]["ladders"]["spot-hearts-4p"]["house_bots"] = ["search-5", "heuristic"]
+    page = table(tool.render({"ladder-pace": result("ladder-pace", [pace])}), "ladder-pace")
+    assert "rated matches/min before → with `search-5` | 20.0 → 16.0 (0.80×)" in page
 
 
 def test_reliability_drills_are_read_from_their_json(tool, tmp_path: Path) -> None:

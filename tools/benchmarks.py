@@ -200,7 +200,9 @@ def pace_rows(outputs: list[Any]) -> list[Row]:
         for ladder, pace in sorted(default.items()):
             share = dig(out, "pace_ratio_default_vs_before", ladder)
             match_s = f"{num(dig(before, ladder, 'mean_match_s'), 2)} → {num(pace.get('mean_match_s'), 2)} s"
-            rows.append((f"{ladder}, {who}: rated matches/min before → with `{dig(out, 'search_bot')}`",
+            # The ladder's own search bot (its house set's first); older runs named one for every ladder.
+            search_bot = (pace.get("house_bots") or [dig(out, "search_bot")])[0]
+            rows.append((f"{ladder}, {who}: rated matches/min before → with `{search_bot}`",
                          f"{num(dig(before, ladder, 'rated_per_min'), 1)} → "
                          f"{num(pace.get('rated_per_min'), 1)} ({ratio(share)}); match {match_s}",
                          "≥ 0.50×"))

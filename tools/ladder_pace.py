@@ -32,7 +32,7 @@ import click
 import redis
 
 from arena.scheduler import run_forever
-from core.arena_model import DEFAULT_HOUSE_BOTS, LADDER_SEARCH_BOT, MatchStatus, default_ladders
+from core.arena_model import GRADED_HOUSE_BOTS, LADDER_SEARCH_BOTS, LadderConfig, MatchStatus, default_ladders
 from core.arena_store import ArenaStore
 from core.settings import ArenaSettings
 from tools import devserve
@@ -40,10 +40,13 @@ from tools.devredis import start_throwaway
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 PREFIX = "pace:"
-HOUSE_SETS = {
-    "before_search": tuple(bot for bot in DEFAULT_HOUSE_BOTS if bot != LADDER_SEARCH_BOT),
-    "default": DEFAULT_HOUSE_BOTS,
-}
+
+
+def house_sets() -> dict[str, list[LadderConfig]]:
+    """The default ladders with their default house sets, and with the graded set alone (no search bot)."""
+    return {"before_search": [dataclasses.replace(ladder, house_bots=GRADED_HOUSE_BOTS)
+                              for ladder in default_ladders()],
+            "default": default_ladders()}
 
 
 def register_fast_bot(conn: redis.Redis, url: str) -> None:
@@ -59,14 +62,13 @@ def rated_in_window(store: ArenaStore, ladder_id: str, start: float, end: float)
     return [d for d in docs if d and d["status"] == MatchStatus.RATED and start <= d["finished"] < end]
 
 
-def one_run(house_bots: tuple[str, ...], minutes: float, warmup_s: float, bot_delay_ms: int | None,
+def one_run(ladders: list[LadderConfig], minutes: float, warmup_s: float, bot_delay_ms: int | None,
             arena_workers: int) -> dict[str, Any]:
     server = start_throwaway()
     workers: list[subprocess.Popen[bytes]] = []
     bots: Any = None
     try:
         conn = redis.Redis.from_url(server.url, decode_responses=True)
-        ladders = [dataclasses.replace(ladder, house_bots=house_bots) for ladder in default_ladders()]
         if bot_delay_ms is not None:
             from tools.fastbot import start_fast_bots
 
@@ -90,14 +92,16 @@ def one_run(house_bots: tuple[str, ...], minutes: float, warmup_s: float, bot_de
         for ladder in ladders:
             rated = rated_in_window(store, ladder.ladder_id, *window)
             with_search = [d for d in rated
-                           if any(m.get("house_bot") == LADDER_SEARCH_BOT for m in d["spec"]["entrants"])]
+                           if any((m.get("house_bot") or "").startswith("search")
+                                  for m in d["spec"]["entrants"])]
             per_ladder[ladder.ladder_id] = {
+                "house_bots": list(ladder.house_bots or ()),
                 "rated_per_min": round(len(rated) / minutes, 2),
                 "mean_match_s": round(statistics.fmean(d["finished"] - d["started"] for d in rated), 2)
                 if rated else None,
                 "matches_with_search_bot": len(with_search),
             }
-        return {"house_bots": list(house_bots), "ladders": per_ladder,
+        return {"ladders": per_ladder,
                 "load_average_1m": round(os.getloadavg()[0], 2)}
     finally:
         for worker in workers:
@@ -113,13 +117,13 @@ def one_run(house_bots: tuple[str, ...], minutes: float, warmup_s: float, bot_de
 @click.option("--bot-delay-ms", type=int, default=None, help="also one registered HTTP bot, this slow")
 @click.option("--arena-workers", default=2, show_default=True, help="processes, as make run's ARENA_WORKERS")
 def main(minutes: float, warmup_s: float, bot_delay_ms: int | None, arena_workers: int) -> None:
-    runs = {name: one_run(bots, minutes, warmup_s, bot_delay_ms, arena_workers)
-            for name, bots in HOUSE_SETS.items()}
+    runs = {name: one_run(ladders, minutes, warmup_s, bot_delay_ms, arena_workers)
+            for name, ladders in house_sets().items()}
     before, after = runs["before_search"]["ladders"], runs["default"]["ladders"]
     ratios = {ladder: round(after[ladder]["rated_per_min"] / before[ladder]["rated_per_min"], 3)
               if before[ladder]["rated_per_min"] else None for ladder in before}
     print(json.dumps({"command": " ".join(["python -m tools.ladder_pace", *sys.argv[1:]]),
-                      "search_bot": LADDER_SEARCH_BOT, "minutes": minutes, "bot_delay_ms": bot_delay_ms,
+                      "search_bots": LADDER_SEARCH_BOTS, "minutes": minutes, "bot_delay_ms": bot_delay_ms,
                       "arena_workers": arena_workers,
                       "cpus": os.cpu_count(), "runs": runs, "pace_ratio_default_vs_before": ratios},
                      indent=2))

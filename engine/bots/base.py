@@ -90,6 +90,7 @@ BOT_NAMES = (
     "eps-0.8",
     "eps-0.9",
     "search",
+    "search-5",
     "search-10",
     "search-50",
 )

@@ -9,7 +9,15 @@ import pytest
 import core.arena_model
 from arena.matchmaking import Candidate, pick_table
 from arena.policy import Outcome, ReplyError, fallback_move, parse_reply
-from core.arena_model import LadderConfig, MatchSpec, Member, default_ladders
+from core.arena_model import (
+    GRADED_HOUSE_BOTS,
+    LADDER_SEARCH_BOTS,
+    LadderConfig,
+    MatchSpec,
+    Member,
+    default_ladders,
+    house_bots_for,
+)
 from core.elo import (
     EloConfig,
     expected_score,
@@ -262,6 +270,23 @@ def test_duplicate_is_on_by_default_for_four_player_ladders_only() -> None:
     ladders = default_ladders()
     assert {lad.game for lad in ladders} == {"sore-spot", "card-commons", "sloppy-seconds", "spot-hearts"}
     assert all(lad.players == 4 and lad.duplicate and len(lad.house_bots) >= 4 for lad in ladders)
+
+
+def test_a_ladder_gets_its_games_house_set_unless_it_names_one() -> None:
+    # Each game's set: its search bot on top of the same graded bots.
+    for ladder in default_ladders():
+        assert ladder.house_bots == (LADDER_SEARCH_BOTS[ladder.game], *GRADED_HOUSE_BOTS)
+        assert ladder.house_bots[0].startswith("search-")
+    assert LadderConfig("cc", "card-commons", 3).house_bots == house_bots_for("card-commons")
+    assert house_bots_for("card-commons") != house_bots_for("spot-hearts")  # budgets differ by game
+    assert LadderConfig("none", "spot-hearts", 4, house_bots=()).house_bots == ()  # no house members
+    mine = LadderConfig("mine", "sore-spot", 4, house_bots=("random", "heuristic"))
+    assert LadderConfig.from_json(mine.to_json()) == mine
+    stored = LadderConfig("old", "sloppy-seconds", 4).to_json()
+    del stored["house_bots"]  # a ladder stored without the field gets its game's set
+    assert LadderConfig.from_json(stored).house_bots == house_bots_for("sloppy-seconds")
+    with pytest.raises(ValueError, match="unknown game"):
+        house_bots_for("bridge")
 
 
 def test_a_rerun_plays_fresh_deals_and_nothing_else_changes() -> None:

@@ -8,7 +8,7 @@ from click.testing import CliRunner
 
 from arena.__main__ import main
 from arena.simulate import simulate_ladder
-from core.arena_model import DEFAULT_HOUSE_BOTS
+from core.arena_model import house_bots_for
 
 
 def test_simulated_ladder_plays_everyone_and_reports_rank_correlation() -> None:
@@ -33,4 +33,4 @@ def test_simulate_ladder_command_prints_one_json_line() -> None:
     assert len(lines) == 1
     report = json.loads(lines[0])
     assert report["runs"] == 2 and len(report["spearman_by_seed"]) == 2
-    assert report["bots"] == list(DEFAULT_HOUSE_BOTS)  # the ladders' own set by default
+    assert report["bots"] == list(house_bots_for("sore-spot"))  # the ladders' own set by default
