@@ -190,7 +190,12 @@ def test_js_polling_bot_plays_its_ladder_match_without_strikes(node: str, bots_d
     poller = subprocess.Popen(command, cwd=bots_dir, text=True, stdout=subprocess.PIPE,
                               stderr=subprocess.PIPE)
     try:
-        assert poller.stdout is not None and "playing its ladder seats" in poller.stdout.readline()
+        assert poller.stdout is not None
+        first = poller.stdout.readline()
+        if "playing its ladder seats" not in first:  # say why node stopped, not only that it did
+            poller.kill()
+            rest, err = poller.communicate(timeout=15)
+            raise AssertionError(f"node exited {poller.returncode}: stdout {first + rest!r}, stderr {err!r}")
         outcome = play_match(store, "m-js-poll", worker="test")
     finally:
         poller.terminate()
