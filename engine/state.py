@@ -398,10 +398,27 @@ class GameState(Generic[X]):
 
     def view(self, seat: object) -> SeatView:
         """What ``seat`` may see: its hand, its own pending choice and passes, and the public table."""
-        me = self._seat(seat)
+        return self._seat_view(self._seat(seat), self._public())
+
+    def views(self) -> tuple[list[SeatView], SpectatorView]:
+        """Every seat's :meth:`view` (in seat order) and the :meth:`spectator_view`, with the public table
+        built once for all of them: what a service stores after each move. The views share the public
+        table's lists and dicts, so treat them as read-only (encode them, say).
+
+        >>> import engine
+        >>> g = engine.new_game("spot-hearts", players=4, seed=1)
+        >>> seats, spectator = g.views()
+        >>> seats == [g.view(seat) for seat in range(4)], spectator == g.spectator_view()
+        (True, True)
+        """
+        public = self._public()
+        spectator: SpectatorView = {**public, "seat": None}
+        return [self._seat_view(me, public) for me in range(self.players)], spectator
+
+    def _seat_view(self, me: int, public: TableView) -> SeatView:
         decision = self.decision(me)
         view: SeatView = {
-            **self._public(),  # type: ignore[typeddict-item]  # chosen, passed, received are added below
+            **public,  # type: ignore[typeddict-item]  # chosen, passed, received are added below
             "seat": me,
             "hand": [CODES[c] for c in self.hands[me]],
             "decision": decision,

@@ -54,3 +54,22 @@ def test_own_pending_choice_visible_only_to_self():  # R-SIMUL
     assert g.view(2)["chosen"] == choice and g.view(2)["legal"] == []
     assert all("chosen" not in g.view(s) for s in (0, 1, 3))
     assert g.to_act() == [0, 1, 3]
+
+
+def test_views_are_every_seat_view_and_the_spectator_view_over_whole_games():
+    import random
+
+    for game_id in ("spot-hearts", "card-commons", "sloppy-seconds", "sore-spot"):
+        g = engine.new_game(game_id, 4, seed=3)
+        rng = random.Random(game_id)
+        while True:
+            seats, spectator = g.views()
+            assert seats == [g.view(seat) for seat in range(4)]
+            assert spectator == g.spectator_view()
+            if g.over:
+                break
+            seat = g.to_act()[0]
+            decision = g.decision(seat)
+            legal = decision["legal"]
+            passing = decision["kind"] == "pass"
+            g.apply(seat, rng.sample(legal, decision["count"]) if passing else rng.choice(legal))
