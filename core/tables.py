@@ -15,11 +15,10 @@ version without touching yours, so the check is `decision_since[seat] <= expecte
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import secrets
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from enum import StrEnum
 from typing import Any
 
@@ -113,9 +112,22 @@ class TableRecord:
     def over(self) -> bool:
         return self.status == TableStatus.OVER
 
+    def replaced(self, **changes: Any) -> TableRecord:
+        """``dataclasses.replace(self, **changes)`` without its per-field pass through ``__init__`` (a record
+        has no ``__post_init__`` or init-only fields, so copying the attributes gives the same record): the
+        commit of every move builds the record after it."""
+        if not changes.keys() <= _RECORD_FIELDS:
+            raise TypeError(f"not fields of a TableRecord: {sorted(changes.keys() - _RECORD_FIELDS)}")
+        copy = object.__new__(TableRecord)
+        copy.__dict__.update(self.__dict__, **changes)
+        return copy
+
     def deadline(self, seat: int) -> float | None:
         """When the seat's pending decision is due (advisory for practice tables), None if nothing is due."""
         return decision_deadline(seat, self.to_act, self.turn_started, self.move_timeout)
+
+
+_RECORD_FIELDS = frozenset(f.name for f in fields(TableRecord))
 
 
 @dataclass(frozen=True)
@@ -163,8 +175,14 @@ def token_field(seat: int) -> str:
 def seat_answer_json(table_id: str, seat: int, version: int, status: TableStatus, to_act: list[int],
                      deadline: float | None, view: Any) -> str:
     """A seat's GET answer (SeatStateSchema's shape); `view` a dict, or stored JSON as an orjson.Fragment."""
-    return _dumps({"table_id": table_id, "seat": seat, "version": version, "status": status.value,
-                   "to_act": to_act, "your_turn": seat in to_act, "deadline": deadline, "view": view})
+    return _seat_answer(table_id, seat, version, status.value, to_act, deadline, view).decode()
+
+
+def _seat_answer(table_id: str, seat: int, version: int, status: str, to_act: list[int],
+                 deadline: float | None, view: Any) -> bytes:
+    """`seat_answer_json` encoded, as a commit stores it (the status already a string)."""
+    return orjson.dumps({"table_id": table_id, "seat": seat, "version": version, "status": status,
+                         "to_act": to_act, "your_turn": seat in to_act, "deadline": deadline, "view": view})
 
 
 @dataclass(frozen=True)
@@ -533,14 +551,17 @@ class TableStore:
         return live
 
     @staticmethod
-    def _views(record: TableRecord, live: Any) -> dict[str, str]:
+    def _views(record: TableRecord, live: Any) -> dict[str, bytes]:
         """What the views hash holds once `record` (the table at `live`'s version) is stored: every seat's
-        whole GET answer (its view inside, the deadline worked out) and the spectator view; a read sends
-        them as they are."""
-        views = {answer_field(seat): seat_answer_json(record.table_id, seat, record.version, record.status,
-                                                      record.to_act, record.deadline(seat), live.view(seat))
-                 for seat in range(record.players)}
-        views["spectator"] = _dumps(live.spectator_view())
+        whole GET answer (its view inside, the deadline worked out) and the spectator view, encoded; a read
+        sends them as they are. The engine builds the public table once for all the views."""
+        seat_views, spectator = live.views()
+        table_id, version, to_act = record.table_id, record.version, record.to_act
+        status = record.status.value
+        views = {answer_field(seat): _seat_answer(table_id, seat, version, status, to_act,
+                                                  record.deadline(seat), view)
+                 for seat, view in enumerate(seat_views)}
+        views["spectator"] = orjson.dumps(spectator)
         return views
 
     def _commit_move(self, record: TableRecord, live: Any, seat: int,
@@ -561,15 +582,16 @@ class TableStore:
                 decision_since[other] = live.version
                 turn_started[other] = now
         over = bool(live.over)
-        after = dataclasses.replace(record, version=live.version,
-                                    status=TableStatus.OVER if over else TableStatus.PLAYING, to_act=to_act,
-                                    decision_since=decision_since, turn_started=turn_started, updated=now)
-        final_record = _dumps(live.record()) if over else ""
-        view_args: list[str] = []
+        status = TableStatus.OVER if over else TableStatus.PLAYING
+        after = record.replaced(version=live.version, status=status, to_act=to_act,
+                                decision_since=decision_since, turn_started=turn_started, updated=now)
+        dumps = orjson.dumps
+        final_record = dumps(live.record()) if over else ""
+        view_args: list[str | bytes] = []
         for name, view in self._views(after, live).items():
             view_args += [name, view]
-        args = [record.version, live.version, _dumps(live.moves[-1]), after.status.value, _dumps(to_act),
-                _dumps(decision_since), _dumps(turn_started), now,
+        args = [record.version, live.version, dumps(live.moves[-1]), after.status.value, dumps(to_act),
+                dumps(decision_since), dumps(turn_started), now,
                 keys.table_events(self.prefix, record.table_id), final_record,
                 self.finished_ttl if over else self.idle_ttl, *count_args, *view_args]
         table_id = record.table_id

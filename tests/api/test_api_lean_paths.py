@@ -125,3 +125,53 @@ def test_tables_stored_before_answers_are_still_served(client, redis_conn, key_p
     assert client.get(f"{path}?after=-1&wait=0", headers=bearer(token)).get_json() == before
     assert_problem(client.get(path, headers=bearer("x" * 43)), 403)
     assert_problem(client.get(path), 401)
+
+
+def test_every_commit_stores_each_seats_answer_and_the_spectator_view_as_plain_encoding_would(
+        redis_conn, key_prefix) -> None:
+    import random
+
+    import orjson
+
+    import engine
+    from core import keys
+    from core.tables import SeatKind, SeatSpec, TableStore
+
+    store = TableStore(redis_conn, key_prefix)
+    record = store.create_table("sore-spot", 4, {}, [SeatSpec(SeatKind.OPEN)] * 4, seed=5, move_timeout=9.0)
+    game = engine.new_game("sore-spot", 4, record.options, seed=5)
+    rng = random.Random(8)
+    views_key = keys.table_views(key_prefix, record.table_id)
+    while not game.over and game.version < 60:
+        seat = game.to_act()[0]
+        decision = game.decision(seat)
+        move = rng.sample(decision["legal"], decision["count"]) if decision["kind"] == "pass" \
+            else rng.choice(decision["legal"])
+        store.apply_move(record.table_id, seat, move, game.version)
+        game.apply(seat, move)
+        stored = store.load_table(record.table_id)
+        held = redis_conn.hgetall(views_key)
+        assert held["spectator"] == orjson.dumps(game.spectator_view()).decode()
+        for reader in range(4):
+            acting = reader in stored.to_act
+            assert held[f"a:{reader}"] == orjson.dumps({
+                "table_id": record.table_id, "seat": reader, "version": game.version, "status": "playing",
+                "to_act": stored.to_act, "your_turn": acting,
+                "deadline": stored.turn_started[reader] + 9.0 if acting else None,
+                "view": game.view(reader)}).decode()
+
+
+def test_a_records_replaced_copy_is_what_dataclasses_replace_gives() -> None:
+    import dataclasses
+
+    from core.tables import SeatKind, SeatSpec, TableRecord, TableStatus
+
+    record = TableRecord("t", "spot-hearts", 4, {"target": 50}, [SeatSpec(SeatKind.OPEN)] * 4, [True] * 4, 7,
+                         "n", "c", TableStatus.PLAYING, 3, [1], [0, 3, 0, 0], [1.0] * 4, 1.0, 2.0,
+                         token_hashes={0: "h"})
+    changes: dict[str, Any] = {"version": 4, "status": TableStatus.OVER, "to_act": [], "updated": 3.0}
+    copy = record.replaced(**changes)
+    assert copy == dataclasses.replace(record, **changes) and copy is not record
+    assert record.version == 3 and record.to_act == [1]  # the original is untouched
+    with pytest.raises(TypeError):
+        record.replaced(verison=5)
