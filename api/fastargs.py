@@ -24,9 +24,10 @@ def _invalid(error: ValidationError) -> ApiProblem:
 _defaults: dict[int, dict[str, Any]] = {}
 
 
-def load_query(schema: Schema) -> dict[str, Any]:
+def load_query(schema: Schema, environ: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The query string loaded by `schema` (422 on errors); `environ` is the request's, if at hand."""
     # No query string: the schema's defaults, loaded once (without building request.args for nothing).
-    if not request.environ.get("QUERY_STRING"):
+    if not (request.environ if environ is None else environ).get("QUERY_STRING"):
         if id(schema) not in _defaults:
             _defaults[id(schema)] = schema.load({})
         return dict(_defaults[id(schema)])
@@ -66,13 +67,14 @@ def _json_body() -> Any:
     without its dozens of calls through stream wrappers. Anything else (no length, over the cap, not JSON)
     takes `request.get_json` and its errors (413, 415); malformed JSON is the same 400 either way."""
     environ = request.environ
+    app = current_app._get_current_object()  # type: ignore[attr-defined]  # one context lookup, not two
     length = environ.get("CONTENT_LENGTH", "")
-    if not length.isdigit() or int(length) > current_app.config["MAX_CONTENT_LENGTH"] \
+    if not length.isdigit() or int(length) > app.config["MAX_CONTENT_LENGTH"] \
             or not declares_json(environ):
         return request.get_json(silent=False)  # malformed JSON -> 400 problem via the error handler
     raw = environ["wsgi.input"].read(int(length))
     try:
-        return current_app.json.loads(raw)
+        return app.json.loads(raw)
     except ValueError as error:
         return request.on_json_loading_failed(error)
 

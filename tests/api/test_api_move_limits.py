@@ -69,3 +69,17 @@ def test_the_eleventh_post_at_one_version_is_refused_whatever_the_first_ten_were
     assert 0 < int(refused.headers["Retry-After"]) <= 60
     state = client.get(f"/api/tables/{table_id}/seats/0", headers=auth).get_json()
     assert state["version"] == 0 and state["view"]["hand_sizes"] == [13, 13, 13, 13]
+
+
+def test_the_seat_limit_follows_the_apps_config_as_it_is_now(make_app):
+    from api.ratelimit import SEAT_WINDOW_S, seat_post_limit
+    from core.tables import PostLimit
+
+    app = make_app(LIMIT_SEAT_POSTS=4)
+    with app.app_context():
+        assert seat_post_limit() == PostLimit(4, SEAT_WINDOW_S)
+        assert seat_post_limit() is seat_post_limit()  # built once per value
+        app.config["LIMIT_SEAT_POSTS"] = 2
+        assert seat_post_limit() == PostLimit(2, SEAT_WINDOW_S)
+        app.config["RATELIMIT_ENABLED"] = False
+        assert seat_post_limit() is None
