@@ -67,14 +67,13 @@ def _json_body() -> Any:
     without its dozens of calls through stream wrappers. Anything else (no length, over the cap, not JSON)
     takes `request.get_json` and its errors (413, 415); malformed JSON is the same 400 either way."""
     environ = request.environ
-    app = current_app._get_current_object()  # type: ignore[attr-defined]  # one context lookup, not two
     length = environ.get("CONTENT_LENGTH", "")
-    if not length.isdigit() or int(length) > app.config["MAX_CONTENT_LENGTH"] \
+    if not length.isdigit() or int(length) > current_app.config["MAX_CONTENT_LENGTH"] \
             or not declares_json(environ):
         return request.get_json(silent=False)  # malformed JSON -> 400 problem via the error handler
     raw = environ["wsgi.input"].read(int(length))
     try:
-        return app.json.loads(raw)
+        return current_app.json.loads(raw)
     except ValueError as error:
         return request.on_json_loading_failed(error)
 

@@ -32,20 +32,12 @@ def install_seat_limit(app: Flask, client: redis.Redis) -> None:
     app.extensions[EXTENSION] = client.register_script(SEAT_POSTS_SCRIPT)
 
 
-_limits: dict[object, PostLimit] = {}
-
-
 def seat_post_limit() -> PostLimit | None:
-    """This app's per-seat move limit, None when rate limits are off (read from the config on every call, so a
-    changed config applies at once; the PostLimit of each value is built once)."""
+    """This app's per-seat move limit, None when rate limits are off."""
     config = current_app.config
     if not config.get("RATELIMIT_ENABLED", True):
         return None
-    limit = config["LIMIT_SEAT_POSTS"]
-    post_limit = _limits.get(limit)
-    if post_limit is None:
-        post_limit = _limits[limit] = PostLimit(int(limit), SEAT_WINDOW_S)
-    return post_limit
+    return PostLimit(int(config["LIMIT_SEAT_POSTS"]), SEAT_WINDOW_S)
 
 
 def check_seat_posts(table_id: str, seat: int, token: str) -> None:

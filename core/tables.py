@@ -18,7 +18,7 @@ from __future__ import annotations
 import json
 import secrets
 import time
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from typing import Any
 
@@ -112,22 +112,9 @@ class TableRecord:
     def over(self) -> bool:
         return self.status == TableStatus.OVER
 
-    def replaced(self, **changes: Any) -> TableRecord:
-        """``dataclasses.replace(self, **changes)`` without its per-field pass through ``__init__`` (a record
-        has no ``__post_init__`` or init-only fields, so copying the attributes gives the same record): the
-        commit of every move builds the record after it."""
-        if not changes.keys() <= _RECORD_FIELDS:
-            raise TypeError(f"not fields of a TableRecord: {sorted(changes.keys() - _RECORD_FIELDS)}")
-        copy = object.__new__(TableRecord)
-        copy.__dict__.update(self.__dict__, **changes)
-        return copy
-
     def deadline(self, seat: int) -> float | None:
         """When the seat's pending decision is due (advisory for practice tables), None if nothing is due."""
         return decision_deadline(seat, self.to_act, self.turn_started, self.move_timeout)
-
-
-_RECORD_FIELDS = frozenset(f.name for f in fields(TableRecord))
 
 
 @dataclass(frozen=True)
@@ -583,8 +570,8 @@ class TableStore:
                 turn_started[other] = now
         over = bool(live.over)
         status = TableStatus.OVER if over else TableStatus.PLAYING
-        after = record.replaced(version=live.version, status=status, to_act=to_act,
-                                decision_since=decision_since, turn_started=turn_started, updated=now)
+        after = replace(record, version=live.version, status=status, to_act=to_act,
+                        decision_since=decision_since, turn_started=turn_started, updated=now)
         dumps = orjson.dumps
         final_record = dumps(live.record()) if over else ""
         view_args: list[str | bytes] = []

@@ -159,19 +159,3 @@ def test_every_commit_stores_each_seats_answer_and_the_spectator_view_as_plain_e
                 "to_act": stored.to_act, "your_turn": acting,
                 "deadline": stored.turn_started[reader] + 9.0 if acting else None,
                 "view": game.view(reader)}).decode()
-
-
-def test_a_records_replaced_copy_is_what_dataclasses_replace_gives() -> None:
-    import dataclasses
-
-    from core.tables import SeatKind, SeatSpec, TableRecord, TableStatus
-
-    record = TableRecord("t", "spot-hearts", 4, {"target": 50}, [SeatSpec(SeatKind.OPEN)] * 4, [True] * 4, 7,
-                         "n", "c", TableStatus.PLAYING, 3, [1], [0, 3, 0, 0], [1.0] * 4, 1.0, 2.0,
-                         token_hashes={0: "h"})
-    changes: dict[str, Any] = {"version": 4, "status": TableStatus.OVER, "to_act": [], "updated": 3.0}
-    copy = record.replaced(**changes)
-    assert copy == dataclasses.replace(record, **changes) and copy is not record
-    assert record.version == 3 and record.to_act == [1]  # the original is untouched
-    with pytest.raises(TypeError):
-        record.replaced(verison=5)
