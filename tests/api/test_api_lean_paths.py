@@ -71,6 +71,16 @@ def test_an_app_on_a_unix_socket_redis_gives_the_rate_limiter_the_same_socket() 
     assert app.config["RATELIMIT_STORAGE_URI"] == "redis+unix:///run/trick-arena/redis.sock?db=0"
 
 
+def play_a_random_move(store: Any, table_id: str, game: Any, rng: Any) -> None:
+    """A random legal move of the first seat to act, committed by the store and applied to `game` alike."""
+    seat = game.to_act()[0]
+    decision = game.decision(seat)
+    move = rng.sample(decision["legal"], decision["count"]) if decision["kind"] == "pass" \
+        else rng.choice(decision["legal"])
+    store.apply_move(table_id, seat, move, game.version)
+    game.apply(seat, move)
+
+
 def test_a_plain_seat_read_is_the_answer_the_commit_stored_and_only_for_that_seats_token(redis_conn,
                                                                                          key_prefix) -> None:
     import random
@@ -85,12 +95,7 @@ def test_a_plain_seat_read_is_the_answer_the_commit_stored_and_only_for_that_sea
     game = engine.new_game("spot-hearts", 4, record.options, seed=11)
     rng = random.Random(3)
     for _ in range(9):  # the pass, then plays: different seats to act, different views
-        seat = game.to_act()[0]
-        decision = game.decision(seat)
-        move = rng.sample(decision["legal"], decision["count"]) if decision["kind"] == "pass" \
-            else rng.choice(decision["legal"])
-        store.apply_move(record.table_id, seat, move, game.version)
-        game.apply(seat, move)
+        play_a_random_move(store, record.table_id, game, rng)
         stored = store.load_table(record.table_id)
         for reader in range(4):
             answer = json.loads(store.seat_answer(record.table_id, reader, tokens[reader]))
@@ -143,12 +148,7 @@ def test_every_commit_stores_each_seats_answer_and_the_spectator_view_as_plain_e
     rng = random.Random(8)
     views_key = keys.table_views(key_prefix, record.table_id)
     while not game.over and game.version < 60:
-        seat = game.to_act()[0]
-        decision = game.decision(seat)
-        move = rng.sample(decision["legal"], decision["count"]) if decision["kind"] == "pass" \
-            else rng.choice(decision["legal"])
-        store.apply_move(record.table_id, seat, move, game.version)
-        game.apply(seat, move)
+        play_a_random_move(store, record.table_id, game, rng)
         stored = store.load_table(record.table_id)
         held = redis_conn.hgetall(views_key)
         assert held["spectator"] == orjson.dumps(game.spectator_view()).decode()
