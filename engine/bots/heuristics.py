@@ -13,12 +13,13 @@ a seat view, so the heuristic reads only what the view shows; the search's rollo
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from ..cards import CODES, RANK_OF, SUIT_OF, SUITS, Card
 from ..games import card_commons, sloppy_seconds, sore_spot, spot_hearts
-from ..rules import QUEEN_OF_SPADES
+from ..rules import QUEEN_OF_SPADES, TWO_OF_CLUBS
 from ..shapes import Decision, Move, SeatView
 
 
@@ -38,6 +39,7 @@ class Situation:
     broken: list[int] = field(default_factory=list)  # Sloppy Seconds: suits broken, in order
     trump: int | None = None  # Sloppy Seconds
     sore: list[int | None] = field(default_factory=list)  # Sore Spot: each seat's sore suit, once laid
+    played: list[int] = field(default_factory=list)  # Sloppy Seconds: the cards of finished tricks
 
 
 Policy = Callable[[Situation], Move]
@@ -70,6 +72,7 @@ def situation(view: SeatView) -> Situation:
             for code in t["cards"]:
                 c = Card.parse(code)
                 sit.won[winner][SUIT_OF[c]] += sloppy_seconds.VALUE[c]
+                sit.played.append(c)
         sit.broken = [SUITS.index(s) for s in view.get("broken", [])]
         trump = view.get("trump")
         sit.trump = None if trump is None else SUITS.index(trump)
@@ -118,7 +121,7 @@ def _hearts_policy(points: tuple[int, ...]) -> Policy:
 
 # ----- Sloppy Seconds: play for second place in every suit ---------------------------------------
 
-LEAD_PENALTY = 0.5  # per point of lead in a suit: a leader scores nothing for it, and leads are hard to lose
+SPREAD = 0.25  # a suit's final totals may still move by this much per point of it still out (plus 1)
 
 
 def sloppy_trick_winner(cards: list[int], trump: int | None, broken: list[int]) -> tuple[int, int | None]:
@@ -142,41 +145,94 @@ def sloppy_trick_winner(cards: list[int], trump: int | None, broken: list[int]) 
     return max(range(len(cards)), key=lambda i: strength(cards[i])), trump
 
 
-def sloppy_outlook(won: list[list[int]], me: int) -> float:
-    """My points if the hand ended now (R-SL-SECOND per suit), less a penalty for each suit I lead."""
-    score = 0.0
-    for suit in range(4):
-        totals = [w[suit] for w in won]
-        score += sloppy_seconds.second_place_scores(totals)[me]
-        lead = totals[me] - max(t for s, t in enumerate(totals) if s != me)
-        if lead > 0:
-            score -= LEAD_PENALTY * lead
-    return score
+def suit_outlook(totals: list[int], me: int, out: int) -> float:
+    """What one suit is worth to seat ``me``: its total times the chance that it ends *second*.
+
+    With ``out`` points of the suit still to be won, each other seat ends above me with a logistic chance
+    in (its total - mine) / (SPREAD * out + 1); exactly one above me is second place.  With nothing out
+    it is the suit's score (R-SL-SECOND).
+
+    >>> suit_outlook([40, 30, 0, 0], 1, 0), suit_outlook([40, 30, 0, 0], 0, 0)
+    (30.0, 0.0)
+    >>> round(suit_outlook([20, 10, 0, 0], 1, 40), 1), round(suit_outlook([20, 10, 0, 0], 0, 40), 1)
+    (4.8, 7.7)
+    """
+    mine = totals[me]
+    if out == 0:
+        return float(sloppy_seconds.second_place_scores(totals)[me])
+    if mine == 0:
+        return 0.0
+    spread = SPREAD * out + 1.0
+    above = [1.0 / (1.0 + math.exp((mine - t) / spread)) for s, t in enumerate(totals) if s != me]
+    second = 0.0
+    for j, p in enumerate(above):
+        only = p
+        for k, q in enumerate(above):
+            if k != j:
+                only *= 1.0 - q
+        second += only
+    return second * mine
+
+
+def sloppy_outlook(won: list[list[int]], me: int, suit: int, players: int) -> float:
+    """:func:`suit_outlook` of ``suit`` for the winnings ``won`` (per seat, per suit)."""
+    totals = [w[suit] for w in won]
+    full = 89 if players == 3 and suit == 0 else 91  # R-SL-RANK: the 2♣ is out with 3 players
+    return suit_outlook(totals, me, full - sum(totals))
+
+
+def sloppy_lead_merit(sit: Situation, now: list[float]) -> Callable[[int], tuple[float, int]]:
+    """How good a lead is: the change in the outlook of its suit once the trick is won, each follower
+    adding the mean value of that suit's unseen cards.  A lead above every unseen card of its suit
+    is taken by the seat; any other lead by an opponent, each as likely."""
+    me, n, value = sit.seat, sit.players, sloppy_seconds.VALUE
+    seen = set(sit.played) | set(sit.legal)  # on lead every card in hand is legal
+    unseen: list[list[int]] = [[], [], [], []]
+    for x in range(52):
+        if x not in seen and not (n == 3 and x == TWO_OF_CLUBS):
+            unseen[SUIT_OF[x]].append(x)
+
+    def merit(c: int) -> tuple[float, int]:
+        suit, out = SUIT_OF[c], unseen[SUIT_OF[c]]
+        points = value[c]
+        if out:
+            points += round(min(n - 1, len(out)) * sum(value[x] for x in out) / len(out))
+        takers = [me] if all(RANK_OF[x] < RANK_OF[c] for x in out) else [s for s in range(n) if s != me]
+        gain = 0.0
+        for taker in takers:
+            won = [list(w) for w in sit.won]
+            won[taker][suit] += points
+            gain += sloppy_outlook(won, me, suit, n) - now[suit]
+        return gain / len(takers), -RANK_OF[c]
+
+    return merit
 
 
 def _sloppy_policy(sit: Situation) -> Move:
-    """Lead the highest card (the best outlook among equal ranks).  Otherwise value each card by the
-    outlook after the trick goes where it would go now (exact when playing last), so the seat takes
-    cards where that puts it second and feeds them to a suit's leader otherwise; equal outlooks keep
-    high cards and shed low ones.
+    """Play the card with the best outlook after the trick goes where it would go now (exact when playing
+    last), the lower card among equal outlooks; lead by :func:`sloppy_lead_merit`.
 
-    A lead is not valued by its outlook alone: with one card on the table the outlook only says what
-    taking that card would do, and leads chosen that way did worse than random leads against the
-    heuristic; the highest card does much better (docs/engine.md, "Sloppy Seconds heuristic").
+    The outlook (:func:`suit_outlook`) credits a suit's points by the chance they end second, so the seat
+    takes cards where it trails a suit's leader and feeds cards to a leader that is out of reach.  A card
+    is valued by the change in the outlook of the suits its trick holds: the others do not change.
     """
-    me, value = sit.seat, sloppy_seconds.VALUE
+    me, n, value = sit.seat, sit.players, sloppy_seconds.VALUE
+    now = [sloppy_outlook(sit.won, me, suit, n) for suit in range(4)]
+    if not sit.trick:
+        return CODES[max(sit.legal, key=sloppy_lead_merit(sit, now))]
 
     def merit(c: int) -> tuple[float, int]:
         cards = [*sit.trick, c]
         seats = [*sit.trick_seats, me]
         index, _ = sloppy_trick_winner(cards, sit.trump, sit.broken)
         won = [list(w) for w in sit.won]
+        suits: list[int] = []
         for x in cards:
             won[seats[index]][SUIT_OF[x]] += value[x]
-        return sloppy_outlook(won, me), -RANK_OF[c]
+            if SUIT_OF[x] not in suits:
+                suits.append(SUIT_OF[x])
+        return sum(sloppy_outlook(won, me, suit, n) - now[suit] for suit in suits), -RANK_OF[c]
 
-    if not sit.trick:
-        return CODES[max(sit.legal, key=lambda c: (RANK_OF[c], merit(c)))]
     return CODES[max(sit.legal, key=merit)]
 
 
