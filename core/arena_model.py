@@ -13,13 +13,13 @@ from engine.seeds import derive_seed
 GRADED_HOUSE_BOTS = ("heuristic", "eps-0.2", "eps-0.4", "eps-0.6", "eps-0.8", "random")
 # The search bot tops every default ladder. Its budget per game keeps the ladder's matches per minute at
 # least half of what they were without it when matches are bound by CPU (a registered bot answering at
-# once, two workers): its matches cost the most search time in Card Commons and Sloppy Seconds, and at
-# 5 ms the search still beats `heuristic` there with p < 0.001 (docs/arena.md, "House bots").
+# once, two workers: tools.ladder_pace): 5 ms in Card Commons and Spot Hearts, whose matches cost the most
+# search time; Sloppy Seconds needs 10 ms to stand clearly above its heuristic (docs/arena.md, "House bots").
 LADDER_SEARCH_BOTS = {
     "sore-spot": "search-10",
     "card-commons": "search-5",
     "sloppy-seconds": "search-10",
-    "spot-hearts": "search-10",
+    "spot-hearts": "search-5",
 }
 HOUSE_PREFIX = "house:"
 

@@ -278,7 +278,7 @@ def test_a_ladder_gets_its_games_house_set_unless_it_names_one() -> None:
         assert ladder.house_bots == (LADDER_SEARCH_BOTS[ladder.game], *GRADED_HOUSE_BOTS)
         assert ladder.house_bots[0].startswith("search-")
     assert LadderConfig("cc", "card-commons", 3).house_bots == house_bots_for("card-commons")
-    assert house_bots_for("card-commons") != house_bots_for("spot-hearts")  # budgets differ by game
+    assert house_bots_for("card-commons") != house_bots_for("sloppy-seconds")  # budgets differ by game
     assert LadderConfig("none", "spot-hearts", 4, house_bots=()).house_bots == ()  # no house members
     mine = LadderConfig("mine", "sore-spot", 4, house_bots=("random", "heuristic"))
     assert LadderConfig.from_json(mine.to_json()) == mine
