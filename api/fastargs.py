@@ -24,10 +24,10 @@ def _invalid(error: ValidationError) -> ApiProblem:
 _defaults: dict[int, dict[str, Any]] = {}
 
 
-def load_query(schema: Schema, environ: dict[str, Any] | None = None) -> dict[str, Any]:
-    """The query string loaded by `schema` (422 on errors); `environ` is the request's, if at hand."""
+def load_query(schema: Schema) -> dict[str, Any]:
+    """The query string loaded by `schema` (422 on errors)."""
     # No query string: the schema's defaults, loaded once (without building request.args for nothing).
-    if not (request.environ if environ is None else environ).get("QUERY_STRING"):
+    if not request.environ.get("QUERY_STRING"):
         if id(schema) not in _defaults:
             _defaults[id(schema)] = schema.load({})
         return dict(_defaults[id(schema)])

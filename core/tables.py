@@ -160,15 +160,10 @@ def token_field(seat: int) -> str:
 
 
 def seat_answer_json(table_id: str, seat: int, version: int, status: TableStatus, to_act: list[int],
-                     deadline: float | None, view: Any) -> str:
-    """A seat's GET answer (SeatStateSchema's shape); `view` a dict, or stored JSON as an orjson.Fragment."""
-    return _seat_answer(table_id, seat, version, status.value, to_act, deadline, view).decode()
-
-
-def _seat_answer(table_id: str, seat: int, version: int, status: str, to_act: list[int],
-                 deadline: float | None, view: Any) -> bytes:
-    """`seat_answer_json` encoded, as a commit stores it (the status already a string)."""
-    return orjson.dumps({"table_id": table_id, "seat": seat, "version": version, "status": status,
+                     deadline: float | None, view: Any) -> bytes:
+    """A seat's GET answer (SeatStateSchema's shape), encoded as a commit stores it; `view` a dict, or stored
+    JSON as an orjson.Fragment."""
+    return orjson.dumps({"table_id": table_id, "seat": seat, "version": version, "status": status.value,
                          "to_act": to_act, "your_turn": seat in to_act, "deadline": deadline, "view": view})
 
 
@@ -406,7 +401,7 @@ class TableStore:
             deadline = decision_deadline(seat, acting, orjson.loads(turn_started or "[]"),
                                          None if move_timeout is None else float(move_timeout))
             answer = seat_answer_json(table_id, seat, int(version), TableStatus(status), acting, deadline,
-                                      orjson.Fragment(str(view)))
+                                      orjson.Fragment(str(view))).decode()
         return SeatSnapshot(int(version), TableStatus(status), acting, answer)
 
     def spectator_view_json(self, table_id: str) -> str:
@@ -543,10 +538,8 @@ class TableStore:
         whole GET answer (its view inside, the deadline worked out) and the spectator view, encoded; a read
         sends them as they are. The engine builds the public table once for all the views."""
         seat_views, spectator = live.views()
-        table_id, version, to_act = record.table_id, record.version, record.to_act
-        status = record.status.value
-        views = {answer_field(seat): _seat_answer(table_id, seat, version, status, to_act,
-                                                  record.deadline(seat), view)
+        views = {answer_field(seat): seat_answer_json(record.table_id, seat, record.version, record.status,
+                                                      record.to_act, record.deadline(seat), view)
                  for seat, view in enumerate(seat_views)}
         views["spectator"] = orjson.dumps(spectator)
         return views
@@ -572,13 +565,12 @@ class TableStore:
         status = TableStatus.OVER if over else TableStatus.PLAYING
         after = replace(record, version=live.version, status=status, to_act=to_act,
                         decision_since=decision_since, turn_started=turn_started, updated=now)
-        dumps = orjson.dumps
-        final_record = dumps(live.record()) if over else ""
+        final_record = _dumps(live.record()) if over else ""
         view_args: list[str | bytes] = []
         for name, view in self._views(after, live).items():
             view_args += [name, view]
-        args = [record.version, live.version, dumps(live.moves[-1]), after.status.value, dumps(to_act),
-                dumps(decision_since), dumps(turn_started), now,
+        args = [record.version, live.version, _dumps(live.moves[-1]), after.status.value, _dumps(to_act),
+                _dumps(decision_since), _dumps(turn_started), now,
                 keys.table_events(self.prefix, record.table_id), final_record,
                 self.finished_ttl if over else self.idle_ttl, *count_args, *view_args]
         table_id = record.table_id

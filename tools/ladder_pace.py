@@ -91,9 +91,9 @@ def one_run(ladders: list[LadderConfig], minutes: float, warmup_s: float, bot_de
         per_ladder = {}
         for ladder in ladders:
             rated = rated_in_window(store, ladder.ladder_id, *window)
+            search_bot = LADDER_SEARCH_BOTS[ladder.game]
             with_search = [d for d in rated
-                           if any((m.get("house_bot") or "").startswith("search")
-                                  for m in d["spec"]["entrants"])]
+                           if any(m.get("house_bot") == search_bot for m in d["spec"]["entrants"])]
             per_ladder[ladder.ladder_id] = {
                 "house_bots": list(ladder.house_bots or ()),
                 "rated_per_min": round(len(rated) / minutes, 2),

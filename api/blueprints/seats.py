@@ -48,10 +48,9 @@ def get_seat_state(table_id: str, seat: int) -> Response:
     Long-poll: with `after=V&wait=S` the answer comes as soon as the version exceeds V, or after S seconds
     (at most 30) with the unchanged state.
     """
-    environ = request.environ
-    query = load_query(SEAT_QUERY, environ)
+    query = load_query(SEAT_QUERY)
     store = services().tables
-    token = bearer_token(environ.get("HTTP_AUTHORIZATION"))  # the Authorization header
+    token = bearer_token(request.headers.get("Authorization"))
     after = query.get("after")
     if after is None:  # a plain read: the answer the last commit stored, if the token holds the seat
         answer = store.seat_answer(table_id, seat, token)
@@ -85,7 +84,7 @@ def revive_stalled_house_bots(table_id: str) -> None:
 def post_move(table_id: str, seat: int) -> Response:
     """Play a card ("QS"), lay a sore card, or pass cards (["2C","3D","4H"]) at `expected_version`."""
     # No token at all is answered first (401), before the body is read; a wrong token is found by the store.
-    token = require_token(bearer_token(request.environ.get("HTTP_AUTHORIZATION")), "seat", "seat")
+    token = require_token(bearer_token(request.headers.get("Authorization")), "seat", "seat")
     try:
         body = load_json(MOVE_BODY)
     except Exception:

@@ -121,6 +121,8 @@ def _hearts_policy(points: tuple[int, ...]) -> Policy:
 
 # ----- Sloppy Seconds: play for second place in every suit ---------------------------------------
 
+# R-SL-RANK: the points in one suit of a full deck (Ace 1 … King 13: 91)
+SLOPPY_SUIT_POINTS = sum(v for c, v in enumerate(sloppy_seconds.VALUE) if SUIT_OF[c] == SUIT_OF[0])
 SPREAD = 0.25  # a suit's final totals may still move by this much per point of it still out (plus 1)
 
 
@@ -177,7 +179,8 @@ def suit_outlook(totals: list[int], me: int, out: int) -> float:
 def sloppy_outlook(won: list[list[int]], me: int, suit: int, players: int) -> float:
     """:func:`suit_outlook` of ``suit`` for the winnings ``won`` (per seat, per suit)."""
     totals = [w[suit] for w in won]
-    full = 89 if players == 3 and suit == 0 else 91  # R-SL-RANK: the 2♣ is out with 3 players
+    two_out = players == 3 and suit == SUIT_OF[TWO_OF_CLUBS]  # R-SL-DEAL: the 2♣ is out with 3 players
+    full = SLOPPY_SUIT_POINTS - (sloppy_seconds.VALUE[TWO_OF_CLUBS] if two_out else 0)
     return suit_outlook(totals, me, full - sum(totals))
 
 

@@ -42,7 +42,7 @@ class HeuristicRollout:
         self.trick = [_INT[e["card"]] for e in table["trick"]["cards"]]
         self.seats = [e["seat"] for e in table["trick"]["cards"]]
         self.won = [[0] * 4 for _ in range(self.n)]
-        self.gone: list[int] = []  # the cards of finished tricks
+        self.gone: list[int] = []  # Sloppy Seconds: the cards of finished tricks
         self.sloppy = self.game == "sloppy-seconds"
         if self.sloppy:
             for t in table["tricks"]:
@@ -84,7 +84,7 @@ class HeuristicRollout:
                 winner = world.to_act()[0]
                 for x in self.trick:
                     self.won[winner][SUIT_OF[x]] += sloppy_seconds.VALUE[x]
-                self.gone = [*self.gone, *self.trick]
+                self.gone.extend(self.trick)
             self.trick, self.seats = [], []
 
     def play_round(self, world: GameState[Any], deadline: float) -> list[int]:
