@@ -24,6 +24,7 @@ import json
 import os
 import random
 import secrets
+import select
 import socket
 import statistics
 import subprocess
@@ -149,30 +150,32 @@ def http_request(method: str, path: str, token: str | None = None, body: str | N
     return ("\r\n".join(lines) + "\r\n\r\n").encode() + payload
 
 
-def _read_response(sock: socket.socket, buffer: bytearray) -> tuple[int, bytes]:
-    """(status, body) of one keep-alive HTTP/1.1 response with a Content-Length.
+class _Connection:
+    """One keep-alive connection of the load generator: its stream of requests, the request in flight (sent
+    at `sent`), and what has arrived of its answer."""
 
-    Not arena.http1: that one re-arms a deadline before every read (a timeout syscall and a poll per recv),
-    which is what untrusted bots need and what a load generator sharing 2 cores with the server must not
-    spend (one A/B pair of runs: POST p99 30-34 ms with it, 25-31 ms without).
-    """
-    while b"\r\n\r\n" not in buffer:
-        chunk = sock.recv(65536)
-        if not chunk:
-            raise ConnectionError("server closed the connection")
-        buffer += chunk
-    head_end = buffer.index(b"\r\n\r\n")
+    __slots__ = ("sock", "stream", "buffer", "sent", "latencies", "errors")
+
+    def __init__(self, sock: socket.socket, stream: Iterator[bytes]) -> None:
+        self.sock, self.stream, self.buffer, self.sent = sock, stream, bytearray(), 0.0
+        self.latencies: list[float] = []
+        self.errors = 0
+
+
+def _complete_response(buffer: bytearray) -> tuple[int, bytes] | None:
+    """(status, body) of the keep-alive HTTP/1.1 response (with a Content-Length) at the start of `buffer`,
+    removed from it; None while it has not all arrived."""
+    head_end = buffer.find(b"\r\n\r\n")
+    if head_end < 0:
+        return None
     head = bytes(buffer[:head_end]).split(b"\r\n")
-    status = int(head[0].split()[1])
     length = next(int(line.split(b":", 1)[1]) for line in head if line.lower().startswith(b"content-length"))
-    while len(buffer) < head_end + 4 + length:
-        chunk = sock.recv(65536)
-        if not chunk:
-            raise ConnectionError("server closed the connection")
-        buffer += chunk
-    body = bytes(buffer[head_end + 4: head_end + 4 + length])
-    del buffer[: head_end + 4 + length]
-    return status, body
+    end = head_end + 4 + length
+    if len(buffer) < end:
+        return None
+    body = bytes(buffer[head_end + 4: end])
+    del buffer[:end]
+    return int(head[0].split()[1]), body
 
 
 def load_run(base: str, streams: list[Iterator[bytes]], duration: float) -> dict[str, Any]:
@@ -181,59 +184,85 @@ def load_run(base: str, streams: list[Iterator[bytes]], duration: float) -> dict
     A stream's requests are sent one after the other on its own connection, so a stream of moves stays in
     order: every POST is legal at its version (streams are iterators, so a later run goes on where this one
     stopped). Returns req/s, latency percentiles and the non-2xx count.
+
+    One thread drives every connection from an epoll loop. Not a thread per connection: those share one GIL,
+    and a thread whose answer had arrived waited its turn for the GIL, which the latencies then counted as
+    the server's (and the switching cost CPU the server shares). Not arena.http1 either: it re-arms a
+    deadline before every read (a timeout syscall and a poll per recv), which untrusted bots need and a load
+    generator sharing 2 cores with the server must not spend.
     """
     host, port = base.removeprefix("http://").split(":")
-    # The client threads share one GIL: hand it over fast so client-side waits do not pose as server latency.
-    sys.setswitchinterval(0.0002)
-    latencies: list[list[float]] = [[] for _ in streams]
-    errors = [0] * len(streams)
+    connections: dict[int, _Connection] = {}
+    poller = select.epoll()
     samples: list[str] = []
-    exhausted = [0]
-    start_gate = threading.Barrier(len(streams) + 1)
-    deadline = [0.0]
-
-    def drive(index: int) -> None:
-        stream = streams[index]
-        buffer = bytearray()
-        with socket.create_connection((host, int(port))) as sock:
+    exhausted = 0
+    try:
+        for stream in streams:
+            sock = socket.create_connection((host, int(port)))
             sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-            start_gate.wait()
-            mine = latencies[index]
-            while time.perf_counter() < deadline[0]:
-                request = next(stream, None)
-                if request is None:
-                    exhausted[0] += 1
-                    return
-                sent = time.perf_counter()
-                sock.sendall(request)
-                status, body = _read_response(sock, buffer)
-                mine.append(time.perf_counter() - sent)
+            sock.setblocking(False)
+            connections[sock.fileno()] = _Connection(sock, stream)
+            poller.register(sock.fileno(), select.EPOLLIN)
+
+        def send_next(connection: _Connection) -> bool:
+            request = next(connection.stream, None)
+            if request is None:
+                return False
+            connection.sent = time.perf_counter()
+            sent = connection.sock.send(request)
+            if sent < len(request):  # a full send buffer: unheard of for requests this small, but no loss
+                connection.sock.setblocking(True)
+                connection.sock.sendall(request[sent:])
+                connection.sock.setblocking(False)
+            return True
+
+        began = time.perf_counter()
+        deadline = began + duration
+        busy = 0
+        for connection in connections.values():
+            if send_next(connection):
+                busy += 1
+            else:
+                exhausted += 1
+        while busy:
+            for fd, _ in poller.poll(1.0):
+                connection = connections[fd]
+                chunk = connection.sock.recv(65536)
+                if not chunk:
+                    raise ConnectionError("server closed the connection")
+                connection.buffer += chunk
+                response = _complete_response(connection.buffer)
+                if response is None:
+                    continue
+                now = time.perf_counter()
+                connection.latencies.append(now - connection.sent)
+                status, body = response
                 if status >= 300:
-                    errors[index] += 1
+                    connection.errors += 1
                     if len(samples) < 3:
                         samples.append(f"{status}: {body[:300].decode(errors='replace')}")
-
-    threads = [threading.Thread(target=drive, args=(i,), daemon=True) for i in range(len(streams))]
-    for thread in threads:
-        thread.start()
-    began = time.perf_counter()
-    deadline[0] = began + duration
-    start_gate.wait()
-    for thread in threads:
-        thread.join()
-    elapsed = time.perf_counter() - began
-    every = sorted(value for values in latencies for value in values)
+                if now >= deadline:
+                    busy -= 1
+                elif not send_next(connection):
+                    exhausted += 1
+                    busy -= 1
+        elapsed = time.perf_counter() - began
+    finally:
+        poller.close()
+        for connection in connections.values():
+            connection.sock.close()
+    every = sorted(value for connection in connections.values() for value in connection.latencies)
 
     def percentile(fraction: float) -> float:
         return round(every[min(len(every) - 1, int(fraction * len(every)))] * 1000, 3)
 
     result = {"req_per_s": round(len(every) / elapsed, 1), "p50_ms": percentile(0.50),
               "p90_ms": percentile(0.90), "p99_ms": percentile(0.99), "requests": len(every),
-              "errors": sum(errors)}
+              "errors": sum(connection.errors for connection in connections.values())}
     if samples:
         result["error_samples"] = samples
-    if exhausted[0]:
-        result["note"] = f"{exhausted[0]} connection(s) ran out of planned moves: raise --tables"
+    if exhausted:
+        result["note"] = f"{exhausted} connection(s) ran out of planned moves: raise --tables"
     return result
 
 
