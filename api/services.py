@@ -28,7 +28,8 @@ class Services:
 
 def build_services(redis_url: str, prefix: str, queue_name: str, allow_private_urls: bool,
                    finished_table_ttl: int, idle_table_ttl: int, quota: BotQuota = DEFAULT_QUOTA,
-                   analysis_queue_name: str | None = None, max_pending_analyses: int = 20) -> Services:
+                   analysis_queue_name: str | None = None, max_pending_analyses: int = 20,
+                   redis_pipelining: bool = True) -> Services:
     # Waiting long-polls hold no connection (one shared subscriber per process), requests hold one briefly;
     # a blocking pool makes a burst beyond the cap wait for a free connection instead of failing.
     pool = redis.BlockingConnectionPool.from_url(redis_url, decode_responses=True, max_connections=256,
@@ -38,7 +39,8 @@ def build_services(redis_url: str, prefix: str, queue_name: str, allow_private_u
     rq_client = redis.Redis.from_url(redis_url)
     return Services(
         redis=client,
-        tables=TableStore(client, prefix, finished_ttl=finished_table_ttl, idle_ttl=idle_table_ttl),
+        tables=TableStore(client, prefix, finished_ttl=finished_table_ttl, idle_ttl=idle_table_ttl,
+                          pipelining=redis_pipelining),
         bots=BotRegistry(client, prefix, allow_private_urls=allow_private_urls, quota=quota),
         house_queue=Queue(queue_name, connection=rq_client),
         analyses=AnalysisStore(client, prefix, max_pending=max_pending_analyses),

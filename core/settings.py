@@ -69,6 +69,9 @@ def load_config(overrides: dict[str, Any] | None = None) -> dict[str, Any]:
         "ANALYSIS_BUDGET_MS": int(os.environ.get("TA_ANALYSIS_BUDGET_MS", ANALYSIS_BUDGET_MS)),
         "ANALYSIS_QUEUE": None,  # derived from the (final) key prefix below, unless given
         "RATELIMIT_ENABLED": _env_bool("TA_RATELIMIT_ENABLED", True),
+        # A gevent worker's seat reads and moves share one pipelined Redis connection (docs/api.md); off: a
+        # connection per call in flight, for a Redis proxy that does not take pipelined commands.
+        "REDIS_PIPELINING": _env_bool("TA_REDIS_PIPELINING", True),
         "MAX_CONTENT_LENGTH": int(os.environ.get("TA_MAX_CONTENT_LENGTH", 16 * 1024)),
         "LONG_POLL_MAX_SECONDS": 30.0,
         # A finished table (views, move log, replay record) expires this many seconds after its last move.

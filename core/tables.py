@@ -29,7 +29,7 @@ import engine
 import engine.bots
 import engine.deals
 from core import gamecache, keys
-from core.connections import ScriptLane, StrRedis, decoding_client
+from core.connections import StrRedis, decoding_client, script_lane
 from core.errors import (
     BadSeats,
     BadToken,
@@ -206,7 +206,8 @@ def _dumps(value: Any) -> str:
 
 class TableStore:
     def __init__(self, conn: redis.Redis, prefix: str = keys.DEFAULT_PREFIX,
-                 finished_ttl: int = FINISHED_TABLE_TTL, idle_ttl: int = IDLE_TABLE_TTL) -> None:
+                 finished_ttl: int = FINISHED_TABLE_TTL, idle_ttl: int = IDLE_TABLE_TTL,
+                 pipelining: bool = True) -> None:
         self.redis: StrRedis = decoding_client(conn)
         self.prefix = prefix
         self.finished_ttl = finished_ttl  # seconds a finished table (and its replay) is kept; 0 = forever
@@ -215,7 +216,8 @@ class TableStore:
         self._snapshot = self.redis.register_script(SNAPSHOT_SCRIPT)
         self._sync_script = self.redis.register_script(SYNC_SCRIPT)
         self._join = self.redis.register_script(JOIN_SCRIPT)
-        self._lane = ScriptLane(self.redis)  # the scripts of every move and seat read (one call each)
+        # The scripts of every move and seat read (one call each); pipelined in a gevent worker.
+        self._lane = script_lane(self.redis, pipelining)
 
     # --- create / load -------------------------------------------------------------------------------------
 

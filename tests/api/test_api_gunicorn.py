@@ -93,6 +93,66 @@ def test_ten_posts_across_two_worker_processes_apply_exactly_one(gunicorn_server
     assert len(tables.moves(table_id)) == 1
 
 
+def _connections_to(port: int, listening_on: int) -> int:
+    """Connections to 127.0.0.1:`port` held by the processes that listen on `listening_on`."""
+    import psutil
+
+    count = 0
+    for process in psutil.process_iter():
+        try:
+            connections = process.net_connections("tcp")
+        except (psutil.AccessDenied, psutil.NoSuchProcess):
+            continue
+        if any(c.laddr.port == listening_on and c.status == psutil.CONN_LISTEN for c in connections):
+            count += sum(1 for c in connections if c.raddr and c.raddr.port == port
+                         and c.status == psutil.CONN_ESTABLISHED)
+    return count
+
+
+@pytest.mark.timeout(90)
+@pytest.mark.parametrize("pipelining", ["1", "0"])
+def test_concurrent_seat_reads_in_a_gevent_worker_share_one_redis_connection(gunicorn_server, redis_url,
+                                                                             pipelining):
+    """A gevent worker's seat reads and moves go through one pipelined Redis connection (core.connections
+    .PipelinedLane), however many requests are in flight: each still gets its own seat's answer.
+    TA_REDIS_PIPELINING=0 gives each call in flight a connection of its own."""
+    import redis
+
+    redis_port = redis.Redis.from_url(redis_url).connection_pool.connection_kwargs.get("port")
+    if redis_port is None:
+        pytest.skip("REDIS_URL names a unix socket: connections are counted by TCP port")
+    with gunicorn_server("gevent", workers=1, extra_env={"TA_REDIS_PIPELINING": pipelining}) as base:
+        port = int(base.rsplit(":", 1)[1])
+        table_id = httpx.post(f"{base}/api/tables", json={"game": "spot-hearts", "seats": ["open"] * 4}
+                              ).json()["table_id"]
+        tokens = [httpx.post(f"{base}/api/tables/{table_id}/seats/{seat}/join").json()["token"]
+                  for seat in range(4)]
+        hands = [httpx.get(f"{base}/api/tables/{table_id}/seats/{seat}",
+                           headers={"Authorization": f"Bearer {tokens[seat]}"}).json()["view"]["hand"]
+                 for seat in range(4)]
+        before = _connections_to(redis_port, port)
+        barrier = threading.Barrier(40)
+        answers: list[tuple[int, int, list[str]]] = []
+
+        def read(seat: int) -> None:
+            with httpx.Client(headers={"Connection": "close"}, timeout=30) as http:
+                barrier.wait()
+                response = http.get(f"{base}/api/tables/{table_id}/seats/{seat}",
+                                    headers={"Authorization": f"Bearer {tokens[seat]}"})
+                answers.append((seat, response.status_code, response.json()["view"]["hand"]))
+
+        threads = [threading.Thread(target=read, args=(index % 4,)) for index in range(40)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        assert sorted(answers) == sorted((index % 4, 200, hands[index % 4]) for index in range(40))
+        if pipelining == "1":
+            assert _connections_to(redis_port, port) == before  # no connection opened for the burst
+        else:
+            assert _connections_to(redis_port, port) > before + 4
+
+
 def _listening_sockets(port: int) -> int:
     """How many sockets listen on 127.0.0.1:`port` (from the kernel's own table)."""
     local = f"0100007F:{port:04X}"

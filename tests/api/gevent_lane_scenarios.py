@@ -1,0 +1,222 @@
+"""Scenarios for core.connections.PipelinedLane, run in a process of their own that gevent has monkey-patched
+(as a gunicorn gevent worker is): `python -m tests.api.gevent_lane_scenarios NAME REDIS_URL PREFIX` prints
+what the scenario observed as JSON; tests/api/test_api_pipelined_lane.py makes the assertions.
+"""
+
+from gevent import monkey
+
+monkey.patch_all()
+
+import json  # noqa: E402 - after the patching, as in a gevent worker
+import secrets  # noqa: E402
+import sys  # noqa: E402
+from collections.abc import Callable  # noqa: E402
+from typing import Any  # noqa: E402
+
+import gevent  # noqa: E402
+import redis  # noqa: E402
+
+from core.connections import PipelinedLane, script_lane  # noqa: E402
+
+SCENARIOS: dict[str, Callable[[str, str], dict[str, Any]]] = {}
+
+
+def scenario(function: Callable[[str, str], dict[str, Any]]) -> Callable[[str, str], dict[str, Any]]:
+    SCENARIOS[function.__name__] = function
+    return function
+
+
+def lane_on(url: str, **options: Any) -> PipelinedLane:
+    lane = script_lane(redis.Redis.from_url(url, decode_responses=True, **options))
+    assert isinstance(lane, PipelinedLane), type(lane)
+    return lane
+
+
+@scenario
+def lane_kind(url: str, prefix: str) -> dict[str, Any]:
+    return {"resp2": type(script_lane(redis.Redis.from_url(url, decode_responses=True))).__name__,
+            "resp3": type(script_lane(redis.Redis.from_url(url, decode_responses=True, protocol=3))).__name__}
+
+
+@scenario
+def many_greenlets(url: str, prefix: str) -> dict[str, Any]:
+    """50 greenlets, each 150 calls: its own script arguments, a plain command, a command Redis refuses."""
+    client = redis.Redis.from_url(url, decode_responses=True)
+    client.set(f"{prefix}shared", "s")
+    client.set(f"{prefix}string", "not a hash")
+    script = client.register_script(
+        f"-- {secrets.token_hex(8)}\nreturn {{KEYS[1], ARGV[1], redis.call('INCR', KEYS[2])}}")
+    lane = lane_on(url)
+    wrong: list[str] = []
+
+    def caller(index: int) -> None:
+        for step in range(150):
+            if step % 3 == 0:
+                reply = lane.run(script, [f"{prefix}k{index}", f"{prefix}count"], [step])
+                if reply[:2] != [f"{prefix}k{index}", str(step)]:
+                    wrong.append(f"script {index}/{step}: {reply}")
+            elif step % 3 == 1:
+                if (reply := lane.execute("GET", f"{prefix}shared")) != "s":
+                    wrong.append(f"get {index}/{step}: {reply}")
+            else:
+                try:
+                    reply = lane.execute("HGET", f"{prefix}string", "field")
+                    wrong.append(f"refused {index}/{step} answered {reply}")
+                except redis.ResponseError as error:
+                    if "WRONGTYPE" not in str(error):
+                        wrong.append(f"refused {index}/{step}: {error}")
+
+    gevent.joinall([gevent.spawn(caller, index) for index in range(50)], raise_error=True)
+    commands, writes = lane.counts
+    return {"wrong": wrong, "count": client.get(f"{prefix}count"), "commands": commands, "writes": writes,
+            "links_opened": lane.links_opened}
+
+
+@scenario
+def unknown_script(url: str, prefix: str) -> dict[str, Any]:
+    """A script no one loaded, first run by 20 greenlets in the same turn."""
+    client = redis.Redis.from_url(url, decode_responses=True)
+    script = client.register_script(f"-- {secrets.token_hex(8)}\nreturn ARGV[1]")
+    known_before = client.script_exists(script.sha)[0]
+    lane = lane_on(url)
+    jobs = [gevent.spawn(lane.run, script, [], [f"g{index}"]) for index in range(20)]
+    gevent.joinall(jobs, raise_error=True)
+    return {"known_before": known_before, "known_after": client.script_exists(script.sha)[0],
+            "replies": [job.value for job in jobs]}
+
+
+@scenario
+def killed_while_idle(url: str, prefix: str) -> dict[str, Any]:
+    """The lane's connection killed by Redis while no call is in flight (what a restart does)."""
+    client = redis.Redis.from_url(url, decode_responses=True)
+    counter = f"{prefix}calls"
+    script = client.register_script("return redis.call('INCR', KEYS[1])")
+    lane = lane_on(url)
+    first = lane.run(script, [counter], [])
+    lane_id = lane.execute("CLIENT", "ID")
+    killed = client.client_kill_filter(_id=lane_id)
+    gevent.sleep(0.1)
+    second = lane.run(script, [counter], [])
+    return {"first": first, "second": second, "killed": killed, "stored": client.get(counter),
+            "links_opened": lane.links_opened, "new_id": lane.execute("CLIENT", "ID") != lane_id}
+
+
+@scenario
+def killed_before_the_reader_noticed(url: str, prefix: str) -> dict[str, Any]:
+    """Killed, and a call written before the reader saw the connection close: made once more."""
+    client = redis.Redis.from_url(url, decode_responses=True)
+    counter = f"{prefix}calls"
+    script = client.register_script("return redis.call('INCR', KEYS[1])")
+    lane = lane_on(url)
+    lane.run(script, [counter], [])
+    lane_id = lane.execute("CLIENT", "ID")
+    kill_without_yielding(url, lane_id)  # the lane's reader has not run since: the lane still trusts it
+    second = lane.run(script, [counter], [])
+    return {"second": second, "stored": client.get(counter), "links_opened": lane.links_opened}
+
+
+def kill_without_yielding(url: str, client_id: int) -> None:
+    """CLIENT KILL on an unpatched (blocking) socket, so that no other greenlet runs meanwhile."""
+    blocking_socket = monkey.get_original("socket", "socket")
+    address = redis.Redis.from_url(url).connection_pool.connection_kwargs
+    with blocking_socket() as sock:
+        sock.connect((address["host"], address["port"]))
+        sock.sendall(f"CLIENT KILL ID {client_id}\r\n".encode())
+        assert sock.recv(100) == b":1\r\n"
+
+
+@scenario
+def redis_gone_mid_flight(url: str, prefix: str) -> dict[str, Any]:
+    """`url` is a Redis the test kills while three calls are in flight (behind a slow script), and starts
+    again once they have failed."""
+    client = redis.Redis.from_url(url, decode_responses=True)
+    slow = client.register_script(
+        "local stop = redis.call('TIME')[2] + 300000 "
+        "while (redis.call('TIME')[2] - stop) % 1000000 > 500000 do end return 'late'")
+    client.script_load(slow.script)
+    lane = lane_on(url)
+    lane.execute("PING")
+    outcomes: list[str] = []
+
+    def caller(call: Callable[[], Any]) -> None:
+        try:
+            outcomes.append(f"answered {call()}")
+        except redis.ConnectionError:
+            outcomes.append("ConnectionError")
+
+    jobs = [gevent.spawn(caller, lambda: lane.run(slow, [], [])),
+            gevent.spawn(caller, lambda: lane.execute("GET", f"{prefix}k")),
+            gevent.spawn(caller, lambda: lane.execute("PING"))]
+    gevent.sleep(0.1)
+    print("in flight", flush=True)  # the test kills Redis now
+    gevent.joinall(jobs, timeout=30)
+    print(json.dumps(sorted(outcomes)), flush=True)  # the test starts Redis again on the same port
+    assert sys.stdin.readline().strip() == "restarted"
+    return {"after": lane.execute("PING"), "links_opened": lane.links_opened}
+
+
+@scenario
+def writer_interrupted(url: str, prefix: str) -> dict[str, Any]:
+    """The greenlet that was to write its turn's commands is killed before it writes: the others' go out."""
+    lane = lane_on(url)
+    lane.execute("SET", f"{prefix}k", "v")
+    first = gevent.spawn(lane.execute, "GET", f"{prefix}k")  # writes this turn's commands, after a yield
+    second = gevent.spawn(lane.execute, "GET", f"{prefix}k")  # queued behind it in the same turn
+    gevent.sleep(0)  # both have queued their command; the first yields before writing
+    first.kill(block=False)
+    gevent.joinall([first, second], timeout=5)
+    return {"first_killed": isinstance(first.value, gevent.GreenletExit), "second": second.value,
+            "links_opened": lane.links_opened, "after": lane.execute("GET", f"{prefix}k")}
+
+
+@scenario
+def timed_out(url: str, prefix: str) -> dict[str, Any]:
+    """A reply later than the client's socket_timeout: the caller gets TimeoutError, and the late reply is
+    not taken for a later call's."""
+    client = redis.Redis.from_url(url, decode_responses=True)
+    client.set(f"{prefix}k", "1")
+    slow = client.register_script(
+        "local stop = redis.call('TIME')[2] + 200000 "
+        "while (redis.call('TIME')[2] - stop) % 1000000 > 500000 do end return 'late'")
+    client.script_load(slow.script)
+    lane = lane_on(url, socket_timeout=0.05)
+    lane.execute("PING")
+    try:
+        outcome = f"answered {lane.run(slow, [], [])}"
+    except redis.TimeoutError:
+        outcome = "TimeoutError"
+    gevent.sleep(0.3)  # the script ends; its reply reaches a socket that is closed now
+    return {"outcome": outcome, "next": lane.execute("GET", f"{prefix}k"), "links_opened": lane.links_opened}
+
+
+@scenario
+def large_reply(url: str, prefix: str) -> dict[str, Any]:
+    """A reply much larger than one socket read, between two small ones of other greenlets."""
+    client = redis.Redis.from_url(url, decode_responses=True)
+    big = secrets.token_hex(300_000)
+    client.hset(f"{prefix}h", mapping={"a": big, "b": "x"})
+    lane = lane_on(url)
+    jobs = [gevent.spawn(lane.execute, "HMGET", f"{prefix}h", "b"),
+            gevent.spawn(lane.execute, "HMGET", f"{prefix}h", "a", "b", "c"),
+            gevent.spawn(lane.execute, "HMGET", f"{prefix}h", "b")]
+    gevent.joinall(jobs, raise_error=True)
+    return {"small": [jobs[0].value, jobs[2].value], "big_whole": jobs[1].value == [big, "x", None]}
+
+
+@scenario
+def refused_from_the_start(url: str, prefix: str) -> dict[str, Any]:
+    """`url` names a port nothing listens on."""
+    lane = lane_on(url)
+    outcomes = []
+    for _ in range(2):
+        try:
+            lane.execute("PING")
+            outcomes.append("answered")
+        except redis.ConnectionError:
+            outcomes.append("ConnectionError")
+    return {"outcomes": outcomes}
+
+
+if __name__ == "__main__":
+    name, redis_url, key_prefix = sys.argv[1:4]
+    print(json.dumps(SCENARIOS[name](redis_url, key_prefix)), flush=True)
