@@ -240,14 +240,15 @@ class WorkerPool:
         one-match worker is)."""
         backoff: float | None = None
         while not self.stopping.is_set():
-            worker = ThreadWorker(self.queues, connection=self.connection, maintenance=index == 0,
-                                  admission=self.admission)
-            with self._lock:
-                self._workers[index] = worker
-            if self.stopping.is_set():
-                worker.stop_soon()
             started = time.monotonic()
             try:
+                # Inside the try: a new RQ worker names itself to Redis, which may still be gone.
+                worker = ThreadWorker(self.queues, connection=self.connection, maintenance=index == 0,
+                                      admission=self.admission)
+                with self._lock:
+                    self._workers[index] = worker
+                if self.stopping.is_set():
+                    worker.stop_soon()
                 worker.work(burst=self.burst, with_scheduler=False)
                 if self.burst:
                     return

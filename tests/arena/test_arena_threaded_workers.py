@@ -12,6 +12,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import time
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -266,3 +267,38 @@ def test_a_worker_that_ran_a_while_before_failing_restarts_after_the_shortest_de
     # Redis came back and the worker ran for a while: the next outage starts from the shortest delay again.
     assert restart_delay(delay, lived_s=STEADY_S) == RESTART_MIN_S
     assert restart_delay(delay, lived_s=STEADY_S - 1) == RESTART_MAX_S  # still the same outage
+
+
+def test_match_threads_started_before_their_redis_wait_for_it_and_then_serve(tmp_path, key_prefix) -> None:
+    """Each thread's new RQ worker names itself to Redis: while Redis is not there (not up yet, or gone in
+    an outage), the thread waits and tries again instead of ending, and serves once Redis answers."""
+    from rq import Worker
+
+    from tools.devredis import free_port, server_args, wait_ready
+
+    port = free_port()
+    url = f"redis://127.0.0.1:{port}/0"
+    env = {**os.environ, "PYTHONPATH": str(REPO_ROOT), "REDIS_URL": url, "TA_KEY_PREFIX": key_prefix}
+    worker = subprocess.Popen([sys.executable, "-m", "arena", "worker", "--threads", "3"], cwd=REPO_ROOT,
+                              env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    server = None
+    try:
+        # The main thread, the admission watcher and the three match threads.
+        wait_for(lambda: threads_of(worker) >= 5, timeout=20, what="the worker's threads")
+        threads = threads_of(worker)
+        time.sleep(2.0)  # every match thread has failed to reach Redis by now, at least once
+        assert worker.poll() is None, "the worker exited while Redis was not there"
+        assert threads_of(worker) == threads  # no thread ended
+        server = subprocess.Popen(server_args(port, tmp_path, persistent=False), stdout=subprocess.DEVNULL)
+        wait_ready(url)
+        conn = redis.Redis.from_url(url)
+        queue = Queue(keys.arena_queue(key_prefix), connection=conn)
+        wait_for(lambda: len(Worker.all(queue=queue)) == 3, timeout=30, what="an RQ worker per thread")
+    finally:
+        devserve.stop(worker, timeout=15)
+        if server is not None:
+            devserve.stop(server, timeout=10)
+
+
+def threads_of(process: subprocess.Popen) -> int:
+    return len(os.listdir(f"/proc/{process.pid}/task")) if process.poll() is None else 0
