@@ -303,11 +303,20 @@ class _Link:
         self.commands += 1
         if not self.writing:
             self._write()
+        if timeout is None:
+            return result.get()
+        # The client's socket_timeout. A caller given up on by a timeout of its own (around a request, say)
+        # leaves its reply to be read in its turn: the others' replies stay in order.
+        own = Timeout.start_new(timeout)
         try:
-            return result.get(timeout=timeout)
-        except Timeout:  # a reply may still come, and would be taken as the next command's
-            self.fail(redis.TimeoutError("Timeout talking to Redis"))
+            return result.get()
+        except Timeout as expired:
+            if expired is not own:
+                raise
+            self.fail(redis.TimeoutError("Timeout talking to Redis"))  # nothing is waiting for this one now
             raise redis.TimeoutError("Timeout talking to Redis") from None
+        finally:
+            own.close()
 
     def _write(self) -> None:
         import gevent

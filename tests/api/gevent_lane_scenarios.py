@@ -190,6 +190,29 @@ def timed_out(url: str, prefix: str) -> dict[str, Any]:
 
 
 @scenario
+def caller_given_up(url: str, prefix: str) -> dict[str, Any]:
+    """A caller's own timeout (not the client's) ends its wait behind a slow script; the calls after it
+    still get their own replies on the same connection."""
+    client = redis.Redis.from_url(url, decode_responses=True)
+    client.set(f"{prefix}k", "1")
+    slow = client.register_script(
+        "local stop = redis.call('TIME')[2] + 200000 "
+        "while (redis.call('TIME')[2] - stop) % 1000000 > 500000 do end return 'late'")
+    client.script_load(slow.script)
+    lane = lane_on(url)
+    lane.execute("PING")
+    try:
+        with gevent.Timeout(0.05):
+            outcome = f"answered {lane.run(slow, [], [])}"
+    except gevent.Timeout:
+        outcome = "its own Timeout"
+    except redis.TimeoutError:
+        outcome = "redis.TimeoutError"
+    after = [lane.execute("GET", f"{prefix}k"), lane.execute("PING")]
+    return {"outcome": outcome, "after": after, "links_opened": lane.links_opened}
+
+
+@scenario
 def large_reply(url: str, prefix: str) -> dict[str, Any]:
     """A reply much larger than one socket read, between two small ones of other greenlets."""
     client = redis.Redis.from_url(url, decode_responses=True)

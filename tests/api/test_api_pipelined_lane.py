@@ -95,6 +95,12 @@ def test_a_reply_that_times_out_is_not_taken_for_a_later_calls(redis_url, key_pr
     assert seen == {"outcome": "TimeoutError", "next": "1", "links_opened": 2}
 
 
+def test_a_caller_that_gives_up_keeps_its_own_timeout_and_the_connection_stays_in_order(redis_url,
+                                                                                      key_prefix):
+    seen = run_scenario("caller_given_up", redis_url, key_prefix)
+    assert seen == {"outcome": "its own Timeout", "after": ["1", "PONG"], "links_opened": 1}
+
+
 def test_a_large_reply_comes_whole_between_other_callers_replies(redis_url, key_prefix):
     seen = run_scenario("large_reply", redis_url, key_prefix)
     assert seen == {"small": [["x"], ["x"]], "big_whole": True}
