@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import signal
 
 import click
 
@@ -92,7 +93,7 @@ def worker_command(burst: bool, threads: int | None, simple: bool, queues: tuple
 
     import redis
 
-    from arena.jobs import ArenaSimpleWorker, ArenaWorker
+    from arena.jobs import STOP, ArenaSimpleWorker, ArenaWorker
     from arena.workers import WorkerPool, restart_delay
     from core.errors import store_error
     from core.settings import load_settings
@@ -108,18 +109,35 @@ def worker_command(burst: bool, threads: int | None, simple: bool, queues: tuple
         WorkerPool(names, conn, threads, burst=burst).run()
         return
     worker_class = ArenaSimpleWorker if simple else ArenaWorker
+    log = logging.getLogger("arena.worker")
     backoff: float | None = None
     while True:
         started = time.monotonic()
         try:
             worker_class(names, connection=conn).work(burst=burst, with_scheduler=False)
-            return  # stopped (signal, or --burst done)
+            if burst or STOP.is_set():
+                return  # stopped (signal, or --burst done)
+            # RQ's work loop also ends by itself, logging the error, when its own bookkeeping fails between
+            # jobs (a write refused by a full Redis, a Redis timeout): that is no reason to stop serving.
+            backoff = restart_delay(backoff, time.monotonic() - started)
+            log.warning("RQ's work loop ended on an error; new worker in %.1f s", backoff)
         except redis.RedisError as exc:
             if store_error(exc) is None:  # not Redis gone or refusing writes (out of memory or disk): a bug
                 raise
             backoff = restart_delay(backoff, time.monotonic() - started)
-            logging.getLogger("arena.worker").warning("lost Redis (%s); new worker in %.1f s", exc, backoff)
-            time.sleep(backoff)
+            log.warning("lost Redis (%s); new worker in %.1f s", exc, backoff)
+        # Until the next RQ worker installs its own, a stop signal is ours to take: RQ's handlers belong
+        # to the worker that ended, and would ask a worker that no longer runs to stop.
+        signal.signal(signal.SIGTERM, _set_stop)
+        signal.signal(signal.SIGINT, _set_stop)
+        if STOP.wait(backoff):
+            return
+
+
+def _set_stop(signum: int, frame: object) -> None:
+    from arena.jobs import STOP
+
+    STOP.set()
 
 
 @main.command("simulate-ladder")

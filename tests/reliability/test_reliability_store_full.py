@@ -213,6 +213,49 @@ def test_a_worker_started_on_a_full_redis_outlives_it_and_then_works(limited_red
         worker.wait(timeout=15)
 
 
+def test_a_worker_whose_rq_loop_ends_on_a_refused_write_starts_a_new_one(limited_redis, key_prefix):
+    """RQ's work loop, when its own bookkeeping of a job is refused by Redis (a full Redis, as in the
+    maxmemory drill; here a write the worker's Redis user may not make), logs the error and returns as if
+    stopped. The house-bot worker starts a new RQ worker instead of exiting (under honcho one exit stops the
+    service), and drives tables once the writes go through."""
+    from rq import Queue
+
+    from core.keys import house_queue
+    from core.queues import enqueue_drive
+    from core.tables import SeatKind, SeatSpec, TableStore
+
+    conn = redis.Redis.from_url(limited_redis.url)
+    # RQ records a job it takes in the queue's started-job registry, a sorted set: ZADD.
+    conn.acl_setuser("worker", enabled=True, passwords=["+secret"], keys=["*"], channels=["*"],
+                     commands=["+@all", "-zadd"])
+    env = {**os.environ, "PYTHONPATH": str(REPO_ROOT), "TA_KEY_PREFIX": key_prefix,
+           "REDIS_URL": limited_redis.url.replace("redis://", "redis://worker:secret@")}
+    worker = subprocess.Popen([sys.executable, "-m", "arena", "worker", "--simple", "--house"], cwd=REPO_ROOT,
+                              env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                              start_new_session=True)
+    queue = Queue(house_queue(key_prefix), connection=conn)
+    tables = TableStore(conn, key_prefix)
+    try:
+        table = tables.create_table("sore-spot", 3, {"rounds": 1}, [SeatSpec(SeatKind.HOUSE, "random")] * 3)
+        enqueue_drive(queue, table.table_id, key_prefix)  # taken, and RQ's record of it refused
+        time.sleep(6.0)  # RQ's loop ended, and the worker waited at least once to start a new one
+        assert worker.poll() is None, "the worker exited when RQ's work loop ended on a refused write"
+        conn.execute_command("ACL", "SETUSER", "worker", "+zadd")
+        enqueue_drive(queue, table.table_id, key_prefix)  # the job RQ dropped in the refusal, asked again
+        deadline = time.monotonic() + 60
+        while not tables.load_table(table.table_id).over:
+            assert time.monotonic() < deadline and worker.poll() is None, "no work once writes went through"
+            time.sleep(0.2)
+        os.killpg(worker.pid, signal.SIGTERM)
+        _, errors = worker.communicate(timeout=15)
+    finally:
+        if worker.poll() is None:
+            os.killpg(worker.pid, signal.SIGKILL)
+            worker.wait()
+    assert worker.returncode == 0, errors.decode(errors="replace")[-2000:]  # stopped as asked, no traceback
+    assert b"found an unhandled exception, quitting" in errors  # the refusal did end RQ's loop
+
+
 def test_health_says_redis_is_gone(make_app):
     app = make_app(REDIS_URL=f"redis://127.0.0.1:{free_port()}/0")  # nothing listens there
     answer = app.test_client().get("/api/health")
