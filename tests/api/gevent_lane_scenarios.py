@@ -88,31 +88,30 @@ def unknown_script(url: str, prefix: str) -> dict[str, Any]:
 @scenario
 def killed_while_idle(url: str, prefix: str) -> dict[str, Any]:
     """The lane's connection killed by Redis while no call is in flight (what a restart does)."""
+    return killed_between_calls(url, prefix, reader_noticed=True)
+
+
+@scenario
+def killed_before_the_reader_noticed(url: str, prefix: str) -> dict[str, Any]:
+    """Killed, and a call written before the reader saw the connection close: made once more."""
+    return killed_between_calls(url, prefix, reader_noticed=False)
+
+
+def killed_between_calls(url: str, prefix: str, reader_noticed: bool) -> dict[str, Any]:
     client = redis.Redis.from_url(url, decode_responses=True)
     counter = f"{prefix}calls"
     script = client.register_script("return redis.call('INCR', KEYS[1])")
     lane = lane_on(url)
     first = lane.run(script, [counter], [])
     lane_id = lane.execute("CLIENT", "ID")
-    killed = client.client_kill_filter(_id=lane_id)
-    gevent.sleep(0.1)
+    if reader_noticed:
+        client.client_kill_filter(_id=lane_id)
+        gevent.sleep(0.1)
+    else:
+        kill_without_yielding(url, lane_id)  # the lane's reader has not run since: the lane still trusts it
     second = lane.run(script, [counter], [])
-    return {"first": first, "second": second, "killed": killed, "stored": client.get(counter),
+    return {"first": first, "second": second, "stored": client.get(counter),
             "links_opened": lane.links_opened, "new_id": lane.execute("CLIENT", "ID") != lane_id}
-
-
-@scenario
-def killed_before_the_reader_noticed(url: str, prefix: str) -> dict[str, Any]:
-    """Killed, and a call written before the reader saw the connection close: made once more."""
-    client = redis.Redis.from_url(url, decode_responses=True)
-    counter = f"{prefix}calls"
-    script = client.register_script("return redis.call('INCR', KEYS[1])")
-    lane = lane_on(url)
-    lane.run(script, [counter], [])
-    lane_id = lane.execute("CLIENT", "ID")
-    kill_without_yielding(url, lane_id)  # the lane's reader has not run since: the lane still trusts it
-    second = lane.run(script, [counter], [])
-    return {"second": second, "stored": client.get(counter), "links_opened": lane.links_opened}
 
 
 def kill_without_yielding(url: str, client_id: int) -> None:
@@ -125,15 +124,22 @@ def kill_without_yielding(url: str, client_id: int) -> None:
         assert sock.recv(100) == b":1\r\n"
 
 
+def busy_script(client: redis.Redis, microseconds: int) -> Any:
+    """A script that keeps Redis busy for `microseconds` (under a second) and returns 'late'; loaded, so
+    the lane's first EVALSHA of it runs it."""
+    script = client.register_script(
+        f"local stop = redis.call('TIME')[2] + {microseconds} "
+        "while (redis.call('TIME')[2] - stop) % 1000000 > 500000 do end return 'late'")
+    client.script_load(script.script)
+    return script
+
+
 @scenario
 def redis_gone_mid_flight(url: str, prefix: str) -> dict[str, Any]:
     """`url` is a Redis the test kills while three calls are in flight (behind a slow script), and starts
     again once they have failed."""
     client = redis.Redis.from_url(url, decode_responses=True)
-    slow = client.register_script(
-        "local stop = redis.call('TIME')[2] + 300000 "
-        "while (redis.call('TIME')[2] - stop) % 1000000 > 500000 do end return 'late'")
-    client.script_load(slow.script)
+    slow = busy_script(client, 300000)
     lane = lane_on(url)
     lane.execute("PING")
     outcomes: list[str] = []
@@ -175,10 +181,7 @@ def timed_out(url: str, prefix: str) -> dict[str, Any]:
     not taken for a later call's."""
     client = redis.Redis.from_url(url, decode_responses=True)
     client.set(f"{prefix}k", "1")
-    slow = client.register_script(
-        "local stop = redis.call('TIME')[2] + 200000 "
-        "while (redis.call('TIME')[2] - stop) % 1000000 > 500000 do end return 'late'")
-    client.script_load(slow.script)
+    slow = busy_script(client, 200000)
     lane = lane_on(url, socket_timeout=0.05)
     lane.execute("PING")
     try:
@@ -195,10 +198,7 @@ def caller_given_up(url: str, prefix: str) -> dict[str, Any]:
     still get their own replies on the same connection."""
     client = redis.Redis.from_url(url, decode_responses=True)
     client.set(f"{prefix}k", "1")
-    slow = client.register_script(
-        "local stop = redis.call('TIME')[2] + 200000 "
-        "while (redis.call('TIME')[2] - stop) % 1000000 > 500000 do end return 'late'")
-    client.script_load(slow.script)
+    slow = busy_script(client, 200000)
     lane = lane_on(url)
     lane.execute("PING")
     try:

@@ -49,12 +49,12 @@ def test_a_script_redis_does_not_know_is_loaded_and_every_caller_answered(redis_
 def test_a_connection_killed_while_idle_is_replaced_before_the_next_call(redis_url, key_prefix):
     seen = run_scenario("killed_while_idle", redis_url, key_prefix)
     assert (seen["first"], seen["second"], seen["stored"]) == (1, 2, "2")  # the call counted once
-    assert seen["killed"] == 1 and seen["new_id"] and seen["links_opened"] == 2
+    assert seen["new_id"] and seen["links_opened"] == 2
 
 
 def test_a_call_written_to_a_connection_just_killed_is_made_once_more(redis_url, key_prefix):
     seen = run_scenario("killed_before_the_reader_noticed", redis_url, key_prefix)
-    assert (seen["second"], seen["stored"], seen["links_opened"]) == (2, "2", 2)
+    assert (seen["second"], seen["stored"], seen["links_opened"]) == (2, "2", 2)  # once, on a new connection
 
 
 def test_calls_in_flight_when_redis_dies_fail_and_the_next_call_reconnects(tmp_path):
