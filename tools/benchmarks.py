@@ -330,9 +330,9 @@ BENCHMARKS = (
     Benchmark("arena-slow", "Arena workers against slow bots",
               "The default arena of `make run` (2 processes of `python -m arena worker`) against 4 local "
               "bench bots (two event-loop processes) that answer every /move after 0, 20 and 100 ms, side by "
-              "side in each run, Spot Hearts to 100, a ladder's default 1 s deadline per decision; medians "
-              "of 2 runs (docs/arena.md).",
-              ("python -m tools.arena_bench --slow-only --repeat 2 --waves 1",), arena_slow_rows),
+              "side in each run, Spot Hearts to 100, a ladder's default 1 s deadline per decision, three "
+              "waves of matches per thread; medians of 2 runs (docs/arena.md).",
+              ("python -m tools.arena_bench --slow-only --repeat 2 --waves 3",), arena_slow_rows),
     Benchmark("ladder", "Does the ladder find the true order?",
               "The real matchmaking, match and Elo code offline, 8 house bots of known strength order, 5 "
               "independent ladders per row; ρ is Spearman's between ladder and true order (docs/arena.md).",
