@@ -9,10 +9,11 @@ the benchmark deals tables with known seeds straight into the store, plays them 
 and gives each connection its own tables' moves in order. `--long-polls K` parks K long-polls on the server
 during all three runs, to compare worker classes.
 
-The load generator is Python (one keep-alive raw socket per connection, pre-encoded requests, all driven from
-one epoll loop): it keeps each connection's move order exact, which wrk's scripted requests did not guarantee (an occasional request was
-generated but never sent, and a whole table's later moves then failed). It runs on the same 2 cores as the
-server, so absolute figures are pessimistic; the ratios compare like with like.
+The load generator is Python (one keep-alive raw socket per connection, pre-encoded requests, all driven
+from one epoll loop): it keeps each connection's move order exact, which wrk's scripted requests did not
+guarantee (an occasional request was generated but never sent, and a whole table's later moves then
+failed). It runs on the same 2 cores as the server, so absolute figures are pessimistic; the ratios compare
+like with like.
 Uses $REDIS_URL if set (under a unique key prefix), else a throwaway redis-server.
 """
 
