@@ -109,7 +109,9 @@ def worker_command(burst: bool, threads: int | None, simple: bool, queues: tuple
         WorkerPool(names, conn, threads, burst=burst).run()
         return
     worker_class = ArenaSimpleWorker if simple else ArenaWorker
-    log = logging.getLogger("arena.worker")
+    def stop_requested(signum: int, frame: object) -> None:
+        STOP.set()
+
     backoff: float | None = None
     while True:
         started = time.monotonic()
@@ -119,25 +121,19 @@ def worker_command(burst: bool, threads: int | None, simple: bool, queues: tuple
                 return  # stopped (signal, or --burst done)
             # RQ's work loop also ends by itself, logging the error, when its own bookkeeping fails between
             # jobs (a write refused by a full Redis, a Redis timeout): that is no reason to stop serving.
-            backoff = restart_delay(backoff, time.monotonic() - started)
-            log.warning("RQ's work loop ended on an error; new worker in %.1f s", backoff)
+            reason = "RQ's work loop ended on an error"
         except redis.RedisError as exc:
             if store_error(exc) is None:  # not Redis gone or refusing writes (out of memory or disk): a bug
                 raise
-            backoff = restart_delay(backoff, time.monotonic() - started)
-            log.warning("lost Redis (%s); new worker in %.1f s", exc, backoff)
+            reason = f"lost Redis ({exc})"
+        backoff = restart_delay(backoff, time.monotonic() - started)
+        logging.getLogger("arena.worker").warning("%s; new worker in %.1f s", reason, backoff)
         # Until the next RQ worker installs its own, a stop signal is ours to take: RQ's handlers belong
         # to the worker that ended, and would ask a worker that no longer runs to stop.
-        signal.signal(signal.SIGTERM, _set_stop)
-        signal.signal(signal.SIGINT, _set_stop)
+        signal.signal(signal.SIGTERM, stop_requested)
+        signal.signal(signal.SIGINT, stop_requested)
         if STOP.wait(backoff):
             return
-
-
-def _set_stop(signum: int, frame: object) -> None:
-    from arena.jobs import STOP
-
-    STOP.set()
 
 
 @main.command("simulate-ladder")

@@ -190,17 +190,21 @@ def sloppy_lead_merit(sit: Situation, now: list[float]) -> Callable[[int], tuple
     is taken by the seat; any other lead by an opponent, each as likely."""
     me, n, value = sit.seat, sit.players, sloppy_seconds.VALUE
     seen = set(sit.played) | set(sit.legal)  # on lead every card in hand is legal
-    unseen: list[list[int]] = [[], [], [], []]
+    # Per suit, over its unseen cards: how many, their points and their highest rank (-1: none).
+    count, points_out, top = [0] * 4, [0] * 4, [-1] * 4
     for x in range(52):
         if x not in seen and not (n == 3 and x == TWO_OF_CLUBS):
-            unseen[SUIT_OF[x]].append(x)
+            suit = SUIT_OF[x]
+            count[suit] += 1
+            points_out[suit] += value[x]
+            top[suit] = max(top[suit], RANK_OF[x])
 
     def merit(c: int) -> tuple[float, int]:
-        suit, out = SUIT_OF[c], unseen[SUIT_OF[c]]
+        suit, out = SUIT_OF[c], count[SUIT_OF[c]]
         points = value[c]
         if out:
-            points += round(min(n - 1, len(out)) * sum(value[x] for x in out) / len(out))
-        takers = [me] if all(RANK_OF[x] < RANK_OF[c] for x in out) else [s for s in range(n) if s != me]
+            points += round(min(n - 1, out) * points_out[suit] / out)
+        takers = [me] if top[suit] < RANK_OF[c] else [s for s in range(n) if s != me]
         gain = 0.0
         for taker in takers:
             won = [list(w) for w in sit.won]

@@ -42,7 +42,7 @@ class HeuristicRollout:
         self.trick = [_INT[e["card"]] for e in table["trick"]["cards"]]
         self.seats = [e["seat"] for e in table["trick"]["cards"]]
         self.won = [[0] * 4 for _ in range(self.n)]
-        self.gone: list[int] = []  # Sloppy Seconds: the cards of finished tricks
+        self.played_cards: list[int] = []  # Sloppy Seconds: the cards of finished tricks
         self.sloppy = self.game == "sloppy-seconds"
         if self.sloppy:
             for t in table["tricks"]:
@@ -51,7 +51,7 @@ class HeuristicRollout:
                     continue
                 for code in t["cards"]:
                     self.won[winner][SUIT_OF[_INT[code]]] += sloppy_seconds.VALUE[_INT[code]]
-                    self.gone.append(_INT[code])
+                    self.played_cards.append(_INT[code])
         self._read_table(table)
 
     def _read_table(self, table: TableView) -> None:
@@ -65,7 +65,7 @@ class HeuristicRollout:
         assert decision is not None
         sit = Situation(self.game, self.n, seat, decision["kind"], decision["count"],
                         [_INT[c] for c in decision["legal"]], self.trick, self.seats, self.won,
-                        self.broken, self.trump, self.sore, self.gone)
+                        self.broken, self.trump, self.sore, self.played_cards)
         return self.policy(sit)
 
     def played(self, world: GameState[Any], seat: int, move: Move, phase: str) -> None:
@@ -84,7 +84,7 @@ class HeuristicRollout:
                 winner = world.to_act()[0]
                 for x in self.trick:
                     self.won[winner][SUIT_OF[x]] += sloppy_seconds.VALUE[x]
-                self.gone.extend(self.trick)
+                self.played_cards.extend(self.trick)
             self.trick, self.seats = [], []
 
     def play_round(self, world: GameState[Any], deadline: float) -> list[int]:

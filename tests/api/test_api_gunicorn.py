@@ -118,7 +118,7 @@ def _listeners_connections(port: int) -> Iterator[list[Any]]:
 @pytest.mark.parametrize("pipelining", ["1", "0"])
 def test_concurrent_seat_reads_in_a_gevent_worker_share_one_redis_connection(gunicorn_server, redis_url,
                                                                              pipelining):
-    """A gevent worker's seat reads and moves go through one pipelined Redis connection (core.connections
+    """A gevent worker's seat reads and moves go through one pipelined Redis connection (core.pipelined
     .PipelinedLane), however many requests are in flight: each still gets its own seat's answer.
     TA_REDIS_PIPELINING=0 gives each call in flight a connection of its own."""
     import redis

@@ -1,4 +1,4 @@
-"""core.connections.PipelinedLane: under gevent, the hot calls of every greenlet on one shared connection,
+"""core.pipelined.PipelinedLane: under gevent, the hot calls of every greenlet on one shared connection,
 written together per turn of the loop, each caller getting its own reply and the client's errors.
 
 Each scenario runs in a process gevent has monkey-patched, as the API's gunicorn workers are

@@ -180,34 +180,54 @@ def test_other_redis_errors_are_not_store_errors():
     assert store_error(ValueError("MISCONF")) is None
 
 
+def house_worker(redis_url: str, key_prefix: str, stderr: int = subprocess.DEVNULL) -> subprocess.Popen:
+    """The Procfile's house-bot worker (`python -m arena worker --simple --house`) on `redis_url`."""
+    env = {**os.environ, "PYTHONPATH": str(REPO_ROOT), "REDIS_URL": redis_url, "TA_KEY_PREFIX": key_prefix}
+    return subprocess.Popen([sys.executable, "-m", "arena", "worker", "--simple", "--house"], cwd=REPO_ROOT,
+                            env=env, stdout=subprocess.DEVNULL, stderr=stderr, start_new_session=True)
+
+
+class HouseTable:
+    """A Sore Spot table of three house bots, driven through the house-bot queue."""
+
+    def __init__(self, conn: redis.Redis, key_prefix: str) -> None:
+        from rq import Queue
+
+        from core.keys import house_queue
+        from core.tables import SeatKind, SeatSpec, TableStore
+
+        self.key_prefix = key_prefix
+        self.queue = Queue(house_queue(key_prefix), connection=conn)
+        self.tables = TableStore(conn, key_prefix)
+        self.table_id = self.tables.create_table("sore-spot", 3, {"rounds": 1},
+                                                 [SeatSpec(SeatKind.HOUSE, "random")] * 3).table_id
+
+    def drive(self) -> None:
+        from core.queues import enqueue_drive
+
+        enqueue_drive(self.queue, self.table_id, self.key_prefix)
+
+    def wait_until_over(self, worker: subprocess.Popen, what: str) -> None:
+        deadline = time.monotonic() + 60
+        while not self.tables.load_table(self.table_id).over:
+            assert time.monotonic() < deadline and worker.poll() is None, what
+            time.sleep(0.2)
+
+
 def test_a_worker_started_on_a_full_redis_outlives_it_and_then_works(limited_redis, key_prefix):
     """The Procfile's house-bot worker, started while Redis refuses writes (RQ cannot even register it),
     keeps retrying instead of exiting (under honcho one exit stops the service), then drives a table."""
-    from rq import Queue
-
-    from core.keys import house_queue
-    from core.queues import enqueue_drive
-    from core.tables import SeatKind, SeatSpec, TableStore
-
     conn = redis.Redis.from_url(limited_redis.url)
     conn.config_set("maxmemory-policy", "noeviction")
     conn.config_set("maxmemory", 1)
-    env = {**os.environ, "PYTHONPATH": str(REPO_ROOT), "REDIS_URL": limited_redis.url,
-           "TA_KEY_PREFIX": key_prefix}
-    worker = subprocess.Popen([sys.executable, "-m", "arena", "worker", "--simple", "--house"], cwd=REPO_ROOT,
-                              env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                              start_new_session=True)
+    worker = house_worker(limited_redis.url, key_prefix)
     try:
         time.sleep(4.0)  # several refused attempts to register
         assert worker.poll() is None, "the worker exited on a Redis out of memory"
         conn.config_set("maxmemory", 0)
-        tables = TableStore(conn, key_prefix)
-        table = tables.create_table("sore-spot", 3, {"rounds": 1}, [SeatSpec(SeatKind.HOUSE, "random")] * 3)
-        enqueue_drive(Queue(house_queue(key_prefix), connection=conn), table.table_id, key_prefix)
-        deadline = time.monotonic() + 60
-        while not tables.load_table(table.table_id).over:
-            assert time.monotonic() < deadline, "the worker did no work once Redis had room"
-            time.sleep(0.2)
+        table = HouseTable(conn, key_prefix)
+        table.drive()
+        table.wait_until_over(worker, "the worker did no work once Redis had room")
     finally:
         os.killpg(worker.pid, signal.SIGTERM)
         worker.wait(timeout=15)
@@ -218,34 +238,20 @@ def test_a_worker_whose_rq_loop_ends_on_a_refused_write_starts_a_new_one(limited
     maxmemory drill; here a write the worker's Redis user may not make), logs the error and returns as if
     stopped. The house-bot worker starts a new RQ worker instead of exiting (under honcho one exit stops the
     service), and drives tables once the writes go through."""
-    from rq import Queue
-
-    from core.keys import house_queue
-    from core.queues import enqueue_drive
-    from core.tables import SeatKind, SeatSpec, TableStore
-
     conn = redis.Redis.from_url(limited_redis.url)
     # RQ records a job it takes in the queue's started-job registry, a sorted set: ZADD.
     conn.acl_setuser("worker", enabled=True, passwords=["+secret"], keys=["*"], channels=["*"],
                      commands=["+@all", "-zadd"])
-    env = {**os.environ, "PYTHONPATH": str(REPO_ROOT), "TA_KEY_PREFIX": key_prefix,
-           "REDIS_URL": limited_redis.url.replace("redis://", "redis://worker:secret@")}
-    worker = subprocess.Popen([sys.executable, "-m", "arena", "worker", "--simple", "--house"], cwd=REPO_ROOT,
-                              env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                              start_new_session=True)
-    queue = Queue(house_queue(key_prefix), connection=conn)
-    tables = TableStore(conn, key_prefix)
+    worker = house_worker(limited_redis.url.replace("redis://", "redis://worker:secret@"), key_prefix,
+                          stderr=subprocess.PIPE)
     try:
-        table = tables.create_table("sore-spot", 3, {"rounds": 1}, [SeatSpec(SeatKind.HOUSE, "random")] * 3)
-        enqueue_drive(queue, table.table_id, key_prefix)  # taken, and RQ's record of it refused
+        table = HouseTable(conn, key_prefix)
+        table.drive()  # taken, and RQ's record of it refused
         time.sleep(6.0)  # RQ's loop ended, and the worker waited at least once to start a new one
         assert worker.poll() is None, "the worker exited when RQ's work loop ended on a refused write"
         conn.execute_command("ACL", "SETUSER", "worker", "+zadd")
-        enqueue_drive(queue, table.table_id, key_prefix)  # the job RQ dropped in the refusal, asked again
-        deadline = time.monotonic() + 60
-        while not tables.load_table(table.table_id).over:
-            assert time.monotonic() < deadline and worker.poll() is None, "no work once writes went through"
-            time.sleep(0.2)
+        table.drive()  # the job RQ dropped in the refusal, asked again
+        table.wait_until_over(worker, "no work once writes went through")
         os.killpg(worker.pid, signal.SIGTERM)
         _, errors = worker.communicate(timeout=15)
     finally:
