@@ -28,8 +28,12 @@ from core.connections import StrRedis, decoding_client
 from core.elo import INITIAL_RATING
 from core.live import LIVE_TTL_S
 
-MATCH_TTL_S = 14 * 24 * 3600  # match documents and replays are kept two weeks at most ...
-RECENT_KEEP = 300  # ... and only for a ladder's 300 most recent matches (a busy ladder makes ~30 000 a day)
+# Retention: a finished match's document and replays are kept while anything links to them: the ladder's
+# recent list (its RECENT_KEEP newest matches) or the record of any of its bots (each bot's HISTORY_LIMIT
+# newest matches per ladder). A reference count per match says how many still do; at 0 both are deleted, so
+# a bot's record never links to a match that is gone. Ratings, stats and rating history are kept forever.
+MATCH_TTL_S = 14 * 24 * 3600  # a match document that never finishes (its ladder deleted) expires
+RECENT_KEEP = 300  # the ladder's most recent matches listed (a busy ladder makes ~30 000 a day)
 RECENT_LIMIT = 10 * RECENT_KEEP  # hard bound on the recent list even when no scheduler trims it
 APPLIED_TTL_S = 60 * 24 * 3600  # far beyond any job retry: a re-run can never re-apply
 HISTORY_LIMIT = 500
@@ -43,12 +47,15 @@ BENCH_MAX_S = 24 * 3600  # ... doubles it, up to a day ...
 CLEAN_TO_FORGIVE = 20  # ... until the bot plays this many matches in a row without forfeiting
 
 # KEYS: 1 applied, 2 match doc, 3 ratings zset, 4 recent list, 5 active set, 6 games doc,
-#       then per bot: stats hash, history list, health hash, record zset, versions hash.
+#       then per bot: stats hash, history list, health hash, record zset, versions hash; last the match's
+#       reference count.
 # ARGV: 1 match id, 2 now, 3 bot count, 4 final match doc, 5 games doc, 6 recent limit, 7 history limit,
-#       8 match ttl, 9 applied ttl, 10 initial rating, 11 forfeits in a row that bench a bot, 12 first bench
-#       seconds, 13 longest bench seconds, 14 clean matches in a row that reset the bench length, 15 rated
-#       (1/0), then 10 per bot: bot id, delta, won, strikes, forfeited, latency sum, move calls, place, record
-#       entry (a JSON object; the script adds the rating after the match), version.
+#       8 record limit, 9 applied ttl, 10 initial rating, 11 forfeits in a row that bench a bot, 12 first
+#       bench seconds, 13 longest bench seconds, 14 clean matches in a row that reset the bench length,
+#       15 rated (1/0), then 10 per bot: bot id, delta, won, strikes, forfeited, latency sum, move calls,
+#       place, record entry (a JSON object; the script adds the rating after the match), version.
+# Returns {0} if the match was applied before, else {1, ids of the matches that a record or the recent list
+# stopped linking to} (the caller releases those: see RELEASE_MATCH_LUA).
 # A match that is not rated (every bot forfeited) moves no rating, adds no rated match, win or history point;
 # its strikes, forfeits, calls and the bots' records are kept.
 # A bot's versions each keep a rating line: the ladder rating carries on across a new version (its line
@@ -56,9 +63,10 @@ CLEAN_TO_FORGIVE = 20  # ... until the bot plays this many matches in a row with
 # stands, with its rated matches ("games") and wins.
 APPLY_RESULT_LUA = """
 if redis.call('EXISTS', KEYS[1]) == 1 then
-  return 0
+  return {0}
 end
 local n = tonumber(ARGV[3])
+local dropped = {}
 local rated = ARGV[15] == '1'
 for i = 0, n - 1 do
   local a = 16 + i * 10
@@ -124,14 +132,33 @@ for i = 0, n - 1 do
   if top[2] then seq = tonumber(top[2]) + 1 end
   local entry = string.sub(ARGV[a + 8], 1, -2) .. ',"rating":' .. tostring(tonumber(rating)) .. '}'
   redis.call('ZADD', record, seq, entry)
-  redis.call('ZREMRANGEBYRANK', record, 0, -(tonumber(ARGV[7]) + 1))
+  local limit = tonumber(ARGV[8])
+  for _, old in ipairs(redis.call('ZRANGE', record, 0, -(limit + 1))) do
+    table.insert(dropped, cjson.decode(old).match)
+  end
+  redis.call('ZREMRANGEBYRANK', record, 0, -(limit + 1))
 end
-redis.call('SET', KEYS[2], ARGV[4], 'EX', ARGV[8])
-redis.call('SET', KEYS[6], ARGV[5], 'EX', ARGV[8])
+redis.call('SET', KEYS[2], ARGV[4])
+redis.call('SET', KEYS[6], ARGV[5])
+redis.call('SET', KEYS[#KEYS], n + 1)
 redis.call('LPUSH', KEYS[4], ARGV[1])
+for _, old in ipairs(redis.call('LRANGE', KEYS[4], tonumber(ARGV[6]), -1)) do
+  table.insert(dropped, old)
+end
 redis.call('LTRIM', KEYS[4], 0, tonumber(ARGV[6]) - 1)
 redis.call('SREM', KEYS[5], ARGV[1])
 redis.call('SET', KEYS[1], ARGV[2], 'EX', ARGV[9])
+return {1, unpack(dropped)}
+"""
+
+# One list stopped linking to a finished match: count it down, and delete the match's document and replays
+# when nothing links to it any more. KEYS: 1 reference count, 2 match doc, 3 games doc. Returns 1 if deleted.
+# A match without a count (an aborted one: only the recent list links to it) goes with its first release.
+RELEASE_MATCH_LUA = """
+if redis.call('DECR', KEYS[1]) > 0 then
+  return 0
+end
+redis.call('DEL', KEYS[1], KEYS[2], KEYS[3])
 return 1
 """
 
@@ -176,11 +203,14 @@ STOPPED_REASON = "worker stopped"
 
 
 class ArenaStore:
-    def __init__(self, conn: redis.Redis, prefix: str = keys.DEFAULT_PREFIX) -> None:
+    def __init__(self, conn: redis.Redis, prefix: str = keys.DEFAULT_PREFIX,
+                 record_limit: int = HISTORY_LIMIT) -> None:
         conn = decoding_client(conn)  # RQ hands jobs a bytes client; the arena reads JSON strings
         self.redis: StrRedis = conn
         self.prefix = prefix
+        self.record_limit = record_limit  # a bot's record on a ladder lists its newest this-many matches
         self._apply = conn.register_script(APPLY_RESULT_LUA)
+        self._release = conn.register_script(RELEASE_MATCH_LUA)
         self._health = conn.register_script(HEALTH_LUA)
         self._recent_after = conn.register_script(RECENT_AFTER_LUA)
 
@@ -436,11 +466,21 @@ class ArenaStore:
                          versions[bot]]
         script_keys = [keys.arena_match_applied(p, mid), keys.arena_match(p, mid), keys.arena_ratings(p, lid),
                        keys.arena_recent(p, lid), keys.arena_active(p, lid), keys.arena_match_games(p, mid),
-                       *bot_keys]
+                       *bot_keys, keys.arena_match_refs(p, mid)]
         args = [mid, repr(now), len(spec.entrants), json.dumps(final), json.dumps(result.records),
-                RECENT_LIMIT, HISTORY_LIMIT, MATCH_TTL_S, APPLIED_TTL_S, repr(INITIAL_RATING),
+                RECENT_LIMIT, HISTORY_LIMIT, self.record_limit, APPLIED_TTL_S, repr(INITIAL_RATING),
                 FORFEITS_TO_BENCH, BENCH_S, BENCH_MAX_S, CLEAN_TO_FORGIVE, int(result.rated), *bot_args]
-        return bool(self._apply(keys=script_keys, args=args))
+        applied, *dropped = self._apply(keys=script_keys, args=args)
+        self.release_matches(dropped)
+        return bool(applied)
+
+    def release_matches(self, match_ids: list[str]) -> int:
+        """One link to each of `match_ids` is gone; returns how many matches nothing links to any more (their
+        document and replays are deleted)."""
+        return sum(int(self._release(keys=[keys.arena_match_refs(self.prefix, mid),
+                                           keys.arena_match(self.prefix, mid),
+                                           keys.arena_match_games(self.prefix, mid)]))
+                   for mid in match_ids)
 
     def bot_record(self, ladder_id: str, bot_id: str, limit: int = 20,
                    before: int | None = None) -> tuple[list[dict[str, Any]], int | None]:
@@ -456,21 +496,18 @@ class ArenaStore:
         return entries, (entries[-1]["seq"] if len(raw) > limit else None)
 
     def trim_recent(self, ladder_id: str, keep: int = RECENT_KEEP) -> int:
-        """Forget the documents and replays of matches beyond the `keep` most recent; returns how many.
+        """List only the `keep` most recent matches; returns how many documents that deleted.
 
+        A match no longer listed keeps its document and replays while a bot's record still links to it.
         Ratings, stats and history entries stay; the idempotency keys stay too (they expire on their own),
         so a forgotten match can still never be rated twice.
         """
-        old = self.redis.lrange(keys.arena_recent(self.prefix, ladder_id), keep, -1)
+        recent = keys.arena_recent(self.prefix, ladder_id)
+        old = self.redis.lrange(recent, keep, -1)
         if not old:
             return 0
-        pipe = self.redis.pipeline(transaction=True)
-        for match_id in old:
-            pipe.delete(keys.arena_match(self.prefix, match_id),
-                        keys.arena_match_games(self.prefix, match_id))
-        pipe.ltrim(keys.arena_recent(self.prefix, ladder_id), 0, keep - 1)
-        pipe.execute()
-        return len(old)
+        self.redis.ltrim(recent, 0, keep - 1)
+        return self.release_matches(old)
 
     def is_applied(self, match_id: str) -> bool:
         return bool(self.redis.exists(keys.arena_match_applied(self.prefix, match_id)))

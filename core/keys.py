@@ -160,6 +160,12 @@ def arena_match_games(prefix: str, match_id: str) -> str:
     return f"{prefix}arena:match:{match_id}:games"
 
 
+def arena_match_refs(prefix: str, match_id: str) -> str:
+    """Integer string: how many lists still link to a finished match (its bots' records, the ladder's recent
+    list); the match's document and replays are deleted when it drops to 0."""
+    return f"{prefix}arena:match:{match_id}:refs"
+
+
 def arena_match_lease(prefix: str, match_id: str) -> str:
     """String with a short TTL: refreshed by the worker playing the match; gone = the worker died."""
     return f"{prefix}arena:match:{match_id}:lease"

@@ -388,7 +388,8 @@ def storage(phases: list[dict[str, Any]], matches_per_s: float) -> dict[str, Any
     mean = {k: sum(s[k] for s in sized) / len(sized) for k in sized[0]}
     example = {"ladders": 8, "bots_per_ladder": 250, "matches_per_s": matches_per_s}
     return {"retention": {"recent_keep_per_ladder": RECENT_KEEP, "history_per_bot": HISTORY_LIMIT,
-                          "match_ttl_days": MATCH_TTL_S / 86400, "applied_ttl_days": APPLIED_TTL_S / 86400},
+                          "unfinished_match_ttl_days": MATCH_TTL_S / 86400,
+                          "applied_ttl_days": APPLIED_TTL_S / 86400},
             "mean_bytes": {k: round(v) for k, v in mean.items()},
             "steady_state_example": {**example, "bytes": steady_state_bytes(
                 mean, example["ladders"], example["bots_per_ladder"], matches_per_s)}}

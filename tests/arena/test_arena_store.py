@@ -122,20 +122,32 @@ def test_a_ladder_updated_with_another_house_set_matches_only_that_set(store: Ar
     assert store.ratings("ss")["house:search-10"] == 1500.0
 
 
-def test_old_match_documents_are_forgotten_but_never_rerated(store: ArenaStore) -> None:
+def test_old_match_documents_stay_while_a_record_links_to_them_and_are_never_rerated(
+        redis_url: str, key_prefix: str) -> None:
+    store = ArenaStore(redis.Redis.from_url(redis_url), key_prefix, record_limit=3)
     store.save_ladder(LadderConfig("ss", "sore-spot", 4, {"rounds": 1}, house_bots=HOUSE))
     for i in range(5):
         make_spec(store, f"old{i}", seed=i)
         play_match(store, f"old{i}", worker="w")
     ratings = store.ratings("ss")
-    assert store.trim_recent("ss", keep=2) == 3
+    # Each bot's record lists old2..old4: old0 and old1 are still in the recent list, so they stay too.
+    assert all(store.match(f"old{i}") is not None for i in range(5))
+    assert store.trim_recent("ss", keep=2) == 2  # old0..old2 leave the list; only old0, old1 are unlinked
+    assert store.ratings("ss") == ratings
     assert store.recent_matches("ss") == ["old4", "old3"]
     assert store.match("old0") is None and store.match_games("old0") is None
-    assert store.match("old4") is not None
+    assert store.match("old2") is not None and store.match_games("old2") is not None  # records link to it
+    for bot in HOUSE:
+        entries, _ = store.bot_record("ss", f"house:{bot}")
+        assert [e["match"] for e in entries] == ["old4", "old3", "old2"]
+        assert all(store.match(e["match"]) is not None for e in entries)
+    make_spec(store, "old5", seed=5)
+    play_match(store, "old5", worker="w")  # the records drop old2: nothing links to it any more
+    assert store.match("old2") is None and store.match_games("old2") is None
+    assert store.match("old3") is not None
     assert store.is_applied("old0")  # the idempotency key outlives the document
-    assert store.ratings("ss") == ratings
-    assert store.stats("ss", ["house:random"])["house:random"]["games"] == 5
-    assert store.trim_recent("ss", keep=2) == 0
+    assert store.stats("ss", ["house:random"])["house:random"]["games"] == 6
+    assert store.trim_recent("ss", keep=3) == 0
 
 
 def test_a_bot_forfeiting_three_matches_in_a_row_is_benched(store: ArenaStore, bot_server, monkeypatch):
