@@ -82,7 +82,7 @@ def test_a_match_every_bot_forfeits_is_void_no_win_no_rating_but_recorded(client
     assert "mvoid" in [m["match_id"] for m in client.get("/api/ladders/ss-4p/matches").get_json()["matches"]]
 
 
-def test_a_bots_record_pages_newest_first_with_strike_reasons_and_outlives_match_documents(
+def test_a_bots_record_pages_newest_first_with_strike_reasons_and_never_links_to_a_gone_match(
         client, store, bot_server) -> None:
     flaky = bot_server("flaky")  # every other /move answers 500: strikes, below the limit
     entrants = [Member("flaky", MemberKind.HTTP, url=flaky.url, name="flaky"),
@@ -109,10 +109,12 @@ def test_a_bots_record_pages_newest_first_with_strike_reasons_and_outlives_match
     assert entry["place"] == doc["places"]["flaky"]
     assert entry["delta"] == pytest.approx(doc["deltas"]["flaky"])
     assert entry["rating"] == pytest.approx(store.ratings("ss-4p")["flaky"], abs=1e-6)
-    # Match documents go (the ladder keeps its most recent few); the bot's record stays.
-    assert store.trim_recent("ss-4p", keep=1) == 5
+    # The ladder lists only its most recent match; the documents the record links to stay.
+    assert store.trim_recent("ss-4p", keep=1) == 0
     kept = client.get("/api/bots/flaky/matches", query_string={"limit": 100}).get_json()["matches"]
     assert len(kept) == 6 and all(e["strikes"] for e in kept)
+    for e in kept:
+        assert client.get(f"/api/matches/{e['match']}").status_code == 200, e["match"]
 
 
 def test_bot_record_errors_are_problems(client, store, redis_url, key_prefix) -> None:
