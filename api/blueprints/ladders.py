@@ -6,6 +6,7 @@ match is finished (rated or aborted): before that they would reveal the deals.
 
 from __future__ import annotations
 
+import math
 from collections import Counter
 from typing import Any
 
@@ -19,6 +20,7 @@ from api.schemas import ReplayRecordSchema
 from api.services import services
 from core.arena_model import FINAL_STATUSES, MatchSpec, MatchStatus, MemberKind
 from core.arena_store import MAX_VERSION_CHARS, ArenaStore
+from core.elo import EloConfig
 from core.ladder_seats import poll_seats, seats_version, wait_for_seats
 from core.presence import seats_call
 
@@ -26,6 +28,8 @@ blp = Blueprint("arena", __name__, url_prefix="/api", description="Arena: ladder
 
 FINISHED = FINAL_STATUSES
 PUBLISHED = (MatchStatus.RATED, MatchStatus.VOID)  # played to the end: replays published
+PROVISIONAL_MATCHES = EloConfig().provisional_games  # fewer rated matches: a provisional rating ("?")
+UNCERTAINTY_SCALE = 350.0  # a rating's rough uncertainty: ± UNCERTAINTY_SCALE / sqrt(matches + 1)
 
 
 class LadderSchema(Schema):
@@ -64,11 +68,23 @@ class RankedBotSchema(Schema):
     history = fields.String(required=True)
     version = fields.String(allow_none=True, metadata={
         "description": "the version the bot reports now (GET / or ladder-seats?version=); house bots: house"})
+    provisional = fields.Boolean(required=True, metadata={
+        "description": f"fewer than {PROVISIONAL_MATCHES} rated matches: the rating is still settling"})
+    uncertainty = fields.Float(required=True, metadata={
+        "description": f"rough ± of the rating: {UNCERTAINTY_SCALE:g} / sqrt(matches + 1)"})
+
+
+class NewBotSchema(RankedBotSchema):
+    class Meta:
+        exclude = ("rank",)
 
 
 class RankingSchema(Schema):
     ladder = fields.Nested(LadderSchema, required=True)
-    ranking = fields.List(fields.Nested(RankedBotSchema), required=True)
+    ranking = fields.List(fields.Nested(RankedBotSchema), required=True, metadata={
+        "description": "bots with at least one rated match, best rating first; rank counts only these"})
+    new = fields.List(fields.Nested(NewBotSchema), required=True, metadata={
+        "description": "members with no rated match yet: not ranked (no rank), at the initial rating"})
 
 
 class HistoryEntrySchema(Schema):
@@ -216,6 +232,44 @@ def public_stats(stats: dict[str, Any]) -> dict[str, Any]:
             "mean_latency_ms": stats.get("mean_latency_ms")}
 
 
+def uncertainty(matches: int) -> float:
+    """A rough ± of a rating after `matches` rated matches.
+
+    >>> uncertainty(0), uncertainty(3)
+    (350.0, 175.0)
+    """
+    return round(UNCERTAINTY_SCALE / math.sqrt(max(0, matches) + 1), 1)
+
+
+def standing_rows(ranked: list[tuple[str, float]], members: dict[str, Any], stats: dict[str, dict[str, Any]],
+                  paused: set[str], versions: dict[str, str | None] | None = None,
+                  provisional_matches: int = PROVISIONAL_MATCHES) -> tuple[list[dict[str, Any]],
+                                                                           list[dict[str, Any]]]:
+    """A ladder's table, pure: (ranked rows, new rows).
+
+    Bots with at least one rated match are ranked in the given (rating descending) order, rank 1, 2, ...
+    counting only them; bots with none are new: listed apart, without a rank. A rating with fewer than
+    `provisional_matches` rated matches is provisional. Rows carry the API's fields (``public_stats`` names),
+    rating rounded to 0.1.
+    """
+    rows: list[dict[str, Any]] = []
+    new: list[dict[str, Any]] = []
+    for bot_id, rating in ranked:
+        member = members.get(bot_id)
+        s = public_stats(stats.get(bot_id, {}))
+        row = {
+            "bot_id": bot_id, "name": member.name if member else None,
+            "kind": member.kind.value if member else None, "rating": round(rating, 1), **s,
+            "provisional": s["matches"] < provisional_matches, "uncertainty": uncertainty(s["matches"]),
+            "paused": bot_id in paused, "version": (versions or {}).get(bot_id),
+        }
+        if s["matches"] > 0:
+            rows.append({"rank": len(rows) + 1, **row})
+        else:
+            new.append(row)
+    return rows, new
+
+
 def _store() -> ArenaStore:
     return ArenaStore(services().redis, current_app.config["KEY_PREFIX"])
 
@@ -272,7 +326,8 @@ def list_ladders() -> list[dict[str, Any]]:
 @blp.get("/ladders/<ladder_id>")
 @blp.response(200, RankingSchema)
 def get_ladder(ladder_id: str) -> dict[str, Any]:
-    """The ladder ranked by rating, with each bot's games, wins, strikes and mean latency."""
+    """The ladder ranked by rating, with each bot's matches, wins, strikes and mean latency; bots with no
+    rated match yet are listed apart under ``new``, unranked."""
     store = _store()
     ladder = _ladder_or_404(store, ladder_id)
     members = {m.bot_id: m for m in store.members(ladder_id)}
@@ -280,17 +335,10 @@ def get_ladder(ladder_id: str) -> dict[str, Any]:
     stats = store.stats(ladder_id, [bot for bot, _ in ranked])
     paused = store.paused_bots([b for b, m in members.items() if m.kind is MemberKind.HTTP])
     versions = store.versions([bot for bot, _ in ranked])
-    ranking = []
-    for rank, (bot_id, rating) in enumerate(ranked, start=1):
-        member = members.get(bot_id)
-        ranking.append({
-            "rank": rank, "bot_id": bot_id, "name": member.name if member else None,
-            "kind": member.kind.value if member else None, "rating": round(rating, 1),
-            **public_stats(stats[bot_id]),
-            "paused": bot_id in paused, "version": versions[bot_id],
-            "history": url_for("arena.get_bot_history", ladder_id=ladder_id, bot_id=bot_id),
-        })
-    return {"ladder": _ladder_json(store, ladder), "ranking": ranking}
+    ranking, new = standing_rows(ranked, members, stats, paused, versions)
+    for row in (*ranking, *new):
+        row["history"] = url_for("arena.get_bot_history", ladder_id=ladder_id, bot_id=row["bot_id"])
+    return {"ladder": _ladder_json(store, ladder), "ranking": ranking, "new": new}
 
 
 @blp.get("/ladders/<ladder_id>/bots/<bot_id>/history")

@@ -16,7 +16,7 @@ from werkzeug.wrappers import Response
 
 import engine
 import trick_rules
-from api.blueprints.ladders import match_or_404, published_games
+from api.blueprints.ladders import PROVISIONAL_MATCHES, match_or_404, published_games
 from api.problems import ApiProblem, problem_for
 from api.services import services
 from api.web import data
@@ -41,7 +41,8 @@ def _arena() -> ArenaStore:
 def _page(template: str, **context: Any) -> str:
     fragment = request.args.get("fragment") == "1"
     refresh_ms = current_app.config.get("WEB_REFRESH_MS", REFRESH_MS)
-    return render_template(template, fragment=fragment, refresh_ms=refresh_ms, **context)
+    return render_template(template, fragment=fragment, refresh_ms=refresh_ms,
+                           provisional_matches=PROVISIONAL_MATCHES, **context)
 
 
 @blp.app_template_filter("signed")
@@ -84,9 +85,10 @@ def bot_page(ladder_id: str, bot_id: str) -> str:
     if bot_id not in ratings:
         raise ApiProblem(404, "bot-not-on-ladder", f"bot {bot_id!r} has never been on ladder {ladder_id!r}")
     history = store.history(ladder_id, bot_id, 200)
-    rows = data.ranking_rows(store.ranked(ladder_id), {m.bot_id: m for m in store.members(ladder_id)},
-                             store.stats(ladder_id, [bot_id]), set())
-    row = next(r for r in rows if r["bot_id"] == bot_id)
+    ranked = store.ranked(ladder_id)  # every bot's stats: the rank counts only bots with a rated match
+    rows, new = data.ranking_rows(ranked, {m.bot_id: m for m in store.members(ladder_id)},
+                                  store.stats(ladder_id, [b for b, _ in ranked]), set())
+    row = next(r for r in (*rows, *new) if r["bot_id"] == bot_id)
     cursor = request.args.get("cursor", type=int)
     entries, next_cursor = store.bot_record(ladder_id, bot_id, BOT_PAGE_MATCHES, cursor)
     return _page("bot.html", tabs=data.ladder_tabs(store), current=ladder_id,

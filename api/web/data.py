@@ -10,7 +10,7 @@ import time
 from typing import Any
 
 import engine
-from api.blueprints.ladders import public_stats
+from api.blueprints.ladders import standing_rows
 from api.problems import ApiProblem
 from core.arena_model import HOUSE_PREFIX, MatchStatus, MemberKind
 from core.arena_store import ArenaStore
@@ -53,22 +53,18 @@ def ladder_or_404(store: ArenaStore, ladder_id: str) -> Any:
     return ladder
 
 
+def _page_row(row: dict[str, Any]) -> dict[str, Any]:
+    return {**row, "name": row["name"] or row["bot_id"], "kind": row["kind"] or "left",
+            "rating": round(row["rating"]), "latency_ms": row["mean_latency_ms"]}
+
+
 def ranking_rows(ranked: list[tuple[str, float]], members: dict[str, Any], stats: dict[str, dict[str, Any]],
-                 paused: set[str]) -> list[dict[str, Any]]:
-    """The ladder table: one row per rated bot, best first, with matches, wins and win share (wins / matches),
-    named and counted as in the API (``public_stats``)."""
-    rows = []
-    for rank, (bot_id, rating) in enumerate(ranked, start=1):
-        member = members.get(bot_id)
-        kind = member.kind.value if member else None
-        s = public_stats(stats.get(bot_id, {}))
-        rows.append({
-            "rank": rank, "bot_id": bot_id, "name": (member.name if member else None) or bot_id,
-            "kind": kind or "left", "rating": round(rating), "matches": s["matches"], "wins": s["wins"],
-            "win_share": s["win_share"], "strikes": s["strikes"], "forfeits": s["forfeits"],
-            "latency_ms": s["mean_latency_ms"], "paused": bot_id in paused,
-        })
-    return rows
+                 paused: set[str]) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """The ladder table as (ranked rows, new rows), built by the API's ``standing_rows`` (bots with no rated
+    match are new and unranked; fewer than the provisional count of matches: ``provisional``), with the
+    page's names: a departed bot's id as its name, kind "left", whole-number rating."""
+    rows, new = standing_rows(ranked, members, stats, paused)
+    return [_page_row(r) for r in rows], [_page_row(r) for r in new]
 
 
 def rating_series(history_newest_first: list[dict[str, Any]],
@@ -89,19 +85,19 @@ def ladder_snapshot(store: ArenaStore, tables: TableStore, ladder_id: str) -> di
     ranked = store.ranked(ladder_id)
     stats = store.stats(ladder_id, [bot for bot, _ in ranked])
     paused = store.paused_bots([b for b, m in members.items() if m.kind is MemberKind.HTTP])
-    rows = ranking_rows(ranked, members, stats, paused)
-    versions = store.versions([row["bot_id"] for row in rows])
-    for row in rows:
+    rows, new = ranking_rows(ranked, members, stats, paused)
+    versions = store.versions([row["bot_id"] for row in (*rows, *new)])
+    for row in (*rows, *new):
         row["version"] = versions[row["bot_id"]]
     series = []
     for row in rows[:CHART_SERIES]:
         points = rating_series(store.history(ladder_id, row["bot_id"], SERIES_POINTS + 1))
         row["spark"] = [p[1] for p in points[-30:]]
         series.append({"name": row["name"], "bot_id": row["bot_id"], "points": points})
-    names = {row["bot_id"]: row["name"] for row in rows}
+    names = {row["bot_id"]: row["name"] for row in (*rows, *new)}
     return {
         "ladder": {**ladder.to_json(), "name": game_name(ladder.game)},
-        "rows": rows, "series": series,
+        "rows": rows, "new": new, "series": series,
         "recent": recent_matches(store, ladder_id, names),
         "active": len(store.active_matches(ladder_id)),
         "in_play": in_play(store, ladder_id, names),

@@ -6,7 +6,7 @@ import redis
 
 import engine
 from arena.jobs import play_match
-from core.arena_model import LadderConfig, MatchSpec, Member
+from core.arena_model import LadderConfig, MatchSpec, Member, MemberKind
 from core.arena_store import ArenaStore
 
 HOUSE = ("heuristic", "eps-0.5", "random", "eps-0.9")
@@ -38,6 +38,7 @@ def test_ranked_ladder_history_matches_and_replays(client, redis_url, key_prefix
     assert [lad["ladder_id"] for lad in ladders] == ["ss-4p"] and ladders[0]["members"] == 4
     ranking = client.get("/api/ladders/ss-4p").get_json()["ranking"]
     assert [r["rank"] for r in ranking] == [1, 2, 3, 4]
+    assert all(r["provisional"] and r["uncertainty"] == 247.5 for r in ranking)  # 350 / sqrt(2)
     assert [r["rating"] for r in ranking] == sorted((r["rating"] for r in ranking), reverse=True)
     assert all(r["matches"] == 1 for r in ranking)
     top = ranking[0]
@@ -52,6 +53,18 @@ def test_ranked_ladder_history_matches_and_replays(client, redis_url, key_prefix
         record = client.get(url).get_json()
         replayed = engine.load(record)
         assert replayed.over and list(replayed.totals) == game["totals"]
+
+
+def test_a_bot_with_no_rated_match_is_listed_as_new_not_ranked(client, redis_url, key_prefix) -> None:
+    store, _ = setup_ladder(redis_url, key_prefix)
+    play_match(store, "mapi1", worker="test")
+    store.set_members("ss-4p", [Member("b-new", MemberKind.HTTP, url="http://127.0.0.1:9", name="newbie")])
+    body = client.get("/api/ladders/ss-4p").get_json()
+    assert [r["rank"] for r in body["ranking"]] == [1, 2, 3, 4]
+    assert "b-new" not in {r["bot_id"] for r in body["ranking"]}
+    [new] = body["new"]
+    assert (new["bot_id"], new["name"], new["matches"], new["rating"]) == ("b-new", "newbie", 0, 1500.0)
+    assert "rank" not in new and new["provisional"] and new["history"].endswith("/bots/b-new/history")
 
 
 def test_unknown_ladder_match_and_bot_are_problem_json(client, redis_url, key_prefix) -> None:

@@ -71,8 +71,12 @@ def test_a_match_every_bot_forfeits_is_void_no_win_no_rating_but_recorded(client
     assert sorted(match["forfeited"]) == [f"bad{i}" for i in range(4)]
     assert set(match["deltas"].values()) == {0.0} and max(match["places"].values()) <= 4
     assert len(match["replays"]) == 1 and client.get(match["replays"][0]).status_code == 200
+    body = client.get("/api/ladders/ss-4p").get_json()
+    assert not {f"bad{i}" for i in range(4)} & {r["bot_id"] for r in body["ranking"]}  # no rated match: new
+    new = {r["bot_id"]: r for r in body["new"]}
     for i in range(4):
-        row = ranking_row(client, f"bad{i}")
+        row = new[f"bad{i}"]
+        assert "rank" not in row and row["provisional"]
         assert row["rating"] == 1500.0 and (row["matches"], row["wins"], row["win_share"]) == (0, 0, None)
         assert row["forfeits"] == 1 and row["strikes"] == 2
         assert client.get(row["history"]).get_json()["history"] == []  # no rating point for it

@@ -158,11 +158,43 @@ def test_ranking_rows_win_share_kinds_and_departed_bots() -> None:
     stats = {"a": {"games": 4, "wins": 1, "strikes": 2, "mean_latency_ms": 3.5},
              "h": {"games": 0, "wins": 0, "strikes": 0, "mean_latency_ms": None},
              "gone": {"games": 2, "wins": 2, "strikes": 0, "mean_latency_ms": None}}
-    rows = data.ranking_rows([("gone", 1600.4), ("a", 1510.6), ("h", 1500.0)], members, stats, {"a"})
-    assert [r["rank"] for r in rows] == [1, 2, 3]
+    rows, new = data.ranking_rows([("gone", 1600.4), ("a", 1510.6), ("h", 1500.0)], members, stats, {"a"})
+    assert [r["rank"] for r in rows] == [1, 2]
     assert rows[0]["name"] == "gone" and rows[0]["kind"] == "left" and rows[0]["rating"] == 1600
     assert rows[1]["win_share"] == 0.25 and rows[1]["paused"] and rows[1]["latency_ms"] == 3.5
-    assert rows[2]["win_share"] is None and rows[2]["kind"] == "house"
+    assert all(r["provisional"] for r in rows)
+    assert [r["bot_id"] for r in new] == ["h"] and "rank" not in new[0]  # no rated match: new, unranked
+    assert new[0]["win_share"] is None and new[0]["kind"] == "house"
+
+
+def test_ladder_page_lists_new_bots_apart_and_marks_provisional_ratings(client, redis_url,
+                                                                       key_prefix) -> None:
+    import redis
+
+    from arena.jobs import play_match
+    from core.arena_model import LadderConfig, MatchSpec
+    from core.arena_store import ArenaStore
+
+    store = ArenaStore(redis.Redis.from_url(redis_url), key_prefix)
+    store.save_ladder(LadderConfig("ss", "sore-spot", 4, {"rounds": 1}, house_bots=HOUSE))
+    entrants = [Member.house(n) for n in HOUSE]
+    store.create_match(MatchSpec(match_id="m-new", ladder_id="ss", game="sore-spot", players=4,
+                                 options={"rounds": 1}, seed=5, duplicate=False, entrants=entrants,
+                                 deadline_ms=1000, strike_limit=3,
+                                 pre_ratings={m.bot_id: 1500.0 for m in entrants},
+                                 pre_games={m.bot_id: 0 for m in entrants}))
+    play_match(store, "m-new", worker="test")
+    store.set_members("ss", [Member("b-fresh", MemberKind.HTTP, url="http://127.0.0.1:9", name="freshling")])
+    page = client.get("/ladders/ss").get_data(as_text=True)
+    table = page.split('id="ladder-table"')[1].split("</table>")[0]
+    assert [int(r) for r in re.findall(r'<tr class="rank-(\d+)', table)] == [1, 2, 3, 4]
+    assert "b-fresh" not in table
+    assert table.count('class="provisional"') == 4  # one rated match each: all provisional
+    new = page.split('id="new-bots"')[1].split("</section>")[0]
+    assert "New" in new and 'data-new-bot="b-fresh"' in new and "freshling" in new
+    assert ">?</span>" in table
+    bot_page = client.get("/ladders/ss/bots/b-fresh").get_data(as_text=True)
+    assert "not ranked" in bot_page and "rank None" not in bot_page
 
 
 def test_seat_labels() -> None:
