@@ -23,6 +23,7 @@ PAIRS = [
     (types.BotCreated, schemas.BotCreatedSchema),
     (types.Ladder, arena_api.LadderSchema),
     (types.RankedBot, arena_api.RankedBotSchema),
+    (types.NewBot, arena_api.NewBotSchema),
     (types.Ranking, arena_api.RankingSchema),
     (types.HistoryEntry, arena_api.HistoryEntrySchema),
     (types.BotHistory, arena_api.BotHistorySchema),

@@ -243,6 +243,8 @@ class RankedBot(_Payload):
     forfeits: int
     paused: bool
     history: str  # URL of the bot's rating history on this ladder
+    provisional: bool  # fewer rated matches than a settled rating needs: shown with "?"
+    uncertainty: float  # rough ± of the rating: 350 / sqrt(matches + 1)
     name: str | None = None
     kind: str | None = None  # house | http | poll; None: left the ladder
     mean_latency_ms: float | None = None
@@ -251,13 +253,36 @@ class RankedBot(_Payload):
 
 
 @dataclass(frozen=True)
+class NewBot(_Payload):
+    """A ladder member with no rated match yet: listed apart, not ranked."""
+
+    bot_id: str
+    rating: float
+    matches: int
+    wins: int
+    strikes: int
+    forfeits: int
+    paused: bool
+    history: str
+    provisional: bool
+    uncertainty: float
+    name: str | None = None
+    kind: str | None = None
+    mean_latency_ms: float | None = None
+    win_share: float | None = None
+    version: str | None = None
+
+
+@dataclass(frozen=True)
 class Ranking(_Payload):
     ladder: Ladder
-    ranking: list[RankedBot]
+    ranking: list[RankedBot]  # bots with a rated match, best first
+    new: list[NewBot]  # bots with none yet
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> Ranking:
-        return cls(Ladder.from_json(data["ladder"]), [RankedBot.from_json(r) for r in data["ranking"]])
+        return cls(Ladder.from_json(data["ladder"]), [RankedBot.from_json(r) for r in data["ranking"]],
+                   [NewBot.from_json(r) for r in data.get("new", [])])
 
 
 @dataclass(frozen=True)
