@@ -477,10 +477,13 @@ class ArenaStore:
     def release_matches(self, match_ids: list[str]) -> int:
         """One link to each of `match_ids` is gone; returns how many matches nothing links to any more (their
         document and replays are deleted)."""
-        return sum(int(self._release(keys=[keys.arena_match_refs(self.prefix, mid),
-                                           keys.arena_match(self.prefix, mid),
-                                           keys.arena_match_games(self.prefix, mid)]))
-                   for mid in match_ids)
+        if not match_ids:
+            return 0
+        pipe = self.redis.pipeline(transaction=False)  # one round trip: a match releases up to five at once
+        for mid in match_ids:
+            self._release(keys=[keys.arena_match_refs(self.prefix, mid), keys.arena_match(self.prefix, mid),
+                                keys.arena_match_games(self.prefix, mid)], client=pipe)
+        return sum(int(deleted) for deleted in pipe.execute())
 
     def bot_record(self, ladder_id: str, bot_id: str, limit: int = 20,
                    before: int | None = None) -> tuple[list[dict[str, Any]], int | None]:

@@ -233,8 +233,9 @@ class Ladder(_Payload):
 
 
 @dataclass(frozen=True)
-class RankedBot(_Payload):
-    rank: int
+class NewBot(_Payload):
+    """A ladder member with no rated match yet: listed apart, not ranked."""
+
     bot_id: str
     rating: float
     matches: int  # rated matches played (a duplicate match is several games)
@@ -253,24 +254,10 @@ class RankedBot(_Payload):
 
 
 @dataclass(frozen=True)
-class NewBot(_Payload):
-    """A ladder member with no rated match yet: listed apart, not ranked."""
+class RankedBot(NewBot):
+    """A ranked row: a bot with at least one rated match, and its place among those."""
 
-    bot_id: str
-    rating: float
-    matches: int
-    wins: int
-    strikes: int
-    forfeits: int
-    paused: bool
-    history: str
-    provisional: bool
-    uncertainty: float
-    name: str | None = None
-    kind: str | None = None
-    mean_latency_ms: float | None = None
-    win_share: float | None = None
-    version: str | None = None
+    rank: int = field(kw_only=True)
 
 
 @dataclass(frozen=True)
