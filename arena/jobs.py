@@ -97,6 +97,10 @@ def play_match(store: ArenaStore, match_id: str, worker: str | None = None,
     doc = store.match(match_id)
     if doc is None:
         return {"match": match_id, "status": "missing"}
+    if STOP.is_set():
+        # A stopping worker starts nothing new (the scheduler may have enqueued the match again just as the
+        # worker gave it back): still queued, no attempt used; the scheduler enqueues it once more.
+        return {"match": match_id, "status": doc["status"], "applied": False, "stopped": "before the start"}
     spec = MatchSpec.from_json(doc["spec"])
     worker = worker or worker_name()
     lease = lease_seconds(spec.deadline_ms, settings.min_lease_s)

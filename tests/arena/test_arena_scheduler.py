@@ -7,6 +7,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 import redis
@@ -104,12 +105,20 @@ def test_lost_job_is_requeued_then_aborted_after_max_attempts(setup) -> None:
     assert set(store.ratings("ss").values()) == {1500.0}
 
 
-def test_a_match_given_back_by_a_stopping_worker_is_requeued_without_using_an_attempt(setup) -> None:
+def test_a_match_given_back_by_a_stopping_worker_is_requeued_without_using_an_attempt(
+        setup, monkeypatch) -> None:
     from arena import jobs
 
     store, queue, scheduler, _registry = setup
     ladder, match_id = _one_match(store, scheduler)
-    jobs.STOP.set()  # what the worker's first SIGTERM does
+    start_attempt = ArenaStore.start_attempt
+
+    def start_then_stop(self: ArenaStore, *args: Any, **kwargs: Any) -> Any:
+        started = start_attempt(self, *args, **kwargs)
+        jobs.STOP.set()  # what the worker's first SIGTERM does, once the match is under way
+        return started
+
+    monkeypatch.setattr(ArenaStore, "start_attempt", start_then_stop)
     try:
         jobs.ArenaSimpleWorker([queue], connection=queue.connection).work(burst=True, with_scheduler=False)
     finally:
@@ -126,6 +135,26 @@ def test_a_match_given_back_by_a_stopping_worker_is_requeued_without_using_an_at
     assert counts == {"requeued": 1, "aborted": 0}
     assert queue.fetch_job(match_id).get_status() == "queued"
     assert store.match(match_id)["requeued_because"] == "worker stopped"
+
+
+def test_a_stopping_worker_starts_no_match_it_is_given(setup) -> None:
+    """Enqueued again just as a stopping worker gave it back, a match is left queued, no attempt used."""
+    from arena import jobs
+
+    store, queue, scheduler, _registry = setup
+    ladder, match_id = _one_match(store, scheduler)
+    jobs.STOP.set()
+    try:
+        jobs.ArenaSimpleWorker([queue], connection=queue.connection).work(burst=True, with_scheduler=False)
+    finally:
+        jobs.STOP.clear()
+    doc = store.match(match_id)
+    assert doc["status"] == MatchStatus.QUEUED and doc["attempts"] == 0 and doc.get("stopped", 0) == 0
+    assert store.lease_holder(match_id) is None
+    counts = {"requeued": 0, "aborted": 0}
+    scheduler.recover(ladder, counts)  # the finished job of a queued match: enqueued again
+    assert counts == {"requeued": 1, "aborted": 0}
+    assert queue.fetch_job(match_id).get_status() == "queued"
 
 
 def test_scheduler_and_worker_processes_keep_a_ladder_playing(redis_url, key_prefix) -> None:
