@@ -145,7 +145,7 @@ def table_hosts(store: ArenaStore, spec: MatchSpec, settings: ArenaSettings) -> 
 
     tables = TableStore(store.redis, store.prefix, finished_ttl=settings.finished_table_ttl,
                         idle_ttl=settings.idle_table_ttl)
-    return lambda game_no, seating: TableHost(tables, spec, seating, game_no)
+    return lambda game_no, seating, seed: TableHost(tables, spec, seating, game_no, seed)
 
 
 def health_check(bot_id: str, url: str, prefix: str, timeout_s: float = 2.0) -> dict[str, Any]:

@@ -3,9 +3,12 @@
 No Redis here: the caller hands in the spec and one driver per bot, and gets a ``MatchResult`` back; the job
 (arena.jobs) stores it and applies the rating. The same code runs offline in ``simulate-ladder``.
 
-Duplicate matches: the same deals (the engine deals from ``(seed, round)``, R-DEAL) are played once per
-rotation of the bots through the seats, each game a fresh table, and the result is the sum of each bot's game
-totals. Luck of the cards then cancels out: every bot held every hand once.
+Duplicate matches: one game per rotation of the bots through the seats, each game on a fresh deal
+(``MatchSpec.game_seed``), so that no bot ever plays a deal it has seen: a bot that remembers every card
+gains nothing. The luck of the cards is cancelled by a control variate instead of by replaying the deals:
+every deal is also played, in-process, by the reference policy (``REFERENCE_BOT``) in every seat, and a
+bot's score for a game is its total less the reference's total in the same seat of the same deal. The
+result is the sum of these scores.
 """
 
 from __future__ import annotations
@@ -20,12 +23,13 @@ import engine
 from arena.botclient import PROTOCOL_VERSION, BotClient, CallResult
 from arena.policy import Outcome, fallback_move
 from arena.polling import PollDriver, StaleMove
-from core.arena_model import BotCallStats, MatchResult, MatchSpec, Member, MemberKind, Strike
+from core.arena_model import REFERENCE_BOT, BotCallStats, MatchResult, MatchSpec, Member, MemberKind, Strike
 from core.elo import match_deltas, standings
 
 # A driver's answer when the move is already on the table (a polling bot moved through the move API).
 MOVE_ALREADY_APPLIED = object()
-HostFactory = Callable[[int, list[Member]], Any]
+# (game_no, seating, deal seed) -> the game to play: an API table for matches with a polling bot.
+HostFactory = Callable[[int, list[Member], int], Any]
 # Called with (game_no, game, bot id per seat, force) at the start and end of each game and after every
 # decision: the live spectator feed (core.live.LiveFeed), which throttles itself.
 Observer = Callable[[int, Any, list[str], bool], Any]
@@ -106,6 +110,15 @@ def house_seed(spec: MatchSpec, member: Member) -> str:
     return f"{spec.seed}:{member.bot_id}"
 
 
+def reference_totals(spec: MatchSpec, seed: int) -> list[int]:
+    """What the reference policy scores in each seat of the deal `seed`: the baseline of a duplicate game."""
+    from engine.bots import make_bot, play_game
+
+    game = engine.new_game(spec.game, spec.players, spec.options, seed=seed)
+    bots = [make_bot(REFERENCE_BOT, f"reference:{seed}:{seat}") for seat in range(spec.players)]
+    return list(play_game(game, bots).totals)
+
+
 def rotation_seating(entrants: list[Member], rotation: int) -> list[Member]:
     """Seat s of game `rotation` holds entrant (s + rotation) mod n: over n games each bot sits everywhere."""
     n = len(entrants)
@@ -120,8 +133,12 @@ class MatchRunner:
     def __init__(self, spec: MatchSpec, drivers: dict[str, SeatDriver],
                  heartbeat: Callable[[], None] | None = None, heartbeat_every_s: float = 1.0,
                  host_factory: HostFactory | None = None, observer: Observer | None = None,
-                 stop_requested: Callable[[], bool] | None = None) -> None:
+                 stop_requested: Callable[[], bool] | None = None,
+                 deal_seed: Callable[[int], int] | None = None) -> None:
         self.spec = spec
+        # The deal of each game; replaying one deal in every game (`lambda g: spec.seed`) is how the
+        # simulations show what a format that shows a bot a deal twice would give away.
+        self.deal_seed = deal_seed or spec.game_seed
         self.stop_requested = stop_requested or (lambda: False)
         self.drivers = drivers
         self.host_factory = host_factory
@@ -141,12 +158,17 @@ class MatchRunner:
         records: list[dict[str, Any]] = []
         for game_no in range(spec.games):
             seating = rotation_seating(spec.entrants, game_no)
-            game = self._play_game(game_no, seating)
+            seed = self.deal_seed(game_no)
+            game = self._play_game(game_no, seating, seed)
+            baseline = reference_totals(spec, seed) if spec.duplicate else [0] * spec.players
             for seat, member in enumerate(seating):
-                totals[member.bot_id] += game.totals[seat]
-            games.append({"game_no": game_no, "table": getattr(game, "table_id", self.table_id(game_no)),
-                          "seating": [m.bot_id for m in seating], "totals": list(game.totals),
-                          "winners": [seating[s].bot_id for s in game.winners], "moves": game.version})
+                totals[member.bot_id] += game.totals[seat] - baseline[seat]
+            entry = {"game_no": game_no, "table": getattr(game, "table_id", self.table_id(game_no)),
+                     "seating": [m.bot_id for m in seating], "totals": list(game.totals),
+                     "winners": [seating[s].bot_id for s in game.winners], "moves": game.version}
+            if spec.duplicate:
+                entry["baseline"] = baseline
+            games.append(entry)
             records.append(game.record())
         low_wins = engine.rules_for(spec.game).low_wins
         standing = standings(dict(totals), low_wins, self.forfeited)
@@ -164,12 +186,12 @@ class MatchRunner:
         if result is not None and member.bot_id in self.calls:
             self.calls[member.bot_id].add(kind, result.outcome.value, result.latency_ms)
 
-    def _play_game(self, game_no: int, seating: list[Member]) -> Any:
+    def _play_game(self, game_no: int, seating: list[Member], seed: int) -> Any:
         spec = self.spec
         if self.host_factory is None:
-            game = engine.new_game(spec.game, spec.players, spec.options, seed=spec.seed)
+            game = engine.new_game(spec.game, spec.players, spec.options, seed=seed)
         else:
-            game = self.host_factory(game_no, seating)
+            game = self.host_factory(game_no, seating, seed)
         try:
             return self._play(game, game_no, seating)
         finally:

@@ -40,18 +40,19 @@ class StaleMove(Exception):
 class TableHost:
     """One game of a match, stored as an API table; mirrors it in a local engine game for views and totals."""
 
-    def __init__(self, tables: TableStore, spec: MatchSpec, seating: list[Member], game_no: int) -> None:
+    def __init__(self, tables: TableStore, spec: MatchSpec, seating: list[Member], game_no: int,
+                 seed: int) -> None:
         self.tables = tables
         self.spec = spec
         self.seating = seating
         seats = [SeatSpec(SeatKind.OPEN if m.kind is MemberKind.POLL else SeatKind.BOT, m.bot_id)
                  for m in seating]
-        record = tables.create_table(spec.game, spec.players, spec.options, seats, seed=spec.seed,
+        record = tables.create_table(spec.game, spec.players, spec.options, seats, seed=seed,
                                      move_timeout=spec.deadline_ms / 1000.0,
                                      labels={"match": spec.match_id, "ladder": spec.ladder_id,
                                              "game_no": str(game_no)})
         self.table_id = record.table_id
-        self.game = engine.new_game(spec.game, spec.players, spec.options, seed=spec.seed)
+        self.game = engine.new_game(spec.game, spec.players, spec.options, seed=seed)
         self.poll_seats: dict[int, str] = {}
         self.picked_up: set[int] = set()  # polling seats past their first decision (no pickup time any more)
         for seat, member in enumerate(seating):

@@ -22,6 +22,9 @@ LADDER_SEARCH_BOTS = {
     "spot-hearts": "search-5",
 }
 HOUSE_PREFIX = "house:"
+# The reference policy of duplicate matches: every game is also played by it in every seat, in-process, and
+# a bot's score on a deal is its total minus the reference's in that seat (a control variate for the cards).
+REFERENCE_BOT = "heuristic"
 
 
 def house_bots_for(game: str) -> tuple[str, ...]:
@@ -139,6 +142,18 @@ class MatchSpec:
         """Games in the match: one per rotation of the bots through the seats if duplicate, else one."""
         return self.players if self.duplicate else 1
 
+    def game_seed(self, game_no: int) -> int:
+        """The deal seed of game `game_no`: a fresh deal every game, never one a bot of the match has seen.
+
+        The seeds are derived one way from the match's: a game's seed, published once it is over, says
+        nothing about the deals of the games still to come.
+
+        >>> spec = MatchSpec("m", "l", "spot-hearts", 4, {}, 7, True, [], 1000, 5, {}, {})
+        >>> len({spec.game_seed(g) for g in range(spec.games)} | {spec.seed})
+        5
+        """
+        return derive_seed("game", self.seed, game_no)
+
     def for_attempt(self, attempt: int) -> MatchSpec:
         """The spec a match's `attempt`-th run plays: the same, but on fresh deals after the first run.
 
@@ -202,7 +217,9 @@ class BotCallStats:
 @dataclass
 class MatchResult:
     match_id: str
-    totals: dict[str, int]  # aggregate over the match's games (sum of each bot's game totals)
+    # Aggregate over the match's games: the sum of each bot's game totals, each less the reference policy's
+    # total in the same seat of the same deal in duplicate matches (`games[i]["baseline"]`).
+    totals: dict[str, int]
     places: dict[str, float]  # 1 = best; forfeits last
     deltas: dict[str, float]
     winners: list[str]
@@ -211,7 +228,7 @@ class MatchResult:
     calls: dict[str, BotCallStats]
     games: list[dict[str, Any]]  # per game: seating, totals, winners, version count
     records: list[dict[str, Any]]  # replay records (engine format), one per game
-    seed: int  # the deals' seed this run played (a re-run's differs from the spec's)
+    seed: int  # the seed of this run's deals (a re-run's differs from the spec's): game g deals game_seed(g)
     rated: bool = True  # False: every bot forfeited; recorded with no winner and no rating change
 
     def summary_json(self) -> dict[str, Any]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 import engine
-from arena.match import MatchRunner, make_drivers, rotation_seating
+from arena.match import MatchRunner, make_drivers, reference_totals, rotation_seating
 from arena.policy import Outcome
 from core.arena_model import MatchSpec, Member, MemberKind
 
@@ -45,18 +45,34 @@ def test_house_match_is_reproducible_and_rated() -> None:
     assert replayed.over and list(replayed.totals) == first.games[0]["totals"]
 
 
-def test_duplicate_match_rotates_every_bot_through_every_seat_on_the_same_deals() -> None:
+def test_duplicate_match_rotates_every_bot_through_every_seat_on_fresh_deals_against_the_reference() -> None:
     entrants = [Member.house(n) for n in ("heuristic", "random", "eps-0.5", "eps-0.9")]
-    result = run(spec_for(entrants, duplicate=True))
+    spec = spec_for(entrants, duplicate=True)
+    result = run(spec)
     assert len(result.games) == 4 and len(result.records) == 4
     seatings = [g["seating"] for g in result.games]
     for seat in range(4):
         assert sorted(s[seat] for s in seatings) == sorted(m.bot_id for m in entrants)
-    first_hands = [r["deals"][0]["hands"] for r in result.records]
-    assert all(h == first_hands[0] for h in first_hands)  # same deal every game
-    for bot in result.totals:  # aggregate = sum over the games
-        assert result.totals[bot] == sum(g["totals"][g["seating"].index(bot)] for g in result.games)
+    # No bot sees a deal twice: every game's deal is new, and its seed is none of the others'.
+    deals = [r["deals"][0]["hands"] for r in result.records]
+    assert all(deals[i] != deals[j] for i in range(4) for j in range(i))
+    assert len({r["seed"] for r in result.records} | {spec.seed}) == 5
+    assert [r["seed"] for r in result.records] == [spec.game_seed(g) for g in range(4)]
+    for game, record in zip(result.games, result.records, strict=True):
+        # The baseline is what the reference policy scores in each seat of that same deal.
+        assert game["baseline"] == reference_totals(spec, record["seed"])
+    for bot in result.totals:  # aggregate = sum over the games of total less the seat's baseline
+        scores = [g["totals"][s] - g["baseline"][s] for g in result.games for s in [g["seating"].index(bot)]]
+        assert result.totals[bot] == sum(scores)
     assert rotation_seating(entrants, 1)[0] is entrants[1]
+
+
+def test_a_single_game_match_is_scored_on_its_own_totals() -> None:
+    entrants = [Member.house(n) for n in ("heuristic", "random", "eps-0.5")]
+    result = run(spec_for(entrants))
+    assert "baseline" not in result.games[0]
+    [game] = result.games
+    assert result.totals == {b: game["totals"][s] for s, b in enumerate(game["seating"])}
 
 
 @pytest.mark.parametrize(
