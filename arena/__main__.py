@@ -159,6 +159,46 @@ def simulate_ladder_command(game: str, bots: str | None, games_per_bot: int, dup
                                         json.loads(options))))
 
 
+def _json_object(ctx: click.Context, param: click.Parameter, value: str) -> dict:
+    try:
+        parsed = json.loads(value)
+    except json.JSONDecodeError as exc:
+        raise click.BadParameter(f"not JSON: {exc}") from None
+    if not isinstance(parsed, dict):
+        raise click.BadParameter("must be a JSON object, e.g. '{\"target\": 1}'")
+    return parsed
+
+
+@main.command("memory-gain")
+@click.option("--game", type=click.Choice(["sore-spot", "card-commons", "sloppy-seconds", "spot-hearts"]),
+              default="spot-hearts", show_default=True)
+@click.option("--matches", type=click.IntRange(1, 10_000), default=60, show_default=True)
+@click.option("--options", default="{}", show_default=True, callback=_json_object,
+              help="Game options as JSON.")
+@click.option("--opponents", default="heuristic", show_default=True, help="Comma-separated house bots.")
+@click.option("--replay-deals", is_flag=True, help="Every game of a match on the first game's deal (bots "
+              "rotated): the format that shows a bot a deal twice.")
+@click.option("--seed", default=1, show_default=True)
+def memory_gain_command(game: str, matches: int, options: dict, opponents: str, replay_deals: bool,
+                        seed: int) -> None:
+    """What a bot that remembers every card gains over its memoryless twin in duplicate matches (JSON)."""
+    import engine
+    from arena.memorybot import memory_gain
+    from engine.bots import make_bot
+
+    try:
+        engine.new_game(game, 4, options, seed=0)
+    except engine.EngineError as exc:
+        raise click.BadParameter(str(exc), param_hint="--options") from None
+    names = tuple(b.strip() for b in opponents.split(",") if b.strip())
+    for name in names:
+        try:
+            make_bot(name)
+        except ValueError as exc:
+            raise click.BadParameter(str(exc), param_hint="--opponents") from None
+    click.echo(json.dumps(memory_gain(game, matches, seed, options, names or ("heuristic",), replay_deals)))
+
+
 @main.command("serve-bot")
 @click.option("--port", default=9001, show_default=True)
 @click.option("--behaviour", default="good", show_default=True)
