@@ -112,8 +112,9 @@ class MatchSummarySchema(Schema):
     duplicate = fields.Boolean(required=True)
     entrants = fields.List(fields.String(), required=True)
     seed = fields.Integer(allow_none=True, metadata={
-        "description": "seed of the deals the rated run played (a re-run plays fresh deals); revealed once "
-                       "the match is finished"})
+        "description": "the rated run's match seed (a re-run plays fresh deals); game g is dealt from the "
+                       "seed derived from it (docs/deals.md), shown in that game's replay; revealed once the "
+                       "match is finished"})
     attempts = fields.Integer(required=True)
     created = fields.Float(required=True)
     finished = fields.Float(allow_none=True)

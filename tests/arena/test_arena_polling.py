@@ -78,7 +78,7 @@ def test_polling_bot_plays_its_ladder_seat_through_the_move_api(live_server, red
     table = doc["result"]["games"][0]["table"]
     assert requests.get(f"{live_server}/api/tables/{table}/replay", timeout=5).status_code == 200
     public = requests.get(f"{live_server}/api/tables/{table}", timeout=5).json()
-    assert public["seed"] == doc["result"]["seed"] < 2**53
+    assert public["seed"] == MatchSpec.from_json(doc["spec"]).game_seed(0) < 2**53
     # The live feed covered this match too: its last frame is that table, over, with no hand in it.
     live = requests.get(f"{live_server}/api/matches/mpoll/live", timeout=5).json()
     assert live["status"] == "over" and live["game_over"] is True and live["table"] == table
