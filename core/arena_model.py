@@ -117,7 +117,7 @@ class LadderConfig:
 
 
 def default_ladders() -> list[LadderConfig]:
-    """A 4-player ladder per game (duplicate on: 4-player ladders replay deals with bots rotated)."""
+    """A 4-player ladder per game (duplicate on: 4 games, bots rotated, fresh deals against the reference)."""
     return [LadderConfig(ladder_id=f"{game}-4p", game=game, players=4) for game in engine.GAMES]
 
 

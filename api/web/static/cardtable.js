@@ -347,7 +347,7 @@
         if (key === lastKey) return;
         lastKey = key;
         var note = over ? ["Game over. ", "Watch the replay with every hand", replay]
-          : table.game_over ? "Game over · the next game of the match starts on the same deals" : "Waiting for the lead";
+          : table.game_over ? "Game over · the next game of the match starts on a fresh deal" : "Waiting for the lead";
         render(felt, spectatorFrame(table), table.seat_names || names, {toAct: table.to_act, note: note});
         label.textContent = game + "Round " + (view.round + 1) + " · " + view.phase + " · move " + table.version +
           (over ? " · game over" : "");
