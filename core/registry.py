@@ -202,7 +202,11 @@ class BotRegistry:
             fields["url"] = self._check_url(changes["url"]) or ""
         if "enabled" in changes:
             fields["enabled"] = "1" if changes["enabled"] else "0"
-        self.redis.hset(keys.bot(self.prefix, bot_id), mapping=fields)
+        pipe = self.redis.pipeline(transaction=True)
+        pipe.hset(keys.bot(self.prefix, bot_id), mapping=fields)
+        if "url" in changes:  # a block was for the old URL; the scheduler checks the new one before seating
+            pipe.hdel(keys.arena_health(self.prefix, bot_id), "url_blocked")
+        pipe.execute()
         return self.get(bot_id)
 
     def _claim_games(self, bot_id: str, owner: str, old: Sequence[str], new: Sequence[str]) -> None:
