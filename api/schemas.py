@@ -270,6 +270,12 @@ class BotSchema(Schema):
     version = fields.String(metadata={"description": "GET /api/bots/{id}: the version it reports now"})
     versions = fields.List(fields.Nested(VersionLineSchema), metadata={
         "description": "GET /api/bots/{id}: rating and record of every version, per ladder, oldest first"})
+    paused = fields.Boolean(metadata={"description": "GET /api/bots/{id}: out of matchmaking now (paused or "
+                                                     "benched); `paused_reason` says why"})
+    paused_reason = fields.String(allow_none=True, metadata={
+        "description": "GET /api/bots/{id}: why it is out of matchmaking, e.g. `url_disallowed: ...` (its "
+                       "URL resolves to an address the arena does not call), `health_check_failed: ...` or "
+                       "`benched ...`; null while it can be matched"})
 
 
 class BotCreatedSchema(BotSchema):

@@ -19,6 +19,7 @@ from rq import Queue, Retry, SimpleWorker, Worker, get_current_job
 
 from arena.botclient import BotClient, ClientPool
 from arena.match import MatchAbandoned, MatchRunner, make_drivers
+from arena.policy import Outcome
 from core.arena_model import FINAL_STATUSES, LadderConfig, MatchSpec, MatchStatus, MemberKind
 from core.arena_store import ArenaStore
 from core.live import LiveFeed
@@ -149,7 +150,8 @@ def table_hosts(store: ArenaStore, spec: MatchSpec, settings: ArenaSettings) -> 
 
 
 def health_check(bot_id: str, url: str, prefix: str, timeout_s: float = 2.0) -> dict[str, Any]:
-    """RQ entry point: GET {url}/ once; three failures in a row pause the bot until a check passes."""
+    """RQ entry point: GET {url}/ once; three failures in a row pause the bot until a check passes (a URL the
+    address policy refuses pauses it at once, without counting as a failure)."""
     return check_bot_health(_store(prefix), bot_id, url, timeout_s)
 
 
@@ -161,6 +163,12 @@ def check_bot_health(store: ArenaStore, bot_id: str, url: str, timeout_s: float 
         result = client.info(timeout_s)
     finally:
         client.close()
+    if result.outcome is Outcome.UNSAFE_ADDRESS:
+        # The address policy refused the URL before any connection: not the bot's failure, so no failed
+        # check towards a pause, but it is paused at once, with the reason, until the URL or policy changes.
+        store.block_urls({bot_id: result.detail})
+        return {"bot": bot_id, "ok": False, "outcome": result.outcome.value, "paused": True,
+                "latency_ms": round(result.latency_ms, 3)}
     paused = store.record_health(bot_id, result.ok, "" if result.ok else f"{result.outcome}: {result.detail}",
                                  result.latency_ms)
     if result.ok:  # its matches are rated under the version it reports (a new version: a new rating line)

@@ -8,7 +8,9 @@ Each tick, for every ladder:
    the members that are free: not in a live match, not paused or benched, and for polling bots present
    (arena.presence: a held ladder-seats long-poll or a call within the ladder's `presence_s`).
 Every `health_every_s`, HTTP members get a health-check job (3 failures in a row pause them; a paused bot's
-checks back off, see health_interval). Documents and
+checks back off, see health_interval). A bot whose URL the address policy refuses (private addresses no longer
+allowed) is paused with that reason before it can be seated, and matched again once its URL is allowed.
+Documents and
 replays of matches older than a ladder's most recent `keep_matches` (TA_ARENA_KEEP_MATCHES, default 300)
 are deleted (ratings and history stay).
 
@@ -40,6 +42,7 @@ from arena.matchmaking import Candidate, pick_table
 from core import keys
 from core.arena_model import FINAL_STATUSES, LadderConfig, MatchSpec, MatchStatus, Member, MemberKind
 from core.arena_store import HEALTH_FAILURES_TO_PAUSE, STOPPED_REASON, ArenaStore
+from core.netguard import policy_refusal
 from core.presence import present_bots
 from core.settings import ArenaSettings
 from engine.seeds import new_seed
@@ -87,6 +90,7 @@ class Scheduler:
     rng: random.Random = field(default_factory=lambda: random.Random(secrets.randbits(64)))
     _health_due: dict[str, float] = field(default_factory=dict)
     _house_only_at: dict[str, float] = field(default_factory=dict)
+    _url_checked: dict[tuple[str, str], float] = field(default_factory=dict)  # (bot, url) -> when
 
     def tick(self) -> dict[str, int]:
         counts = {"created": 0, "requeued": 0, "aborted": 0, "health_checks": 0, "forgotten": 0}
@@ -95,11 +99,31 @@ class Scheduler:
             self.sync_members(ladder)
             members = self.store.members(ladder.ladder_id)
             http_members.update({m.bot_id: m.url for m in members if m.kind is MemberKind.HTTP and m.url})
+            self.check_urls(http_members)  # before fill: a refused URL is never seated
             busy = self.recover(ladder, counts)
             counts["created"] += self.fill(ladder, members, busy)
             counts["forgotten"] += self.store.trim_recent(ladder.ladder_id, self.settings.keep_matches)
         counts["health_checks"] = self.schedule_health_checks(http_members)
+        # Forget the URLs bots no longer have: a bot that goes back to one is checked again at once.
+        self._url_checked = {(bot_id, url): at for (bot_id, url), at in self._url_checked.items()
+                             if http_members.get(bot_id) == url}
         return counts
+
+    def check_urls(self, http_members: dict[str, str]) -> None:
+        """Pause (with the reason) bots whose URL the address policy refuses, and lift it once it accepts it.
+
+        An operator who stops allowing private URLs leaves bots registered on them: seated, they would take
+        strikes and forfeits for the arena's own refusal. Each URL is checked when first seen (a changed URL
+        is a new one) and again every health period, when its host may resolve elsewhere.
+        """
+        now = time.monotonic()
+        due = {bot_id: url for bot_id, url in http_members.items()
+               if now - self._url_checked.get((bot_id, url), -1e18) >= self.settings.health_every_s}
+        if not due:
+            return
+        self.store.block_urls({bot_id: policy_refusal(url, self.settings.allow_private_urls)
+                               for bot_id, url in due.items()})
+        self._url_checked.update({(bot_id, url): now for bot_id, url in due.items()})
 
     def sync_members(self, ladder: LadderConfig) -> None:
         added, removed = self.store.set_members(

@@ -119,6 +119,19 @@ class NameTaken(Conflict):
         self.name = name
 
 
+class NameReserved(Conflict):
+    """The name reads as a house bot's (core.names): ``resembles`` names which, or its family."""
+
+    def __init__(self, name: str, resembles: str) -> None:
+        super().__init__(f"{name!r} reads as the house name {resembles!r}: house bot names, their numbered "
+                         "families and look-alikes of them are reserved; choose another name")
+        self.name = name
+        self.resembles = resembles
+
+    def fields(self) -> dict[str, Any]:
+        return {"resembles": self.resembles}
+
+
 class QuotaExceeded(Conflict):
     """A cap on registered bots is reached: ``quota`` names which (``per_address`` or
     ``per_owner_per_ladder``), ``limit`` its value and ``game`` the ladder's game for a per-ladder cap."""

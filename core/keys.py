@@ -178,7 +178,8 @@ def arena_match_applied(prefix: str, match_id: str) -> str:
 
 def arena_health(prefix: str, bot_id: str) -> str:
     """Hash: failures (consecutive), paused (0/1), checked_at, last_error of an HTTP bot's health checks;
-    version: the one the bot last reported (an HTTP bot's GET /, a polling bot's ladder-seats?version=)."""
+    version: the one the bot last reported (an HTTP bot's GET /, a polling bot's ladder-seats?version=);
+    url_blocked: why the arena's address policy refuses its URL (a pause, not a failure); paused_until."""
     return f"{prefix}arena:health:{bot_id}"
 
 

@@ -27,6 +27,7 @@ ALLOWED_SCHEMES = ("http", "https")
 DEFAULT_PORTS = {"http": 80, "https": 443}
 # NAT64 well-known prefix: the low 32 bits are an IPv4 address that the translator would reach.
 NAT64_PREFIX = ipaddress.ip_network("64:ff9b::/96")
+POLICY_RESOLVE_S = 2.0  # the longest a policy check waits for the resolver (the scheduler's loop waits on it)
 
 IPAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
 Resolver = Callable[[str, int], list[str]]
@@ -145,6 +146,34 @@ def validate_bot_url(url: str, allow_private: bool, resolver: Resolver = system_
         raise UnsafeURLError(f"bot URL host {host!r} cannot be resolved: {exc}") from None
     check_addresses(host, addresses)
 
+
+def policy_refusal(url: str, allow_private: bool, resolver: Resolver | None = None) -> str | None:
+    """Why the address policy refuses `url` as it resolves now, or None if it accepts it.
+
+    Unlike ``validate_bot_url`` a host that cannot be resolved (now) is not refused: that is a bot that is
+    down, for its health checks to count, not a URL the arena disallows.
+    """
+    if allow_private:
+        return None
+    try:
+        _scheme, host, port = split_bot_url(url)
+        addresses = (resolver or _bounded_resolve)(host, port)
+    except UnsafeURLError as exc:
+        return str(exc)
+    except (OSError, UnicodeError):
+        return None
+    if not addresses:
+        return None
+    try:
+        check_addresses(host, addresses)
+    except UnsafeURLError as exc:
+        return str(exc)
+    return None
+
+
+def _bounded_resolve(host: str, port: int) -> list[str]:
+    infos = resolve_within(host, port, POLICY_RESOLVE_S)
+    return list(dict.fromkeys(str(info[4][0]) for info in infos))
 
 # getaddrinfo cannot be interrupted: a slow resolver would hold a worker past the decision's deadline.
 # Lookups run on a small pool and the caller waits only for the time it has left; a late answer is dropped.

@@ -22,7 +22,8 @@ import redis
 import engine
 from core import keys
 from core.connections import StrRedis
-from core.errors import BadToken, BotNotFound, NameTaken, QuotaExceeded, UnknownGame, UnsafeURL
+from core.errors import BadToken, BotNotFound, NameReserved, NameTaken, QuotaExceeded, UnknownGame, UnsafeURL
+from core.names import resembles
 from core.netguard import UnsafeURLError, validate_bot_url
 from core.tokens import hash_token, new_token, require_token, token_matches
 
@@ -109,6 +110,13 @@ class BotRegistry:
             raise UnknownGame(unknown, list(engine.GAMES))
         return sorted(set(games))
 
+    @staticmethod
+    def _check_name(name: str) -> str:
+        house = resembles(name)
+        if house is not None:
+            raise NameReserved(name, house)
+        return name
+
     def _check_url(self, url: str | None) -> str | None:
         if url is None:
             return None
@@ -123,6 +131,7 @@ class BotRegistry:
     def register(self, name: str, games: list[str], url: str | None,
                  address: str = "local") -> tuple[dict[str, Any], str]:
         """Create a bot registered from client `address`; quota problems (409) when a cap is reached."""
+        name = self._check_name(name)
         games = self._check_games(games)
         url = self._check_url(url)
         bot_id = secrets.token_hex(8)
@@ -193,7 +202,11 @@ class BotRegistry:
             fields["url"] = self._check_url(changes["url"]) or ""
         if "enabled" in changes:
             fields["enabled"] = "1" if changes["enabled"] else "0"
-        self.redis.hset(keys.bot(self.prefix, bot_id), mapping=fields)
+        pipe = self.redis.pipeline(transaction=True)
+        pipe.hset(keys.bot(self.prefix, bot_id), mapping=fields)
+        if "url" in changes:  # a block was for the old URL; the scheduler checks the new one before seating
+            pipe.hdel(keys.arena_health(self.prefix, bot_id), "url_blocked")
+        pipe.execute()
         return self.get(bot_id)
 
     def _claim_games(self, bot_id: str, owner: str, old: Sequence[str], new: Sequence[str]) -> None:

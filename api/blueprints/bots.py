@@ -44,13 +44,16 @@ def list_bots(query: dict[str, Any]) -> list[dict[str, Any]]:
 @blp.get("/<bot_id>")
 @blp.response(200, BotSchema())
 def get_bot(bot_id: str) -> dict[str, Any]:
-    """One bot, with its rating line per version on every ladder it has played (`versions`)."""
+    """One bot, with its rating line per version on every ladder it has played (`versions`), and whether it
+    is out of matchmaking now and why (`paused`, `paused_reason`)."""
     record = services().bots.get(bot_id)
     arena = ArenaStore(services().redis, current_app.config["KEY_PREFIX"])
     current = arena.versions([bot_id])[bot_id]
     versions = [{"ladder_id": ladder.ladder_id, **line, "current": line["version"] == current}
                 for ladder in arena.ladders() for line in arena.version_lines(ladder.ladder_id, bot_id)]
-    return {**record, "version": current, "versions": versions}
+    reason = arena.health(bot_id)["reason"]
+    return {**record, "version": current, "versions": versions, "paused": reason is not None,
+            "paused_reason": reason}
 
 
 @blp.patch("/<bot_id>")

@@ -96,7 +96,8 @@ def bot_page(ladder_id: str, bot_id: str) -> str:
                  series=[{"name": row["name"], "bot_id": bot_id, "points": data.rating_series(history)}],
                  record=[data.record_row(entry) for entry in entries], paged=cursor is not None,
                  next_cursor=next_cursor, versions=store.version_lines(ladder_id, bot_id),
-                 current_version=store.versions([bot_id])[bot_id])
+                 current_version=store.versions([bot_id])[bot_id],
+                 paused_reason=store.health(bot_id)["reason"])
 
 
 @blp.get("/matches/<match_id>")

@@ -52,6 +52,35 @@ def test_duplicate_name_and_unknown_game_and_bad_name(client):
     assert_problem(client.post("/api/bots", json={"name": "no spaces", "games": ["spot-hearts"]}), 422)
 
 
+def test_house_names_and_look_alikes_are_refused_and_create_nothing(client, redis_conn, key_prefix):
+    for name, house in (("heuristic", "heuristic"), ("HeuristiC", "heuristic"), ("heur1stic", "heuristic"),
+                        ("SEARCH-5", "search-5"), ("search-77", "search-<n>"), ("Search_5", "search-5"),
+                        ("eps-0.2", "eps-0.2"), ("random", "random"), ("house-bot", "house:")):
+        body = assert_problem(client.post("/api/bots", json={"name": name, "games": ["spot-hearts"]}), 409,
+                              "bot-name-reserved")
+        assert body["resembles"] == house and repr(house) in body["detail"]
+    # Names outside ASCII (the Cyrillic look-alikes core.names folds too) never get past the schema.
+    assert_problem(client.post("/api/bots", json={"name": "\u0455earch-5", "games": ["spot-hearts"]}), 422,
+                   "validation-failed")
+    assert client.get("/api/bots").get_json() == []
+    assert redis_conn.zcard(keys.bots_index(key_prefix)) == 0
+    assert not redis_conn.keys(keys.bot_name(key_prefix, "*")), "no name was claimed"
+    _register(client, name="heuristic-killer")  # a house name inside a longer one is an ordinary name
+
+
+def test_the_registry_refuses_look_alikes_the_schema_would_not_let_through(redis_conn, key_prefix):
+    import pytest
+
+    from core.errors import NameReserved
+    from core.registry import BotRegistry
+
+    registry = BotRegistry(redis_conn, key_prefix)
+    with pytest.raises(NameReserved) as refused:
+        registry.register("\u0455earch-5", ["spot-hearts"], None)  # Cyrillic ѕ
+    assert refused.value.resembles == "search-5"
+    assert registry.list() == []
+
+
 def test_private_urls_refused_unless_the_operator_allows_them(make_app):
     client = make_app(ALLOW_PRIVATE_BOT_URLS=False).test_client()
     for url in ("http://127.0.0.1:8000/", "http://10.1.2.3/", "http://169.254.169.254/latest",

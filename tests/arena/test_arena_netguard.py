@@ -10,6 +10,7 @@ from core.netguard import (
     UnsafeURLError,
     guarded_create_connection,
     is_public_address,
+    policy_refusal,
     validate_bot_url,
 )
 
@@ -209,3 +210,22 @@ def test_a_slow_name_lookup_is_bounded_by_the_time_left(monkeypatch):
         netguard.guarded_create_connection(("slow.example", 80), 0.1, allow_private=True)
     assert time.monotonic() - start < 0.6
     assert netguard.resolve_within("fast.example", 80, 0.5)  # answers in time are used
+
+
+def test_policy_refusal_names_a_refused_address_but_not_a_host_that_does_not_resolve() -> None:
+    def resolver(answers: list[str] | Exception):
+        def resolve(host: str, port: int) -> list[str]:
+            if isinstance(answers, Exception):
+                raise answers
+            return answers
+        return resolve
+
+    assert "127.0.0.1" in policy_refusal("http://bot.example/", False, resolver(["127.0.0.1"]))
+    assert "private" in policy_refusal("http://bot.example/", False, resolver(["93.184.215.14", "10.0.0.1"]))
+    assert policy_refusal("http://bot.example/", False, resolver(["93.184.215.14"])) is None
+    assert policy_refusal("http://bot.example/", True, resolver(["127.0.0.1"])) is None
+    # Down (no answer now) is for the health checks to count, not a refusal.
+    assert policy_refusal("http://bot.example/", False, resolver(socket.gaierror("no such host"))) is None
+    assert policy_refusal("http://bot.example/", False, resolver([])) is None
+    assert "scheme" in policy_refusal("ftp://bot.example/", False, resolver(["93.184.215.14"]))
+    assert "127.0.0.1" in policy_refusal("http://127.0.0.1:9/", False)  # a literal: no lookup

@@ -261,3 +261,64 @@ def test_a_paused_bot_is_retried_with_backoff_while_a_healthy_one_keeps_its_peri
     assert checked[failing] == 1
     assert checked[healthy] >= 3  # every 0.2 s
     assert health_interval(30.0, 5) == 240.0
+
+
+def _entrants(store: ArenaStore, ladder_id: str) -> set[str]:
+    return {m["bot_id"] for match_id in store.active_matches(ladder_id)
+            for m in store.match(match_id)["spec"]["entrants"]}
+
+
+def test_a_bot_whose_url_becomes_disallowed_is_paused_with_the_reason_and_no_strikes(
+        setup, bot_process, client) -> None:
+    store, queue, _scheduler, _registry = setup
+    store.save_ladder(LadderConfig("ss", "sore-spot", 4, {"rounds": 1}, house_bots=HOUSE[:3], max_active=1))
+    url = bot_process("good")
+    created = client.post("/api/bots", json={"name": "loopy", "games": ["sore-spot"], "url": url})
+    bot_id = created.get_json()["bot_id"]  # registered while the operator allowed private URLs
+    # The operator turns private URLs off (a scheduler started with them disallowed).
+    strict = Scheduler(store, queue, ArenaSettings("unused", store.prefix, False, health_every_s=3600))
+    assert strict.tick()["created"] == 0, "3 house bots and a paused bot cannot fill a 4-seat table"
+    assert store.active_matches("ss") == [] and store.paused_bots([bot_id]) == {bot_id}
+    health = store.health(bot_id)
+    assert health["paused"] and health["failures"] == 0
+    assert health["reason"].startswith("url_disallowed: ") and "127.0.0.1" in health["reason"]
+    # Its health checks are refused before any connection: a pause with the reason, never a failed check.
+    for _ in range(4):
+        report = check_bot_health(store, bot_id, url, timeout_s=1.0, allow_private=False)
+        assert report["outcome"] == "unsafe_address" and report["paused"] is True
+    assert store.health(bot_id)["failures"] == 0
+    detail = client.get(f"/api/bots/{bot_id}").get_json()
+    assert detail["paused"] is True and detail["paused_reason"].startswith("url_disallowed: ")
+    assert strict.tick()["created"] == 0
+    stats = store.stats("ss", [bot_id])[bot_id]
+    assert stats["strikes"] == 0 and stats["forfeits"] == 0 and stats["games"] == 0
+    assert store.ratings("ss")[bot_id] == 1500.0 and store.history("ss", bot_id) == []
+    # Private URLs allowed again: the next check lifts the pause and the bot is seated at once.
+    relaxed = Scheduler(store, queue, ArenaSettings("unused", store.prefix, True, health_every_s=3600))
+    assert relaxed.tick()["created"] == 1
+    assert bot_id in _entrants(store, "ss")
+    assert store.health(bot_id)["reason"] is None
+    assert client.get(f"/api/bots/{bot_id}").get_json()["paused_reason"] is None
+
+
+def test_a_disallowed_bot_is_matched_again_once_its_owner_moves_it_to_an_allowed_url(
+        setup, bot_server, client) -> None:
+    store, queue, _scheduler, _registry = setup
+    store.save_ladder(LadderConfig("ss", "sore-spot", 4, {"rounds": 1}, house_bots=HOUSE[:3], max_active=1))
+    created = client.post("/api/bots", json={"name": "mover", "games": ["sore-spot"],
+                                             "url": bot_server("good").url}).get_json()
+    bot_id, owner = created["bot_id"], {"Authorization": f"Bearer {created['owner_token']}"}
+    strict = Scheduler(store, queue, ArenaSettings("unused", store.prefix, False, health_every_s=3600))
+    assert strict.tick()["created"] == 0
+    assert store.health(bot_id)["reason"].startswith("url_disallowed: ")
+    # A public address (written out: no DNS); no worker runs, so nothing ever connects to it.
+    public = "http://93.184.215.14:8080/"
+    assert client.patch(f"/api/bots/{bot_id}", json={"url": public}, headers=owner).status_code == 200
+    assert client.get(f"/api/bots/{bot_id}").get_json()["paused"] is False  # the block was for the old URL
+    assert strict.tick()["created"] == 1
+    assert bot_id in _entrants(store, "ss") and store.health(bot_id)["failures"] == 0
+    # Back to the loopback one: checked again before any seat (the same scheduler, a new URL).
+    store.abort_match("ss", store.active_matches("ss")[0], "test")
+    client.patch(f"/api/bots/{bot_id}", json={"url": bot_server("good").url}, headers=owner)
+    assert strict.tick()["created"] == 0 and store.active_matches("ss") == []
+    assert store.health(bot_id)["reason"].startswith("url_disallowed: ")

@@ -98,6 +98,26 @@ def test_three_failed_health_checks_pause_until_one_passes(store: ArenaStore) ->
     assert store.health("b")["failures"] == 0
 
 
+def test_a_url_block_pauses_with_its_reason_and_leaves_the_failure_count_alone(store: ArenaStore) -> None:
+    import doctest
+
+    import core.arena_store
+
+    store.record_health("b", False, "timeout")
+    store.block_urls({"b": "resolves to 127.0.0.1", "c": None})
+    assert store.paused_bots(["b", "c"]) == {"b"}
+    health = store.health("b")
+    assert health["paused"] and health["failures"] == 1
+    assert health["reason"] == "url_disallowed: resolves to 127.0.0.1"
+    store.block_urls({"b": None})
+    assert store.paused_bots(["b"]) == set() and store.health("b")["reason"] is None
+    store.block_urls({"b": "private"})
+    assert store.record_health("b", True) is False  # a passing check reached it: its URL is allowed
+    assert store.paused_bots(["b"]) == set()
+    result = doctest.testmod(core.arena_store)
+    assert result.attempted >= 4 and result.failed == 0
+
+
 def test_members_sync_keeps_house_bots_and_ratings(store: ArenaStore) -> None:
     store.save_ladder(LadderConfig("ss", "sore-spot", 4, {"rounds": 1}, house_bots=HOUSE))
     newcomer = Member("abc", MemberKind.HTTP, url="http://127.0.0.1:9/", name="newcomer")

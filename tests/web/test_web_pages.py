@@ -83,6 +83,22 @@ def test_bot_page_has_its_history_chart(site_client, site) -> None:
     assert page.count('class="match"') == 3
 
 
+def test_bot_page_says_why_a_bot_is_not_matched(site_app, site_client, redis_url) -> None:
+    import redis
+
+    from core.arena_store import ArenaStore
+
+    store = ArenaStore(redis.Redis.from_url(redis_url), site_app[0].config["KEY_PREFIX"])
+    url = "/ladders/spot-hearts-4p/bots/house:heuristic"
+    assert 'id="paused-reason"' not in site_client.get(url).get_data(as_text=True)
+    store.block_urls({"house:heuristic": "resolves to 127.0.0.1 <loopback>"})
+    try:
+        page = site_client.get(url).get_data(as_text=True)
+    finally:
+        store.block_urls({"house:heuristic": None})
+    assert "url_disallowed: resolves to 127.0.0.1 &lt;loopback&gt;" in page and "badge warn\">paused" in page
+
+
 def test_match_page_links_every_game_replay(site_client, site) -> None:
     match_id = site["matches"]["spot-hearts-4p"][0]
     page = site_client.get(f"/matches/{match_id}").get_data(as_text=True)

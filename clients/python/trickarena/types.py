@@ -182,6 +182,8 @@ class BotRecord(_Payload):
     url: str | None = None
     version: str | None = None  # GET /api/bots/{id}: the version it reports now
     versions: list[dict[str, Any]] | None = None  # GET /api/bots/{id}: rating line per version and ladder
+    paused: bool | None = None  # GET /api/bots/{id}: out of matchmaking now (paused or benched)
+    paused_reason: str | None = None  # GET /api/bots/{id}: why, e.g. "url_disallowed: ..."; else None
 
 
 @dataclass(frozen=True)
