@@ -23,6 +23,7 @@ from arena.policy import Outcome
 from core.arena_model import FINAL_STATUSES, LadderConfig, MatchSpec, MatchStatus, MemberKind
 from core.arena_store import ArenaStore
 from core.live import LiveFeed
+from core.netguard import policy_refusal
 from core.settings import ArenaSettings, load_settings
 
 RETRIES = 2  # exceptions (Redis blips, bugs) re-run the job right away; interval 0 needs no RQ scheduler
@@ -109,6 +110,14 @@ def play_match(store: ArenaStore, match_id: str, worker: str | None = None,
     if doc is None or doc["status"] in FINAL_STATUSES:
         return {"match": match_id, "status": doc["status"] if doc else "missing", "applied": False}
     spec = spec.for_attempt(doc["attempts"])
+    refused = refused_urls(spec, settings.allow_private_urls)
+    if refused:
+        # Seated before the address policy refused its URL (an operator stopped allowing private URLs): the
+        # arena's refusal is no fault of the bot's. No card is dealt, nobody is rated, the bot is paused.
+        store.block_urls(refused)
+        reason = "the address policy refuses the URL of " + ", ".join(sorted(refused))
+        store.abort_match(spec.ladder_id, match_id, reason)
+        return {"match": match_id, "status": MatchStatus.ABORTED.value, "applied": False, "aborted": reason}
     urls = [m.url for m in spec.entrants if m.kind is MemberKind.HTTP and m.url]
     with CLIENTS.lease(urls, settings.allow_private_urls) as clients:
         drivers = make_drivers(spec, settings.allow_private_urls, clients)
@@ -125,6 +134,13 @@ def play_match(store: ArenaStore, match_id: str, worker: str | None = None,
     status = MatchStatus.RATED if result.rated else MatchStatus.VOID
     return {"match": match_id, "status": status.value, "applied": applied,
             "places": result.places, "deltas": result.deltas}
+
+
+def refused_urls(spec: MatchSpec, allow_private: bool) -> dict[str, str]:
+    """Bot id -> why the address policy refuses its URL now, for the match's HTTP entrants it refuses."""
+    reasons = {m.bot_id: policy_refusal(m.url, allow_private)
+               for m in spec.entrants if m.kind is MemberKind.HTTP and m.url}
+    return {bot_id: reason for bot_id, reason in reasons.items() if reason is not None}
 
 
 def live_feed(store: ArenaStore, spec: MatchSpec) -> LiveFeed:

@@ -322,3 +322,27 @@ def test_a_disallowed_bot_is_matched_again_once_its_owner_moves_it_to_an_allowed
     client.patch(f"/api/bots/{bot_id}", json={"url": bot_server("good").url}, headers=owner)
     assert strict.tick()["created"] == 0 and store.active_matches("ss") == []
     assert store.health(bot_id)["reason"].startswith("url_disallowed: ")
+
+
+def test_a_match_seated_before_the_policy_refused_a_url_is_called_off_before_any_card(
+        setup, bot_process, client) -> None:
+    from arena import jobs
+
+    store, queue, scheduler, _registry = setup
+    store.save_ladder(LadderConfig("ss", "sore-spot", 4, {"rounds": 1}, house_bots=HOUSE[:3], max_active=1))
+    url = bot_process("good")
+    bot_id = client.post("/api/bots", json={"name": "early", "games": ["sore-spot"], "url": url}).get_json()[
+        "bot_id"]
+    assert scheduler.tick()["created"] == 1  # seated while private URLs were allowed
+    [match_id] = store.active_matches("ss")
+    # The worker that plays it runs under the new policy: private URLs disallowed.
+    strict = ArenaSettings("unused", store.prefix, False, health_every_s=3600)
+    outcome = jobs.play_match(store, match_id, worker="test", settings=strict)
+    assert outcome["status"] == MatchStatus.ABORTED and outcome["applied"] is False
+    doc = store.match(match_id)
+    assert doc["status"] == MatchStatus.ABORTED and bot_id in doc["aborted_because"]
+    assert "result" not in doc or not doc["result"], "no game was played"
+    assert store.health(bot_id)["reason"].startswith("url_disallowed: ")
+    stats = store.stats("ss", [bot_id])[bot_id]
+    assert stats["strikes"] == 0 and stats["forfeits"] == 0 and stats["games"] == 0
+    assert set(store.ratings("ss").values()) == {1500.0} and store.history("ss", bot_id) == []
