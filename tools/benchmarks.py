@@ -306,6 +306,28 @@ def redis_rows(outputs: list[Any]) -> list[Row]:
     return rows
 
 
+MEMORY_GAMES = (("spot-hearts", '{"target": 1}'), ("card-commons", '{"target": 1}'),
+                ("sore-spot", '{"rounds": 1}'), ("sloppy-seconds", '{"target": 1}'))
+
+
+def memory_commands() -> tuple[str, ...]:
+    return tuple(f"python -m arena memory-gain --game {game} --options '{options}' --matches 60 "
+                 f"--seed 1{flag}" for game, options in MEMORY_GAMES for flag in ("", " --replay-deals"))
+
+
+def memory_rows(outputs: list[Any]) -> list[Row]:
+    rows = []
+    for out in outputs:
+        replayed = dig(out, "replay_deals")
+        form = "one deal replayed in every game of a match" if replayed else "fresh deals (the arena's)"
+        rows.append((f"{dig(out, 'game')}, {form}: gain per match (won / lost, sign test p)",
+                     f"{num(dig(out, 'gain_per_match'), 2)} ({dig(out, 'won')} / {dig(out, 'lost')}, "
+                     f"p {dig(out, 'sign_test_p'):.2g}); "
+                     f"{num(dig(out, 'recalled_decisions'))} decisions recalled",
+                     "" if replayed else "no gain (p > 0.05)"))
+    return rows
+
+
 def simulate_commands() -> tuple[str, ...]:
     return tuple(f"python -m arena simulate-ladder --game spot-hearts --games-per-bot {k}{dup} --seed 1 "
                  "--runs 5 --bots heuristic,eps-0.15,eps-0.3,eps-0.45,eps-0.6,eps-0.75,eps-0.9,random"
@@ -337,6 +359,11 @@ BENCHMARKS = (
               "The real matchmaking, match and Elo code offline, 8 house bots of known strength order, 5 "
               "independent ladders per row; ρ is Spearman's between ladder and true order (docs/arena.md).",
               simulate_commands(), ladder_rows),
+    Benchmark("memory", "Does remembering pay?",
+              "A bot that remembers every card it has seen (arena.memorybot) against its memoryless twin, "
+              "the house heuristic: 60 duplicate matches per row, each played by both on the same deals and "
+              "seats against three heuristics; gain in the game's good direction (docs/arena.md).",
+              memory_commands(), memory_rows),
     Benchmark("ladder-pace", "Ladder pace with the search bot",
               "The four default ladders as `make run` plays them (the real scheduler, 2 processes of "
               "`python -m arena worker`) for 3 minutes after a 20 s warm-up, with the default house set and "

@@ -119,14 +119,18 @@ class MatchSummarySchema(Schema):
     created = fields.Float(required=True)
     finished = fields.Float(allow_none=True)
     aborted_because = fields.String(allow_none=True)
-    totals = fields.Dict(allow_none=True)
+    totals = fields.Dict(allow_none=True, metadata={
+        "description": "per bot: the sum of its game totals; in a duplicate match each less the reference "
+                       "policy's total in the same seat of the same deal (`games[g].baseline`)"})
     places = fields.Dict(allow_none=True)
     deltas = fields.Dict(allow_none=True)
     winners = fields.List(fields.String(), allow_none=True)
     forfeited = fields.List(fields.String(), allow_none=True)
     strikes = fields.List(fields.Dict(), allow_none=True)
     calls = fields.Dict(allow_none=True, metadata={"description": "per bot: outcome counts, mean latency"})
-    games = fields.List(fields.Dict(), allow_none=True)
+    games = fields.List(fields.Dict(), allow_none=True, metadata={
+        "description": "per game: game_no, table, seating (bot per seat), totals and winners of the table, "
+                       "moves; in a duplicate match also baseline (the reference's total per seat)"})
     replays = fields.List(fields.String(), required=True)
     url = fields.String(required=True)
 
