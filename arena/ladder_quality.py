@@ -45,7 +45,7 @@ def quality_report(known_order: Sequence[str], ratings: Mapping[str, float],
     rated = [ratings[b] for b in known_order if b in ratings]
     return {
         "spearman": None if rho is None else round(rho, 4),
-        "spread": round(max(rated) - min(rated), 1) if rated else 0.0,
+        "spread": round(float(max(rated) - min(rated)), 1) if rated else 0.0,
         "matches": len(tables),
         "groups": len({frozenset(t) for t in tables}),
         "pairs_never_met": len(never),
