@@ -174,7 +174,7 @@ class Scheduler:
         meetings = self._ladder_meetings(ladder.ladder_id)
         now = time.monotonic()
         free_since = self._free_since.setdefault(ladder.ladder_id, {})
-        for m in members:  # a bot's wait counts from the first tick that sees it free
+        for m in members:  # the wait counts from the first tick that sees the bot free, with room to play
             if m.bot_id in busy or m.bot_id in away:
                 free_since.pop(m.bot_id, None)
             else:
@@ -211,6 +211,8 @@ class Scheduler:
             enqueue_match(self.queue, spec, ladder, self.store.prefix)
             busy.update(table)
             meetings.update(pair_meetings([table]))
+            for bot in table:  # seated: its next wait starts when it is free again
+                free_since.pop(bot, None)
             last = frozenset(table)
             created += 1
         return created

@@ -168,7 +168,8 @@ def simulate_concurrent_ladder(game: str, bots: list[str], games_per_bot: int, d
                 ratings[bot] += delta
                 games[bot] += 1
         busy = {b for _, _, table, _ in running for b in table}
-        for bot in by_id:  # as Scheduler.fill: a bot's wait counts from the first tick that sees it free
+        for bot in by_id if len(running) < concurrency.max_active else ():
+            # As Scheduler.fill: a wait counts from the first tick that sees the bot free, with room to play.
             if bot in busy:
                 free_since.pop(bot, None)
             else:
@@ -198,6 +199,8 @@ def simulate_concurrent_ladder(game: str, bots: list[str], games_per_bot: int, d
             tables.append(table)
             met.update(pair_meetings([table]))
             busy.update(table)
+            for bot in table:  # seated: its next wait starts when it is free again
+                free_since.pop(bot, None)
             last = frozenset(table)
         in_flight_sum += len(running)
         now += concurrency.tick_s

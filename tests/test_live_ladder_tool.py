@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 import time
@@ -67,3 +68,17 @@ def test_a_short_run_of_the_stack_reports_every_game() -> None:
     assert lines[-1]["summary"] and lines[-1]["games"] == 4
     assert sum(r["matches"] for r in lines[:-1]) > 0  # the ladders played
     assert time.monotonic() - started < 60
+
+
+@pytest.mark.parametrize("doc", ["README.md", "docs/arena.md"])
+def test_every_flag_the_docs_give_these_commands_exists(doc: str) -> None:
+    from arena.__main__ import simulate_ladder_command
+    from tools.live_ladder import command
+
+    text = (REPO_ROOT / doc).read_text()
+    for name, cmd in (("python -m tools.live_ladder", command), ("python -m arena simulate-ladder",
+                                                                 simulate_ladder_command)):
+        flags = {opt for param in cmd.params for opt in [*param.opts, *param.secondary_opts]}
+        for usage in re.findall(re.escape(name) + r"((?:\\\n|[^`\n])*)", text):
+            assert set(re.findall(r"--[a-z][a-z-]*", usage)) <= flags, (doc, usage)
+    assert "make live-ladder" not in text or "live-ladder:" in (REPO_ROOT / "Makefile").read_text()
