@@ -10,8 +10,6 @@ from collections.abc import Iterable, Mapping, Sequence
 from itertools import combinations
 from typing import Any
 
-from scipy.stats import spearmanr
-
 
 def pair_meetings(tables: Iterable[Iterable[str]]) -> Counter[frozenset[str]]:
     """Matches played together, per pair of bots.
@@ -36,6 +34,8 @@ def quality_report(known_order: Sequence[str], ratings: Mapping[str, float],
     >>> r["spearman"], r["spread"], r["groups"], r["pairs_never_met"], r["never_met"]
     (1.0, 200.0, 1, 2, [['a', 'c'], ['b', 'c']])
     """
+    from scipy.stats import spearmanr  # here: the scheduler imports this module for pair_meetings only
+
     ladder = sorted(known_order, key=lambda b: -ratings.get(b, float("-inf")))
     rho = (float(spearmanr([known_order.index(b) for b in ladder], list(range(len(ladder)))).statistic)
            if len(ladder) > 1 else None)

@@ -163,11 +163,11 @@ def simulate_concurrent_ladder(game: str, bots: list[str], games_per_bot: int, d
     started = time.perf_counter()
     while min(games.values()) < games_per_bot:
         while running and running[0][0] <= now:  # results of matches over by this tick, in finish order
-            _, _, table, result = heapq.heappop(running)
+            _, _, _, result = heapq.heappop(running)
             for bot, delta in result.deltas.items():
                 ratings[bot] += delta
                 games[bot] += 1
-        busy = {b for _, _, table, _ in running for b in table}
+        busy = {b for _, _, seated, _ in running for b in seated}
         for bot in by_id if len(running) < concurrency.max_active else ():
             # As Scheduler.fill: a wait counts from the first tick that sees the bot free, with room to play.
             if bot in busy:

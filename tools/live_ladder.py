@@ -107,7 +107,7 @@ def measure(minutes: float, arena_workers: int, min_spearman: float,
     prefix = f"live{os.getpid()}{secrets.token_hex(3)}:"
     server = start_throwaway()
     stack: subprocess.Popen[bytes] | None = None
-    log_file = open(log, "ab") if log else subprocess.DEVNULL  # noqa: SIM115 - closed in finally
+    log_file = open(log, "ab") if log else None  # noqa: SIM115 - closed in finally
     try:
         venv_bin = str(Path(sys.executable).parent)
         env = {**os.environ, "REDIS_URL": server.url, "TA_KEY_PREFIX": prefix, "PYTHONPATH": str(REPO_ROOT),
@@ -115,8 +115,10 @@ def measure(minutes: float, arena_workers: int, min_spearman: float,
                "ALLOW_PRIVATE_BOT_URLS": "true", "PYTHONUNBUFFERED": "1"}
         for name in ("TA_RQ_QUEUE", "TA_ANALYSIS_QUEUE", "TA_ARENA_QUEUE"):  # derived from the prefix instead
             env.pop(name, None)
-        stack = subprocess.Popen(stack_command(arena_workers), cwd=REPO_ROOT, env=env, stdout=log_file,
-                                 stderr=subprocess.STDOUT, start_new_session=True)
+        # A session of its own, like a terminal's foreground job: stop_stack's Ctrl-C reaches honcho's group.
+        stack = subprocess.Popen(stack_command(arena_workers), cwd=REPO_ROOT, env=env,
+                                 stdout=log_file or subprocess.DEVNULL, stderr=subprocess.STDOUT,
+                                 start_new_session=True)
         store = ArenaStore(redis.Redis.from_url(server.url, decode_responses=True), prefix)
         seen: dict[str, dict[str, list[str]]] = {ladder.ladder_id: {} for ladder in ladders}
         end = time.monotonic() + minutes * 60
@@ -134,7 +136,7 @@ def measure(minutes: float, arena_workers: int, min_spearman: float,
         if stack is not None:
             stop_stack(stack)
         server.stop()
-        if log_file is not subprocess.DEVNULL:
+        if log_file is not None:
             log_file.close()
 
 
