@@ -71,6 +71,13 @@ benchmarks: $(STAMP)
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache build/engine-mypyc
 
+# Ranking quality on the live ladder (docs/arena.md; not a test): make run's processes on a throwaway Redis for
+# MINUTES, then a JSON line per game (Spearman ρ, pairs never met, ...); exit 1 if a game misses the goal.
+MINUTES ?= 15
+.PHONY: live-ladder
+live-ladder: $(STAMP)
+	PYTHONPATH="$(CURDIR)" $(PY) -m tools.live_ladder --minutes $(MINUTES)
+
 # Reliability (docs/reliability.md; not part of `make test`): bounded scripts that start their own stack on
 # 127.0.0.1 (Redis AOF everysec, gunicorn, RQ workers), stop by themselves and print JSON (exit 1 on a failure).
 .PHONY: load soak faults

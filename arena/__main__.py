@@ -147,16 +147,40 @@ def worker_command(burst: bool, threads: int | None, simple: bool, queues: tuple
 @click.option("--seed", default=1, show_default=True)
 @click.option("--runs", default=1, show_default=True, help="Independent ladders (seeds seed..seed+runs-1); "
               "spearman is then their mean.")
+@click.option("--max-active", type=click.IntRange(min=1), default=None,
+              help="Model the live ladder on simulated time: this many matches in flight (a ladder's "
+              "max_active, 2), created at the scheduler's ticks from free bots. Default: sequential matches.")
+@click.option("--tick-s", type=click.FloatRange(min=0, min_open=True), default=1.0, show_default=True,
+              help="With --max-active: seconds between the scheduler's ticks.")
+@click.option("--delay-ms", "delays", multiple=True, metavar="BOT=MS",
+              help="With --max-active: a bot's time per decision (default: MS for search-MS, else 0).")
+@click.option("--house-gap-s", type=click.FloatRange(min=0), default=0.0, show_default=True,
+              help="With --max-active: seconds between two house-only tables (a ladder's house_only_gap_s).")
+@click.option("--no-mixing", is_flag=True, help="With --max-active: matchmaking without meeting counts and "
+              "waits (how the scheduler matched before), to compare.")
 def simulate_ladder_command(game: str, bots: str | None, games_per_bot: int, duplicate: bool, players: int,
-                            options: str, seed: int, runs: int) -> None:
+                            options: str, seed: int, runs: int, max_active: int | None, tick_s: float,
+                            delays: tuple[str, ...], house_gap_s: float, no_mixing: bool) -> None:
     """Offline ladder with the real matchmaking, match and Elo code; prints one JSON line with `spearman`."""
-    from arena.simulate import simulate_many
+    from arena.simulate import Concurrency, simulate_many
     from core.arena_model import house_bots_for
 
     # By default the ladders' own set (strongest first): the simulation measures the yardstick they use.
     names = [b.strip() for b in bots.split(",")] if bots else list(house_bots_for(game))
+    delays_ms: dict[str, float] = {}
+    for item in delays:
+        bot, _, ms = item.partition("=")
+        try:
+            delays_ms[bot.strip()] = float(ms)
+        except ValueError:
+            raise click.BadParameter(f"{item!r} is not BOT=MS", param_hint="--delay-ms") from None
+    unknown = set(delays_ms) - set(names)
+    if unknown:
+        raise click.BadParameter(f"not in the ladder: {', '.join(sorted(unknown))}", param_hint="--delay-ms")
+    concurrency = None if max_active is None else Concurrency(max_active, tick_s, delays_ms, house_gap_s,
+                                                              mixing=not no_mixing)
     click.echo(json.dumps(simulate_many(game, names, games_per_bot, duplicate, seed, runs, players,
-                                        json.loads(options))))
+                                        json.loads(options), concurrency)))
 
 
 def _json_object(ctx: click.Context, param: click.Parameter, value: str) -> dict:

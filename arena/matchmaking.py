@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import random
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 
@@ -15,6 +15,7 @@ class Candidate:
     games: int
     available: bool = True  # False when paused, disabled, absent or already seated in a running match
     owner: str | None = None  # bots of one owner avoid sharing a table; None: the bot is its own owner
+    busy: bool = False  # seated in a running match (so not available): it will be free again soon
 
     @property
     def owner_key(self) -> str:
@@ -26,6 +27,15 @@ class MatchmakingConfig:
     # Bots whose game counts differ by less than this are treated as equally "owed" a game, so rating
     # closeness decides among them; a larger band trades game-count balance for closer ratings.
     games_band: int = 3
+    # With meeting counts, bots who met the first pick fewer times are preferred, in bands of this many
+    # meetings: within a band rating closeness still decides.
+    meetings_band: int = 2
+    # A table whose bots have met each other `wait_margin` or more times more often than one of them met a
+    # busy bot waits for the busy ones, for at most `max_wait_s` (counted from the first seated bot's
+    # release): without it, bots of fast matches are re-matched among themselves at every tick while the
+    # slow bots are busy, and the ladder splits into groups that never meet.
+    wait_margin: int = 2
+    max_wait_s: float = 30.0
 
 
 def pick_table(
@@ -35,6 +45,8 @@ def pick_table(
     last_group: frozenset[str] | None = None,
     config: MatchmakingConfig = MatchmakingConfig(),
     first_from: frozenset[str] | None = None,
+    meetings: Mapping[frozenset[str], int] | None = None,
+    waited_s: Mapping[str, float] | None = None,
 ) -> list[str] | None:
     """Bot ids for one table, or None when fewer than `seats` bots are available.
 
@@ -43,6 +55,10 @@ def pick_table(
     sits at the table unless the available bots have fewer owners than seats (then the fewest repeats that
     fill it). A group identical to the ladder's previous one is avoided when any other choice exists. With
     `first_from`, the first pick is restricted to those bots (None if none of them is available).
+
+    With `meetings` (matches played together, per pair of bot ids) the others are, within a games band, the
+    bots that met the first pick least (in bands of `meetings_band`); with `waited_s` too (seconds each
+    available bot has been free) the table is held back (None) while `should_wait` says so.
 
     >>> mine = [Candidate(f"m{i}", 1500.0, 0, owner="me") for i in range(4)]
     >>> others = [Candidate(f"o{i}", 1500.0, 9) for i in range(3)]
@@ -59,15 +75,47 @@ def pick_table(
         return None
     first = firsts[0]
     least = pool[0].games
+    met = meetings or {}
     rest = sorted(
         (c for c in pool if c is not first),
-        key=lambda c: ((c.games - least) // max(config.games_band, 1), abs(c.rating - first.rating)),
+        key=lambda c: ((c.games - least) // max(config.games_band, 1),
+                       met.get(frozenset((first.bot_id, c.bot_id)), 0) // max(config.meetings_band, 1),
+                       abs(c.rating - first.rating)),
     )
     group = _fill(first, rest, seats)
     if last_group is not None and frozenset(c.bot_id for c in group) == last_group and len(pool) > seats:
         # Leave out the least important pick (the last one): the next best bot takes its seat.
         group = _fill(first, [c for c in rest if c is not group[-1]], seats)
-    return [c.bot_id for c in group]
+    table = [c.bot_id for c in group]
+    if meetings is not None and waited_s is not None:
+        busy = [c.bot_id for c in candidates if c.busy]
+        if should_wait(table, busy, meetings, waited_s, config):
+            return None
+    return table
+
+
+def should_wait(table: Sequence[str], busy: Sequence[str], meetings: Mapping[frozenset[str], int],
+                waited_s: Mapping[str, float], config: MatchmakingConfig = MatchmakingConfig()) -> bool:
+    """True when `table` should wait for bots now in running matches (`busy`).
+
+    It waits when a seated bot has met every one of its table mates at least `wait_margin` times more than
+    it met some busy bot, and no seated bot has waited `max_wait_s` yet. Mates who have hardly met (a big
+    ladder) never wait; a small group re-matched while slow bots play does, until the slow ones are free.
+
+    >>> met = {frozenset(p): 3 for p in (("a", "b"), ("a", "c"), ("b", "c"))}
+    >>> should_wait(["a", "b", "c"], ["s"], met, {"a": 5.0})
+    True
+    >>> should_wait(["a", "b", "c"], ["s"], met, {"a": 30.0}), should_wait(["a", "b", "c"], [], met, {})
+    (False, False)
+    """
+    if not busy or max((waited_s.get(b, 0.0) for b in table), default=0.0) >= config.max_wait_s:
+        return False
+    for bot in table:
+        mates = min(meetings.get(frozenset((bot, mate)), 0) for mate in table if mate != bot)
+        least_busy = min(meetings.get(frozenset((bot, other)), 0) for other in busy)
+        if least_busy + config.wait_margin <= mates:
+            return True
+    return False
 
 
 def _fill(first: Candidate, ordered: list[Candidate], seats: int) -> list[Candidate]:

@@ -6,7 +6,10 @@ Each tick, for every ladder:
    to MAX_ATTEMPTS, else mark aborted — either way nobody's rating moves for the lost run;
 3. top the ladder up to `max_active` queued/running matches, choosing players with arena.matchmaking among
    the members that are free: not in a live match, not paused or benched, and for polling bots present
-   (arena.presence: a held ladder-seats long-poll or a call within the ladder's `presence_s`).
+   (arena.presence: a held ladder-seats long-poll or a call within the ladder's `presence_s`). Matchmaking
+   is given how often each pair of members has met (counted here as matches are created, starting from the
+   ladder's recent matches) and how long each free bot has been free, so bots of fast matches wait a
+   bounded time for the slow ones instead of playing only among themselves.
 Every `health_every_s`, HTTP members get a health-check job (3 failures in a row pause them; a paused bot's
 checks back off, see health_interval). A bot whose URL the address policy refuses (private addresses no longer
 allowed) is paused with that reason before it can be seated, and matched again once its URL is allowed.
@@ -30,6 +33,7 @@ import signal
 import socket
 import threading
 import time
+from collections import Counter
 from dataclasses import dataclass, field
 
 import redis
@@ -38,6 +42,7 @@ from rq.exceptions import NoSuchJobError
 from rq.job import Job, JobStatus
 
 from arena.jobs import enqueue_health_check, enqueue_match
+from arena.ladder_quality import pair_meetings
 from arena.matchmaking import Candidate, pick_table
 from core import keys
 from core.arena_model import FINAL_STATUSES, LadderConfig, MatchSpec, MatchStatus, Member, MemberKind
@@ -91,6 +96,8 @@ class Scheduler:
     _health_due: dict[str, float] = field(default_factory=dict)
     _house_only_at: dict[str, float] = field(default_factory=dict)
     _url_checked: dict[tuple[str, str], float] = field(default_factory=dict)  # (bot, url) -> when
+    _meetings: dict[str, Counter[frozenset[str]]] = field(default_factory=dict)  # per ladder
+    _free_since: dict[str, dict[str, float]] = field(default_factory=dict)  # per ladder: bot -> monotonic
 
     def tick(self) -> dict[str, int]:
         counts = {"created": 0, "requeued": 0, "aborted": 0, "health_checks": 0, "forgotten": 0}
@@ -188,13 +195,24 @@ class Scheduler:
         owners = bot_owners(self.store.redis, self.store.prefix, registered_ids)
         created = 0
         last = self.store.last_group(ladder.ladder_id)
+        meetings = self._ladder_meetings(ladder.ladder_id)
+        now = time.monotonic()
+        free_since = self._free_since.setdefault(ladder.ladder_id, {})
+        for m in members:  # the wait counts from the first tick that sees the bot free, with room to play
+            if m.bot_id in busy or m.bot_id in away:
+                free_since.pop(m.bot_id, None)
+            else:
+                free_since.setdefault(m.bot_id, now)
+        waited = {b: now - t for b, t in free_since.items()}
         while active + created < ladder.max_active:
             candidates = [
                 Candidate(m.bot_id, ratings.get(m.bot_id, 1500.0), stats[m.bot_id]["games"],
-                          available=m.bot_id not in busy and m.bot_id not in away, owner=owners.get(m.bot_id))
+                          available=m.bot_id not in busy and m.bot_id not in away, owner=owners.get(m.bot_id),
+                          busy=m.bot_id in busy and m.bot_id not in away)
                 for m in members
             ]
-            table = pick_table(candidates, ladder.players, self.rng, last_group=last)
+            table = pick_table(candidates, ladder.players, self.rng, last_group=last, meetings=meetings,
+                               waited_s=waited)
             if table is not None and all(by_id[b].kind is MemberKind.HOUSE for b in table):
                 now = time.monotonic()
                 if now - self._house_only_at.get(ladder.ladder_id, -1e9) >= ladder.house_only_gap_s:
@@ -202,7 +220,7 @@ class Scheduler:
                 else:  # house-only tables wait; a registered bot, if one is free, gets a table right away
                     registered = frozenset(b for b, m in by_id.items() if m.kind is not MemberKind.HOUSE)
                     table = pick_table(candidates, ladder.players, self.rng, last_group=last,
-                                       first_from=registered)
+                                       first_from=registered, meetings=meetings, waited_s=waited)
             if table is None:
                 break
             spec = MatchSpec(
@@ -216,9 +234,22 @@ class Scheduler:
             self.store.create_match(spec)
             enqueue_match(self.queue, spec, ladder, self.store.prefix)
             busy.update(table)
+            meetings.update(pair_meetings([table]))
+            for bot in table:  # seated: its next wait starts when it is free again
+                free_since.pop(bot, None)
             last = frozenset(table)
             created += 1
         return created
+
+    def _ladder_meetings(self, ladder_id: str) -> Counter[frozenset[str]]:
+        """Pair meeting counts of a ladder: read once from its recent matches, then counted as they are
+        created (a restarted scheduler starts again from the recent ones)."""
+        if ladder_id not in self._meetings:
+            ids = self.store.recent_matches(ladder_id, limit=self.settings.keep_matches) or []
+            docs = (self.store.match(match_id) for match_id in ids)
+            self._meetings[ladder_id] = pair_meetings(  # a document without a spec counts no meeting
+                [m["bot_id"] for m in (doc or {}).get("spec", {}).get("entrants", [])] for doc in docs)
+        return self._meetings[ladder_id]
 
     def schedule_health_checks(self, http_members: dict[str, str]) -> int:
         now = time.monotonic()

@@ -7,20 +7,35 @@ game's heuristic; ``heuristic`` plays the heuristic; ``eps-X`` plays a random le
 duplicate rotation) and rated by ``core.elo.rating_deltas``. No Redis: ratings live in a dict, exactly as the
 Lua script would apply them (sequential matches, so pre-match ratings are the current ones).
 
-The result is one JSON line; ``spearman`` compares the final ladder order with the known strength order.
+With a `Concurrency` (``--max-active``) the ladder is played as the scheduler plays it, on simulated time (a
+discrete-event simulation: nothing sleeps): at each tick (``tick_s``) matches are created, up to
+``max_active`` in flight, from the bots not seated in one, with the ratings as they are then, by
+``pick_table`` called as ``Scheduler.fill`` calls it (meeting counts, seconds each bot has been free, the
+last group, the gap between house-only tables). The match is played at once by the real ``MatchRunner``,
+but it finishes, and its result is applied, only after its simulated duration: the sum over its bots of
+their decisions times their time per decision (``search-MS``: MS ms; other house bots: 0; ``delays_ms``
+overrides any bot's).
+
+The result is one JSON line; ``spearman`` compares the final ladder order with the known strength order,
+and ``arena.ladder_quality.quality_report`` adds the rating spread, distinct groups and pairs never met.
 """
 
 from __future__ import annotations
 
+import heapq
 import random
+import re
 import time
+from collections import Counter
+from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from scipy.stats import spearmanr
 
-from arena.match import MatchRunner, make_drivers
+from arena.ladder_quality import pair_meetings, quality_report
+from arena.match import DecisionRequest, DriverAnswer, MatchRunner, SeatDriver, make_drivers
 from arena.matchmaking import Candidate, pick_table
-from core.arena_model import MatchSpec, Member
+from core.arena_model import LadderConfig, MatchResult, MatchSpec, Member
 from core.elo import INITIAL_RATING
 from engine.seeds import SEED_BITS
 
@@ -36,6 +51,7 @@ def simulate_ladder(game: str, bots: list[str], games_per_bot: int, duplicate: b
     games = {m.bot_id: 0 for m in members.values()}
     last: frozenset[str] | None = None
     matches = played = decisions = 0
+    tables: list[list[str]] = []
     started = time.perf_counter()
     while min(games.values()) < games_per_bot:
         candidates = [Candidate(b, ratings[b], games[b]) for b in ratings]
@@ -53,13 +69,14 @@ def simulate_ladder(game: str, bots: list[str], games_per_bot: int, duplicate: b
             ratings[bot] += delta
             games[bot] += 1
         last = frozenset(table)
+        tables.append(table)
         matches += 1
         played += len(result.games)
         decisions += sum(g["moves"] for g in result.games)
     ladder = sorted(ratings, key=lambda b: -ratings[b])
     known = [members[name].bot_id for name in bots]
     rho = spearmanr([known.index(b) for b in ladder], list(range(len(ladder)))).statistic
-    return {
+    return {**_quality(known, ratings, tables),
         "game": game, "players": players, "bots": bots, "games_per_bot": games_per_bot,
         "duplicate": duplicate, "seed": seed, "spearman": round(float(rho), 4), "matches": matches,
         "games_played": played, "decisions": decisions, "elapsed_s": round(time.perf_counter() - started, 2),
@@ -69,16 +86,158 @@ def simulate_ladder(game: str, bots: list[str], games_per_bot: int, duplicate: b
     }
 
 
+def _quality(known: list[str], ratings: dict[str, float], tables: list[list[str]]) -> dict[str, Any]:
+    """The ladder-quality figures without the ids' house prefix (`spearman` is the caller's)."""
+    report = quality_report(known, ratings, tables)
+    report["never_met"] = [[b.removeprefix("house:") for b in pair] for pair in report["never_met"]]
+    del report["spearman"], report["matches"]
+    return report
+
+
+@dataclass(frozen=True)
+class Concurrency:
+    """How the live ladder runs matches: in flight at once, the scheduler's tick, the bots' decision times."""
+
+    max_active: int = LadderConfig.max_active
+    tick_s: float = 1.0
+    delays_ms: dict[str, float] = field(default_factory=dict)  # per bot name; default: decision_ms(name)
+    house_only_gap_s: float = 0.0  # the ladder's gap between house-only tables (LadderConfig: 3 s)
+    mixing: bool = True  # pick_table with meeting counts and free times, as Scheduler.fill calls it
+
+
+def decision_ms(bot: str, delays_ms: dict[str, float] | None = None) -> float:
+    """Simulated time a bot takes per decision: `delays_ms` if it names the bot, else MS for ``search-MS``,
+    else 0 (the other house bots answer in well under a millisecond).
+
+    >>> decision_ms("search-5"), decision_ms("heuristic"), decision_ms("eps-0.2", {"eps-0.2": 40.0})
+    (5.0, 0.0, 40.0)
+    """
+    if delays_ms and bot in delays_ms:
+        return float(delays_ms[bot])
+    found = re.fullmatch(r"search-(\d+(?:\.\d+)?)", bot)
+    return float(found.group(1)) if found else 0.0
+
+
+class _CountingDriver:
+    """A seat driver that counts its decisions (the simulated duration of a match is built from them)."""
+
+    def __init__(self, inner: SeatDriver) -> None:
+        self.inner = inner
+        self.decisions = 0
+
+    def begin_game(self, game_no: int, payload: dict[str, Any]) -> Any:
+        return self.inner.begin_game(game_no, payload)
+
+    def decide(self, request: DecisionRequest) -> DriverAnswer:
+        self.decisions += 1
+        return self.inner.decide(request)
+
+    def end_game(self, game_no: int, payload: dict[str, Any]) -> Any:
+        return self.inner.end_game(game_no, payload)
+
+
+def simulate_concurrent_ladder(game: str, bots: list[str], games_per_bot: int, duplicate: bool, seed: int,
+                               players: int = 4, options: dict[str, Any] | None = None,
+                               concurrency: Concurrency = Concurrency()) -> dict[str, Any]:
+    """The ladder as the scheduler runs it, on simulated time, until every bot has `games_per_bot` rated
+    matches; bots are listed strongest first."""
+    if len(set(bots)) != len(bots) or len(bots) < players:
+        raise ValueError(f"need at least {players} distinct bots, got {bots}")
+    if concurrency.max_active < 1 or concurrency.tick_s <= 0:
+        raise ValueError("max_active must be at least 1 and tick_s positive")
+    rng = random.Random(seed)
+    members = {name: Member.house(name) for name in bots}
+    by_id = {m.bot_id: m for m in members.values()}
+    per_decision_s = {m.bot_id: decision_ms(name, concurrency.delays_ms) / 1000
+                      for name, m in members.items()}
+    ratings = {b: INITIAL_RATING for b in by_id}
+    games = dict.fromkeys(by_id, 0)
+    running: list[tuple[float, int, list[str], MatchResult]] = []  # a heap by finish time
+    free_since: dict[str, float] = {}
+    met: Counter[frozenset[str]] = Counter()
+    tables: list[list[str]] = []
+    last: frozenset[str] | None = None
+    last_house_only = -1e18
+    now = 0.0
+    in_flight_sum = decisions = played = 0
+    started = time.perf_counter()
+    while min(games.values()) < games_per_bot:
+        while running and running[0][0] <= now:  # results of matches over by this tick, in finish order
+            _, _, _, result = heapq.heappop(running)
+            for bot, delta in result.deltas.items():
+                ratings[bot] += delta
+                games[bot] += 1
+        busy = {b for _, _, seated, _ in running for b in seated}
+        for bot in by_id if len(running) < concurrency.max_active else ():
+            # As Scheduler.fill: a wait counts from the first tick that sees the bot free, with room to play.
+            if bot in busy:
+                free_since.pop(bot, None)
+            else:
+                free_since.setdefault(bot, now)
+        while len(running) < concurrency.max_active:
+            candidates = [Candidate(b, ratings[b], games[b], available=b not in busy, busy=b in busy)
+                          for b in by_id]
+            waited = {b: now - t for b, t in free_since.items()}
+            table = pick_table(candidates, players, rng, last_group=last,
+                               meetings=met if concurrency.mixing else None,
+                               waited_s=waited if concurrency.mixing else None)
+            if table is None or now - last_house_only < concurrency.house_only_gap_s:
+                break
+            last_house_only = now
+            spec = MatchSpec(
+                match_id=f"sim{len(tables)}", ladder_id="sim", game=game, players=players,
+                options=dict(options or {}), seed=rng.getrandbits(SEED_BITS), duplicate=duplicate,
+                entrants=[by_id[b] for b in table], deadline_ms=1000, strike_limit=5,
+                pre_ratings={b: ratings[b] for b in table}, pre_games={b: games[b] for b in table},
+            )
+            drivers = {b: _CountingDriver(d) for b, d in make_drivers(spec, allow_private=True).items()}
+            result = MatchRunner(spec, dict(drivers)).run()
+            duration = sum(d.decisions * per_decision_s[b] for b, d in drivers.items())
+            decisions += sum(d.decisions for d in drivers.values())
+            played += len(result.games)
+            heapq.heappush(running, (now + duration, len(tables), table, result))
+            tables.append(table)
+            met.update(pair_meetings([table]))
+            busy.update(table)
+            for bot in table:  # seated: its next wait starts when it is free again
+                free_since.pop(bot, None)
+            last = frozenset(table)
+        in_flight_sum += len(running)
+        now += concurrency.tick_s
+    ladder = sorted(ratings, key=lambda b: -ratings[b])
+    known = [members[name].bot_id for name in bots]
+    rho = spearmanr([known.index(b) for b in ladder], list(range(len(ladder)))).statistic
+    ticks = max(round(now / concurrency.tick_s), 1)
+    return {
+        "game": game, "players": players, "bots": bots, "games_per_bot": games_per_bot,
+        "duplicate": duplicate, "seed": seed, "concurrency": asdict(concurrency),
+        "spearman": round(float(rho), 4), "matches": len(tables), **_quality(known, ratings, tables),
+        "simulated_s": round(now, 1), "matches_in_flight_mean": round(in_flight_sum / ticks, 2),
+        "rated_per_simulated_min": round(60 * len(tables) / max(now, 1e-9), 1), "games_played": played,
+        "decisions": decisions, "elapsed_s": round(time.perf_counter() - started, 2),
+        "ladder": [{"bot": b.removeprefix("house:"), "rating": round(ratings[b], 1), "matches": games[b]}
+                   for b in ladder],
+    }
+
+
 def simulate_many(game: str, bots: list[str], games_per_bot: int, duplicate: bool, seed: int, runs: int,
-                  players: int = 4, options: dict[str, Any] | None = None) -> dict[str, Any]:
-    """`runs` independent ladders (seeds seed .. seed+runs-1): `spearman` is their mean."""
-    results = [simulate_ladder(game, bots, games_per_bot, duplicate, seed + i, players, options)
-               for i in range(runs)]
+                  players: int = 4, options: dict[str, Any] | None = None,
+                  concurrency: Concurrency | None = None) -> dict[str, Any]:
+    """`runs` independent ladders (seeds seed .. seed+runs-1): `spearman` is their mean. With `concurrency`
+    each is `simulate_concurrent_ladder`, else `simulate_ladder` (sequential matches)."""
+    if concurrency is None:
+        results = [simulate_ladder(game, bots, games_per_bot, duplicate, seed + i, players, options)
+                   for i in range(runs)]
+    else:
+        results = [simulate_concurrent_ladder(game, bots, games_per_bot, duplicate, seed + i, players,
+                                              options, concurrency) for i in range(runs)]
     first = dict(results[0])
     rhos = [r["spearman"] for r in results]
     first.update({
         "runs": runs, "spearman": round(sum(rhos) / runs, 4), "spearman_min": min(rhos),
-        "spearman_by_seed": rhos, "matches": sum(r["matches"] for r in results),
+        "spearman_by_seed": rhos, "pairs_never_met_by_seed": [r["pairs_never_met"] for r in results],
+        "spread_by_seed": [r["spread"] for r in results], "groups_by_seed": [r["groups"] for r in results],
+        "matches": sum(r["matches"] for r in results),
         "games_played": sum(r["games_played"] for r in results),
         "decisions": sum(r["decisions"] for r in results),
         "elapsed_s": round(sum(r["elapsed_s"] for r in results), 2),

@@ -7,7 +7,8 @@ import random
 import pytest
 
 import core.arena_model
-from arena.matchmaking import Candidate, pick_table
+from arena.ladder_quality import pair_meetings, quality_report
+from arena.matchmaking import Candidate, MatchmakingConfig, pick_table, should_wait
 from arena.policy import Outcome, ReplyError, fallback_move, parse_reply
 from core.arena_model import (
     GRADED_HOUSE_BOTS,
@@ -213,6 +214,104 @@ def test_repeated_matchmaking_balances_game_counts() -> None:
             games[b] += 1
         last = frozenset(table)
     assert max(games.values()) - min(games.values()) <= 4
+
+
+def test_matchmaking_docstring_examples() -> None:
+    import doctest
+
+    import arena.ladder_quality
+    import arena.matchmaking
+
+    for module in (arena.matchmaking, arena.ladder_quality):
+        result = doctest.testmod(module)
+        assert result.attempted >= 2 and result.failed == 0
+
+
+def test_pick_table_prefers_bots_that_met_the_first_pick_least() -> None:
+    # Equal games and ratings: only the meeting counts tell the bots apart.
+    candidates = [Candidate(b, 1500.0, 0) for b in "abcdefg"]
+    met = pair_meetings([["a", "b", "c", "d"]] * 4)
+    for seed in range(20):
+        table = pick_table(candidates, 4, random.Random(seed), meetings=met)
+        assert table is not None
+        if table[0] in "abcd":  # the three others are the bots it has never met
+            assert set(table[1:]) == set("efg")
+
+
+def test_a_group_re_matched_while_slow_bots_play_waits_for_them_a_bounded_time() -> None:
+    fast, slow = list("abcd"), list("wxyz")
+    met = pair_meetings([fast] * 3 + [slow])
+    candidates = ([Candidate(b, 1500.0, 3) for b in fast]
+                  + [Candidate(b, 1500.0, 1, available=False, busy=True) for b in slow])
+    config = MatchmakingConfig(max_wait_s=30.0)
+    rng = random.Random(0)
+    early = dict.fromkeys(fast, 5.0)
+    assert pick_table(candidates, 4, rng, meetings=met, waited_s=early, config=config) is None
+    late = pick_table(candidates, 4, rng, meetings=met, waited_s={**dict.fromkeys(fast, 5.0), "c": 30.0},
+                      config=config)
+    assert late is not None and set(late) == set(fast)  # waited long enough: they play among themselves
+    # Without waiting times (or meeting counts) the table is never held back.
+    assert pick_table(candidates, 4, rng, meetings=met) is not None
+
+
+def test_bots_that_hardly_met_each_other_never_wait() -> None:
+    # A big ladder: the table's bots met once at most, a busy bot never: not worth waiting for.
+    met = pair_meetings([["a", "b"], ["c", "d"]])
+    assert not should_wait(list("abcd"), ["z"], met, dict.fromkeys("abcd", 0.0))
+    assert not should_wait(list("abcd"), [], pair_meetings([list("abcd")] * 9), {})  # nobody to wait for
+
+
+def test_mixing_matchmaking_with_slow_bots_lets_every_pair_meet() -> None:
+    """Two matches in flight, one group slow: without waits the groups never mix (the split this prevents)."""
+    bots = [f"b{i}" for i in range(8)]
+    slow = set(bots[:4])
+
+    def play(mixing: bool) -> dict[str, object]:
+        rng = random.Random(5)
+        games = dict.fromkeys(bots, 0)
+        met: dict[frozenset[str], int] = pair_meetings([])
+        running: list[tuple[int, list[str]]] = []  # (finish tick, table)
+        free_since: dict[str, int] = {}
+        tables = []
+        for now in range(400):
+            for finish, table in [r for r in running if r[0] <= now]:
+                running.remove((finish, table))
+                for b in table:
+                    games[b] += 1
+            busy = {b for _, t in running for b in t}
+            for b in bots:
+                free_since.pop(b, None) if b in busy else free_since.setdefault(b, now)
+            while len(running) < 2:
+                candidates = [Candidate(b, 1500.0, games[b], available=b not in busy, busy=b in busy)
+                              for b in bots]
+                table = pick_table(candidates, 4, rng, meetings=met if mixing else None,
+                                   waited_s={b: now - t for b, t in free_since.items()} if mixing else None)
+                if table is None:
+                    break
+                duration = 1 + 10 * len(slow & set(table))  # slow bots take 10 ticks a match each
+                running.append((now + duration, table))
+                met.update(pair_meetings([table]))
+                busy.update(table)
+                tables.append(table)
+        return quality_report(bots, dict.fromkeys(bots, 1500.0), tables)
+
+    assert play(mixing=False)["pairs_never_met"] == 16
+    assert play(mixing=True)["pairs_never_met"] == 0
+
+
+def test_quality_report_of_a_ladder() -> None:
+    known = ["s", "h", "e", "r"]  # strongest first
+    ratings = {"s": 1700.0, "h": 1600.0, "e": 1620.0, "r": 1300.0}
+    tables = [["s", "h", "e"], ["h", "e", "s"], ["h", "e", "r"]]
+    report = quality_report(known, ratings, tables)
+    assert report["spearman"] == 0.8  # one swap of neighbours among 4
+    assert report["spread"] == 400.0 and report["matches"] == 3
+    assert report["groups"] == 2  # the first two tables are one group in another seating
+    assert report["never_met"] == [["s", "r"]] and report["pairs_never_met"] == 1
+    assert report["pair_meetings_min"] == 0 and report["pair_meetings_max"] == 3
+    # A bot that never played sits at the bottom and meets nobody.
+    unplayed = quality_report([*known, "new"], ratings, tables)
+    assert unplayed["pairs_never_met"] == 5 and unplayed["spearman"] is not None
 
 
 # --- fallback policy and reply validation -------------------------------------------------------------------

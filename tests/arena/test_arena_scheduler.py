@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -13,10 +14,10 @@ import pytest
 import redis
 from rq import Queue
 
-from arena.jobs import check_bot_health
+from arena.jobs import check_bot_health, enqueue_match
 from arena.scheduler import MAX_ATTEMPTS, Scheduler, health_interval
 from core import keys
-from core.arena_model import LadderConfig, MatchStatus, MemberKind
+from core.arena_model import LadderConfig, MatchSpec, MatchStatus, MemberKind
 from core.arena_store import ArenaStore
 from core.registry import BotRegistry
 from core.settings import ArenaSettings
@@ -346,3 +347,28 @@ def test_a_match_seated_before_the_policy_refused_a_url_is_called_off_before_any
     stats = store.stats("ss", [bot_id])[bot_id]
     assert stats["strikes"] == 0 and stats["forfeits"] == 0 and stats["games"] == 0
     assert set(store.ratings("ss").values()) == {1500.0} and store.history("ss", bot_id) == []
+def test_a_group_that_keeps_meeting_waits_for_the_busy_bots_a_bounded_time(setup) -> None:
+    store, queue, scheduler, _registry = setup
+    fast, slow = ["heuristic", "eps-0.3", "eps-0.6", "random"], ["eps-0.1", "eps-0.2", "eps-0.4", "eps-0.5"]
+    store.save_ladder(LadderConfig("ss", "sore-spot", 4, {"rounds": 1}, house_bots=(*fast, *slow),
+                                   max_active=2, house_only_gap_s=0.0))
+    ladder = store.ladder("ss")
+    scheduler.sync_members(ladder)
+    members = {m.bot_id: m for m in store.members("ss")}
+    # The fast four already played each other three times (the ladder's recent matches say so) ...
+    for n in range(3):
+        store.redis.lpush(keys.arena_recent(store.prefix, "ss"), f"old{n}")
+        store.redis.set(keys.arena_match(store.prefix, f"old{n}"), json.dumps(
+            {"status": "rated", "spec": {"entrants": [{"bot_id": f"house:{b}"} for b in fast]}}))
+    # ... and the slow four are playing now.
+    spec = MatchSpec("slow1", "ss", "sore-spot", 4, {"rounds": 1}, 1, False,
+                     [members[f"house:{b}"] for b in slow], 1000, 5, {}, {})
+    store.create_match(spec)
+    enqueue_match(queue, spec, ladder, store.prefix)
+    assert scheduler.tick()["created"] == 0  # the fast four wait for the slow ones
+    for bot in fast:  # 30 s later they have waited long enough
+        scheduler._free_since["ss"][f"house:{bot}"] -= 30.0
+    assert scheduler.tick()["created"] == 1
+    new = [m for m in store.active_matches("ss") if m != "slow1"]
+    assert sorted(e["bot_id"] for e in store.match(new[0])["spec"]["entrants"]) == sorted(
+        f"house:{b}" for b in fast)

@@ -7,7 +7,7 @@ import json
 from click.testing import CliRunner
 
 from arena.__main__ import main
-from arena.simulate import simulate_ladder
+from arena.simulate import Concurrency, simulate_concurrent_ladder, simulate_ladder
 from core.arena_model import house_bots_for
 
 
@@ -34,3 +34,26 @@ def test_simulate_ladder_command_prints_one_json_line() -> None:
     report = json.loads(lines[0])
     assert report["runs"] == 2 and len(report["spearman_by_seed"]) == 2
     assert report["bots"] == list(house_bots_for("sore-spot"))  # the ladders' own set by default
+
+
+def test_concurrent_ladder_with_slow_bots_splits_without_mixing_and_not_with_it() -> None:
+    bots = ["heuristic", "eps-0.15", "eps-0.3", "eps-0.45", "eps-0.6", "eps-0.75", "eps-0.9", "random"]
+    # Two slow bots: their one-round matches last several ticks, the others finish within one.
+    slow = {"heuristic": 500.0, "eps-0.3": 500.0}
+    reports = {mixing: simulate_concurrent_ladder(
+        "sore-spot", bots, games_per_bot=8, duplicate=False, seed=1, options={"rounds": 1},
+        concurrency=Concurrency(max_active=2, tick_s=1.0, delays_ms=slow, mixing=mixing))
+        for mixing in (False, True)}
+    assert reports[False]["pairs_never_met"] > 0  # the fast group kept playing among itself
+    assert reports[False]["groups"] == 2
+    assert reports[True]["pairs_never_met"] == 0 and reports[True]["groups"] > 2
+    for report in reports.values():
+        assert all(r["matches"] >= 8 for r in report["ladder"])
+        assert report["simulated_s"] > 0 and report["concurrency"]["max_active"] == 2
+
+
+def test_simulate_ladder_command_rejects_a_bad_delay() -> None:
+    out = CliRunner().invoke(main, ["simulate-ladder", "--max-active", "2", "--delay-ms", "heuristic:5"])
+    assert out.exit_code == 2 and "BOT=MS" in out.output and "Traceback" not in out.output
+    out = CliRunner().invoke(main, ["simulate-ladder", "--max-active", "2", "--delay-ms", "nobody=5"])
+    assert out.exit_code == 2 and "not in the ladder: nobody" in out.output
