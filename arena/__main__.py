@@ -138,7 +138,8 @@ def worker_command(burst: bool, threads: int | None, simple: bool, queues: tuple
 
 @main.command("simulate-ladder")
 @click.option("--game", default="spot-hearts", show_default=True)
-@click.option("--bots", default=None, help="Comma-separated house bots, STRONGEST FIRST (the known order). "
+@click.option("--bots", default=None, help="Comma-separated house bots, STRONGEST FIRST (the known order); "
+              "`memory` is the memory bot (arena.memorybot). "
               "Default: the game's ladder set (core.arena_model.house_bots_for).")
 @click.option("--games-per-bot", default=50, show_default=True, help="Rated matches per bot (at least).")
 @click.option("--duplicate/--no-duplicate", default=False, show_default=True)
@@ -156,11 +157,14 @@ def worker_command(burst: bool, threads: int | None, simple: bool, queues: tuple
               help="With --max-active: a bot's time per decision (default: MS for search-MS, else 0).")
 @click.option("--house-gap-s", type=click.FloatRange(min=0), default=0.0, show_default=True,
               help="With --max-active: seconds between two house-only tables (a ladder's house_only_gap_s).")
+@click.option("--replay-deals", is_flag=True, help="Duplicate matches replay their first game's deal in "
+              "every game (the format that shows a bot a deal twice), instead of a fresh deal per game.")
 @click.option("--no-mixing", is_flag=True, help="With --max-active: matchmaking without meeting counts and "
               "waits (how the scheduler matched before), to compare.")
 def simulate_ladder_command(game: str, bots: str | None, games_per_bot: int, duplicate: bool, players: int,
                             options: str, seed: int, runs: int, max_active: int | None, tick_s: float,
-                            delays: tuple[str, ...], house_gap_s: float, no_mixing: bool) -> None:
+                            delays: tuple[str, ...], house_gap_s: float, replay_deals: bool,
+                            no_mixing: bool) -> None:
     """Offline ladder with the real matchmaking, match and Elo code; prints one JSON line with `spearman`."""
     from arena.simulate import Concurrency, simulate_many
     from core.arena_model import house_bots_for
@@ -180,7 +184,7 @@ def simulate_ladder_command(game: str, bots: str | None, games_per_bot: int, dup
     concurrency = None if max_active is None else Concurrency(max_active, tick_s, delays_ms, house_gap_s,
                                                               mixing=not no_mixing)
     click.echo(json.dumps(simulate_many(game, names, games_per_bot, duplicate, seed, runs, players,
-                                        json.loads(options), concurrency)))
+                                        json.loads(options), concurrency, replay_deals)))
 
 
 def _json_object(ctx: click.Context, param: click.Parameter, value: str) -> dict:

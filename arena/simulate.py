@@ -27,25 +27,53 @@ import random
 import re
 import time
 from collections import Counter
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
 from scipy.stats import spearmanr
 
 from arena.ladder_quality import pair_meetings, quality_report
-from arena.match import DecisionRequest, DriverAnswer, MatchRunner, SeatDriver, make_drivers
+from arena.match import DecisionRequest, DriverAnswer, MatchRunner, SeatDriver, house_seed, make_drivers
 from arena.matchmaking import Candidate, pick_table
+from arena.memorybot import TWIN, Memory, MemoryDriver
 from core.arena_model import LadderConfig, MatchResult, MatchSpec, Member
 from core.elo import INITIAL_RATING
 from engine.seeds import SEED_BITS
 
+# In `--bots`, the memory bot (arena.memorybot): it remembers every card it sees in the ladder's matches.
+MEMORY_BOT = "memory"
+
+
+@dataclass
+class Matches:
+    """How the simulated ladder plays its matches: the real MatchRunner, with the ladder's memory bot (one
+    memory for all its matches) and, with `replay_deals`, every game of a match on its first game's deal
+    (the format that shows a bot a deal twice)."""
+
+    replay_deals: bool = False
+    memory: Memory = field(default_factory=Memory)
+
+    def drivers(self, spec: MatchSpec) -> dict[str, SeatDriver]:
+        house = [m for m in spec.entrants if m.house_bot != MEMORY_BOT]
+        drivers = make_drivers(replace(spec, entrants=house), allow_private=True)
+        for member in spec.entrants:
+            if member.house_bot == MEMORY_BOT:
+                drivers[member.bot_id] = MemoryDriver(self.memory, house_seed(spec, member))
+        return drivers
+
+    def play(self, spec: MatchSpec, drivers: dict[str, SeatDriver]) -> MatchResult:
+        deal_seed = (lambda _game_no: spec.seed) if self.replay_deals else None
+        return MatchRunner(spec, drivers, deal_seed=deal_seed).run()
+
 
 def simulate_ladder(game: str, bots: list[str], games_per_bot: int, duplicate: bool, seed: int,
-                    players: int = 4, options: dict[str, Any] | None = None) -> dict[str, Any]:
+                    players: int = 4, options: dict[str, Any] | None = None,
+                    replay_deals: bool = False) -> dict[str, Any]:
     """Run matches until every bot has `games_per_bot` rated matches; bots are listed strongest first."""
     if len(set(bots)) != len(bots) or len(bots) < players:
         raise ValueError(f"need at least {players} distinct bots, got {bots}")
     rng = random.Random(seed)
+    matches_of = Matches(replay_deals)
     members = {name: Member.house(name) for name in bots}
     ratings = {m.bot_id: INITIAL_RATING for m in members.values()}
     games = {m.bot_id: 0 for m in members.values()}
@@ -64,7 +92,7 @@ def simulate_ladder(game: str, bots: list[str], games_per_bot: int, duplicate: b
             entrants=[by_id[b] for b in table], deadline_ms=1000, strike_limit=5,
             pre_ratings={b: ratings[b] for b in table}, pre_games={b: games[b] for b in table},
         )
-        result = MatchRunner(spec, make_drivers(spec, allow_private=True)).run()
+        result = matches_of.play(spec, matches_of.drivers(spec))
         for bot, delta in result.deltas.items():
             ratings[bot] += delta
             games[bot] += 1
@@ -78,7 +106,8 @@ def simulate_ladder(game: str, bots: list[str], games_per_bot: int, duplicate: b
     rho = spearmanr([known.index(b) for b in ladder], list(range(len(ladder)))).statistic
     return {**_quality(known, ratings, tables),
         "game": game, "players": players, "bots": bots, "games_per_bot": games_per_bot,
-        "duplicate": duplicate, "seed": seed, "spearman": round(float(rho), 4), "matches": matches,
+        "duplicate": duplicate, "replay_deals": replay_deals, "seed": seed, "spearman": round(float(rho), 4),
+        "matches": matches, "memory_recalled_decisions": matches_of.memory.recalled,
         "games_played": played, "decisions": decisions, "elapsed_s": round(time.perf_counter() - started, 2),
         "matches_per_min": round(60 * matches / max(time.perf_counter() - started, 1e-9), 1),
         "ladder": [{"bot": b.removeprefix("house:"), "rating": round(ratings[b], 1), "matches": games[b]}
@@ -138,7 +167,8 @@ class _CountingDriver:
 
 def simulate_concurrent_ladder(game: str, bots: list[str], games_per_bot: int, duplicate: bool, seed: int,
                                players: int = 4, options: dict[str, Any] | None = None,
-                               concurrency: Concurrency = Concurrency()) -> dict[str, Any]:
+                               concurrency: Concurrency = Concurrency(),
+                               replay_deals: bool = False) -> dict[str, Any]:
     """The ladder as the scheduler runs it, on simulated time, until every bot has `games_per_bot` rated
     matches; bots are listed strongest first."""
     if len(set(bots)) != len(bots) or len(bots) < players:
@@ -146,6 +176,7 @@ def simulate_concurrent_ladder(game: str, bots: list[str], games_per_bot: int, d
     if concurrency.max_active < 1 or concurrency.tick_s <= 0:
         raise ValueError("max_active must be at least 1 and tick_s positive")
     rng = random.Random(seed)
+    matches_of = Matches(replay_deals)
     members = {name: Member.house(name) for name in bots}
     by_id = {m.bot_id: m for m in members.values()}
     per_decision_s = {m.bot_id: decision_ms(name, concurrency.delays_ms) / 1000
@@ -190,8 +221,8 @@ def simulate_concurrent_ladder(game: str, bots: list[str], games_per_bot: int, d
                 entrants=[by_id[b] for b in table], deadline_ms=1000, strike_limit=5,
                 pre_ratings={b: ratings[b] for b in table}, pre_games={b: games[b] for b in table},
             )
-            drivers = {b: _CountingDriver(d) for b, d in make_drivers(spec, allow_private=True).items()}
-            result = MatchRunner(spec, dict(drivers)).run()
+            drivers = {b: _CountingDriver(d) for b, d in matches_of.drivers(spec).items()}
+            result = matches_of.play(spec, dict(drivers))
             duration = sum(d.decisions * per_decision_s[b] for b, d in drivers.items())
             decisions += sum(d.decisions for d in drivers.values())
             played += len(result.games)
@@ -210,7 +241,9 @@ def simulate_concurrent_ladder(game: str, bots: list[str], games_per_bot: int, d
     ticks = max(round(now / concurrency.tick_s), 1)
     return {
         "game": game, "players": players, "bots": bots, "games_per_bot": games_per_bot,
-        "duplicate": duplicate, "seed": seed, "concurrency": asdict(concurrency),
+        "duplicate": duplicate, "replay_deals": replay_deals, "seed": seed,
+        "concurrency": asdict(concurrency),
+        "memory_recalled_decisions": matches_of.memory.recalled,
         "spearman": round(float(rho), 4), "matches": len(tables), **_quality(known, ratings, tables),
         "simulated_s": round(now, 1), "matches_in_flight_mean": round(in_flight_sum / ticks, 2),
         "rated_per_simulated_min": round(60 * len(tables) / max(now, 1e-9), 1), "games_played": played,
@@ -222,21 +255,22 @@ def simulate_concurrent_ladder(game: str, bots: list[str], games_per_bot: int, d
 
 def simulate_many(game: str, bots: list[str], games_per_bot: int, duplicate: bool, seed: int, runs: int,
                   players: int = 4, options: dict[str, Any] | None = None,
-                  concurrency: Concurrency | None = None) -> dict[str, Any]:
+                  concurrency: Concurrency | None = None, replay_deals: bool = False) -> dict[str, Any]:
     """`runs` independent ladders (seeds seed .. seed+runs-1): `spearman` is their mean. With `concurrency`
     each is `simulate_concurrent_ladder`, else `simulate_ladder` (sequential matches)."""
     if concurrency is None:
-        results = [simulate_ladder(game, bots, games_per_bot, duplicate, seed + i, players, options)
-                   for i in range(runs)]
+        results = [simulate_ladder(game, bots, games_per_bot, duplicate, seed + i, players, options,
+                                   replay_deals) for i in range(runs)]
     else:
         results = [simulate_concurrent_ladder(game, bots, games_per_bot, duplicate, seed + i, players,
-                                              options, concurrency) for i in range(runs)]
+                                              options, concurrency, replay_deals) for i in range(runs)]
     first = dict(results[0])
     rhos = [r["spearman"] for r in results]
     first.update({
         "runs": runs, "spearman": round(sum(rhos) / runs, 4), "spearman_min": min(rhos),
         "spearman_by_seed": rhos, "pairs_never_met_by_seed": [r["pairs_never_met"] for r in results],
         "spread_by_seed": [r["spread"] for r in results], "groups_by_seed": [r["groups"] for r in results],
+        "memory_minus_twin_by_seed": [memory_minus_twin(r) for r in results],
         "matches": sum(r["matches"] for r in results),
         "games_played": sum(r["games_played"] for r in results),
         "decisions": sum(r["decisions"] for r in results),
@@ -245,3 +279,11 @@ def simulate_many(game: str, bots: list[str], games_per_bot: int, duplicate: boo
                                  / max(sum(r["elapsed_s"] for r in results), 1e-9), 1),
     })
     return first
+
+
+def memory_minus_twin(result: dict[str, Any]) -> float | None:
+    """The memory bot's final rating less its memoryless twin's (None unless both played the ladder)."""
+    ratings = {row["bot"]: row["rating"] for row in result["ladder"]}
+    if MEMORY_BOT not in ratings or TWIN not in ratings:
+        return None
+    return round(ratings[MEMORY_BOT] - ratings[TWIN], 1)

@@ -57,3 +57,20 @@ def test_simulate_ladder_command_rejects_a_bad_delay() -> None:
     assert out.exit_code == 2 and "BOT=MS" in out.output and "Traceback" not in out.output
     out = CliRunner().invoke(main, ["simulate-ladder", "--max-active", "2", "--delay-ms", "nobody=5"])
     assert out.exit_code == 2 and "not in the ladder: nobody" in out.output
+
+
+def test_the_memory_bot_in_a_simulated_ladder_recalls_deals_only_when_they_are_replayed() -> None:
+    """Same seeds: on fresh deals the memory bot plays its twin's moves, so the ladder is the one it would be
+    with a second heuristic; replayed deals are recognised from the second game of a match on."""
+    bots = ["memory", "heuristic", "eps-0.5", "random"]
+    runs = {replay: simulate_ladder("spot-hearts", bots, games_per_bot=4, duplicate=True, seed=5,
+                                    options={"target": 1}, replay_deals=replay) for replay in (False, True)}
+    assert runs[False]["memory_recalled_decisions"] <= 2, runs[False]
+    assert runs[True]["memory_recalled_decisions"] > 4 * 13, runs[True]
+    assert runs[True]["replay_deals"] is True and runs[False]["replay_deals"] is False
+    out = CliRunner().invoke(main, ["simulate-ladder", "--game", "spot-hearts", "--options", '{"target": 1}',
+                                    "--duplicate", "--bots", ",".join(bots), "--games-per-bot", "2",
+                                    "--replay-deals"])
+    assert out.exit_code == 0, out.output
+    line = json.loads(out.output)
+    assert line["replay_deals"] is True and line["memory_minus_twin_by_seed"][0] is not None
