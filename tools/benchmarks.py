@@ -182,9 +182,11 @@ def arena_slow_rows(outputs: list[Any]) -> list[Row]:
 def ladder_rows(outputs: list[Any]) -> list[Row]:
     rows = []
     for out in outputs:
-        k, dup = dig(out, "games_per_bot"), dig(out, "duplicate")
-        target = "ρ ≥ 0.95" if dup and k == 50 else ""
-        rows.append((f"K = {k}, {'duplicate' if dup else 'no duplicate'}: ρ mean (min of {dig(out, 'runs')})",
+        k, dup, replayed = dig(out, "games_per_bot"), dig(out, "duplicate"), dig(out, "replay_deals")
+        target = "ρ ≥ 0.95" if dup and not replayed and k == 50 else ""
+        form = "duplicate, one deal replayed per match" if replayed else "duplicate"
+        form = form if dup else "no duplicate"
+        rows.append((f"K = {k}, {form}: ρ mean (min of {dig(out, 'runs')})",
                      f"{num(dig(out, 'spearman'), 3)} ({num(dig(out, 'spearman_min'), 3)}), "
                      f"{num(dig(out, 'games_played'))} games", target))
     return rows
@@ -331,7 +333,7 @@ def memory_rows(outputs: list[Any]) -> list[Row]:
 def simulate_commands() -> tuple[str, ...]:
     return tuple(f"python -m arena simulate-ladder --game spot-hearts --games-per-bot {k}{dup} --seed 1 "
                  "--runs 5 --bots heuristic,eps-0.15,eps-0.3,eps-0.45,eps-0.6,eps-0.75,eps-0.9,random"
-                 for k in (10, 25, 50) for dup in ("", " --duplicate"))
+                 for k in (10, 25, 50) for dup in ("", " --duplicate", " --duplicate --replay-deals"))
 
 
 BENCHMARKS = (
@@ -357,7 +359,9 @@ BENCHMARKS = (
               ("python -m tools.arena_bench --slow-only --repeat 2 --waves 3",), arena_slow_rows),
     Benchmark("ladder", "Does the ladder find the true order?",
               "The real matchmaking, match and Elo code offline, 8 house bots of known strength order, 5 "
-              "independent ladders per row; ρ is Spearman's between ladder and true order (docs/arena.md).",
+              "independent ladders per row; ρ is Spearman's between ladder and true order. Duplicate: fresh "
+              "deals scored against the reference; replayed: one deal per match, bots rotated (the format "
+              "that shows a bot a deal twice), for comparison (docs/arena.md).",
               simulate_commands(), ladder_rows),
     Benchmark("memory", "Does remembering pay?",
               "A bot that remembers every card it has seen (arena.memorybot) against its memoryless twin, "
