@@ -76,7 +76,8 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
                                                         app.config["MAX_BOTS_PER_OWNER_PER_LADDER"]),
                                                app.config["ANALYSIS_QUEUE"],
                                                app.config["MAX_PENDING_ANALYSES"],
-                                               app.config["REDIS_PIPELINING"])
+                                               app.config["REDIS_PIPELINING"],
+                                               app.config["MAX_PENDING_ANALYSES_PER_CLIENT"])
     _install_rate_limits(app)
     _install_swagger_assets(app)
     app.before_request(_require_json_bodies)

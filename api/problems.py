@@ -20,6 +20,7 @@ from werkzeug.exceptions import HTTPException
 from core.errors import (
     AnalysisNotFound,
     AnalysisQueueFull,
+    AnalysisShareExhausted,
     BadSeats,
     BadToken,
     BotNotFound,
@@ -104,6 +105,8 @@ PROBLEMS: list[tuple[type[Exception], int, str, str | None]] = [
     (StaleVersion, 409, "stale-version", None),
     (TableBusy, 409, "busy", None),
     (AnalysisQueueFull, 503, "analysis-queue-full", "Service unavailable"),
+    # Not a rate limit (requests over time) but a share of the queue: its own type, with the counts.
+    (AnalysisShareExhausted, 429, "analysis-share-exhausted", "Too Many Requests"),
     (StoreFull, 507, "store-full", "Insufficient storage"),
     (StoreUnavailable, 503, "store-unavailable", "Service unavailable"),
     (TooManyMovePosts, 429, "rate-limited", "Too Many Requests"),  # the per-seat move limit
@@ -113,7 +116,7 @@ PROBLEMS: list[tuple[type[Exception], int, str, str | None]] = [
 def _problem_headers(error: Exception) -> dict[str, str]:
     if isinstance(error, TokenRequired):
         return {"WWW-Authenticate": f'Bearer realm="{error.realm}"'}
-    if isinstance(error, AnalysisQueueFull):
+    if isinstance(error, (AnalysisQueueFull, AnalysisShareExhausted)):
         return {"Retry-After": str(error.retry_after)}
     if isinstance(error, StoreFull):
         return {"Retry-After": str(STORE_FULL_RETRY_AFTER_S)}
@@ -143,7 +146,8 @@ def problem_for(error: Exception) -> ApiProblem | None:
             return ApiProblem(status, slug, str(error), title, _problem_headers(error), **extra)
     return None
 
-# Every 429 (moves, registration, table creation) has this one type: clients branch on one value.
+# Every rate limit's 429 (moves, registration, table creation, analysis requests) has this one type: clients
+# branch on one value. (A client's share of the analysis queue used up is analysis-share-exhausted.)
 RATE_LIMITED_SLUG = "rate-limited"
 
 # Werkzeug's 422 from webargs/marshmallow carries the field messages in `.data["messages"]`.

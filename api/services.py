@@ -29,7 +29,7 @@ class Services:
 def build_services(redis_url: str, prefix: str, queue_name: str, allow_private_urls: bool,
                    finished_table_ttl: int, idle_table_ttl: int, quota: BotQuota = DEFAULT_QUOTA,
                    analysis_queue_name: str | None = None, max_pending_analyses: int = 20,
-                   redis_pipelining: bool = True) -> Services:
+                   redis_pipelining: bool = True, max_pending_analyses_per_client: int = 3) -> Services:
     # Waiting long-polls hold no connection (one shared subscriber per process), requests hold one briefly;
     # a blocking pool makes a burst beyond the cap wait for a free connection instead of failing.
     pool = redis.BlockingConnectionPool.from_url(redis_url, decode_responses=True, max_connections=256,
@@ -43,7 +43,8 @@ def build_services(redis_url: str, prefix: str, queue_name: str, allow_private_u
                           pipelining=redis_pipelining),
         bots=BotRegistry(client, prefix, allow_private_urls=allow_private_urls, quota=quota),
         house_queue=Queue(queue_name, connection=rq_client),
-        analyses=AnalysisStore(client, prefix, max_pending=max_pending_analyses),
+        analyses=AnalysisStore(client, prefix, max_pending=max_pending_analyses,
+                               max_pending_per_owner=max_pending_analyses_per_client),
         analysis_queue=Queue(analysis_queue_name or keys.analysis_queue(prefix), connection=rq_client),
     )
 

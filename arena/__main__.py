@@ -80,8 +80,11 @@ def add_ladder_command(ladder_id: str, game: str, players: int, options: str, du
               "else derived from $TA_KEY_PREFIX as the API does).")
 @click.option("--analysis", is_flag=True, help="Serve the game-analysis queue ($TA_ANALYSIS_QUEUE, else "
               "derived from $TA_KEY_PREFIX as the API does).")
+@click.option("--nice", "niceness", type=click.IntRange(0, 19), default=None,
+              help="Run at this OS niceness (default 19 with --analysis: analyses get the CPU the match "
+                   "workers leave idle; else unchanged).")
 def worker_command(burst: bool, threads: int | None, simple: bool, queues: tuple[str, ...],
-                   house: bool, analysis: bool) -> None:
+                   house: bool, analysis: bool, niceness: int | None) -> None:
     """RQ workers on the arena queue ($REDIS_URL, $TA_KEY_PREFIX); run as many processes as you like.
 
     It outlives Redis restarts and a Redis out of memory or disk: RQ's work loop exits on a lost connection
@@ -94,11 +97,15 @@ def worker_command(burst: bool, threads: int | None, simple: bool, queues: tuple
     import redis
 
     from arena.jobs import STOP, ArenaSimpleWorker, ArenaWorker
-    from arena.workers import WorkerPool, restart_delay
+    from arena.workers import ANALYSIS_NICENESS, WorkerPool, lower_priority, restart_delay
     from core.errors import store_error
     from core.settings import load_settings
 
     settings = load_settings()
+    if niceness is None and analysis:
+        niceness = ANALYSIS_NICENESS
+    if niceness:
+        lower_priority(niceness)
     conn = redis.Redis.from_url(settings.redis_url)
     names = list(queues) or [settings.house_queue_name if house else
                              settings.analysis_queue_name if analysis else settings.queue_name]

@@ -28,6 +28,7 @@ matches kept the interpreter busy) never costs a compliant bot a strike.
 from __future__ import annotations
 
 import logging
+import os
 import signal
 import threading
 import time
@@ -49,6 +50,26 @@ RESTART_MIN_S, RESTART_MAX_S = 0.5, 10.0
 # A worker that ran this long before it failed met a new outage, not the same one again: its restart
 # delay starts over instead of staying at the longest one for the rest of the process's life.
 STEADY_S = 30.0
+
+
+# An analysis is CPU-bound for as long as its budget allows and nobody waits on it by the second; a match has
+# deadlines. At the lowest priority the analysis worker runs on the CPU the match workers leave idle.
+ANALYSIS_NICENESS = 19
+
+
+def niceness_increment(current: int, target: int) -> int:
+    """What to add to ``current`` to reach ``target``: never negative (an unprivileged process cannot raise
+    its priority, and a worker started already nicer stays so).
+
+    >>> niceness_increment(0, 19), niceness_increment(5, 19), niceness_increment(19, 10)
+    (19, 14, 0)
+    """
+    return max(0, target - current)
+
+
+def lower_priority(target: int) -> int:
+    """Run this process (and the job children it forks) at OS niceness ``target`` or lower; returns it."""
+    return os.nice(niceness_increment(os.nice(0), target))
 
 
 def restart_delay(previous_s: float | None, lived_s: float) -> float:

@@ -2,7 +2,8 @@
 
 The API asks for an analysis (:meth:`AnalysisStore.request`); one Lua call decides atomically whether it
 is new (then the caller enqueues the job), already queued, running or done (then nothing is enqueued), or
-refused because too many analyses are waiting. The job (arena/analysis.py) writes its progress after every
+refused because too many analyses are waiting, in all or of the requester (its share: see
+:func:`share_decision`). The job (arena/analysis.py) writes its progress after every
 decision and then the result or the reason it failed.
 
 Lifetimes (seconds):
@@ -47,11 +48,37 @@ class AnalysisStatus(enum.Enum):
 
 class RequestOutcome(enum.Enum):
     """What :meth:`AnalysisStore.request` did: NEW (enqueue the job now), EXISTING (nothing to do), FULL
-    (refused: too many pending)."""
+    (refused: too many pending), SHARE_EXHAUSTED (refused: too many of the requester's own pending)."""
 
     NEW = "new"
     EXISTING = "existing"
     FULL = "full"
+    SHARE_EXHAUSTED = "share"
+
+
+class ShareDecision(enum.Enum):
+    """Whether a new analysis may be queued, given what is pending (:func:`share_decision`)."""
+
+    ADMIT = 1
+    QUEUE_FULL = -1
+    SHARE_EXHAUSTED = -2
+
+
+def share_decision(pending_total: int, pending_owner: int, max_total: int,
+                   max_per_owner: int) -> ShareDecision:
+    """The rule REQUEST_LUA applies (its return codes are these values).
+
+    The owner's share is checked first: an owner at its share is refused whatever room the queue has, so it
+    is told the reason that stays true (its own analyses) rather than one that may change under it.
+
+    >>> share_decision(5, 1, 20, 3), share_decision(5, 3, 20, 3), share_decision(20, 1, 20, 3)
+    (<ShareDecision.ADMIT: 1>, <ShareDecision.SHARE_EXHAUSTED: -2>, <ShareDecision.QUEUE_FULL: -1>)
+    """
+    if pending_owner >= max_per_owner:
+        return ShareDecision.SHARE_EXHAUSTED
+    if pending_total >= max_total:
+        return ShareDecision.QUEUE_FULL
+    return ShareDecision.ADMIT
 
 
 @dataclass(frozen=True)
@@ -87,22 +114,32 @@ class AnalysisSubject:
         return cls(source, source_id, None if game == "-" else int(game), int(seat), int(budget))
 
 
-# KEYS: 1 the analysis hash, 2 the pending set. ARGV: 1 subject, 2 now, 3 cap on pending, 4 queued TTL,
-# 5 seconds after which a pending entry is stale (its hash expired: worker lost), 6 budget_ms.
-# Returns {1 new | 0 existing | -1 full, status}.
+# KEYS: 1 the analysis hash, 2 the pending set, 3 the owner's pending set. ARGV: 1 subject, 2 now, 3 cap on
+# pending, 4 queued TTL, 5 seconds after which a pending entry is stale (its hash expired: worker lost),
+# 6 budget_ms, 7 owner, 8 cap on the owner's pending. Returns {1 new | 0 existing | ShareDecision code,
+# status, the owner's pending}: an analysis queued, running or done is answered before anything is counted.
 REQUEST_LUA = """
 local status = redis.call('HGET', KEYS[1], 'status')
-if status and status ~= 'failed' then return {0, status} end
+if status and status ~= 'failed' then return {0, status, 0} end
 local now = tonumber(ARGV[2])
-redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', now - tonumber(ARGV[5]))
+local stale = now - tonumber(ARGV[5])
+redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', stale)
+redis.call('ZREMRANGEBYSCORE', KEYS[3], '-inf', stale)
 redis.call('ZREM', KEYS[2], ARGV[1])
-if redis.call('ZCARD', KEYS[2]) >= tonumber(ARGV[3]) then return {-1, 'full'} end
+redis.call('ZREM', KEYS[3], ARGV[1])
+local total, own = redis.call('ZCARD', KEYS[2]), redis.call('ZCARD', KEYS[3])
+-- share_decision (above), in the same order
+if own >= tonumber(ARGV[8]) then return {-2, 'share', own} end
+if total >= tonumber(ARGV[3]) then return {-1, 'full', own} end
 redis.call('DEL', KEYS[1])
 redis.call('HSET', KEYS[1], 'status', 'queued', 'done', 0, 'total', 0, 'budget_ms', ARGV[6],
-           'queued_at', ARGV[2])
+           'queued_at', ARGV[2], 'owner', ARGV[7])
 redis.call('EXPIRE', KEYS[1], tonumber(ARGV[4]))
 redis.call('ZADD', KEYS[2], now, ARGV[1])
-return {1, 'queued'}
+redis.call('ZADD', KEYS[3], now, ARGV[1])
+-- an owner's set outlives none of its entries, so the sets of addresses gone for good do not pile up
+redis.call('EXPIRE', KEYS[3], tonumber(ARGV[5]))
+return {1, 'queued', own + 1}
 """
 
 # KEYS: 1 the analysis hash. ARGV: 1 done, 2 total, 3 TTL. Only an analysis still queued or running moves.
@@ -115,31 +152,42 @@ return 1
 """
 
 
+# REQUEST_LUA's return codes: 1 and 0, else a refusing ShareDecision.
+OUTCOMES = {1: RequestOutcome.NEW, 0: RequestOutcome.EXISTING,
+            ShareDecision.QUEUE_FULL.value: RequestOutcome.FULL,
+            ShareDecision.SHARE_EXHAUSTED.value: RequestOutcome.SHARE_EXHAUSTED}
+
+
 class AnalysisStore:
     """Requests, progress and results of analyses under one key prefix."""
 
-    def __init__(self, conn: redis.Redis, prefix: str = keys.DEFAULT_PREFIX, max_pending: int = 20) -> None:
+    def __init__(self, conn: redis.Redis, prefix: str = keys.DEFAULT_PREFIX, max_pending: int = 20,
+                 max_pending_per_owner: int = 3) -> None:
         self.redis = decoding_client(conn)
         self.prefix = prefix
         self.max_pending = max_pending
+        self.max_pending_per_owner = max_pending_per_owner
         self._request = self.redis.register_script(REQUEST_LUA)
         self._progress = self.redis.register_script(PROGRESS_LUA)
 
     def _key(self, subject: AnalysisSubject) -> str:
         return keys.analysis(self.prefix, subject.key)
 
-    def request(self, subject: AnalysisSubject, now: float | None = None) -> tuple[RequestOutcome, str]:
-        """Queue the analysis unless it is queued, running or done already, or the pending cap is reached.
+    def request(self, subject: AnalysisSubject, owner: str, now: float | None = None
+                ) -> tuple[RequestOutcome, str]:
+        """Queue the analysis for ``owner`` (the client address) unless it is queued, running or done
+        already, or the owner's share or the pending cap is reached.
 
         Returns the outcome and the analysis status. Only NEW asks the caller to enqueue the job, so
         requests repeated (or made at once from many clients) queue it once.
         """
         now = time.time() if now is None else now
-        code, status = self._request(
-            keys=[self._key(subject), keys.analysis_pending(self.prefix)],
-            args=[subject.key, now, self.max_pending, QUEUED_TTL, QUEUED_TTL + STALL_TTL, subject.budget_ms])
-        outcome = {1: RequestOutcome.NEW, 0: RequestOutcome.EXISTING}.get(int(code), RequestOutcome.FULL)
-        return outcome, str(status)
+        code, status, _own = self._request(
+            keys=[self._key(subject), keys.analysis_pending(self.prefix),
+                  keys.analysis_owner_pending(self.prefix, owner)],
+            args=[subject.key, now, self.max_pending, QUEUED_TTL, QUEUED_TTL + STALL_TTL, subject.budget_ms,
+                  owner, self.max_pending_per_owner])
+        return OUTCOMES[int(code)], str(status)
 
     def progress(self, subject: AnalysisSubject, done: int, total: int) -> bool:
         """Record ``done`` of ``total`` decisions (now running); False if it is no longer pending."""
@@ -156,10 +204,14 @@ class AnalysisStore:
 
     def _end(self, subject: AnalysisSubject, ttl: int, **fields: Any) -> None:
         key = self._key(subject)
+        # Only a new request changes the owner, and none is taken while the analysis is still pending.
+        owner = self.redis.hget(key, "owner")
         pipe = self.redis.pipeline()
         pipe.hset(key, mapping=fields)
         pipe.expire(key, ttl)
         pipe.zrem(keys.analysis_pending(self.prefix), subject.key)
+        if owner is not None:
+            pipe.zrem(keys.analysis_owner_pending(self.prefix, owner), subject.key)
         pipe.execute()
 
     def get(self, subject: AnalysisSubject) -> dict[str, Any] | None:
@@ -178,3 +230,7 @@ class AnalysisStore:
     def pending(self) -> int:
         """Analyses queued or running (stale entries included until the next request sweeps them)."""
         return int(self.redis.zcard(keys.analysis_pending(self.prefix)))
+
+    def pending_for(self, owner: str) -> int:
+        """The owner's analyses queued or running (stale entries included, as in :meth:`pending`)."""
+        return int(self.redis.zcard(keys.analysis_owner_pending(self.prefix, owner)))

@@ -231,6 +231,22 @@ class AnalysisQueueFull(DomainError):
         self.retry_after = retry_after
 
 
+class AnalysisShareExhausted(DomainError):
+    """One client address has its share of the analysis queue pending; ``retry_after`` seconds is a fair
+    wait (the problem carries ``pending`` and ``limit``)."""
+
+    def __init__(self, pending: int, limit: int, retry_after: int) -> None:
+        super().__init__(f"{pending} of your game analyses are queued or running, the most one client "
+                         f"address may have at once ({limit}); retry in {retry_after} s, or once one of them "
+                         "is done")
+        self.pending = pending
+        self.limit = limit
+        self.retry_after = retry_after
+
+    def fields(self) -> dict[str, Any]:
+        return {"pending": self.pending, "limit": self.limit}
+
+
 # --- the store itself --------------------------------------------------------------------------------------
 
 

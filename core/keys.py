@@ -233,6 +233,12 @@ def analysis_pending(prefix: str) -> str:
     return f"{prefix}analysis-pending"
 
 
+def analysis_owner_pending(prefix: str, owner: str) -> str:
+    """Sorted set with TTL: the subjects of one owner's (client address's) queued or running analyses, scored
+    by enqueue time (the per-owner share counts it)."""
+    return f"{prefix}analysis-pending-owner:{owner}"
+
+
 def analysis_queue(prefix: str) -> str:
     """RQ queue name for game analyses (slow and CPU-bound: their own workers, apart from matches)."""
     return f"{prefix.rstrip(':')}-analysis"

@@ -63,9 +63,11 @@ def load_config(overrides: dict[str, Any] | None = None) -> dict[str, Any]:
         "MAX_BOTS_PER_ADDRESS": int(os.environ.get("TA_MAX_BOTS_PER_ADDRESS", 10)),
         "MAX_BOTS_PER_OWNER_PER_LADDER": int(os.environ.get("TA_MAX_BOTS_PER_OWNER_PER_LADDER", 3)),
         # Game analyses (api/blueprints/analysis.py): requests per address, analyses queued or running at once
-        # (beyond it: 503 with Retry-After), and the search budget per decision when the request names none.
+        # (beyond it: 503 with Retry-After) and of one client address (its share: beyond it 429), and the
+        # search budget per decision when the request names none.
         "LIMIT_ANALYSIS": os.environ.get("TA_LIMIT_ANALYSIS", "10/minute"),
         "MAX_PENDING_ANALYSES": int(os.environ.get("TA_MAX_PENDING_ANALYSES", 20)),
+        "MAX_PENDING_ANALYSES_PER_CLIENT": int(os.environ.get("TA_MAX_PENDING_ANALYSES_PER_CLIENT", 3)),
         "ANALYSIS_BUDGET_MS": int(os.environ.get("TA_ANALYSIS_BUDGET_MS", ANALYSIS_BUDGET_MS)),
         "ANALYSIS_QUEUE": None,  # derived from the (final) key prefix below, unless given
         "RATELIMIT_ENABLED": _env_bool("TA_RATELIMIT_ENABLED", True),

@@ -156,3 +156,16 @@ def test_the_committed_page_is_what_the_tool_renders(tool) -> None:
     page = (ROOT / "docs" / "benchmarks.md").read_text()
     assert tool.render({}, previous=page) == page
     assert set(tool.sections_of(page)) == set(tool.BY_NAME)
+
+
+def test_the_contention_table_gives_the_slowdown_and_what_was_analysed(tool) -> None:
+    out = {"analysis_nice": None, "analysis_workers": 1, "slowdown_percent": 2.71,
+           "slowdown_percent_best": 4.9,
+           "median_decisions_per_s": {"alone": 17659.9, "busy": 17180.6},
+           "analyses_meanwhile": [{"analysed_decisions": 130, "worker_cores_used": 0.3},
+                                  {"analysed_decisions": 100, "worker_cores_used": 0.2}]}
+    rows = table(tool.render({"analysis-contention": result("analysis-contention", [out])}),
+                 "analysis-contention")
+    assert ("| ladder decisions/s alone → with 1 analysis worker(s) busy at default niceness (19) | 17,660 → "
+            "17,181: 2.7 % slower (best runs: 4.9 %); 230 decisions analysed meanwhile on 0.25 cores | "
+            "≤ 5 % slower |") in rows

@@ -24,6 +24,7 @@ of their own, so the bots do not share the bench's GIL.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import statistics
@@ -32,6 +33,7 @@ import sys
 import time
 from collections import Counter
 from collections.abc import Callable
+from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import Any
 
@@ -229,7 +231,8 @@ def worker_command(threads: int | None) -> list[str]:
 
 def rq_workers(urls: list[str] | None, workers: int, matches: int, bot_pid: int | None = None,
                threads: int | None = 1, options: dict[str, Any] | None = None,
-               deadline_ms: int = int(BENCH_DEADLINE_S * 1000)) -> dict[str, Any]:
+               deadline_ms: int = int(BENCH_DEADLINE_S * 1000),
+               alongside: Callable[[str, str], AbstractContextManager[Any]] | None = None) -> dict[str, Any]:
     """`matches` Spot Hearts matches as RQ jobs, drained by `workers` real worker processes.
 
     With `urls` the 4 seats are the HTTP bots; with None they are house bots (no HTTP, no bot process): the
@@ -237,6 +240,8 @@ def rq_workers(urls: list[str] | None, workers: int, matches: int, bot_pid: int 
     the arena's default). The workers are started and registered *before* the matches are enqueued, so their
     start-up (imports, Redis handshake) is neither in the measured interval nor in the CPU figures: throughput
     is decisions over first match start .. last match finish, and CPU is read from /proc across that drain.
+    ``alongside(redis_url, prefix)``: a context entered once the workers are ready and left after the drain
+    (other load on the same Redis and cores, e.g. busy analysis workers: ``tools.analysis_contention``).
     """
     from rq import Queue
 
@@ -274,9 +279,10 @@ def rq_workers(urls: list[str] | None, workers: int, matches: int, bot_pid: int 
         sampler = RssSampler([p.pid for p in procs])
         worker_cpu_before = sum(cpu_seconds(p.pid) for p in procs)
         bot_cpu_before = tree_cpu_seconds([bot_pid]) if bot_pid else 0.0
-        for spec in specs:
-            enqueue_match(queue, spec, ladder, prefix)
-        _wait_until_done(queue, len(specs), sample=sampler)
+        with alongside(server.url, prefix) if alongside else contextlib.nullcontext():
+            for spec in specs:
+                enqueue_match(queue, spec, ladder, prefix)
+            _wait_until_done(queue, len(specs), sample=sampler)
         worker_cpu = sum(cpu_seconds(p.pid) for p in procs) - worker_cpu_before
         bot_cpu = (tree_cpu_seconds([bot_pid]) - bot_cpu_before) if bot_pid else 0.0
         docs = [store.match(spec.match_id) for spec in specs]

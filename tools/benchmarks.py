@@ -211,6 +211,24 @@ def pace_rows(outputs: list[Any]) -> list[Row]:
     return rows
 
 
+def contention_rows(outputs: list[Any]) -> list[Row]:
+    rows = []
+    for out in outputs:
+        nice = dig(out, "analysis_nice")
+        who = "default niceness (19)" if nice is None else f"niceness {nice}"
+        alone, busy = (dig(out, "median_decisions_per_s", name) for name in ("alone", "busy"))
+        meanwhile = dig(out, "analyses_meanwhile", default=[]) or []
+        analysed = sum(r.get("analysed_decisions", 0) for r in meanwhile)
+        cores = [r["worker_cores_used"] for r in meanwhile if "worker_cores_used" in r]
+        workers = num(dig(out, "analysis_workers"))
+        rows.append((f"ladder decisions/s alone → with {workers} analysis worker(s) busy at {who}",
+                     f"{num(alone)} → {num(busy)}: {num(dig(out, 'slowdown_percent'), 1)} % slower "
+                     f"(best runs: {num(dig(out, 'slowdown_percent_best'), 1)} %); {num(analysed)} decisions "
+                     f"analysed meanwhile on {num(sum(cores) / len(cores) if cores else None, 2)} cores",
+                     "≤ 5 % slower" if nice is None else "reference"))
+    return rows
+
+
 def load_rows(outputs: list[Any]) -> list[Row]:
     out = outputs[0] if outputs else {}
     rows = [
@@ -375,6 +393,14 @@ BENCHMARKS = (
               "bot answering after 20 and after 0 ms (docs/arena.md).",
               ("python -m tools.ladder_pace", "python -m tools.ladder_pace --bot-delay-ms 20",
                "python -m tools.ladder_pace --bot-delay-ms 0"), pace_rows),
+    Benchmark("analysis-contention", "Analysis workers next to the ladder",
+              "House-bot Spot Hearts matches drained by the arena of `make run` (2 processes of `python -m "
+              "arena worker`, both cores busy), alone and with the analysis worker of the Procfile busy on a "
+              "full queue (20 analyses at 250 ms per decision), 3 interleaved runs each; the slowdown of the "
+              "median match throughput, with the analysis worker at its default niceness and at the match "
+              "workers' (docs/arena.md).",
+              ("python -m tools.analysis_contention",
+               "python -m tools.analysis_contention --analysis-nice 0"), contention_rows),
     Benchmark("redis", "The ceiling of one Redis",
               "Redis's own counters (INFO commandstats, stats, cpu) per rated match (house bots, real "
               "scheduler and RQ workers in 3 network namespaces) and per API move; the matches/s and bots "

@@ -4,8 +4,10 @@
 queue and answers 202 with its URL in Location, or 200 with the result when it is already done; ``GET`` on
 the same URL gives ``{status, progress: {done, total}, result?, reason?}``. Only finished games are
 analysed: a decision lists the seat's legal moves, i.e. its hand, which must stay hidden while the game is
-played. The analysis is expensive, so requests are limited per address and the number queued or running
-at once is capped (503 analysis-queue-full with Retry-After). State and results live in
+played. The analysis is expensive, so requests are limited per address, the number queued or running at
+once is capped (503 analysis-queue-full with Retry-After), and so is each client address's share of them
+(429 analysis-share-exhausted with Retry-After): two addresses cannot hold the whole queue. A result done
+already is answered to anyone before anything is counted. State and results live in
 core.analysis_store; the job is arena.analysis.analyse_game.
 """
 
@@ -17,6 +19,7 @@ from typing import Any
 
 import redis
 from flask import current_app, url_for
+from flask_limiter.util import get_remote_address
 from flask_smorest import Blueprint
 from marshmallow import Schema, fields, validate
 
@@ -25,7 +28,7 @@ from api.schemas import MoveField
 from api.services import services
 from core.analysis_store import AnalysisStatus, AnalysisSubject, RequestOutcome
 from core.arena_store import ArenaStore
-from core.errors import AnalysisNotFound, AnalysisQueueFull, GameNotOver, SeatNotFound
+from core.errors import AnalysisNotFound, AnalysisQueueFull, AnalysisShareExhausted, GameNotOver, SeatNotFound
 from core.queues import enqueue_analysis
 from core.settings import ANALYSIS_BUDGET_RANGE_MS
 
@@ -33,6 +36,7 @@ blp = Blueprint("analysis", __name__, url_prefix="/api",
                 description="Analysis of a finished game: every legal move valued at each decision of a seat")
 
 QUEUE_FULL_RETRY_AFTER_S = 30  # a seat's analysis takes well under a minute at the default budget
+SHARE_RETRY_AFTER_S = 30  # the same wait: by then the owner's oldest analysis is usually done
 
 
 class AnalysisQuerySchema(Schema):
@@ -140,7 +144,12 @@ def _request(subject: AnalysisSubject, check: Callable[[AnalysisSubject], None]
              ) -> tuple[dict[str, Any], int, dict[str, str]]:
     check(subject)
     svc = services()
-    outcome, _status = svc.analyses.request(subject)
+    # The owner is the address the rate limiter keys LIMIT_ANALYSIS by: one identity for both limits.
+    owner = get_remote_address()
+    outcome, _status = svc.analyses.request(subject, owner)
+    if outcome is RequestOutcome.SHARE_EXHAUSTED:
+        raise AnalysisShareExhausted(svc.analyses.pending_for(owner), svc.analyses.max_pending_per_owner,
+                                     SHARE_RETRY_AFTER_S)
     if outcome is RequestOutcome.FULL:
         raise AnalysisQueueFull(svc.analyses.pending(), QUEUE_FULL_RETRY_AFTER_S)
     if outcome is RequestOutcome.NEW:

@@ -23,6 +23,7 @@ from tests.web.site import LADDERS, play_ladder_matches, play_table_through_api
 
 SORE_SPOT = LADDERS[1]  # sore-spot, 4 players, one round: 13 decisions per seat
 BUDGET = 10  # ms per decision: the smallest the API takes
+OWNER = "127.0.0.1"  # the client address of Flask's test client
 
 
 @pytest.fixture
@@ -165,7 +166,7 @@ def test_an_analysis_stops_when_its_worker_is_told_to(redis_url, key_prefix, mat
     conn = redis.Redis.from_url(redis_url)
     store = AnalysisStore(conn, key_prefix)
     subject = AnalysisSubject.for_match(match_id, 0, 0, BUDGET)
-    store.request(subject)
+    store.request(subject, OWNER)
     summary = run_analysis(conn, key_prefix, subject, stop_requested=lambda: True)
     assert summary["status"] == "failed"
     state = store.get(subject)
@@ -177,12 +178,12 @@ def test_an_analysis_stops_when_its_worker_is_told_to(redis_url, key_prefix, mat
 def test_requests_are_counted_once_and_expired_places_are_freed(redis_url, key_prefix) -> None:
     store = AnalysisStore(redis.Redis.from_url(redis_url), key_prefix, max_pending=1)
     first, second = (AnalysisSubject.for_table(t, 0, 100) for t in ("t1", "t2"))
-    assert store.request(first, now=1000.0) == (RequestOutcome.NEW, "queued")
-    assert store.request(first, now=1001.0) == (RequestOutcome.EXISTING, "queued")
-    assert store.request(second, now=1002.0) == (RequestOutcome.FULL, "full")
+    assert store.request(first, OWNER, now=1000.0) == (RequestOutcome.NEW, "queued")
+    assert store.request(first, OWNER, now=1001.0) == (RequestOutcome.EXISTING, "queued")
+    assert store.request(second, OWNER, now=1002.0) == (RequestOutcome.FULL, "full")
     assert store.progress(first, 3, 13) and store.get(first)["status"] == "running"
     # A worker killed mid-job: its entry is stale after the queued and stall limits, and is swept.
-    assert store.request(second, now=1000.0 + 3600 + 600 + 1)[0] is RequestOutcome.NEW
+    assert store.request(second, OWNER, now=1000.0 + 3600 + 600 + 1)[0] is RequestOutcome.NEW
 
 
 def test_openapi_documents_the_analysis_endpoints(client) -> None:

@@ -325,7 +325,7 @@ def test_workers_and_the_scheduler_outlive_a_redis_restart(own_redis, key_prefix
             time.sleep(0.2)
         analyses = AnalysisStore(conn, key_prefix)
         subject = AnalysisSubject.for_table(table.table_id, seat=0, budget_ms=10)
-        analyses.request(subject)
+        analyses.request(subject, owner="127.0.0.1")
         enqueue_analysis(Queue(analysis_queue(key_prefix), connection=conn), subject.key, key_prefix)
         while (analyses.get(subject) or {}).get("status") != "done":
             assert time.monotonic() < deadline + 30, f"no analysis after the restart: {analyses.get(subject)}"
