@@ -7,13 +7,11 @@ cancels luck by rotation alone would, hands the remembering bot the other seats'
 
 from __future__ import annotations
 
-import subprocess
-import sys
-
 import pytest
+from click.testing import CliRunner
 
+from arena.__main__ import main
 from arena.memorybot import Memory, MemoryBot, memory_gain
-from tests.conftest import REPO_ROOT
 
 SPOT_HEARTS = {"target": 1}  # one round per game: short matches, the same leak
 MATCHES = 20
@@ -67,7 +65,6 @@ def test_the_memory_bot_recalls_a_hand_it_saw_at_another_table_only() -> None:
     (["--matches", "0"], "Invalid value for '--matches'"),
 ])
 def test_memory_gain_answers_a_wrong_option_with_one_line(args: list[str], message: str) -> None:
-    done = subprocess.run([sys.executable, "-m", "arena", "memory-gain", *args], cwd=REPO_ROOT,
-                          capture_output=True, text=True, timeout=60)
-    assert done.returncode == 2 and "Traceback" not in done.stderr
-    assert message in done.stderr.splitlines()[-1]
+    done = CliRunner().invoke(main, ["memory-gain", *args])
+    assert done.exit_code == 2, done.output
+    assert "Traceback" not in done.output and message in done.output.splitlines()[-1]
