@@ -16,9 +16,17 @@ INITIAL_RATING = 1500.0
 
 @dataclass(frozen=True)
 class EloConfig:
+    """K by experience, as FIDE's: large while a rating finds its level, small once it has settled.
+
+    A fixed K keeps every rating wandering by about the same amount for ever; the house grades of a game
+    can be closer than that (Sloppy Seconds'), so a settled bot's rating moves half as far per match.
+    """
+
     k: float = 32.0
     provisional_k: float = 64.0  # a new bot's rating should move quickly to where it belongs
     provisional_games: int = 20
+    established_k: float = 16.0
+    established_games: int = 100
 
 
 def expected_score(rating: float, opponent: float) -> float:
@@ -27,7 +35,14 @@ def expected_score(rating: float, opponent: float) -> float:
 
 
 def k_factor(games_played: int, config: EloConfig = EloConfig()) -> float:
-    return config.provisional_k if games_played < config.provisional_games else config.k
+    """K for a bot with `games_played` rated matches.
+
+    >>> k_factor(0), k_factor(20), k_factor(99), k_factor(100)
+    (64.0, 32.0, 32.0, 16.0)
+    """
+    if games_played < config.provisional_games:
+        return config.provisional_k
+    return config.k if games_played < config.established_games else config.established_k
 
 
 def pair_score(place: float, other_place: float) -> float:

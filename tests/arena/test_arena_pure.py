@@ -46,7 +46,7 @@ def test_two_player_match_is_classic_elo() -> None:
 
 def test_four_player_pairwise_decomposition_by_hand() -> None:
     ratings = {"a": 1600.0, "b": 1500.0, "c": 1500.0, "d": 1400.0}
-    games = {p: 100 for p in ratings}
+    games = {p: 50 for p in ratings}
     places = {"a": 2, "b": 1, "c": 3, "d": 3}  # c and d tie for third
     deltas = rating_deltas(ratings, games, places)
     k_pair = 32 / 3
@@ -66,9 +66,12 @@ def test_provisional_k_for_first_twenty_games() -> None:
     assert k_factor(0, config) == 64
     assert k_factor(19, config) == 64
     assert k_factor(20, config) == 32
-    deltas = rating_deltas({"new": 1500, "old": 1500}, {"new": 3, "old": 300}, {"new": 1, "old": 2})
+    assert k_factor(99, config) == 32 and k_factor(100, config) == 16  # settled: half the step
+    deltas = rating_deltas({"new": 1500, "old": 1500}, {"new": 3, "old": 50}, {"new": 1, "old": 2})
     assert deltas["new"] == pytest.approx(32.0)
     assert deltas["old"] == pytest.approx(-16.0)
+    settled = rating_deltas({"new": 1500, "old": 1500}, {"new": 3, "old": 300}, {"new": 1, "old": 2})
+    assert settled["old"] == pytest.approx(-8.0)
 
 
 def test_a_match_moves_a_rating_by_at_most_k() -> None:

@@ -123,7 +123,11 @@ def test_sigkilled_worker_costs_no_rating_and_the_match_is_rerun(conn, key_prefi
     # ... on fresh deals: the killed run had shown the bots cards of the first ones.
     rerun_seed = spec.for_attempt(2).seed
     assert doc["result"]["seed"] == rerun_seed != spec.seed
-    assert {record["seed"] for record in store.match_games(spec.match_id)} == {rerun_seed}
+    rerun = spec.for_attempt(2)  # every game on a deal of the re-run, none of the dead run's
+    assert [record["seed"] for record in store.match_games(spec.match_id)] == [
+        rerun.game_seed(g) for g in range(rerun.games)]
+    assert not {record["seed"] for record in store.match_games(spec.match_id)} & {
+        spec.game_seed(g) for g in range(spec.games)}
     stats = store.stats("ss", [m.bot_id for m in entrants])
     assert all(s["games"] == 1 for s in stats.values())
     ratings = store.ratings("ss")
