@@ -30,6 +30,13 @@ class ProblemSchema(Schema):
     detail = fields.String(required=True)
     legal = fields.List(fields.String(), metadata={"description": "legal moves (refused moves only)"})
     errors = fields.Dict(metadata={"description": "field -> messages (422 validation only)"})
+    resembles = fields.String(metadata={"description": "the house name a refused bot name reads as "
+                                                       "(bot-name-reserved only)"})
+    pending = fields.Integer(metadata={"description": "your analyses queued or running "
+                                                     "(analysis-share-exhausted only)"})
+    limit = fields.Integer(metadata={"description": "analyses one client address may have pending "
+                                                   "(analysis-share-exhausted only)"})
+    resource = fields.String(metadata={"description": "memory or disk (store-full only)"})
 
 
 class JSONObject(fields.Raw):

@@ -81,6 +81,10 @@ class Problem(_Payload):
     detail: str = ""
     legal: list[str] | None = None
     errors: dict[str, Any] | None = None
+    resembles: str | None = None  # bot-name-reserved: the house name the refused name reads as
+    pending: int | None = None  # analysis-share-exhausted: your analyses queued or running
+    limit: int | None = None  # analysis-share-exhausted: the most one client address may have
+    resource: str | None = None  # store-full: memory or disk
 
 
 @dataclass(frozen=True)
