@@ -143,6 +143,16 @@ def worker_command(burst: bool, threads: int | None, simple: bool, queues: tuple
             return
 
 
+def _json_object(ctx: click.Context, param: click.Parameter, value: str) -> dict:
+    try:
+        parsed = json.loads(value)
+    except json.JSONDecodeError as exc:
+        raise click.BadParameter(f"not JSON: {exc}") from None
+    if not isinstance(parsed, dict):
+        raise click.BadParameter("must be a JSON object, e.g. '{\"target\": 1}'")
+    return parsed
+
+
 @main.command("simulate-ladder")
 @click.option("--game", default="spot-hearts", show_default=True)
 @click.option("--bots", default=None, help="Comma-separated house bots, STRONGEST FIRST (the known order); "
@@ -151,7 +161,8 @@ def worker_command(burst: bool, threads: int | None, simple: bool, queues: tuple
 @click.option("--games-per-bot", default=50, show_default=True, help="Rated matches per bot (at least).")
 @click.option("--duplicate/--no-duplicate", default=False, show_default=True)
 @click.option("--players", default=4, show_default=True)
-@click.option("--options", default="{}", show_default=True, help="Game options as JSON.")
+@click.option("--options", default="{}", show_default=True, callback=_json_object,
+              help="Game options as JSON.")
 @click.option("--seed", default=1, show_default=True)
 @click.option("--runs", default=1, show_default=True, help="Independent ladders (seeds seed..seed+runs-1); "
               "spearman is then their mean.")
@@ -169,7 +180,7 @@ def worker_command(burst: bool, threads: int | None, simple: bool, queues: tuple
 @click.option("--no-mixing", is_flag=True, help="With --max-active: matchmaking without meeting counts and "
               "waits (how the scheduler matched before), to compare.")
 def simulate_ladder_command(game: str, bots: str | None, games_per_bot: int, duplicate: bool, players: int,
-                            options: str, seed: int, runs: int, max_active: int | None, tick_s: float,
+                            options: dict, seed: int, runs: int, max_active: int | None, tick_s: float,
                             delays: tuple[str, ...], house_gap_s: float, replay_deals: bool,
                             no_mixing: bool) -> None:
     """Offline ladder with the real matchmaking, match and Elo code; prints one JSON line with `spearman`."""
@@ -191,22 +202,11 @@ def simulate_ladder_command(game: str, bots: str | None, games_per_bot: int, dup
     concurrency = None if max_active is None else Concurrency(max_active, tick_s, delays_ms, house_gap_s,
                                                               mixing=not no_mixing)
     click.echo(json.dumps(simulate_many(game, names, games_per_bot, duplicate, seed, runs, players,
-                                        json.loads(options), concurrency, replay_deals)))
-
-
-def _json_object(ctx: click.Context, param: click.Parameter, value: str) -> dict:
-    try:
-        parsed = json.loads(value)
-    except json.JSONDecodeError as exc:
-        raise click.BadParameter(f"not JSON: {exc}") from None
-    if not isinstance(parsed, dict):
-        raise click.BadParameter("must be a JSON object, e.g. '{\"target\": 1}'")
-    return parsed
+                                        options, concurrency, replay_deals)))
 
 
 @main.command("memory-gain")
-@click.option("--game", type=click.Choice(["sore-spot", "card-commons", "sloppy-seconds", "spot-hearts"]),
-              default="spot-hearts", show_default=True)
+@click.option("--game", default="spot-hearts", show_default=True)
 @click.option("--matches", type=click.IntRange(1, 10_000), default=60, show_default=True)
 @click.option("--options", default="{}", show_default=True, callback=_json_object,
               help="Game options as JSON.")
@@ -221,6 +221,9 @@ def memory_gain_command(game: str, matches: int, options: dict, opponents: str, 
     from arena.memorybot import memory_gain
     from engine.bots import make_bot
 
+    if game not in engine.GAMES:
+        raise click.BadParameter(f"unknown game {game!r}; games: {', '.join(engine.GAMES)}",
+                                 param_hint="--game")
     try:
         engine.new_game(game, 4, options, seed=0)
     except engine.EngineError as exc:

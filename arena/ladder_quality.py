@@ -10,6 +10,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from itertools import combinations
 from typing import Any
 
+from core.arena_model import HOUSE_PREFIX
+
 
 def pair_meetings(tables: Iterable[Iterable[str]]) -> Counter[frozenset[str]]:
     """Matches played together, per pair of bots.
@@ -26,7 +28,8 @@ def pair_meetings(tables: Iterable[Iterable[str]]) -> Counter[frozenset[str]]:
 def quality_report(known_order: Sequence[str], ratings: Mapping[str, float],
                    tables: Sequence[Sequence[str]]) -> dict[str, Any]:
     """ρ of the ladder order against `known_order` (strongest first), rating spread, distinct groups,
-    pairs of `known_order` that never shared a table and the pair meeting counts' range.
+    pairs of `known_order` that never shared a table (named without the house prefix) and the pair meeting
+    counts' range.
 
     Bots without a rating sit at the bottom (they have not played). ρ is None with fewer than two bots.
 
@@ -49,7 +52,8 @@ def quality_report(known_order: Sequence[str], ratings: Mapping[str, float],
         "matches": len(tables),
         "groups": len({frozenset(t) for t in tables}),
         "pairs_never_met": len(never),
-        "never_met": sorted(sorted(p, key=known_order.index) for p in never),
+        "never_met": sorted([b.removeprefix(HOUSE_PREFIX) for b in sorted(p, key=known_order.index)]
+                            for p in never),
         "pair_meetings_min": min((met[p] for p in pairs), default=0),
         "pair_meetings_max": max((met[p] for p in pairs), default=0),
     }

@@ -119,6 +119,12 @@ def reference_totals(spec: MatchSpec, seed: int) -> list[int]:
     return list(play_game(game, bots).totals)
 
 
+def replayed_deal(spec: MatchSpec) -> Callable[[int], int]:
+    """A `deal_seed` that deals every game of the match from the match's seed: one deal, bots rotated (the
+    format that shows a bot a deal twice, for simulations to compare against)."""
+    return lambda _game_no: spec.seed
+
+
 def rotation_seating(entrants: list[Member], rotation: int) -> list[Member]:
     """Seat s of game `rotation` holds entrant (s + rotation) mod n: over n games each bot sits everywhere."""
     n = len(entrants)
@@ -136,8 +142,8 @@ class MatchRunner:
                  stop_requested: Callable[[], bool] | None = None,
                  deal_seed: Callable[[int], int] | None = None) -> None:
         self.spec = spec
-        # The deal of each game; replaying one deal in every game (`lambda g: spec.seed`) is how the
-        # simulations show what a format that shows a bot a deal twice would give away.
+        # The deal of each game; `replayed_deal(spec)` is how the simulations show what a format that shows
+        # a bot a deal twice would give away.
         self.deal_seed = deal_seed or spec.game_seed
         self.stop_requested = stop_requested or (lambda: False)
         self.drivers = drivers

@@ -20,7 +20,7 @@ from typing import Any
 
 from scipy.stats import binomtest
 
-from arena.match import DecisionRequest, DriverAnswer, MatchRunner, house_seed, make_drivers
+from arena.match import DecisionRequest, DriverAnswer, MatchRunner, house_seed, make_drivers, replayed_deal
 from core.arena_model import MatchSpec, Member, MemberKind
 from engine import rules_for
 from engine.bots import make_bot
@@ -152,7 +152,7 @@ def memory_gain(game: str, matches: int, seed: int = 1, options: dict[str, Any] 
         spec = MatchSpec(f"memory-{seed}-{i}", "memory", game, players, dict(options or {}), seed + i, True,
                          entrants, 1000, 5, {m.bot_id: 1500.0 for m in entrants},
                          {m.bot_id: 0 for m in entrants})
-        deal_seed = (lambda _g, s=spec.seed: s) if replay_deals else None
+        deal_seed = replayed_deal(spec) if replay_deals else None
         scores = []
         for remembering in (False, True):
             drivers = make_drivers(spec, allow_private=False)

@@ -246,7 +246,7 @@ class Scheduler:
         created (a restarted scheduler starts again from the recent ones)."""
         if ladder_id not in self._meetings:
             ids = self.store.recent_matches(ladder_id, limit=self.settings.keep_matches) or []
-            docs = (self.store.match(match_id) for match_id in ids)
+            docs = self.store.match_docs(ids)
             self._meetings[ladder_id] = pair_meetings(  # a document without a spec counts no meeting
                 [m["bot_id"] for m in (doc or {}).get("spec", {}).get("entrants", [])] for doc in docs)
         return self._meetings[ladder_id]

@@ -30,10 +30,16 @@ from collections import Counter
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
-from scipy.stats import spearmanr
-
 from arena.ladder_quality import pair_meetings, quality_report
-from arena.match import DecisionRequest, DriverAnswer, MatchRunner, SeatDriver, house_seed, make_drivers
+from arena.match import (
+    DecisionRequest,
+    DriverAnswer,
+    MatchRunner,
+    SeatDriver,
+    house_seed,
+    make_drivers,
+    replayed_deal,
+)
 from arena.matchmaking import Candidate, pick_table
 from arena.memorybot import TWIN, Memory, MemoryDriver
 from core.arena_model import LadderConfig, MatchResult, MatchSpec, Member
@@ -62,8 +68,25 @@ class Matches:
         return drivers
 
     def play(self, spec: MatchSpec, drivers: dict[str, SeatDriver]) -> MatchResult:
-        deal_seed = (lambda _game_no: spec.seed) if self.replay_deals else None
+        deal_seed = replayed_deal(spec) if self.replay_deals else None
         return MatchRunner(spec, drivers, deal_seed=deal_seed).run()
+
+
+def _spec(number: int, game: str, players: int, options: dict[str, Any] | None, seed: int, duplicate: bool,
+          entrants: list[Member], ratings: dict[str, float], games: dict[str, int]) -> MatchSpec:
+    """The spec of the simulated ladder's match `number`, with the entrants' ratings as they are now."""
+    ids = [m.bot_id for m in entrants]
+    return MatchSpec(
+        match_id=f"sim{number}", ladder_id="sim", game=game, players=players, options=dict(options or {}),
+        seed=seed, duplicate=duplicate, entrants=entrants, deadline_ms=1000, strike_limit=5,
+        pre_ratings={b: ratings[b] for b in ids}, pre_games={b: games[b] for b in ids},
+    )
+
+
+def _ladder_rows(ratings: dict[str, float], games: dict[str, int]) -> list[dict[str, Any]]:
+    """The final ladder, best first, under the house bots' own names."""
+    return [{"bot": b.removeprefix("house:"), "rating": round(ratings[b], 1), "matches": games[b]}
+            for b in sorted(ratings, key=lambda b: -ratings[b])]
 
 
 def simulate_ladder(game: str, bots: list[str], games_per_bot: int, duplicate: bool, seed: int,
@@ -86,12 +109,8 @@ def simulate_ladder(game: str, bots: list[str], games_per_bot: int, duplicate: b
         table = pick_table(candidates, players, rng, last_group=last)
         assert table is not None  # every bot is always available offline
         by_id = {m.bot_id: m for m in members.values()}
-        spec = MatchSpec(
-            match_id=f"sim{matches}", ladder_id="sim", game=game, players=players,
-            options=dict(options or {}), seed=rng.getrandbits(SEED_BITS), duplicate=duplicate,
-            entrants=[by_id[b] for b in table], deadline_ms=1000, strike_limit=5,
-            pre_ratings={b: ratings[b] for b in table}, pre_games={b: games[b] for b in table},
-        )
+        spec = _spec(matches, game, players, options, rng.getrandbits(SEED_BITS), duplicate,
+                     [by_id[b] for b in table], ratings, games)
         result = matches_of.play(spec, matches_of.drivers(spec))
         for bot, delta in result.deltas.items():
             ratings[bot] += delta
@@ -101,25 +120,21 @@ def simulate_ladder(game: str, bots: list[str], games_per_bot: int, duplicate: b
         matches += 1
         played += len(result.games)
         decisions += sum(g["moves"] for g in result.games)
-    ladder = sorted(ratings, key=lambda b: -ratings[b])
     known = [members[name].bot_id for name in bots]
-    rho = spearmanr([known.index(b) for b in ladder], list(range(len(ladder)))).statistic
     return {**_quality(known, ratings, tables),
         "game": game, "players": players, "bots": bots, "games_per_bot": games_per_bot,
-        "duplicate": duplicate, "replay_deals": replay_deals, "seed": seed, "spearman": round(float(rho), 4),
+        "duplicate": duplicate, "replay_deals": replay_deals, "seed": seed,
         "matches": matches, "memory_recalled_decisions": matches_of.memory.recalled,
         "games_played": played, "decisions": decisions, "elapsed_s": round(time.perf_counter() - started, 2),
         "matches_per_min": round(60 * matches / max(time.perf_counter() - started, 1e-9), 1),
-        "ladder": [{"bot": b.removeprefix("house:"), "rating": round(ratings[b], 1), "matches": games[b]}
-                   for b in ladder],
+        "ladder": _ladder_rows(ratings, games),
     }
 
 
 def _quality(known: list[str], ratings: dict[str, float], tables: list[list[str]]) -> dict[str, Any]:
-    """The ladder-quality figures without the ids' house prefix (`spearman` is the caller's)."""
+    """The ladder-quality figures (`matches` is the caller's: it counts the matches it played)."""
     report = quality_report(known, ratings, tables)
-    report["never_met"] = [[b.removeprefix("house:") for b in pair] for pair in report["never_met"]]
-    del report["spearman"], report["matches"]
+    del report["matches"]
     return report
 
 
@@ -215,12 +230,8 @@ def simulate_concurrent_ladder(game: str, bots: list[str], games_per_bot: int, d
             if table is None or now - last_house_only < concurrency.house_only_gap_s:
                 break
             last_house_only = now
-            spec = MatchSpec(
-                match_id=f"sim{len(tables)}", ladder_id="sim", game=game, players=players,
-                options=dict(options or {}), seed=rng.getrandbits(SEED_BITS), duplicate=duplicate,
-                entrants=[by_id[b] for b in table], deadline_ms=1000, strike_limit=5,
-                pre_ratings={b: ratings[b] for b in table}, pre_games={b: games[b] for b in table},
-            )
+            spec = _spec(len(tables), game, players, options, rng.getrandbits(SEED_BITS), duplicate,
+                         [by_id[b] for b in table], ratings, games)
             drivers = {b: _CountingDriver(d) for b, d in matches_of.drivers(spec).items()}
             result = matches_of.play(spec, dict(drivers))
             duration = sum(d.decisions * per_decision_s[b] for b, d in drivers.items())
@@ -235,21 +246,18 @@ def simulate_concurrent_ladder(game: str, bots: list[str], games_per_bot: int, d
             last = frozenset(table)
         in_flight_sum += len(running)
         now += concurrency.tick_s
-    ladder = sorted(ratings, key=lambda b: -ratings[b])
     known = [members[name].bot_id for name in bots]
-    rho = spearmanr([known.index(b) for b in ladder], list(range(len(ladder)))).statistic
     ticks = max(round(now / concurrency.tick_s), 1)
     return {
         "game": game, "players": players, "bots": bots, "games_per_bot": games_per_bot,
         "duplicate": duplicate, "replay_deals": replay_deals, "seed": seed,
         "concurrency": asdict(concurrency),
         "memory_recalled_decisions": matches_of.memory.recalled,
-        "spearman": round(float(rho), 4), "matches": len(tables), **_quality(known, ratings, tables),
+        "matches": len(tables), **_quality(known, ratings, tables),
         "simulated_s": round(now, 1), "matches_in_flight_mean": round(in_flight_sum / ticks, 2),
         "rated_per_simulated_min": round(60 * len(tables) / max(now, 1e-9), 1), "games_played": played,
         "decisions": decisions, "elapsed_s": round(time.perf_counter() - started, 2),
-        "ladder": [{"bot": b.removeprefix("house:"), "rating": round(ratings[b], 1), "matches": games[b]}
-                   for b in ladder],
+        "ladder": _ladder_rows(ratings, games),
     }
 
 

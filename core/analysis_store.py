@@ -117,10 +117,10 @@ class AnalysisSubject:
 # KEYS: 1 the analysis hash, 2 the pending set, 3 the owner's pending set. ARGV: 1 subject, 2 now, 3 cap on
 # pending, 4 queued TTL, 5 seconds after which a pending entry is stale (its hash expired: worker lost),
 # 6 budget_ms, 7 owner, 8 cap on the owner's pending. Returns {1 new | 0 existing | ShareDecision code,
-# status, the owner's pending}: an analysis queued, running or done is answered before anything is counted.
+# status}: an analysis queued, running or done is answered before anything is counted.
 REQUEST_LUA = """
 local status = redis.call('HGET', KEYS[1], 'status')
-if status and status ~= 'failed' then return {0, status, 0} end
+if status and status ~= 'failed' then return {0, status} end
 local now = tonumber(ARGV[2])
 local stale = now - tonumber(ARGV[5])
 redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', stale)
@@ -129,8 +129,8 @@ redis.call('ZREM', KEYS[2], ARGV[1])
 redis.call('ZREM', KEYS[3], ARGV[1])
 local total, own = redis.call('ZCARD', KEYS[2]), redis.call('ZCARD', KEYS[3])
 -- share_decision (above), in the same order
-if own >= tonumber(ARGV[8]) then return {-2, 'share', own} end
-if total >= tonumber(ARGV[3]) then return {-1, 'full', own} end
+if own >= tonumber(ARGV[8]) then return {-2, 'share'} end
+if total >= tonumber(ARGV[3]) then return {-1, 'full'} end
 redis.call('DEL', KEYS[1])
 redis.call('HSET', KEYS[1], 'status', 'queued', 'done', 0, 'total', 0, 'budget_ms', ARGV[6],
            'queued_at', ARGV[2], 'owner', ARGV[7])
@@ -139,7 +139,7 @@ redis.call('ZADD', KEYS[2], now, ARGV[1])
 redis.call('ZADD', KEYS[3], now, ARGV[1])
 -- an owner's set outlives none of its entries, so the sets of addresses gone for good do not pile up
 redis.call('EXPIRE', KEYS[3], tonumber(ARGV[5]))
-return {1, 'queued', own + 1}
+return {1, 'queued'}
 """
 
 # KEYS: 1 the analysis hash. ARGV: 1 done, 2 total, 3 TTL. Only an analysis still queued or running moves.
@@ -182,7 +182,7 @@ class AnalysisStore:
         requests repeated (or made at once from many clients) queue it once.
         """
         now = time.time() if now is None else now
-        code, status, _own = self._request(
+        code, status = self._request(
             keys=[self._key(subject), keys.analysis_pending(self.prefix),
                   keys.analysis_owner_pending(self.prefix, owner)],
             args=[subject.key, now, self.max_pending, QUEUED_TTL, QUEUED_TTL + STALL_TTL, subject.budget_ms,

@@ -355,6 +355,13 @@ class ArenaStore:
         raw = self.redis.get(keys.arena_match(self.prefix, match_id))
         return json.loads(raw) if raw else None
 
+    def match_docs(self, match_ids: list[str]) -> list[dict[str, Any] | None]:
+        """The documents of `match_ids` in one round trip (None where one is gone)."""
+        if not match_ids:
+            return []
+        raws = self.redis.mget([keys.arena_match(self.prefix, match_id) for match_id in match_ids])
+        return [json.loads(raw) if raw else None for raw in raws]
+
     def publish_live(self, match_id: str, snapshot: dict[str, Any]) -> None:
         """The public table of the match's current game, for spectators (core.live); expires on its own."""
         self.redis.set(keys.arena_match_live(self.prefix, match_id), json.dumps(snapshot), ex=LIVE_TTL_S)

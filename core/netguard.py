@@ -20,6 +20,7 @@ import concurrent.futures
 import ipaddress
 import socket
 from collections.abc import Callable
+from functools import partial
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -88,9 +89,10 @@ def is_public_address(address: str | IPAddress) -> bool:
     return non_global_reason(ip) is None
 
 
-def system_resolve(host: str, port: int) -> list[str]:
-    """Every address the system resolver returns for host (the same lookup an HTTP client would do)."""
-    infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
+def system_resolve(host: str, port: int, timeout: float | None = None) -> list[str]:
+    """Every address the system resolver returns for host (the same lookup an HTTP client would do), within
+    `timeout` seconds if given (TimeoutError past it)."""
+    infos = resolve_within(host, port, timeout)
     return list(dict.fromkeys(str(info[4][0]) for info in infos))
 
 
@@ -157,7 +159,7 @@ def policy_refusal(url: str, allow_private: bool, resolver: Resolver | None = No
         return None
     try:
         _scheme, host, port = split_bot_url(url)
-        addresses = (resolver or _bounded_resolve)(host, port)
+        addresses = (resolver or partial(system_resolve, timeout=POLICY_RESOLVE_S))(host, port)
     except UnsafeURLError as exc:
         return str(exc)
     except (OSError, UnicodeError):
@@ -169,11 +171,6 @@ def policy_refusal(url: str, allow_private: bool, resolver: Resolver | None = No
     except UnsafeURLError as exc:
         return str(exc)
     return None
-
-
-def _bounded_resolve(host: str, port: int) -> list[str]:
-    infos = resolve_within(host, port, POLICY_RESOLVE_S)
-    return list(dict.fromkeys(str(info[4][0]) for info in infos))
 
 # getaddrinfo cannot be interrupted: a slow resolver would hold a worker past the decision's deadline.
 # Lookups run on a small pool and the caller waits only for the time it has left; a late answer is dropped.

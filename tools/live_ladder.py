@@ -53,7 +53,6 @@ def game_report(ladder: LadderConfig, ratings: Mapping[str, float], tables: Sequ
     ok = rho is not None and rho >= min_spearman and report["pairs_never_met"] == 0
     return {
         "game": ladder.game, "ladder": ladder.ladder_id, **report,
-        "never_met": [[b.removeprefix(HOUSE_PREFIX) for b in pair] for pair in report["never_met"]],
         "ratings": {b.removeprefix(HOUSE_PREFIX): round(ratings[b], 1)
                     for b in sorted(ratings, key=lambda b: -ratings[b]) if b in known},
         "ok": ok,
@@ -73,10 +72,9 @@ def summary(reports: Sequence[Mapping[str, Any]], minutes: float) -> dict[str, A
 
 def collect_rated(store: ArenaStore, ladder_id: str, seen: dict[str, list[str]]) -> None:
     """Add the entrants of the ladder's rated matches not yet in `seen` (match id -> bot ids)."""
-    for match_id in store.recent_matches(ladder_id, limit=RECENT_KEEP) or []:
-        if match_id in seen:
-            continue
-        doc = store.match(match_id)
+    new = [match_id for match_id in store.recent_matches(ladder_id, limit=RECENT_KEEP) or []
+           if match_id not in seen]
+    for match_id, doc in zip(new, store.match_docs(new), strict=True):
         if doc and doc.get("status") == MatchStatus.RATED:
             seen[match_id] = [m["bot_id"] for m in doc["spec"]["entrants"]]
 
