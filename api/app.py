@@ -17,7 +17,7 @@ from api.ratelimit import install_seat_limit
 from api.schemas import ProblemSchema
 from api.services import EXTENSION, build_services
 from core import keys
-from core.registry import BotQuota
+from core.arena.registry import BotQuota
 from core.settings import load_config
 
 # endpoint -> (config key with the limit, methods it applies to)

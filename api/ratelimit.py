@@ -9,7 +9,8 @@ client that hammers a seat with refused moves is stopped until the table moves o
 Registration and table creation keep Flask-Limiter's per-address limits (api/app.py).
 
 The count costs no round trip of its own: the table store counts the post inside the first Lua call the move
-makes (`core.tables.PostLimit`; the record read or the commit). Only a post refused before it reaches the
+makes (`core.tables.store.PostLimit`; the record read or the commit). Only a post refused before it reaches
+the
 store (a malformed body) is counted by a call of its own, `check_seat_posts`.
 """
 
@@ -20,8 +21,8 @@ from flask import Flask, current_app
 
 from core import keys
 from core.errors import TooManyMovePosts
-from core.lua_scripts import SEAT_POSTS_SCRIPT
-from core.tables import PostLimit
+from core.tables.lua import SEAT_POSTS_SCRIPT
+from core.tables.store import PostLimit
 from core.tokens import token_tag
 
 SEAT_WINDOW_S = 60  # a seat's count at one version is forgotten this long after its first post

@@ -14,7 +14,8 @@ import engine.bots
 GAME_IDS = {"enum": list(engine.GAMES)}
 SEAT_KINDS = {"enum": ["open", *engine.bots.BOT_NAMES]}
 CARD_CODE = {"type": "string", "minLength": 1, "maxLength": 8}
-# http(s)://host[:port][/path]: the shape core.netguard accepts (it also checks where the host resolves).
+# http(s)://host[:port][/path]: the shape core.arena.netguard accepts (it also checks where the host
+# resolves).
 PORT = r"(6553[0-5]|655[0-2][0-9]|65[0-4][0-9]{2}|6[0-4][0-9]{3}|[1-5][0-9]{4}|[1-9][0-9]{0,3})"
 HOST = r"[A-Za-z0-9.-]+"  # a name or IPv4 (the server also takes bracketed IPv6 literals: no regex here)
 BOT_URL = {"pattern": rf"^https?://{HOST}(:{PORT})?(/[!-\"$-~]*)?$"}  # printable path, no '#' (fragment)

@@ -9,9 +9,9 @@ from flask import current_app
 from rq import Queue
 
 from core import keys
-from core.analysis_store import AnalysisStore
-from core.registry import DEFAULT_QUOTA, BotQuota, BotRegistry
-from core.tables import TableStore
+from core.analysis import AnalysisStore
+from core.arena.registry import DEFAULT_QUOTA, BotQuota, BotRegistry
+from core.tables.store import TableStore
 
 EXTENSION = "trick_arena"
 

@@ -23,7 +23,7 @@ def scheduler_command(tick: float | None, no_default_ladders: bool, stop_after: 
     import logging
 
     from arena.scheduler import run_forever
-    from core.arena_model import default_ladders
+    from core.arena.model import default_ladders
     from core.settings import load_settings
 
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
@@ -42,7 +42,7 @@ def scheduler_command(tick: float | None, no_default_ladders: bool, stop_after: 
 @click.option("--deadline-ms", default=1000, show_default=True)
 @click.option("--strike-limit", default=5, show_default=True)
 @click.option("--house-bots", default=None, help="Comma-separated permanent house members. "
-              "Default: the game's ladder set (core.arena_model.house_bots_for).")
+              "Default: the game's ladder set (core.arena.model.house_bots_for).")
 @click.option("--presence-s", default=10.0, show_default=True,
               help="Polling bots are seated only if they called their ladder-seats endpoint this recently.")
 def add_ladder_command(ladder_id: str, game: str, players: int, options: str, duplicate: bool | None,
@@ -51,8 +51,8 @@ def add_ladder_command(ladder_id: str, game: str, players: int, options: str, du
     """Create or update a ladder (a game, a player count and options) in $REDIS_URL under $TA_KEY_PREFIX."""
     import redis
 
-    from core.arena_model import LadderConfig
-    from core.arena_store import ArenaStore
+    from core.arena.model import LadderConfig
+    from core.arena.store import ArenaStore
     from core.settings import load_settings
 
     settings = load_settings()
@@ -157,7 +157,7 @@ def _json_object(ctx: click.Context, param: click.Parameter, value: str) -> dict
 @click.option("--game", default="spot-hearts", show_default=True)
 @click.option("--bots", default=None, help="Comma-separated house bots, STRONGEST FIRST (the known order); "
               "`memory` is the memory bot (arena.memorybot). "
-              "Default: the game's ladder set (core.arena_model.house_bots_for).")
+              "Default: the game's ladder set (core.arena.model.house_bots_for).")
 @click.option("--games-per-bot", default=50, show_default=True, help="Rated matches per bot (at least).")
 @click.option("--duplicate/--no-duplicate", default=False, show_default=True)
 @click.option("--players", default=4, show_default=True)
@@ -185,7 +185,7 @@ def simulate_ladder_command(game: str, bots: str | None, games_per_bot: int, dup
                             no_mixing: bool) -> None:
     """Offline ladder with the real matchmaking, match and Elo code; prints one JSON line with `spearman`."""
     from arena.simulate import Concurrency, simulate_many
-    from core.arena_model import house_bots_for
+    from core.arena.model import house_bots_for
 
     # By default the ladders' own set (strongest first): the simulation measures the yardstick they use.
     names = [b.strip() for b in bots.split(",")] if bots else list(house_bots_for(game))

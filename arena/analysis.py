@@ -16,9 +16,9 @@ import redis
 from rq import get_current_job
 
 from arena.jobs import STOP
-from core.analysis_store import AnalysisStore, AnalysisSubject
-from core.arena_store import ArenaStore
-from core.tables import TableStore
+from core.analysis import AnalysisStore, AnalysisSubject
+from core.arena.store import ArenaStore
+from core.tables.store import TableStore
 
 log = logging.getLogger(__name__)
 

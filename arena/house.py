@@ -18,7 +18,7 @@ from rq.job import get_current_job
 import engine.bots
 from core.errors import MoveConflict
 from core.settings import load_settings
-from core.tables import TableStatus, TableStore, house_seats_to_act
+from core.tables.store import TableStatus, TableStore, house_seats_to_act
 
 log = logging.getLogger(__name__)
 

@@ -1,4 +1,4 @@
-"""RQ jobs: thin functions over ids. All the work is in arena.match (play) and core.arena_store (persist).
+"""RQ jobs: thin functions over ids. All the work is in arena.match (play) and core.arena.store (persist).
 
 ``run_match(match_id, prefix)``: job id = match id. It may run more than once (RQ Retry after an exception,
 or the scheduler re-enqueueing a match whose worker was SIGKILLed); each run plays the match from scratch and
@@ -20,10 +20,10 @@ from rq import Queue, Retry, SimpleWorker, Worker, get_current_job
 from arena.botclient import BotClient, ClientPool
 from arena.match import MatchAbandoned, MatchRunner, make_drivers
 from arena.policy import Outcome
-from core.arena_model import FINAL_STATUSES, LadderConfig, MatchSpec, MatchStatus, MemberKind
-from core.arena_store import ArenaStore
-from core.live import LiveFeed
-from core.netguard import policy_refusal
+from core.arena.live import LiveFeed
+from core.arena.model import FINAL_STATUSES, LadderConfig, MatchSpec, MatchStatus, MemberKind
+from core.arena.netguard import policy_refusal
+from core.arena.store import ArenaStore
 from core.settings import ArenaSettings, load_settings
 
 RETRIES = 2  # exceptions (Redis blips, bugs) re-run the job right away; interval 0 needs no RQ scheduler
@@ -158,7 +158,7 @@ def table_hosts(store: ArenaStore, spec: MatchSpec, settings: ArenaSettings) -> 
     if not any(m.kind is MemberKind.POLL for m in spec.entrants):
         return None
     from arena.polling import TableHost
-    from core.tables import TableStore
+    from core.tables.store import TableStore
 
     tables = TableStore(store.redis, store.prefix, finished_ttl=settings.finished_table_ttl,
                         idle_ttl=settings.idle_table_ttl)

@@ -45,10 +45,10 @@ from arena.jobs import enqueue_health_check, enqueue_match
 from arena.ladder_quality import pair_meetings
 from arena.matchmaking import Candidate, pick_table
 from core import keys
-from core.arena_model import FINAL_STATUSES, LadderConfig, MatchSpec, MatchStatus, Member, MemberKind
-from core.arena_store import HEALTH_FAILURES_TO_PAUSE, STOPPED_REASON, ArenaStore
-from core.netguard import policy_refusal
-from core.presence import present_bots
+from core.arena.model import FINAL_STATUSES, LadderConfig, MatchSpec, MatchStatus, Member, MemberKind
+from core.arena.netguard import policy_refusal
+from core.arena.presence import present_bots
+from core.arena.store import HEALTH_FAILURES_TO_PAUSE, STOPPED_REASON, ArenaStore
 from core.settings import ArenaSettings
 from engine.seeds import new_seed
 

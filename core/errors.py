@@ -120,7 +120,7 @@ class NameTaken(Conflict):
 
 
 class NameReserved(Conflict):
-    """The name reads as a house bot's (core.names): ``resembles`` names which, or its family."""
+    """The name reads as a house bot's (core.arena.names): ``resembles`` names which, or its family."""
 
     def __init__(self, name: str, resembles: str) -> None:
         super().__init__(f"{name!r} reads as the house name {resembles!r}: house bot names, their numbered "
@@ -210,7 +210,7 @@ class TableBusy(MoveConflict):
 
 
 class TooManyMovePosts(DomainError):
-    """A seat's poster went over its move posts at one table version (``core.tables.PostLimit``)."""
+    """A seat's poster went over its move posts at one table version (``core.tables.store.PostLimit``)."""
 
     def __init__(self, seat: int, limit: int, retry_after: int) -> None:
         retry_after = max(1, retry_after)

@@ -224,7 +224,7 @@ def arena_queue(prefix: str) -> str:
 def analysis(prefix: str, subject: str) -> str:
     """Hash with TTL: one seat's analysis of one finished game (status, done, total, result JSON, reason).
 
-    ``subject`` is ``AnalysisSubject.key`` (core/analysis_store.py): the game, the seat and the budget."""
+    ``subject`` is ``AnalysisSubject.key`` (core/analysis.py): the game, the seat and the budget."""
     return f"{prefix}analysis:{subject}"
 
 

@@ -11,8 +11,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from core import keys
-from core.arena_store import RECENT_KEEP, RECENT_LIMIT
-from core.tables import FINISHED_TABLE_TTL, IDLE_TABLE_TTL
+from core.arena.store import RECENT_KEEP, RECENT_LIMIT
+from core.tables.store import FINISHED_TABLE_TTL, IDLE_TABLE_TTL
 
 DEFAULT_REDIS_URL = "redis://127.0.0.1:6379/0"
 MIN_LEASE_S = 10.0  # a match's shortest lease (the scheduler re-runs a match whose lease lapsed)
@@ -58,7 +58,8 @@ def load_config(overrides: dict[str, Any] | None = None) -> dict[str, Any]:
         # Moves are limited per seat, not per address (api/ratelimit.py): posts on one seat at one table
         # version. A client that posts once per decision makes 1-3 (a 409 or 422 retry), never more.
         "LIMIT_SEAT_POSTS": int(os.environ.get("TA_LIMIT_SEAT_POSTS", 10)),
-        # Quotas on registered bots (core/registry.py): per client address, and per owner (the registering
+        # Quotas on registered bots (core/arena/registry.py): per client address, and per owner (the
+        # registering
         # address) on each ladder, i.e. bots of one owner listing one game.
         "MAX_BOTS_PER_ADDRESS": int(os.environ.get("TA_MAX_BOTS_PER_ADDRESS", 10)),
         "MAX_BOTS_PER_OWNER_PER_LADDER": int(os.environ.get("TA_MAX_BOTS_PER_OWNER_PER_LADDER", 3)),

@@ -28,8 +28,8 @@ from typing import Any
 
 import httpx
 
-from core.arena_model import LadderConfig
-from core.arena_store import RECENT_LIMIT, ArenaStore
+from core.arena.model import LadderConfig
+from core.arena.store import RECENT_LIMIT, ArenaStore
 from loadtest.ladder import drain_and_stop
 from loadtest.stack import Stack
 from loadtest.verify import rating_audit

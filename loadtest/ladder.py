@@ -22,7 +22,7 @@ import httpx
 
 import engine
 from core import keys
-from core.arena_store import RECENT_LIMIT
+from core.arena.store import RECENT_LIMIT
 from loadtest.stack import Stack, loadavg
 from loadtest.stats import percentile
 from loadtest.verify import rating_audit

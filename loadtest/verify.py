@@ -17,7 +17,7 @@ import redis
 
 import engine
 from core import keys
-from core.elo import INITIAL_RATING
+from core.arena.elo import INITIAL_RATING
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 

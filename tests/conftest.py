@@ -44,7 +44,7 @@ def pytest_report_header(config: pytest.Config) -> str:
 @pytest.fixture(scope="session")
 def redis_url() -> Iterator[str]:
     """URL of a real Redis: $REDIS_URL, or a throwaway redis-server started for this session."""
-    from core.notify import close_all_watchers
+    from core.redis.notify import close_all_watchers
 
     given = os.environ.get("REDIS_URL")
     server = None if given else start_throwaway()

@@ -6,8 +6,8 @@ import doctest
 
 import pytest
 
-import core.names
-from core.names import HOUSE_NAMES, is_reserved, resembles, skeleton
+import core.arena.names
+from core.arena.names import HOUSE_NAMES, is_reserved, resembles, skeleton
 
 RESERVED = [
     ("heuristic", "heuristic"),
@@ -61,7 +61,7 @@ def test_skeleton_folds_case_separators_and_look_alikes():
 
 
 def test_every_house_bot_of_the_engine_and_the_ladders_is_reserved():
-    from core.arena_model import house_bots_for
+    from core.arena.model import house_bots_for
     from engine.bots import BOT_NAMES, make_bot
 
     for name in (*BOT_NAMES, *(b for game in ("spot-hearts", "sore-spot") for b in house_bots_for(game))):
@@ -79,5 +79,5 @@ def test_an_explicit_reserved_list_replaces_the_house_one():
 
 
 def test_doctests():
-    result = doctest.testmod(core.names)
+    result = doctest.testmod(core.arena.names)
     assert result.attempted >= 3 and result.failed == 0

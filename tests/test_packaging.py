@@ -21,8 +21,8 @@ from pathlib import Path
 
 import pytest
 
-from core.arena_model import LadderConfig
-from core.arena_store import ArenaStore
+from core.arena.model import LadderConfig
+from core.arena.store import ArenaStore
 from tests.conftest import REPO_ROOT
 from tools.devredis import free_port
 

@@ -34,9 +34,9 @@ import click
 import redis
 
 from core import keys
-from core.analysis_store import AnalysisStore, AnalysisSubject
-from core.arena_model import Member
-from core.arena_store import ArenaStore
+from core.analysis import AnalysisStore, AnalysisSubject
+from core.arena.model import Member
+from core.arena.store import ArenaStore
 from core.settings import ArenaSettings
 from tools import devserve
 from tools.arena_bench import bench_spec, rq_workers

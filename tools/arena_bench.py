@@ -44,7 +44,7 @@ import engine
 from arena.botclient import PROTOCOL_VERSION, BotClient
 from arena.match import MatchRunner, make_drivers
 from core import keys
-from core.arena_model import LadderConfig, MatchSpec, MatchStatus, Member, MemberKind
+from core.arena.model import LadderConfig, MatchSpec, MatchStatus, Member, MemberKind
 from core.settings import load_settings
 from tools import devserve
 from tools.fastbot import start_fast_bots
@@ -246,7 +246,7 @@ def rq_workers(urls: list[str] | None, workers: int, matches: int, bot_pid: int 
     from rq import Queue
 
     from arena.jobs import enqueue_match
-    from core.arena_store import ArenaStore
+    from core.arena.store import ArenaStore
     from tools.devredis import start_throwaway
 
     server = start_throwaway()

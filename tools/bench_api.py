@@ -40,7 +40,7 @@ from typing import Any
 import redis
 
 import engine
-from core.tables import SeatKind, SeatSpec, TableStore
+from core.tables.store import SeatKind, SeatSpec, TableStore
 from tools import devserve
 from tools.devredis import free_port, start_throwaway
 from tools.procstat import tree_cpu_seconds

@@ -32,8 +32,8 @@ import click
 import redis
 
 from arena.scheduler import run_forever
-from core.arena_model import GRADED_HOUSE_BOTS, LADDER_SEARCH_BOTS, LadderConfig, MatchStatus, default_ladders
-from core.arena_store import ArenaStore
+from core.arena.model import GRADED_HOUSE_BOTS, LADDER_SEARCH_BOTS, LadderConfig, MatchStatus, default_ladders
+from core.arena.store import ArenaStore
 from core.settings import ArenaSettings
 from tools import devserve
 from tools.devredis import start_throwaway
@@ -52,7 +52,7 @@ def house_sets() -> dict[str, list[LadderConfig]]:
 def register_fast_bot(conn: redis.Redis, url: str) -> None:
     """One enabled HTTP bot playing every game (as the API's registry stores it)."""
     import engine
-    from core.registry import BotRegistry
+    from core.arena.registry import BotRegistry
 
     BotRegistry(conn, PREFIX, allow_private_urls=True).register("fastbot", list(engine.GAMES), url)
 

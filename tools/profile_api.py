@@ -28,7 +28,7 @@ from typing import Any
 from werkzeug.test import EnvironBuilder
 
 from api import create_app
-from core.tables import SeatKind, SeatSpec, TableStore
+from core.tables.store import SeatKind, SeatSpec, TableStore
 from tools.bench_api import bench_redis, plan_moves
 
 

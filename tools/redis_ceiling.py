@@ -48,9 +48,9 @@ import redis
 
 import engine
 from core import keys
-from core.arena_model import LadderConfig
-from core.arena_store import APPLIED_TTL_S, HISTORY_LIMIT, MATCH_TTL_S, RECENT_KEEP, ArenaStore
-from core.tables import FINISHED_TABLE_TTL, TableStore
+from core.arena.model import LadderConfig
+from core.arena.store import APPLIED_TTL_S, HISTORY_LIMIT, MATCH_TTL_S, RECENT_KEEP, ArenaStore
+from core.tables.store import FINISHED_TABLE_TTL, TableStore
 from loadtest.stack import Child, Stack
 from loadtest.verify import rating_audit
 from tools import netns

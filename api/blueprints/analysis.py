@@ -8,7 +8,7 @@ played. The analysis is expensive, so requests are limited per address, the numb
 once is capped (503 analysis-queue-full with Retry-After), and so is each client address's share of them
 (429 analysis-share-exhausted with Retry-After): two addresses cannot hold the whole queue. A result done
 already is answered to anyone before anything is counted. State and results live in
-core.analysis_store; the job is arena.analysis.analyse_game.
+core.analysis; the job is arena.analysis.analyse_game.
 """
 
 from __future__ import annotations
@@ -26,8 +26,8 @@ from marshmallow import Schema, fields, validate
 from api.blueprints.ladders import published_games
 from api.schemas import MoveField
 from api.services import services
-from core.analysis_store import AnalysisStatus, AnalysisSubject, RequestOutcome
-from core.arena_store import ArenaStore
+from core.analysis import AnalysisStatus, AnalysisSubject, RequestOutcome
+from core.arena.store import ArenaStore
 from core.errors import AnalysisNotFound, AnalysisQueueFull, AnalysisShareExhausted, GameNotOver, SeatNotFound
 from core.queues import enqueue_analysis
 from core.settings import ANALYSIS_BUDGET_RANGE_MS

@@ -11,7 +11,7 @@ from flask_smorest import Blueprint
 from api.auth import bearer_token
 from api.schemas import BotCreatedSchema, BotCreateSchema, BotListQuerySchema, BotSchema, BotUpdateSchema
 from api.services import services
-from core.arena_store import ArenaStore
+from core.arena.store import ArenaStore
 
 blp = Blueprint("bots", __name__, url_prefix="/api/bots", description="Bot registry (records only)")
 

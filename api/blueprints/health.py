@@ -6,7 +6,7 @@ from flask_smorest import Blueprint
 
 from api.schemas import HealthSchema, HelloSchema
 from api.services import services
-from core.store_health import store_health
+from core.redis.health import store_health
 
 blp = Blueprint("health", __name__, url_prefix="/api", description="Service health")
 

@@ -1,6 +1,6 @@
 """Arena read API: ladders ranked by rating, a bot's rating history, recent matches and their replays.
 
-It only translates HTTP <-> core.arena_store. Seeds and replay records of a match are shown only once the
+It only translates HTTP <-> core.arena.store. Seeds and replay records of a match are shown only once the
 match is finished (rated or aborted): before that they would reveal the deals.
 """
 
@@ -18,11 +18,11 @@ from api.auth import bearer_token
 from api.problems import ApiProblem
 from api.schemas import ReplayRecordSchema
 from api.services import services
-from core.arena_model import FINAL_STATUSES, MatchSpec, MatchStatus, MemberKind
-from core.arena_store import MAX_VERSION_CHARS, ArenaStore
-from core.elo import EloConfig
-from core.ladder_seats import poll_seats, seats_version, wait_for_seats
-from core.presence import seats_call
+from core.arena.elo import EloConfig
+from core.arena.model import FINAL_STATUSES, MatchSpec, MatchStatus, MemberKind
+from core.arena.presence import seats_call
+from core.arena.seats import poll_seats, seats_version, wait_for_seats
+from core.arena.store import MAX_VERSION_CHARS, ArenaStore
 
 blp = Blueprint("arena", __name__, url_prefix="/api", description="Arena: ladders, ratings, matches")
 

@@ -20,7 +20,7 @@ from api.schemas import (
 )
 from api.services import services
 from core.queues import enqueue_drive
-from core.tables import SeatKind, SeatSpec, TableRecord, TableStatus, house_seats_to_act, is_house_bot
+from core.tables.store import SeatKind, SeatSpec, TableRecord, TableStatus, house_seats_to_act, is_house_bot
 
 blp = Blueprint("tables", __name__, url_prefix="/api/tables", description="Tables: create and spectate")
 

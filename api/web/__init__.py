@@ -22,10 +22,10 @@ from api.services import services
 from api.web import data
 from api.web.frames import replay_frames
 from api.web.markdown import render
-from core.arena_model import HOUSE_PREFIX
-from core.arena_store import ArenaStore
+from core.arena.model import HOUSE_PREFIX
+from core.arena.store import ArenaStore
 from core.errors import BotNotFound, DomainError
-from core.tables import TableStatus
+from core.tables.store import TableStatus
 
 blp = Blueprint("web", __name__, template_folder="templates", static_folder="static",
                 static_url_path="/assets")

@@ -1,6 +1,7 @@
 """What the web page shows, as plain dicts: rankings, Elo series, recent matches, live tables.
 
-Thin reads over ``core.arena_store.ArenaStore`` and ``core.tables.TableStore`` (the same stores the JSON API
+Thin reads over ``core.arena.store.ArenaStore`` and ``core.tables.store.TableStore`` (the same stores the
+JSON API
 reads); the shaping (win share, chart series, "3 min ago") is pure and tested without I/O.
 """
 
@@ -12,10 +13,10 @@ from typing import Any
 import engine
 from api.blueprints.ladders import standing_rows
 from api.problems import ApiProblem
-from core.arena_model import HOUSE_PREFIX, MatchStatus, MemberKind
-from core.arena_store import ArenaStore
+from core.arena.model import HOUSE_PREFIX, MatchStatus, MemberKind
+from core.arena.store import ArenaStore
 from core.errors import TableNotFound
-from core.tables import TableStatus, TableStore
+from core.tables.store import TableStatus, TableStore
 
 PREFERRED_FIRST = "spot-hearts-4p"
 CHART_SERIES = 8  # bots drawn on a ladder's Elo chart (the top of the ranking)

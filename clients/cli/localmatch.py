@@ -14,7 +14,7 @@ from typing import Any
 import engine
 from arena.botclient import BotClient
 from arena.match import HttpDriver, MatchRunner
-from core.arena_model import MatchSpec, Member, MemberKind
+from core.arena.model import MatchSpec, Member, MemberKind
 
 
 @dataclass

@@ -65,7 +65,7 @@ def test_gevent_worker_holds_many_long_polls_and_still_serves(gunicorn_server):
 @pytest.mark.timeout(90)
 def test_ten_posts_across_two_worker_processes_apply_exactly_one(gunicorn_server, redis_conn, key_prefix):
     """Across processes only the Lua version check stands between two commits: one wins, the rest get 409."""
-    from core.tables import TableStore
+    from core.tables.store import TableStore
 
     with gunicorn_server("gevent", workers=2) as base:
         created = httpx.post(f"{base}/api/tables", json={"game": "spot-hearts", "seats": ["open"] * 4})
@@ -118,7 +118,7 @@ def _listeners_connections(port: int) -> Iterator[list[Any]]:
 @pytest.mark.parametrize("pipelining", ["1", "0"])
 def test_concurrent_seat_reads_in_a_gevent_worker_share_one_redis_connection(gunicorn_server, redis_url,
                                                                              pipelining):
-    """A gevent worker's seat reads and moves go through one pipelined Redis connection (core.pipelined
+    """A gevent worker's seat reads and moves go through one pipelined Redis connection (core.redis.pipelined
     .PipelinedLane), however many requests are in flight: each still gets its own seat's answer.
     TA_REDIS_PIPELINING=0 gives each call in flight a connection of its own."""
     import redis

@@ -86,7 +86,7 @@ def test_a_plain_seat_read_is_the_answer_the_commit_stored_and_only_for_that_sea
     import random
 
     import engine
-    from core.tables import SeatKind, SeatSpec, TableStore
+    from core.tables.store import SeatKind, SeatSpec, TableStore
 
     store = TableStore(redis_conn, key_prefix)
     record = store.create_table("spot-hearts", 4, {}, [SeatSpec(SeatKind.OPEN)] * 4, seed=11,
@@ -140,7 +140,7 @@ def test_every_commit_stores_each_seats_answer_and_the_spectator_view_as_plain_e
 
     import engine
     from core import keys
-    from core.tables import SeatKind, SeatSpec, TableStore
+    from core.tables.store import SeatKind, SeatSpec, TableStore
 
     store = TableStore(redis_conn, key_prefix)
     record = store.create_table("sore-spot", 4, {}, [SeatSpec(SeatKind.OPEN)] * 4, seed=5, move_timeout=9.0)

@@ -73,7 +73,7 @@ def test_the_eleventh_post_at_one_version_is_refused_whatever_the_first_ten_were
 
 def test_the_seat_limit_follows_the_apps_config_as_it_is_now(make_app):
     from api.ratelimit import SEAT_WINDOW_S, seat_post_limit
-    from core.tables import PostLimit
+    from core.tables.store import PostLimit
 
     app = make_app(LIMIT_SEAT_POSTS=4)
     with app.app_context():

@@ -8,7 +8,7 @@ import time
 import redis
 
 from core import keys
-from core.notify import VersionWatcher
+from core.redis.notify import VersionWatcher
 
 
 def pattern_subscriptions(conn: redis.Redis) -> int:

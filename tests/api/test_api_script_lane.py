@@ -1,4 +1,4 @@
-"""core.connections.ScriptLane: the table store's scripts on connections of their own, with the client's
+"""core.redis.connections.ScriptLane: the table store's scripts on connections of their own, with the client's
 semantics (unknown scripts loaded, a connection gone stale replaced, the same errors, a cap)."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ import time
 import pytest
 import redis
 
-from core.connections import ScriptLane
+from core.redis.connections import ScriptLane
 
 
 def _client_id(lane: ScriptLane) -> int:

@@ -9,10 +9,11 @@ import pytest
 
 import engine
 import engine.bots
-from core import gamecache, keys
-from core import tables as store
+from core import keys
 from core.errors import MoveConflict, StaleVersion, TableOver, TooManyMovePosts
-from core.tables import SeatKind, SeatSpec, TableStatus, TableStore
+from core.tables import cache as gamecache
+from core.tables import store
+from core.tables.store import SeatKind, SeatSpec, TableStatus, TableStore
 from engine import deals
 
 OPEN4 = [SeatSpec(SeatKind.OPEN)] * 4

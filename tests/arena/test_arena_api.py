@@ -6,8 +6,8 @@ import redis
 
 import engine
 from arena.jobs import play_match
-from core.arena_model import LadderConfig, MatchSpec, Member, MemberKind
-from core.arena_store import ArenaStore
+from core.arena.model import LadderConfig, MatchSpec, Member, MemberKind
+from core.arena.store import ArenaStore
 
 HOUSE = ("heuristic", "eps-0.5", "random", "eps-0.9")
 

@@ -21,8 +21,8 @@ import requests
 
 import engine
 from arena.jobs import play_match
-from core.arena_model import LadderConfig, MatchSpec, MatchStatus, Member, MemberKind
-from core.arena_store import ArenaStore
+from core.arena.model import LadderConfig, MatchSpec, MatchStatus, Member, MemberKind
+from core.arena.store import ArenaStore
 from engine.seeds import new_seed
 
 HOUSE = ("heuristic", "eps-0.5", "random")

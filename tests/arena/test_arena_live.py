@@ -16,9 +16,9 @@ import redis
 import engine
 from arena.jobs import play_match
 from arena.match import MatchRunner, make_drivers
-from core.arena_model import LadderConfig, MatchSpec, Member, MemberKind
-from core.arena_store import ArenaStore
-from core.live import LiveFeed, live_snapshot
+from core.arena.live import LiveFeed, live_snapshot
+from core.arena.model import LadderConfig, MatchSpec, Member, MemberKind
+from core.arena.store import ArenaStore
 
 GAMES = [("sore-spot", 4, {"rounds": 1}), ("card-commons", 4, {}), ("sloppy-seconds", 3, {}),
          ("spot-hearts", 4, {})]

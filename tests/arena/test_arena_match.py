@@ -7,7 +7,7 @@ import pytest
 import engine
 from arena.match import MatchRunner, make_drivers, reference_totals, rotation_seating
 from arena.policy import Outcome
-from core.arena_model import MatchSpec, Member, MemberKind
+from core.arena.model import MatchSpec, Member, MemberKind
 
 ONE_ROUND = {"rounds": 1}  # Sore Spot with a single round: 13 cards each, a short but complete game
 

@@ -9,8 +9,8 @@ import requests
 
 from arena.jobs import play_match
 from arena.polling import SEAT_PICKUP_S
-from core.arena_model import LadderConfig, MatchSpec, MatchStatus, Member, MemberKind
-from core.arena_store import ArenaStore
+from core.arena.model import LadderConfig, MatchSpec, MatchStatus, Member, MemberKind
+from core.arena.store import ArenaStore
 
 HOUSE = ("heuristic", "eps-0.5", "random")
 

@@ -17,10 +17,10 @@ from rq import Queue
 
 from arena.scheduler import Scheduler
 from core import keys
-from core.arena_model import LadderConfig, MatchStatus
-from core.arena_store import ArenaStore
-from core.ladder_seats import seats_changed
-from core.presence import is_present, present_bots
+from core.arena.model import LadderConfig, MatchStatus
+from core.arena.presence import is_present, present_bots
+from core.arena.seats import seats_changed
+from core.arena.store import ArenaStore
 from core.settings import ArenaSettings
 
 REPO_ROOT = Path(__file__).resolve().parents[2]

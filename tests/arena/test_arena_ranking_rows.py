@@ -5,8 +5,8 @@ from __future__ import annotations
 import math
 
 from api.blueprints.ladders import PROVISIONAL_MATCHES, standing_rows, uncertainty
-from core.arena_model import Member, MemberKind
-from core.elo import EloConfig
+from core.arena.elo import EloConfig
+from core.arena.model import Member, MemberKind
 
 
 def _stats(**games: int) -> dict[str, dict[str, int]]:

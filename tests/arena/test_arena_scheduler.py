@@ -17,9 +17,9 @@ from rq import Queue
 from arena.jobs import check_bot_health, enqueue_match
 from arena.scheduler import MAX_ATTEMPTS, Scheduler, health_interval
 from core import keys
-from core.arena_model import LadderConfig, MatchSpec, MatchStatus, MemberKind
-from core.arena_store import ArenaStore
-from core.registry import BotRegistry
+from core.arena.model import LadderConfig, MatchSpec, MatchStatus, MemberKind
+from core.arena.registry import BotRegistry
+from core.arena.store import ArenaStore
 from core.settings import ArenaSettings
 
 HOUSE = ("heuristic", "eps-0.3", "eps-0.6", "random")

@@ -10,8 +10,8 @@ import pytest
 import redis
 
 from arena.jobs import play_match
-from core.arena_model import LadderConfig, MatchSpec, Member, MemberKind
-from core.arena_store import ArenaStore
+from core.arena.model import LadderConfig, MatchSpec, Member, MemberKind
+from core.arena.store import ArenaStore
 
 HOUSE = ("heuristic", "eps-0.5", "random")
 ONE_ROUND = {"rounds": 1}

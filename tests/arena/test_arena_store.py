@@ -11,8 +11,8 @@ import redis
 from arena.jobs import play_match
 from arena.match import MatchRunner, make_drivers
 from core import keys
-from core.arena_model import LadderConfig, MatchSpec, MatchStatus, Member, MemberKind
-from core.arena_store import BENCH_S, ArenaStore
+from core.arena.model import LadderConfig, MatchSpec, MatchStatus, Member, MemberKind
+from core.arena.store import BENCH_S, ArenaStore
 
 HOUSE = ("heuristic", "eps-0.3", "eps-0.6", "random")
 
@@ -101,7 +101,7 @@ def test_three_failed_health_checks_pause_until_one_passes(store: ArenaStore) ->
 def test_a_url_block_pauses_with_its_reason_and_leaves_the_failure_count_alone(store: ArenaStore) -> None:
     import doctest
 
-    import core.arena_store
+    import core.arena.store
 
     store.record_health("b", False, "timeout")
     store.block_urls({"b": "resolves to 127.0.0.1", "c": None})
@@ -114,7 +114,7 @@ def test_a_url_block_pauses_with_its_reason_and_leaves_the_failure_count_alone(s
     store.block_urls({"b": "private"})
     assert store.record_health("b", True) is False  # a passing check reached it: its URL is allowed
     assert store.paused_bots(["b"]) == set()
-    result = doctest.testmod(core.arena_store)
+    result = doctest.testmod(core.arena.store)
     assert result.attempted >= 4 and result.failed == 0
 
 

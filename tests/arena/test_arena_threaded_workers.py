@@ -24,8 +24,8 @@ from arena.botclient import ClientPool
 from arena.jobs import enqueue_match
 from arena.scheduler import Scheduler
 from core import keys
-from core.arena_model import LadderConfig, MatchSpec, MatchStatus, Member, MemberKind
-from core.arena_store import ArenaStore
+from core.arena.model import LadderConfig, MatchSpec, MatchStatus, Member, MemberKind
+from core.arena.store import ArenaStore
 from core.settings import ArenaSettings
 from tests.arena.test_arena_workers import HOUSE, wait_for
 from tests.conftest import REPO_ROOT

@@ -11,8 +11,8 @@ import redis
 from trickarena import Bot, BotServer
 
 from arena.jobs import check_bot_health, play_match
-from core.arena_model import LadderConfig, MatchSpec, Member, MemberKind
-from core.arena_store import ArenaStore
+from core.arena.model import LadderConfig, MatchSpec, Member, MemberKind
+from core.arena.store import ArenaStore
 
 HOUSE = ("heuristic", "eps-0.3", "random")
 

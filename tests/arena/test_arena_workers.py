@@ -12,8 +12,8 @@ from rq import Queue
 from arena.jobs import enqueue_match
 from arena.scheduler import Scheduler
 from core import keys
-from core.arena_model import LadderConfig, MatchSpec, MatchStatus, Member, MemberKind
-from core.arena_store import ArenaStore
+from core.arena.model import LadderConfig, MatchSpec, MatchStatus, Member, MemberKind
+from core.arena.store import ArenaStore
 from core.settings import ArenaSettings
 
 HOUSE = ("heuristic", "eps-0.2", "eps-0.4", "eps-0.6", "eps-0.8", "random")

@@ -15,7 +15,7 @@ from trickarena import ArenaClient, Bot
 
 from arena.botclient import BotClient
 from arena.match import HttpDriver, MatchRunner
-from core.arena_model import MatchResult, MatchSpec, Member, MemberKind
+from core.arena.model import MatchResult, MatchSpec, Member, MemberKind
 
 _LOCK = threading.Lock()
 EXAMPLES = Path(__file__).resolve().parents[2] / "clients" / "examples"

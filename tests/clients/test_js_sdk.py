@@ -25,8 +25,8 @@ from trickarena import ArenaClient
 import engine
 from arena.jobs import play_match
 from core import keys
-from core.arena_model import LadderConfig, MatchSpec, MatchStatus, Member, MemberKind
-from core.arena_store import ArenaStore
+from core.arena.model import LadderConfig, MatchSpec, MatchStatus, Member, MemberKind
+from core.arena.store import ArenaStore
 from engine import deals
 from tests.clients.starters import EXAMPLES, QUICK_OPTIONS, interrupt_while_long_polling, play_http_match
 

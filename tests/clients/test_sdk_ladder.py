@@ -9,8 +9,8 @@ from trickarena import ArenaClient
 from trickarena.ladder import play_ladder
 
 from arena.jobs import play_match
-from core.arena_model import LadderConfig, MatchSpec, MatchStatus, Member, MemberKind
-from core.arena_store import ArenaStore
+from core.arena.model import LadderConfig, MatchSpec, MatchStatus, Member, MemberKind
+from core.arena.store import ArenaStore
 from tests.clients.starters import starter_bot
 
 HOUSE = ("heuristic", "eps-0.5", "random")

@@ -12,7 +12,7 @@ from trickarena import Bot, BotServer, MoveRequest
 import engine
 from arena.botclient import BotClient
 from arena.match import HttpDriver, MatchRunner
-from core.arena_model import MatchSpec, Member, MemberKind
+from core.arena.model import MatchSpec, Member, MemberKind
 from tests.clients.starters import STARTERS, play_http_match, starter_bot
 
 

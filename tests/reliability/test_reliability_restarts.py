@@ -263,12 +263,12 @@ def test_workers_and_the_scheduler_outlive_a_redis_restart(own_redis, key_prefix
     a Redis restart by themselves: under honcho, one process exiting stops the whole service."""
     from rq import Queue
 
-    from core.analysis_store import AnalysisStore, AnalysisSubject
-    from core.arena_model import LadderConfig
-    from core.arena_store import ArenaStore
+    from core.analysis import AnalysisStore, AnalysisSubject
+    from core.arena.model import LadderConfig
+    from core.arena.store import ArenaStore
     from core.keys import analysis_queue, arena_queue, house_queue
     from core.queues import enqueue_analysis, enqueue_drive
-    from core.tables import SeatKind, SeatSpec, TableStore
+    from core.tables.store import SeatKind, SeatSpec, TableStore
 
     conn = redis.Redis.from_url(own_redis.url)
     arena = ArenaStore(conn, key_prefix)

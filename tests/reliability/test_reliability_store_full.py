@@ -194,7 +194,7 @@ class HouseTable:
         from rq import Queue
 
         from core.keys import house_queue
-        from core.tables import SeatKind, SeatSpec, TableStore
+        from core.tables.store import SeatKind, SeatSpec, TableStore
 
         self.key_prefix = key_prefix
         self.queue = Queue(house_queue(key_prefix), connection=conn)

@@ -11,8 +11,8 @@ import redis
 
 import engine
 from arena.jobs import play_match
-from core.arena_model import LadderConfig, MatchSpec, Member
-from core.arena_store import ArenaStore
+from core.arena.model import LadderConfig, MatchSpec, Member
+from core.arena.store import ArenaStore
 from engine.bots import make_bot
 
 HOUSE = ("heuristic", "eps-0.3", "eps-0.6", "random")

@@ -233,8 +233,8 @@ def test_live_table_shows_card_backs_only_and_follows_the_game(browser, site, sh
 def test_a_running_ladder_match_can_be_watched_live_with_card_backs_only(browser, site, shots) -> None:
     """A ladder match between bots is played inside a worker; its live feed is what the page shows."""
     import engine
-    from core.arena_model import MatchSpec, Member
-    from core.live import live_snapshot
+    from core.arena.live import live_snapshot
+    from core.arena.model import MatchSpec, Member
 
     store, ladder = site["store"], LADDERS[0]
     entrants = [Member.house(name) for name in ladder.house_bots]
@@ -322,7 +322,7 @@ def test_a_hostile_bot_name_stays_text_in_the_chart_and_its_tooltip(browser, sit
     from selenium.webdriver.common.action_chains import ActionChains
 
     from core import keys
-    from core.arena_model import Member, MemberKind
+    from core.arena.model import Member, MemberKind
 
     store, ladder = site["store"], LADDERS[1].ladder_id
     hostile = '<img src=x onerror="document.body.dataset.pwned=1">"onmouseover=x'

@@ -21,8 +21,8 @@ import redis
 
 import engine
 from arena.botserver import wait_serving
-from core.arena_model import LadderConfig
-from core.arena_store import ArenaStore
+from core.arena.model import LadderConfig
+from core.arena.store import ArenaStore
 from tests.conftest import REPO_ROOT
 from tools.devredis import free_port
 from tools.devserve import stop

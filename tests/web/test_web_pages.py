@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from api.web import data
-from core.arena_model import Member, MemberKind
+from core.arena.model import Member, MemberKind
 from tests.web.site import HOUSE, build_site
 
 STATIC = Path(__file__).resolve().parents[2] / "api" / "web" / "static"
@@ -86,7 +86,7 @@ def test_bot_page_has_its_history_chart(site_client, site) -> None:
 def test_bot_page_says_why_a_bot_is_not_matched(site_app, site_client, redis_url) -> None:
     import redis
 
-    from core.arena_store import ArenaStore
+    from core.arena.store import ArenaStore
 
     store = ArenaStore(redis.Redis.from_url(redis_url), site_app[0].config["KEY_PREFIX"])
     url = "/ladders/spot-hearts-4p/bots/house:heuristic"
@@ -144,7 +144,7 @@ def test_unfinished_and_unknown_things_are_error_pages(site_client, site) -> Non
 
 
 def _queued_spec():
-    from core.arena_model import MatchSpec
+    from core.arena.model import MatchSpec
 
     entrants = [Member.house(name) for name in HOUSE]
     return MatchSpec(match_id="m-queued", ladder_id="spot-hearts-4p", game="spot-hearts", players=4,
@@ -188,8 +188,8 @@ def test_ladder_page_lists_new_bots_apart_and_marks_provisional_ratings(client, 
     import redis
 
     from arena.jobs import play_match
-    from core.arena_model import LadderConfig, MatchSpec
-    from core.arena_store import ArenaStore
+    from core.arena.model import LadderConfig, MatchSpec
+    from core.arena.store import ArenaStore
 
     store = ArenaStore(redis.Redis.from_url(redis_url), key_prefix)
     store.save_ladder(LadderConfig("ss", "sore-spot", 4, {"rounds": 1}, house_bots=HOUSE))
@@ -236,8 +236,8 @@ def test_bot_page_lists_the_strikes_of_a_misbehaving_http_bot(client, redis_url,
 
     from arena.botserver import BotServerConfig, serve_bot
     from arena.jobs import play_match
-    from core.arena_model import LadderConfig, MatchSpec
-    from core.arena_store import ArenaStore
+    from core.arena.model import LadderConfig, MatchSpec
+    from core.arena.store import ArenaStore
 
     monkeypatch.setenv("ALLOW_PRIVATE_BOT_URLS", "true")  # the bot listens on 127.0.0.1
     store = ArenaStore(redis.Redis.from_url(redis_url), key_prefix)

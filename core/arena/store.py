@@ -14,7 +14,9 @@ from typing import Any
 import redis
 
 from core import keys
-from core.arena_model import (
+from core.arena.elo import INITIAL_RATING
+from core.arena.live import LIVE_TTL_S
+from core.arena.model import (
     FINAL_STATUSES,
     HOUSE_PREFIX,
     LadderConfig,
@@ -24,9 +26,7 @@ from core.arena_model import (
     Member,
     MemberKind,
 )
-from core.connections import StrRedis, decoding_client
-from core.elo import INITIAL_RATING
-from core.live import LIVE_TTL_S
+from core.redis.connections import StrRedis, decoding_client
 
 # Retention: a finished match's document and replays are kept while anything links to them: the ladder's
 # recent list (its RECENT_KEEP newest matches) or the record of any of its bots (each bot's HISTORY_LIMIT
@@ -363,7 +363,8 @@ class ArenaStore:
         return [json.loads(raw) if raw else None for raw in raws]
 
     def publish_live(self, match_id: str, snapshot: dict[str, Any]) -> None:
-        """The public table of the match's current game, for spectators (core.live); expires on its own."""
+        """The public table of the match's current game, for spectators (core.arena.live); expires on its
+        own."""
         self.redis.set(keys.arena_match_live(self.prefix, match_id), json.dumps(snapshot), ex=LIVE_TTL_S)
 
     def live(self, match_id: str) -> dict[str, Any] | None:

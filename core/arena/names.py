@@ -21,7 +21,7 @@ import re
 import unicodedata
 from collections.abc import Iterable
 
-from core.arena_model import GRADED_HOUSE_BOTS, HOUSE_PREFIX, LADDER_SEARCH_BOTS
+from core.arena.model import GRADED_HOUSE_BOTS, HOUSE_PREFIX, LADDER_SEARCH_BOTS
 from engine.bots import BOT_NAMES
 
 # Letters that render like a Latin one in common fonts, after case folding (so lower case only). Small on

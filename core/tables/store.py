@@ -28,8 +28,7 @@ import redis
 import engine
 import engine.bots
 import engine.deals
-from core import gamecache, keys
-from core.connections import StrRedis, decoding_client, script_lane
+from core import keys
 from core.errors import (
     BadSeats,
     BadToken,
@@ -44,8 +43,10 @@ from core.errors import (
     TableOver,
     TooManyMovePosts,
 )
-from core.lua_scripts import COMMIT_SCRIPT, JOIN_SCRIPT, SNAPSHOT_SCRIPT, SYNC_SCRIPT
-from core.notify import get_watcher
+from core.redis.connections import StrRedis, decoding_client, script_lane
+from core.redis.notify import get_watcher
+from core.tables import cache as gamecache
+from core.tables.lua import COMMIT_SCRIPT, JOIN_SCRIPT, SNAPSHOT_SCRIPT, SYNC_SCRIPT
 from core.tokens import hash_token, new_token, require_token, token_matches, token_tag
 from engine.seeds import new_seed
 

@@ -12,7 +12,7 @@ from typing import Any
 import redis
 
 from core import keys
-from core.notify import get_watcher
+from core.redis.notify import get_watcher
 
 POLL_SEAT_TTL_S = 24 * 3600
 

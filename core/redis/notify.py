@@ -18,7 +18,7 @@ from collections.abc import Callable
 import redis
 
 from core import keys
-from core.connections import StrRedis
+from core.redis.connections import StrRedis
 
 log = logging.getLogger(__name__)
 

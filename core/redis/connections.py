@@ -13,7 +13,7 @@ from hiredis import PushNotification, pack_command
 from redis._parsers.hiredis import NOT_ENOUGH_DATA
 
 if TYPE_CHECKING:
-    from core.pipelined import PipelinedLane
+    from core.redis.pipelined import PipelinedLane
 
 # A client whose replies are decoded to str. redis-py types every reply as `bytes | str` (and leaves a few
 # commands untyped), which is true only of clients in general; the stores use decoding clients alone, so
@@ -46,10 +46,13 @@ def _decoding_twin(conn: redis.Redis) -> StrRedis:
 def script_lane(client: redis.Redis, pipelining: bool = True) -> ScriptLane | PipelinedLane:
     """The lane for a store's hot calls in this process: under gevent (the API's gunicorn workers, which
     monkey-patch the socket module before they build the app) one shared connection that pipelines the
-    commands of all greenlets (`core.pipelined.PipelinedLane`); elsewhere, or with `pipelining` off, a stack
+    commands of all greenlets (`core.redis.pipelined.PipelinedLane`); elsewhere, or with `pipelining` off,
+    a stack
     of connections (`ScriptLane`)."""
     if pipelining and gevent_patched():
-        from core.pipelined import PipelinedLane  # gevent's own modules: only where gevent runs the process
+        from core.redis.pipelined import (
+            PipelinedLane,  # gevent's own modules: only where gevent runs the process
+        )
 
         if PipelinedLane.suits(client):
             return PipelinedLane(client)

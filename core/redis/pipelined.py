@@ -1,6 +1,7 @@
 """Under gevent, the table store's hot Redis calls of every greenlet on one pipelined connection.
 
-Imported only in a process gevent has patched (`core.connections.script_lane` decides): these are gevent's
+Imported only in a process gevent has patched (`core.redis.connections.script_lane` decides): these are
+gevent's
 own primitives, which a threaded process has no use for.
 """
 
@@ -18,7 +19,7 @@ from gevent.lock import Semaphore  # type: ignore[import-untyped]
 from hiredis import pack_command
 from redis._parsers.hiredis import NOT_ENOUGH_DATA
 
-from core.connections import evalsha
+from core.redis.connections import evalsha
 
 
 class PipelinedLane:
