@@ -196,11 +196,6 @@ class _PostCount:
         return TooManyMovePosts(self.seat, self.limit.limit, retry_after)
 
 
-def seed_commitment(seed: int, nonce: str) -> str:
-    """sha256 published at creation; with the nonce and seed revealed at the end anyone can check the deal."""
-    return engine.deals.seed_commitment(seed, nonce)
-
-
 def _dumps(value: Any) -> str:
     return orjson.dumps(value).decode()
 
@@ -236,11 +231,12 @@ class TableStore:
         live = engine.new_game(game, players=players, options=normalized, seed=seed, **extra)
         table_id = secrets.token_hex(8)
         nonce = secrets.token_hex(16)
+        commitment = engine.deals.seed_commitment(seed, nonce)
         now = time.time()
         to_act = list(live.to_act())
         record = TableRecord(
             table_id=table_id, game=game, players=players, options=dict(live.options), seats=list(seats),
-            joined=[False] * players, seed=seed, nonce=nonce, commitment=seed_commitment(seed, nonce),
+            joined=[False] * players, seed=seed, nonce=nonce, commitment=commitment,
             status=TableStatus.OVER if live.over else TableStatus.PLAYING, version=live.version,
             to_act=to_act, decision_since=[live.version] * players, turn_started=[now] * players,
             created=now, updated=now, deals=deals, move_timeout=move_timeout, labels=dict(labels or {}),
@@ -353,10 +349,6 @@ class TableStore:
             raise SeatTaken(seat)
         return token
 
-    def authenticate(self, table_id: str, seat: int, token: str | None) -> None:
-        stored, players = self.redis.hmget(keys.table(self.prefix, table_id), [f"token:{seat}", "players"])
-        self._check_token(table_id, seat, token, stored, players)
-
     def _check_token(self, table_id: str, seat: int, token: str | None, stored: str | None,
                      players: str | None) -> None:
         if players is None:
@@ -411,10 +403,6 @@ class TableStore:
         view: str | None = self.redis.hget(keys.table_views(self.prefix, table_id), "spectator")
         if view is None:
             raise TableNotFound(table_id)
-        return view
-
-    def spectator_view(self, table_id: str) -> dict[str, Any]:
-        view: dict[str, Any] = json.loads(self.spectator_view_json(table_id))
         return view
 
     # --- moves ----------------------------------------------------------------------------------------------
