@@ -166,6 +166,16 @@ class GameNotOver(Conflict):
         super().__init__(detail)
 
 
+class UnknownDealing(Conflict):
+    """A stored table states a dealing version this service does not deal (docs/deals.md), or none."""
+
+    def __init__(self, table_id: str, dealing: object) -> None:
+        said = "states no dealing version" if dealing is None else f"is dealt by dealing version {dealing!r}"
+        super().__init__(f"table {table_id} {said}; this service deals version 2 only")
+        self.table_id = table_id
+        self.dealing = dealing
+
+
 class MoveConflict(Conflict):
     """A move that no longer fits the table: it moved on, or is over. Nothing changed; re-read and decide."""
 

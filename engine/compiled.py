@@ -20,9 +20,8 @@ PACKAGE = Path(__file__).resolve().parent
 BUILD = PACKAGE.parent / "build" / "engine-mypyc"
 FINGERPRINT = BUILD / "fingerprint.txt"
 #: The modules that do the work of every move, the house bots' policies, the search (sampling, worlds,
-#: rollouts) and version 2's draws (engine/draws.py). The rest of the dealing (engine/deals.py: its legacy
-#: seed types subclass int and str, which mypyc cannot compile natively), the analysis, duels, the bench
-#: loop and the CLI stay interpreted.
+#: rollouts) and version 2's draws (engine/draws.py). The rest of the dealing (engine/deals.py: record
+#: checks), the analysis, duels, the bench loop and the CLI stay interpreted.
 MODULES = (
     "engine/card_tables.py",
     "engine/rules.py",

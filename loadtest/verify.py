@@ -38,7 +38,7 @@ def table_problems(conn: redis.Redis, prefix: str, table_id: str) -> list[str]:
         "players": int(raw["players"]),
         "options": json.loads(raw["options"]),
         "seed": int(raw["seed"]),
-        "dealing": int(raw.get("dealing", 1)),  # tables opened before dealing version 2 have none
+        "dealing": int(raw["dealing"]),
         "moves": moves,
     }
     if "deals" in raw:

@@ -53,14 +53,11 @@ return 1
 """
 
 
-# A seat's state in one command (one reply to parse), consistent with the last commit: the token hash,
-# table fields and the seat's stored answer (ARGV[2]), or for a table stored before answers were, its view
-# (ARGV[3]).
+# A seat's state in one command (one reply to parse), consistent with the last commit: the token hash
+# (field ARGV[1]), the table fields and the seat's stored answer (ARGV[2]).
 SNAPSHOT_SCRIPT = """
-local t = redis.call('HMGET', KEYS[1], ARGV[1], 'players', 'version', 'status', 'to_act', 'turn_started',
-                     'move_timeout')
-t[8] = redis.call('HGET', KEYS[2], ARGV[2])
-if not t[8] then t[9] = redis.call('HGET', KEYS[2], ARGV[3]) end
+local t = redis.call('HMGET', KEYS[1], ARGV[1], 'players', 'version', 'status', 'to_act')
+t[6] = redis.call('HGET', KEYS[2], ARGV[2])
 return t
 """
 

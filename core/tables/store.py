@@ -42,6 +42,7 @@ from core.errors import (
     TableNotFound,
     TableOver,
     TooManyMovePosts,
+    UnknownDealing,
 )
 from core.redis.connections import StrRedis, decoding_client, script_lane
 from core.redis.notify import get_watcher
@@ -106,7 +107,7 @@ class TableRecord:
     deals: list[dict[str, Any]] | None = None
     move_timeout: float | None = None
     labels: dict[str, str] = field(default_factory=dict)
-    dealing: int = engine.deals.LEGACY_VERSION  # the engine's dealing version (docs/deals.md); absent = 1
+    dealing: int = engine.deals.CURRENT_VERSION  # the engine's dealing version (docs/deals.md)
     token_hashes: dict[int, str] = field(default_factory=dict, repr=False)
 
     @property
@@ -196,6 +197,14 @@ class _PostCount:
         return TooManyMovePosts(self.seat, self.limit.limit, retry_after)
 
 
+def _dealing(table_id: str, stored: str | None) -> int:
+    """The dealing version a table's hash states, if this service deals it (UnknownDealing if not)."""
+    try:
+        return engine.deals.check_version(None if stored is None else int(stored))
+    except (engine.EngineError, ValueError):
+        raise UnknownDealing(table_id, stored) from None
+
+
 def _dumps(value: Any) -> str:
     return orjson.dumps(value).decode()
 
@@ -240,7 +249,7 @@ class TableStore:
             status=TableStatus.OVER if live.over else TableStatus.PLAYING, version=live.version,
             to_act=to_act, decision_since=[live.version] * players, turn_started=[now] * players,
             created=now, updated=now, deals=deals, move_timeout=move_timeout, labels=dict(labels or {}),
-            dealing=engine.deals.version_of(seed),
+            dealing=engine.deals.CURRENT_VERSION,
         )
         fields = {
             "game": game, "players": players, "options": _dumps(record.options),
@@ -287,8 +296,7 @@ class TableStore:
             created=float(raw["created"]), updated=float(raw["updated"]),
             deals=loads(raw["deals"]) if "deals" in raw else None,
             move_timeout=float(raw["move_timeout"]) if "move_timeout" in raw else None,
-            labels=loads(raw.get("labels", "{}")),
-            dealing=int(raw.get("dealing", engine.deals.LEGACY_VERSION)),
+            labels=loads(raw["labels"]), dealing=_dealing(table_id, raw.get("dealing")),
             token_hashes={i: raw[f"token:{i}"] for i in range(players) if f"token:{i}" in raw},
         )
 
@@ -366,8 +374,8 @@ class TableStore:
 
     def seat_answer(self, table_id: str, seat: int, token: str | None) -> str | None:
         """The seat's GET answer as the last commit stored it, if `token` holds the seat: one plain command,
-        no script. None for anything else (no such table or seat, no or a wrong token, a table stored before
-        answers were): `seat_snapshot` then reads the table and gives the reason."""
+        no script. None for anything else (no such table or seat, no or a wrong token): `seat_snapshot` then
+        reads the table and gives the reason."""
         if not token or seat < 0:
             return None
         answer, stored = self._lane.execute("HMGET", keys.table_views(self.prefix, table_id),
@@ -381,23 +389,17 @@ class TableStore:
         """A seat's answer with version, status and who must act, in one round trip (token checked if
         asked)."""
         table_keys = [keys.table(self.prefix, table_id), keys.table_views(self.prefix, table_id)]
-        reply = self._lane.run(self._snapshot, table_keys, [f"token:{seat}", answer_field(seat), str(seat)])
+        reply = self._lane.run(self._snapshot, table_keys, [f"token:{seat}", answer_field(seat)])
         # Lua turns nil into false, and drops trailing nils from the array.
-        stored, players, version, status, to_act, turn_started, move_timeout, answer, view = (
-            [value or None for value in reply] + [None] * 9)[:9]
+        padded = [value or None for value in reply] + [None] * 6
+        stored, players, version, status, to_act, answer = padded[:6]
         if check_token:
             self._check_token(table_id, seat, token, stored, players)
         elif players is None:
             raise TableNotFound(table_id)
-        if (answer is None and view is None) or version is None or status is None or to_act is None:
+        if answer is None or version is None or status is None or to_act is None:
             raise SeatNotFound(table_id, seat)
-        acting = orjson.loads(to_act)
-        if answer is None:  # a table stored before answers were: its seat's view alone
-            deadline = decision_deadline(seat, acting, orjson.loads(turn_started or "[]"),
-                                         None if move_timeout is None else float(move_timeout))
-            answer = seat_answer_json(table_id, seat, int(version), TableStatus(status), acting, deadline,
-                                      orjson.Fragment(str(view))).decode()
-        return SeatSnapshot(int(version), TableStatus(status), acting, answer)
+        return SeatSnapshot(int(version), TableStatus(status), orjson.loads(to_act), answer)
 
     def spectator_view_json(self, table_id: str) -> str:
         view: str | None = self.redis.hget(keys.table_views(self.prefix, table_id), "spectator")
@@ -514,10 +516,7 @@ class TableStore:
 
     def _rebuild(self, record: TableRecord) -> Any:
         extra = {"deals": record.deals} if record.deals else {}
-        seed: int | str = record.seed
-        if record.dealing == engine.deals.LEGACY_VERSION:  # opened before dealing version 2: deal as it did
-            seed = engine.deals.legacy_seed(seed)
-        live = engine.new_game(record.game, players=record.players, options=record.options, seed=seed,
+        live = engine.new_game(record.game, players=record.players, options=record.options, seed=record.seed,
                                **extra)
         for entry in self.moves(record.table_id)[: record.version]:
             live.apply(entry["seat"], entry["move"])

@@ -10,7 +10,7 @@ import pytest
 import engine
 import engine.bots
 from core import keys
-from core.errors import MoveConflict, StaleVersion, TableOver, TooManyMovePosts
+from core.errors import MoveConflict, StaleVersion, TableOver, TooManyMovePosts, UnknownDealing
 from core.tables import cache as gamecache
 from core.tables import store
 from core.tables.store import SeatKind, SeatSpec, TableStatus, TableStore
@@ -145,24 +145,22 @@ def test_a_fresh_process_rebuilds_the_game_from_the_log(tables, monkeypatch):
     assert tables.seat_snapshot(record.table_id, 2, check_token=False).view == replayed.view(2)
 
 
-def test_a_table_stored_before_dealing_version_2_keeps_its_deals_when_rebuilt(tables, redis_conn, key_prefix,
-                                                                            monkeypatch):
-    # A table opened by the version-1 service: its hash has no "dealing" field and its seed dealt with
-    # CPython's random. A process that rebuilds it after an upgrade must deal its later rounds the same way.
+@pytest.mark.parametrize("dealing", ["1", "3", None])
+def test_a_table_of_another_dealing_version_is_refused_clearly(tables, redis_conn, key_prefix, monkeypatch,
+                                                              dealing):
     record = tables.create_table("spot-hearts", 4, {}, OPEN4, seed=13)
     table_key = keys.table(key_prefix, record.table_id)
     assert redis_conn.hget(table_key, "dealing") in (b"2", "2")
-    redis_conn.hdel(table_key, "dealing")
-    legacy = engine.new_game("spot-hearts", 4, record.options, seed=deals.legacy_seed(13))
+    if dealing is None:
+        redis_conn.hdel(table_key, "dealing")
+    else:
+        redis_conn.hset(table_key, "dealing", dealing)
     monkeypatch.setattr(gamecache, "games", gamecache.GameCache())
-    assert tables.load_table(record.table_id).dealing == deals.LEGACY_VERSION
-    assert legacy.to_act() == [0, 1, 2, 3]  # everyone passes: moves from the version-1 hands must be legal
-    for seat in range(4):
-        move = legacy.legal_moves(seat)[:3]
-        tables.apply_move(record.table_id, seat, move, seat)
-        legacy.apply(seat, move)
-    assert tables.seat_snapshot(record.table_id, 1, check_token=False).view == legacy.view(1)
-    assert legacy.view(1)["hand"] != engine.new_game("spot-hearts", 4, {}, seed=13).view(1)["hand"]
+    with pytest.raises(UnknownDealing) as refused:
+        tables.load_table(record.table_id)
+    assert "this service deals version 2 only" in str(refused.value)
+    with pytest.raises(UnknownDealing):
+        tables.apply_move(record.table_id, 0, first_pass(tables, record.table_id, 0), 0)
 
 
 def test_a_cached_game_behind_redis_catches_up_from_the_log(tables):
