@@ -11,7 +11,7 @@ from collections import OrderedDict
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from core.tables.store import TableRecord
+    from core.tables.record import TableRecord
 
 
 class GameCache:

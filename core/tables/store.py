@@ -18,15 +18,13 @@ from __future__ import annotations
 import json
 import secrets
 import time
-from dataclasses import dataclass, field, replace
-from enum import StrEnum
+from dataclasses import dataclass, replace
 from typing import Any
 
 import orjson
 import redis
 
 import engine
-import engine.bots
 import engine.deals
 from core import keys
 from core.errors import (
@@ -42,12 +40,27 @@ from core.errors import (
     TableNotFound,
     TableOver,
     TooManyMovePosts,
-    UnknownDealing,
 )
 from core.redis.connections import StrRedis, decoding_client, script_lane
 from core.redis.notify import get_watcher
 from core.tables import cache as gamecache
 from core.tables.lua import COMMIT_SCRIPT, JOIN_SCRIPT, SNAPSHOT_SCRIPT, SYNC_SCRIPT
+from core.tables.record import (
+    MOVE_FIELDS,
+    REPLAY_FIELD,
+    decode_record,
+    encode_fields,
+    encode_record,
+    token_hash_field,
+)
+
+# The record's values live in core.tables.record; they stay importable from here, with the store.
+from core.tables.record import SeatKind as SeatKind
+from core.tables.record import SeatSpec as SeatSpec
+from core.tables.record import TableRecord as TableRecord
+from core.tables.record import TableStatus as TableStatus
+from core.tables.record import house_seats_to_act as house_seats_to_act
+from core.tables.record import is_house_bot as is_house_bot
 from core.tokens import hash_token, new_token, require_token, token_matches, token_tag
 from engine.seeds import new_seed
 
@@ -58,65 +71,6 @@ FINISHED_TABLE_TTL = 30 * 24 * 3600
 # Seconds an unfinished table is kept after its last move by default ($TA_IDLE_TABLE_TTL): abandoned
 # practice tables do not pile up.
 IDLE_TABLE_TTL = 7 * 24 * 3600
-
-
-class TableStatus(StrEnum):
-    PLAYING = "playing"
-    OVER = "over"
-
-
-class SeatKind(StrEnum):
-    OPEN = "open"  # a polling client joins it and gets a seat token
-    HOUSE = "house"  # played by the house-bot RQ job (engine.bots)
-    BOT = "bot"  # a registered bot, driven by the arena (which applies moves through this store)
-
-
-@dataclass(frozen=True)
-class SeatSpec:
-    kind: SeatKind
-    name: str | None = None  # house bot name or registered bot id; None for an open seat
-
-
-def is_house_bot(name: str) -> bool:
-    return name in engine.bots.BOT_NAMES
-
-
-def house_seats_to_act(seats: list[SeatSpec], to_act: list[int]) -> list[int]:
-    """The seats among `to_act` that the house-bot driver plays."""
-    return [seat for seat in to_act if seats[seat].kind == SeatKind.HOUSE]
-
-
-@dataclass
-class TableRecord:
-    table_id: str
-    game: str
-    players: int
-    options: dict[str, Any]
-    seats: list[SeatSpec]
-    joined: list[bool]
-    seed: int
-    nonce: str
-    commitment: str
-    status: TableStatus
-    version: int
-    to_act: list[int]
-    decision_since: list[int]
-    turn_started: list[float]
-    created: float
-    updated: float
-    deals: list[dict[str, Any]] | None = None
-    move_timeout: float | None = None
-    labels: dict[str, str] = field(default_factory=dict)
-    dealing: int = engine.deals.CURRENT_VERSION  # the engine's dealing version (docs/deals.md)
-    token_hashes: dict[int, str] = field(default_factory=dict, repr=False)
-
-    @property
-    def over(self) -> bool:
-        return self.status == TableStatus.OVER
-
-    def deadline(self, seat: int) -> float | None:
-        """When the seat's pending decision is due (advisory for practice tables), None if nothing is due."""
-        return decision_deadline(seat, self.to_act, self.turn_started, self.move_timeout)
 
 
 @dataclass(frozen=True)
@@ -140,14 +94,6 @@ class SeatSnapshot:
     def view(self) -> dict[str, Any]:
         view: dict[str, Any] = orjson.loads(self.answer_json)["view"]
         return view
-
-
-def decision_deadline(seat: int, to_act: list[int], turn_started: list[float],
-                      move_timeout: float | None) -> float | None:
-    """When `seat`'s pending decision is due, None if it has none or the table sets no timeout."""
-    if move_timeout is None or seat not in to_act:
-        return None
-    return turn_started[seat] + move_timeout
 
 
 def answer_field(seat: int) -> str:
@@ -197,14 +143,6 @@ class _PostCount:
         return TooManyMovePosts(self.seat, self.limit.limit, retry_after)
 
 
-def _dealing(table_id: str, stored: str | None) -> int:
-    """The dealing version a table's hash states, if this service deals it (UnknownDealing if not)."""
-    try:
-        return engine.deals.check_version(None if stored is None else int(stored))
-    except (engine.EngineError, ValueError):
-        raise UnknownDealing(table_id, stored) from None
-
-
 def _dumps(value: Any) -> str:
     return orjson.dumps(value).decode()
 
@@ -248,23 +186,11 @@ class TableStore:
             joined=[False] * players, seed=seed, nonce=nonce, commitment=commitment,
             status=TableStatus.OVER if live.over else TableStatus.PLAYING, version=live.version,
             to_act=to_act, decision_since=[live.version] * players, turn_started=[now] * players,
-            created=now, updated=now, deals=deals, move_timeout=move_timeout, labels=dict(labels or {}),
-            dealing=engine.deals.CURRENT_VERSION,
+            created=now, updated=now, deals=deals or None, move_timeout=move_timeout,
+            labels=dict(labels or {}), dealing=engine.deals.CURRENT_VERSION,
         )
-        fields = {
-            "game": game, "players": players, "options": _dumps(record.options),
-            "seats": _dumps([{"kind": s.kind.value, "name": s.name} for s in seats]),
-            "seed": str(seed), "nonce": nonce, "commitment": record.commitment,
-            "status": record.status.value, "version": record.version, "to_act": _dumps(to_act),
-            "decision_since": _dumps(record.decision_since), "turn_started": _dumps(record.turn_started),
-            "created": now, "updated": now, "labels": _dumps(record.labels), "dealing": record.dealing,
-        }
-        if deals:
-            fields["deals"] = _dumps(deals)
-        if move_timeout is not None:
-            fields["move_timeout"] = move_timeout
         pipe = self.redis.pipeline(transaction=True)
-        pipe.hset(keys.table(self.prefix, table_id), mapping=fields)
+        pipe.hset(keys.table(self.prefix, table_id), mapping=encode_record(record))
         pipe.hset(keys.table_views(self.prefix, table_id),
                   mapping=self._views(record, live))
         pipe.zadd(keys.tables_index(self.prefix), {table_id: now})
@@ -278,27 +204,7 @@ class TableStore:
         return record
 
     def load_table(self, table_id: str) -> TableRecord:
-        return self._record_from_raw(table_id, self.redis.hgetall(keys.table(self.prefix, table_id)))
-
-    @staticmethod
-    def _record_from_raw(table_id: str, raw: dict[str, str]) -> TableRecord:
-        if not raw:
-            raise TableNotFound(table_id)
-        loads = orjson.loads
-        seats = [SeatSpec(SeatKind(s["kind"]), s["name"]) for s in loads(raw["seats"])]
-        players = int(raw["players"])
-        return TableRecord(
-            table_id=table_id, game=raw["game"], players=players, options=loads(raw["options"]),
-            seats=seats, joined=[f"token:{i}" in raw for i in range(players)], seed=int(raw["seed"]),
-            nonce=raw["nonce"], commitment=raw["commitment"], status=TableStatus(raw["status"]),
-            version=int(raw["version"]), to_act=loads(raw["to_act"]),
-            decision_since=loads(raw["decision_since"]), turn_started=loads(raw["turn_started"]),
-            created=float(raw["created"]), updated=float(raw["updated"]),
-            deals=loads(raw["deals"]) if "deals" in raw else None,
-            move_timeout=float(raw["move_timeout"]) if "move_timeout" in raw else None,
-            labels=loads(raw["labels"]), dealing=_dealing(table_id, raw.get("dealing")),
-            token_hashes={i: raw[f"token:{i}"] for i in range(players) if f"token:{i}" in raw},
-        )
+        return decode_record(table_id, self.redis.hgetall(keys.table(self.prefix, table_id)))
 
     def _sync(self, table_id: str, cached_version: int | None,
               count: _PostCount | None = None) -> tuple[TableRecord, list[str] | None]:
@@ -312,7 +218,7 @@ class TableStore:
         if wait and count is not None:
             raise count.refuse(int(wait))
         raw = dict(zip(flat[::2], flat[1::2], strict=True))
-        return self._record_from_raw(table_id, raw), (None if cached_version is None else list(missing))
+        return decode_record(table_id, raw), (None if cached_version is None else list(missing))
 
     def list_tables(self, limit: int = 50) -> list[str]:
         return list(self.redis.zrevrange(keys.tables_index(self.prefix), 0, limit - 1))
@@ -330,7 +236,7 @@ class TableStore:
     def replay_record(self, table_id: str) -> dict[str, Any]:
         """The engine's replay record; only once the game is over (it contains every hand)."""
         status, record, nonce, commitment = self.redis.hmget(keys.table(self.prefix, table_id),
-                                                             ["status", "record", "nonce", "commitment"])
+                                                             ["status", REPLAY_FIELD, "nonce", "commitment"])
         if status is None:
             raise TableNotFound(table_id)
         if status != TableStatus.OVER or record is None:
@@ -353,7 +259,8 @@ class TableStore:
             raise SeatNotOpen(seat, kind)
         token = new_token()
         table_keys = [keys.table(self.prefix, table_id), keys.table_views(self.prefix, table_id)]
-        if not self._join(keys=table_keys, args=[f"token:{seat}", token_field(seat), hash_token(token)]):
+        claim = [token_hash_field(seat), token_field(seat), hash_token(token)]
+        if not self._join(keys=table_keys, args=claim):
             raise SeatTaken(seat)
         return token
 
@@ -389,7 +296,7 @@ class TableStore:
         """A seat's answer with version, status and who must act, in one round trip (token checked if
         asked)."""
         table_keys = [keys.table(self.prefix, table_id), keys.table_views(self.prefix, table_id)]
-        reply = self._lane.run(self._snapshot, table_keys, [f"token:{seat}", answer_field(seat)])
+        reply = self._lane.run(self._snapshot, table_keys, [token_hash_field(seat), answer_field(seat)])
         # Lua turns nil into false, and drops trailing nils from the array.
         padded = [value or None for value in reply] + [None] * 6
         stored, players, version, status, to_act, answer = padded[:6]
@@ -555,14 +462,14 @@ class TableStore:
         status = TableStatus.OVER if over else TableStatus.PLAYING
         after = replace(record, version=live.version, status=status, to_act=to_act,
                         decision_since=decision_since, turn_started=turn_started, updated=now)
-        final_record = _dumps(live.record()) if over else ""
-        view_args: list[str | bytes] = []
-        for name, view in self._views(after, live).items():
-            view_args += [name, view]
-        args = [record.version, live.version, _dumps(live.moves[-1]), after.status.value, _dumps(to_act),
-                _dumps(decision_since), _dumps(turn_started), now,
-                keys.table_events(self.prefix, record.table_id), final_record,
-                self.finished_ttl if over else self.idle_ttl, *count_args, *view_args]
+        fields: dict[str, str | int | float] = encode_fields(after, MOVE_FIELDS)
+        if over:
+            fields[REPLAY_FIELD] = _dumps(live.record())
+        field_args = [item for pair in fields.items() for item in pair]
+        view_args = [item for pair in self._views(after, live).items() for item in pair]
+        args = [record.version, live.version, _dumps(live.moves[-1]),
+                keys.table_events(self.prefix, record.table_id), self.finished_ttl if over else self.idle_ttl,
+                *count_args, len(field_args), *field_args, *view_args]
         table_id = record.table_id
         table_keys = [keys.table(self.prefix, table_id), keys.table_moves(self.prefix, table_id),
                       keys.table_views(self.prefix, table_id), *count_keys]
