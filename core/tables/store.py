@@ -29,21 +29,19 @@ import engine.deals
 from core import keys
 from core.errors import (
     BadSeats,
-    BadToken,
+    DomainError,
     GameNotOver,
-    NotYourTurn,
     SeatNotFound,
     SeatNotOpen,
     SeatTaken,
-    StaleVersion,
     TableBusy,
     TableNotFound,
-    TableOver,
     TooManyMovePosts,
 )
 from core.redis.connections import StrRedis, decoding_client, script_lane
 from core.redis.notify import get_watcher
 from core.tables import cache as gamecache
+from core.tables.checks import check_move, check_seat, check_seat_token
 from core.tables.lua import COMMIT_SCRIPT, JOIN_SCRIPT, SNAPSHOT_SCRIPT, SYNC_SCRIPT
 from core.tables.record import (
     MOVE_FIELDS,
@@ -61,7 +59,7 @@ from core.tables.record import TableRecord as TableRecord
 from core.tables.record import TableStatus as TableStatus
 from core.tables.record import house_seats_to_act as house_seats_to_act
 from core.tables.record import is_house_bot as is_house_bot
-from core.tokens import hash_token, new_token, require_token, token_matches, token_tag
+from core.tokens import hash_token, new_token, token_matches, token_tag
 from engine.seeds import new_seed
 
 COMMIT_RETRIES = 20
@@ -253,7 +251,7 @@ class TableStore:
     def join(self, table_id: str, seat: int) -> str:
         """Claim an open seat: returns its token (shown once; only its hash is stored)."""
         record = self.load_table(table_id)
-        self._check_seat_index(record, seat)
+        check_seat(record, seat)
         if record.seats[seat].kind != SeatKind.OPEN:
             kind = record.seats[seat].kind
             raise SeatNotOpen(seat, kind)
@@ -263,21 +261,6 @@ class TableStore:
         if not self._join(keys=table_keys, args=claim):
             raise SeatTaken(seat)
         return token
-
-    def _check_token(self, table_id: str, seat: int, token: str | None, stored: str | None,
-                     players: str | None) -> None:
-        if players is None:
-            raise TableNotFound(table_id)
-        if not 0 <= seat < int(players):
-            raise SeatNotFound(table_id, seat)
-        token = require_token(token, "seat", "seat")
-        if stored is None or not token_matches(token, stored):
-            raise BadToken(f"this token does not hold seat {seat} of table {table_id}")
-
-    @staticmethod
-    def _check_seat_index(record: TableRecord, seat: int) -> None:
-        if not 0 <= seat < record.players:
-            raise SeatNotFound(record.table_id, seat)
 
     def seat_answer(self, table_id: str, seat: int, token: str | None) -> str | None:
         """The seat's GET answer as the last commit stored it, if `token` holds the seat: one plain command,
@@ -301,7 +284,7 @@ class TableStore:
         padded = [value or None for value in reply] + [None] * 6
         stored, players, version, status, to_act, answer = padded[:6]
         if check_token:
-            self._check_token(table_id, seat, token, stored, players)
+            check_seat_token(table_id, seat, token, stored, players)
         elif players is None:
             raise TableNotFound(table_id)
         if answer is None or version is None or status is None or to_act is None:
@@ -327,98 +310,75 @@ class TableStore:
         With `post_limit` (and a token), this post is counted against the seat's limit by the first Lua call
         the move makes, before anything else is decided: TooManyMovePosts over the limit.
         """
-        cache_key = (self.prefix, table_id)
         count = None
         if post_limit is not None and token:
             counter = keys.seat_posts(self.prefix, table_id, seat, token_tag(token))
             count = _PostCount(counter, post_limit, seat)
-        with gamecache.table_lock(f"{self.prefix}{table_id}"):
-            result = self._try_on_cached_state(table_id, seat, move, expected_version, authenticate, token,
+        with (gamecache.table_lock(f"{self.prefix}{table_id}"),
+              gamecache.checked_out((self.prefix, table_id)) as cached):
+            result = self._try_on_cached_state(cached, seat, move, expected_version, authenticate, token,
                                                count)
             if result is not None:
                 return result
             for _ in range(COMMIT_RETRIES):
-                cached_version = gamecache.games.version_of(cache_key)
-                record, missing = self._sync(table_id, cached_version, count)
-                self._check_seat_index(record, seat)
-                if authenticate:
-                    stored = record.token_hashes.get(seat)
-                    self._check_token(table_id, seat, token, stored, str(record.players))
-                    authenticate = False  # the token cannot change: once is enough across retries
-                self._check_can_move(record, seat, expected_version)
-                live = self._game_at(record, cached_version, missing)
+                record, missing = self._sync(table_id, cached.version, count)
+                check_move(record, seat, expected_version, authenticate=authenticate, token=token)
+                authenticate = False  # the token cannot change: once is enough across retries
+                live = self._game_at(record, cached, missing)
                 try:
                     live.apply(seat, move)
                 except engine.EngineError as error:
                     if not error.legal:  # e.g. a malformed move: still tell the client what it may play
                         error.legal = live.legal_moves(seat)
-                    gamecache.games.put(cache_key, record.version, live)  # a rejected move changes nothing
-                    raise
+                    raise  # a rejected move changes nothing: the game goes back at the record's version
                 after = self._commit_move(record, live, seat, count)
                 if after is not None:
-                    gamecache.games.put(cache_key, after.version, live, after)
+                    cached.hold(live, after.version, after)
                     return MoveResult(after.version, after.status, list(after.to_act), after.seats)
-                # Another writer committed first: the game we moved on is ahead of nothing; rebuild.
+                cached.drop()  # another writer committed first: the game we moved on is ahead of nothing
         raise TableBusy()
 
-    def _try_on_cached_state(self, table_id: str, seat: int, move: Any, expected_version: int,
-                             authenticate: bool, token: str | None,
+    def _try_on_cached_state(self, cached: gamecache.CheckedOutGame, seat: int, move: Any,
+                             expected_version: int, authenticate: bool, token: str | None,
                              count: _PostCount | None = None) -> MoveResult | None:
         """The common case without reading Redis first: this process made the table's last commit and the
         client answers that very version. The Lua commit still checks the version, so a table that moved on
         elsewhere is caught there. Anything unusual (a refusal, a lost race) returns None and the caller takes
         the authoritative path, so every error a client sees was decided on a fresh read."""
-        cache_key = (self.prefix, table_id)
-        entry = gamecache.games.take_entry(cache_key)
-        if entry is None:
-            return None
-        version, live, record = entry
-        if record is None or version != expected_version or not 0 <= seat < record.players:
-            gamecache.games.put(cache_key, version, live, record)
-            return None
-        stored = record.token_hashes.get(seat)
-        token_refused = authenticate and (not token or stored is None or not token_matches(token, stored))
-        if token_refused or record.over or seat not in record.to_act or record.decision_since[seat] > version:
-            gamecache.games.put(cache_key, version, live, record)
+        record, live = cached.record, cached.game
+        if record is None or live is None or cached.version != expected_version:
             return None
         try:
+            check_move(record, seat, expected_version, authenticate=authenticate, token=token)
             live.apply(seat, move)
-        except engine.EngineError:
-            # The game is unchanged; the fresh path below gives the client its answer.
-            gamecache.games.put(cache_key, version, live, record)
-            return None
+        except (DomainError, engine.EngineError):
+            return None  # the game is unchanged; the fresh path gives the client its answer
         after = self._commit_move(record, live, seat, count)
         if after is None:
-            return None  # the game is now ahead of a table that moved elsewhere: dropped, rebuilt on demand
-        gamecache.games.put(cache_key, after.version, live, after)
+            cached.drop()  # the game is now ahead of a table that moved elsewhere: rebuilt on demand
+            return None
+        cached.hold(live, after.version, after)
         return MoveResult(after.version, after.status, list(after.to_act), after.seats)
 
-    def _check_can_move(self, record: TableRecord, seat: int, expected_version: int) -> None:
-        if record.over:
-            raise TableOver()
-        if seat not in record.to_act:
-            raise NotYourTurn(seat, record.to_act, record.version)
-        if not record.decision_since[seat] <= expected_version <= record.version:
-            raise StaleVersion(record.table_id, expected_version, record.version, record.decision_since[seat])
-
-    def _game_at(self, record: TableRecord, synced_version: int | None = None,
+    def _game_at(self, record: TableRecord, cached: gamecache.CheckedOutGame,
                  missing: list[str] | None = None) -> Any:
-        """The engine game at the record's version: cached, caught up from the log, or rebuilt from it.
+        """The engine game at the record's version: the cached one caught up from the log, or one rebuilt
+        from it; `cached` holds it at that version from then on.
 
         With several server processes a table's moves land on different processes; a cached game that is
         a few moves behind only replays those moves (`missing`, read with the record), not the whole log.
         """
-        cached = gamecache.games.take((self.prefix, record.table_id), record.version)
-        if cached is None:
-            return self._rebuild(record)
-        version, live = cached
-        if version < record.version:
-            if version != synced_version or missing is None or version + len(missing) != record.version:
+        version, live = cached.version, cached.game
+        if version is None or live is None or version > record.version:
+            live = self._rebuild(record)
+        elif version < record.version:
+            if missing is None or version + len(missing) != record.version:
                 log_key = keys.table_moves(self.prefix, record.table_id)
                 missing = self.redis.lrange(log_key, version, record.version - 1)
             for raw in missing:
                 entry = orjson.loads(raw)
                 live.apply(entry["seat"], entry["move"])
+        cached.hold(live, record.version)
         return live
 
     def _rebuild(self, record: TableRecord) -> Any:

@@ -263,3 +263,24 @@ def test_the_seat_limit_counted_in_the_commit_refuses_the_eleventh_post_and_comm
     assert outcomes == [StaleVersion] * 10 + [TooManyMovePosts]
     assert tables.apply_move(table_id, 1, first_pass(tables, table_id, 1), 2, authenticate=True,
                              token=tokens[1]).version == 3
+
+
+def test_a_checked_out_game_goes_back_only_at_a_version_redis_holds():
+    key = ("test:", "t-cache")
+    game = engine.new_game("spot-hearts", 4, seed=3)
+    gamecache.games.put(key, 0, game)
+    with gamecache.checked_out(key) as out:
+        assert out.game is game and out.version == 0 and gamecache.games.take(key) is None  # out while used
+    assert gamecache.games.take(key) == (0, game, None)  # untouched: back at its version
+    gamecache.games.put(key, 0, game)
+    with gamecache.checked_out(key) as out:
+        game.apply(0, game.legal_moves(0)[:3])  # moved, never committed: ahead of Redis
+    assert gamecache.games.take(key) is None
+    with pytest.raises(RuntimeError), gamecache.checked_out(key) as out:
+        out.hold(game, game.version)
+        game.apply(1, game.legal_moves(1)[:3])
+        raise RuntimeError("a failure after the move")
+    assert gamecache.games.take(key) is None
+    with gamecache.checked_out(key) as out:
+        out.hold(game, game.version)  # e.g. just committed at that version
+    assert gamecache.games.take(key) == (2, game, None)

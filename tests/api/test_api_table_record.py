@@ -4,16 +4,19 @@ from __future__ import annotations
 
 import doctest
 
+import core.tables.cache
 import core.tables.record
+import engine
 import engine.bots
 from core import keys
 from core.tables.record import FIELDS, MOVE_FIELDS, REPLAY_FIELD, decode_record, encode_record
 from core.tables.store import SeatKind, SeatSpec, TableStore
 
 
-def test_the_codec_examples_hold() -> None:
+def test_the_examples_of_the_record_and_the_cache_hold() -> None:
     result = doctest.testmod(core.tables.record)
     assert result.attempted >= 4 and result.failed == 0
+    assert doctest.testmod(core.tables.cache).failed == 0
 
 
 def test_a_new_table_hash_is_the_encoded_record_and_decodes_to_it(redis_conn, key_prefix) -> None:
@@ -33,7 +36,7 @@ def test_a_commit_writes_the_fields_a_move_changes_and_the_replay_at_the_end(red
     record = tables.create_table("card-commons", 3, {"target": 10}, house, seed=4)
     table_key = keys.table(key_prefix, record.table_id)
     before = redis_conn.hgetall(table_key)
-    game = tables._game_at(record)
+    game = engine.new_game("card-commons", 3, record.options, seed=4)
     bot = engine.bots.make_bot("random", 1)
     seat = game.to_act()[0]
     game.apply(seat, bot.choose(game.view(seat)))
