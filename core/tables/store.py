@@ -41,6 +41,7 @@ from core.errors import (
 from core.redis.connections import StrRedis, decoding_client, script_lane
 from core.redis.notify import get_watcher
 from core.tables import cache as gamecache
+from core.tables.answer import encode_seat_answer, view_of
 from core.tables.checks import check_move, check_seat, check_seat_token
 from core.tables.lua import COMMIT_SCRIPT, JOIN_SCRIPT, SNAPSHOT_SCRIPT, SYNC_SCRIPT
 from core.tables.record import (
@@ -86,12 +87,15 @@ class SeatSnapshot:
     version: int
     status: TableStatus
     to_act: list[int]
-    answer_json: str  # the seat's whole GET answer as the last commit stored it: sent as is
+    answer_json: str  # the seat's GET answer (core.tables.answer) as the last commit stored it: sent as is
 
-    @property
-    def view(self) -> dict[str, Any]:
-        view: dict[str, Any] = orjson.loads(self.answer_json)["view"]
-        return view
+
+@dataclass(frozen=True)
+class SeatView:
+    """What the driver of a seat (the house bots) decides from: the seat's view at the table's version."""
+
+    version: int
+    view: dict[str, Any]
 
 
 def answer_field(seat: int) -> str:
@@ -103,14 +107,6 @@ def token_field(seat: int) -> str:
     """The views hash's copy of `seat`'s token hash (the table hash keeps the original), so a plain read of
     the seat's answer checks the token in the same command."""
     return f"t:{seat}"
-
-
-def seat_answer_json(table_id: str, seat: int, version: int, status: TableStatus, to_act: list[int],
-                     deadline: float | None, view: Any) -> bytes:
-    """A seat's GET answer (SeatStateSchema's shape), encoded as a commit stores it; `view` a dict, or stored
-    JSON as an orjson.Fragment."""
-    return orjson.dumps({"table_id": table_id, "seat": seat, "version": version, "status": status.value,
-                         "to_act": to_act, "your_turn": seat in to_act, "deadline": deadline, "view": view})
 
 
 @dataclass(frozen=True)
@@ -291,6 +287,11 @@ class TableStore:
             raise SeatNotFound(table_id, seat)
         return SeatSnapshot(int(version), TableStatus(status), orjson.loads(to_act), answer)
 
+    def seat_view(self, table_id: str, seat: int) -> SeatView:
+        """The seat's view and the version it is at, for the process that plays the seat (no token)."""
+        snapshot = self.seat_snapshot(table_id, seat, check_token=False)
+        return SeatView(snapshot.version, view_of(snapshot.answer_json))
+
     def spectator_view_json(self, table_id: str) -> str:
         view: str | None = self.redis.hget(keys.table_views(self.prefix, table_id), "spectator")
         if view is None:
@@ -395,8 +396,8 @@ class TableStore:
         whole GET answer (its view inside, the deadline worked out) and the spectator view, encoded; a read
         sends them as they are. The engine builds the public table once for all the views."""
         seat_views, spectator = live.views()
-        views = {answer_field(seat): seat_answer_json(record.table_id, seat, record.version, record.status,
-                                                      record.to_act, record.deadline(seat), view)
+        views = {answer_field(seat): encode_seat_answer(record.table_id, seat, record.version, record.status,
+                                                        record.to_act, record.deadline(seat), view)
                  for seat, view in enumerate(seat_views)}
         views["spectator"] = orjson.dumps(spectator)
         return views

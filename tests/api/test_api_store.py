@@ -25,7 +25,7 @@ def tables(redis_conn, key_prefix) -> TableStore:
 
 
 def first_pass(tables: TableStore, table_id: str, seat: int) -> list[str]:
-    return tables.seat_snapshot(table_id, seat, check_token=False).view["legal"][:3]
+    return tables.seat_view(table_id, seat).view["legal"][:3]
 
 
 def test_create_and_load_round_trip(tables):
@@ -119,7 +119,7 @@ def test_illegal_move_changes_nothing(tables, redis_conn, key_prefix):
     table_key = keys.table(key_prefix, record.table_id)
     views_key = keys.table_views(key_prefix, record.table_id)
     before = (redis_conn.hgetall(table_key), redis_conn.hgetall(views_key))
-    hand = tables.seat_snapshot(record.table_id, 0, check_token=False).view["hand"]
+    hand = tables.seat_view(record.table_id, 0).view["hand"]
     not_mine = next(code for code in (f"{r}{s}" for s in "CDHS" for r in "23456789TJQKA") if code not in hand)
     with pytest.raises(engine.IllegalMoveError) as illegal:
         tables.apply_move(record.table_id, 0, [hand[0], hand[1], not_mine], expected_version=0)
@@ -142,7 +142,7 @@ def test_a_fresh_process_rebuilds_the_game_from_the_log(tables, monkeypatch):
     for entry in tables.moves(record.table_id):
         replayed.apply(entry["seat"], entry["move"])
     assert result.version == replayed.version == 5
-    assert tables.seat_snapshot(record.table_id, 2, check_token=False).view == replayed.view(2)
+    assert tables.seat_view(record.table_id, 2).view == replayed.view(2)
 
 
 @pytest.mark.parametrize("dealing", ["1", "3", None])
@@ -174,7 +174,7 @@ def test_a_cached_game_behind_redis_catches_up_from_the_log(tables):
     assert tables._commit_move(tables.load_table(record.table_id), elsewhere, 1)
     tables.apply_move(record.table_id, 2, first_pass(tables, record.table_id, 2), 2)
     elsewhere.apply(2, tables.moves(record.table_id)[2]["move"])
-    assert tables.seat_snapshot(record.table_id, 3, check_token=False).view == elsewhere.view(3)
+    assert tables.seat_view(record.table_id, 3).view == elsewhere.view(3)
     assert tables.load_table(record.table_id).version == elsewhere.version == 3
 
 
@@ -193,7 +193,7 @@ def test_optimistic_move_on_a_cached_state_falls_back_when_another_process_moved
     elsewhere.apply(2, seat2_pass)
     assert result.version == elsewhere.version == 3
     assert [m["seat"] for m in tables.moves(record.table_id)] == [0, 1, 2]
-    assert tables.seat_snapshot(record.table_id, 3, check_token=False).view == elsewhere.view(3)
+    assert tables.seat_view(record.table_id, 3).view == elsewhere.view(3)
 
 
 def test_finished_game_publishes_record_and_reveals_seed(tables, redis_conn, key_prefix):
@@ -204,7 +204,7 @@ def test_finished_game_publishes_record_and_reveals_seed(tables, redis_conn, key
         if loaded.over:
             break
         for seat in loaded.to_act:
-            snapshot = tables.seat_snapshot(record.table_id, seat, check_token=False)
+            snapshot = tables.seat_view(record.table_id, seat)
             tables.apply_move(record.table_id, seat, bot.choose(snapshot.view), snapshot.version)
     replay = tables.replay_record(record.table_id)
     assert replay["seed"] == 21 and replay["dealing"] == deals.CURRENT_VERSION

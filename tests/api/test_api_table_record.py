@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import doctest
+import json
 
+import core.tables.answer
 import core.tables.cache
 import core.tables.record
 import engine
 import engine.bots
 from core import keys
+from core.tables.answer import SEAT_ANSWER_FIELDS
 from core.tables.record import FIELDS, MOVE_FIELDS, REPLAY_FIELD, decode_record, encode_record
 from core.tables.store import SeatKind, SeatSpec, TableStore
 
@@ -54,3 +57,20 @@ def test_a_commit_writes_the_fields_a_move_changes_and_the_replay_at_the_end(red
         after = committed
     assert REPLAY_FIELD in redis_conn.hgetall(table_key)
     assert tables.replay_record(record.table_id)["moves"] == tables.moves(record.table_id)
+
+
+def test_the_api_schema_of_a_seat_answer_declares_exactly_the_stored_answer_fields() -> None:
+    from api.schemas import SeatStateSchema
+
+    assert tuple(SeatStateSchema().fields) == SEAT_ANSWER_FIELDS
+    assert doctest.testmod(core.tables.answer).failed == 0
+
+
+def test_the_seat_view_for_a_driver_is_the_view_inside_the_stored_answer(redis_conn, key_prefix) -> None:
+    tables = TableStore(redis_conn, key_prefix)
+    record = tables.create_table("spot-hearts", 4, {}, [SeatSpec(SeatKind.OPEN)] * 4, seed=6)
+    game = engine.new_game("spot-hearts", 4, record.options, seed=6)
+    held = tables.seat_view(record.table_id, 2)
+    assert held.version == 0 and held.view == json.loads(json.dumps(game.view(2)))
+    answer = tables.seat_snapshot(record.table_id, 2, check_token=False).answer_json
+    assert json.loads(answer) == {**json.loads(answer), "version": 0, "seat": 2, "view": held.view}

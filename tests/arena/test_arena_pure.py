@@ -330,6 +330,22 @@ def test_fallback_pass_is_the_lowest_cards() -> None:
     assert fallback_move(decision) == ["2D", "9C", "9D"]
 
 
+def test_a_house_bots_fallback_is_a_legal_move_drawn_from_its_seed() -> None:
+    import doctest
+    import random
+
+    import arena.policy
+
+    legal = ["KS", "2H", "TD", "2C", "9C"]
+    decision = {"kind": "pass", "count": 3, "legal": legal}
+    passes = [fallback_move(decision, random.Random(seed)) for seed in range(9)]
+    assert all(len(set(move)) == 3 and set(move) <= set(legal) for move in passes)
+    assert len({tuple(move) for move in passes}) > 1  # drawn, not always the lowest
+    play = {"kind": "play", "count": 1, "legal": legal}
+    assert fallback_move(play, random.Random(4)) == fallback_move(play, random.Random(4)) in legal
+    assert doctest.testmod(arena.policy).failed == 0
+
+
 PLAY = {"kind": "play", "count": 1, "legal": ["QS", "2C"]}
 PASS = {"kind": "pass", "count": 3, "legal": ["2C", "3C", "4C", "5C"]}
 
