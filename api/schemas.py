@@ -157,7 +157,7 @@ class ReplayRecordSchema(Schema):
     moves = fields.List(fields.Nested(RecordedMoveSchema), required=True)
     seed = fields.Raw(metadata={"description": "the table seed (integer)"})
     dealing = fields.Integer(metadata={
-        "description": "the dealing version that dealt it (docs/deals.md); absent: version 1"})
+        "description": "the dealing version that dealt it (docs/deals.md): 2, with the seed"})
     seed_commitment = fields.String(metadata={
         "description": "tables: sha256 of '<seed_nonce>:<seed>', published when the table opened"})
     seed_nonce = fields.String(metadata={"description": "tables: the nonce that opens the commitment"})
