@@ -1,8 +1,7 @@
 """The Lua scripts of the table store (core.tables.store): each runs atomically inside Redis."""
 
-# The per-seat move limit (core.tables.store.PostLimit), counted inside whichever script a move post runs
-# first,
-# so counting costs no round trip of its own. `counter` is a hash {v: table version, n: posts at v} per
+# The per-seat move limit (core.tables.posts.PostLimit), counted inside whichever script a move post runs
+# first, so counting costs no round trip of its own. `counter` is a hash {v: table version, n: posts at v} per
 # (table, seat, poster's token); it starts over when the table's version changes. Returns the seconds left
 # in the window when this post is over `limit`, else 0.
 SEAT_POSTS_FUNCTION = """

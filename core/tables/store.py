@@ -1,12 +1,14 @@
 """Tables in Redis: create, load, join, apply a move atomically, wait for a newer version.
 
-Layout (key builders in core.keys): a hash with the table record, a list with the move log and a hash with
-every seat's view (and the spectator's) precomputed at the current version, so reading a seat's state is one
-round trip and never runs the engine.
+Layout (key builders in core.keys): a hash with the table record (core.tables.record, its codec), a list
+with the move log and a hash with every seat's GET answer (core.tables.answer) and the spectator's view
+precomputed at the current version, so reading a seat's state is one round trip and never runs the engine.
 
 A move is computed on an in-process engine game and committed by a Lua script that checks the version the
 move was computed from: two concurrent writers (threads, processes, the API and the house-bot worker) can
-never both commit, and a commit is all-or-nothing. The loser re-reads and re-checks the move.
+never both commit, and a commit is all-or-nothing. The loser re-reads and re-checks the move
+(core.tables.checks). A process keeps the games it moved (core.tables.cache), so the next move on a table
+usually starts from the game it left.
 
 Client-visible optimistic concurrency: a mover sends the version it saw. It is stale if its decision has
 changed since: in a simultaneous phase (passing, laying sore cards) another seat's submission bumps the
@@ -36,7 +38,6 @@ from core.errors import (
     SeatTaken,
     TableBusy,
     TableNotFound,
-    TooManyMovePosts,
 )
 from core.redis.connections import StrRedis, decoding_client, script_lane
 from core.redis.notify import get_watcher
@@ -44,6 +45,8 @@ from core.tables import cache as gamecache
 from core.tables.answer import encode_seat_answer, view_of
 from core.tables.checks import check_move, check_seat, check_seat_token
 from core.tables.lua import COMMIT_SCRIPT, JOIN_SCRIPT, SNAPSHOT_SCRIPT, SYNC_SCRIPT
+from core.tables.posts import PostCount
+from core.tables.posts import PostLimit as PostLimit
 from core.tables.record import (
     MOVE_FIELDS,
     REPLAY_FIELD,
@@ -107,34 +110,6 @@ def token_field(seat: int) -> str:
     """The views hash's copy of `seat`'s token hash (the table hash keeps the original), so a plain read of
     the seat's answer checks the token in the same command."""
     return f"t:{seat}"
-
-
-@dataclass(frozen=True)
-class PostLimit:
-    """The per-seat move limit: at most `limit` move posts with one token on one seat at one table version;
-    a count is forgotten `window_s` seconds after its first post. Counted inside the move's own Lua call."""
-
-    limit: int
-    window_s: int
-
-
-class _PostCount:
-    """One move post to count: the first Lua call of the move counts it, later ones (retries) do not."""
-
-    __slots__ = ("key", "limit", "seat", "pending")
-
-    def __init__(self, key: str, limit: PostLimit, seat: int) -> None:
-        self.key, self.limit, self.seat, self.pending = key, limit, seat, True
-
-    def take(self) -> tuple[list[str], list[int]]:
-        """(extra KEYS, ARGV) for the next script: the counter once, then nothing."""
-        if not self.pending:
-            return [], [0, 0]
-        self.pending = False
-        return [self.key], [self.limit.limit, self.limit.window_s]
-
-    def refuse(self, retry_after: int) -> TooManyMovePosts:
-        return TooManyMovePosts(self.seat, self.limit.limit, retry_after)
 
 
 def _dumps(value: Any) -> str:
@@ -201,7 +176,7 @@ class TableStore:
         return decode_record(table_id, self.redis.hgetall(keys.table(self.prefix, table_id)))
 
     def _sync(self, table_id: str, cached_version: int | None,
-              count: _PostCount | None = None) -> tuple[TableRecord, list[str] | None]:
+              count: PostCount | None = None) -> tuple[TableRecord, list[str] | None]:
         """The table record and, if this process caches the game at `cached_version`, the moves since then:
         one atomic round trip, so a game another process moved on is caught up without a second read.
         With `count`, the move post is counted in the same call (TooManyMovePosts over the limit)."""
@@ -314,7 +289,7 @@ class TableStore:
         count = None
         if post_limit is not None and token:
             counter = keys.seat_posts(self.prefix, table_id, seat, token_tag(token))
-            count = _PostCount(counter, post_limit, seat)
+            count = PostCount(counter, post_limit, seat)
         with (gamecache.table_lock(f"{self.prefix}{table_id}"),
               gamecache.checked_out((self.prefix, table_id)) as cached):
             result = self._try_on_cached_state(cached, seat, move, expected_version, authenticate, token,
@@ -341,7 +316,7 @@ class TableStore:
 
     def _try_on_cached_state(self, cached: gamecache.CheckedOutGame, seat: int, move: Any,
                              expected_version: int, authenticate: bool, token: str | None,
-                             count: _PostCount | None = None) -> MoveResult | None:
+                             count: PostCount | None = None) -> MoveResult | None:
         """The common case without reading Redis first: this process made the table's last commit and the
         client answers that very version. The Lua commit still checks the version, so a table that moved on
         elsewhere is caught there. Anything unusual (a refusal, a lost race) returns None and the caller takes
@@ -403,7 +378,7 @@ class TableStore:
         return views
 
     def _commit_move(self, record: TableRecord, live: Any, seat: int,
-                     count: _PostCount | None = None) -> TableRecord | None:
+                     count: PostCount | None = None) -> TableRecord | None:
         """Commit the move just applied to `live` iff the table is still at `record.version`.
 
         Returns the table record after the move, or None if another writer committed first. With `count`
