@@ -174,10 +174,11 @@ def decode_record(table_id: str, stored: dict[str, str]) -> TableRecord:
     version this service does not deal."""
     if not stored:
         raise TableNotFound(table_id)
-    dealing = stored.get("dealing")
+    stated = stored.get("dealing")
+    dealing = int(stated) if stated is not None and stated.isdigit() else stated
     try:
-        engine.deals.check_version(None if dealing is None else int(dealing))
-    except (engine.EngineError, ValueError):
+        engine.deals.check_version(dealing)
+    except engine.EngineError:
         raise UnknownDealing(table_id, dealing) from None
     values = {name: decode(stored[name]) for name, (_, decode) in FIELDS.items()
               if name in stored or name not in OPTIONAL}

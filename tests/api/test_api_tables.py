@@ -181,3 +181,14 @@ def test_a_read_after_a_move_sees_the_move_whichever_process_serves_it(make_app)
     for wrong in (tokens[1], tokens[0][:-1] + ("A" if tokens[0][-1] != "A" else "B")):
         assert_problem(reader.get(path, headers=bearer(wrong)), 403, "bad-token")
     assert_problem(reader.get(path), 401, "token-required")
+
+
+def test_a_table_of_a_dealing_version_this_service_does_not_deal_is_a_clear_problem(client, redis_conn,
+                                                                                    key_prefix):
+    from core import keys
+
+    table = open_table(client, ["open", "heuristic", "heuristic", "heuristic"])
+    redis_conn.hset(keys.table(key_prefix, table["table_id"]), "dealing", 3)
+    body = assert_problem(client.get(f"/api/tables/{table['table_id']}"), 409, "unknown-dealing")
+    assert "dealing version 3" in body["detail"] and "deals version 2 only" in body["detail"]
+    assert_problem(client.post(f"/api/tables/{table['table_id']}/seats/0/join"), 409, "unknown-dealing")
