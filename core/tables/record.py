@@ -2,8 +2,9 @@
 
 Every stored field's encoding is declared once in ``FIELDS``: creating a table writes them all
 (``encode_record``), a move's commit writes the few a move changes (``encode_fields`` with ``MOVE_FIELDS``),
-and every read decodes the hash with ``decode_record``. Besides the record, the hash holds each joined seat's
-token hash (``token_hash_field``) and, once the game is over, its replay record (``REPLAY_FIELD``).
+and every read decodes the hash with ``decode_record`` (a read of a few fields with ``decode_field``).
+Besides the record, the hash holds each joined seat's token hash (``token_hash_field``) and, once the game is
+over, its replay record (``REPLAY_FIELD``).
 
 >>> record = TableRecord("t1", "spot-hearts", 4, {}, [SeatSpec(SeatKind.OPEN)] * 4, [False] * 4, 7, "n",
 ...                      "c", TableStatus.PLAYING, 0, [0], [0] * 4, [1.0] * 4, 1.0, 1.0, move_timeout=30.0)
@@ -167,6 +168,11 @@ def encode_fields(record: TableRecord, names: Iterable[str]) -> dict[str, Encode
 def encode_record(record: TableRecord) -> dict[str, Encoded]:
     """Every field of a new table's hash (no seat is joined yet: no token fields)."""
     return encode_fields(record, FIELDS)
+
+
+def decode_field(name: str, stored: str) -> Any:
+    """One field of the record as a partial read of the table hash (HMGET) gets it."""
+    return FIELDS[name][1](stored)
 
 
 def decode_record(table_id: str, stored: dict[str, str]) -> TableRecord:

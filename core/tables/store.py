@@ -50,6 +50,7 @@ from core.tables.posts import PostLimit as PostLimit
 from core.tables.record import (
     MOVE_FIELDS,
     REPLAY_FIELD,
+    decode_field,
     decode_record,
     encode_fields,
     encode_record,
@@ -198,7 +199,8 @@ class TableStore:
         pipe = self.redis.pipeline(transaction=False)
         for table_id in table_ids:
             pipe.hmget(keys.table(self.prefix, table_id), ["game", "status", "version"])
-        return [{"table_id": table_id, "game": game, "status": status, "version": int(version)}
+        return [{"table_id": table_id, "game": game, "status": status,
+                 "version": decode_field("version", version)}
                 for table_id, (game, status, version) in zip(table_ids, pipe.execute(), strict=True)
                 if game is not None]
 
@@ -260,7 +262,8 @@ class TableStore:
             raise TableNotFound(table_id)
         if answer is None or version is None or status is None or to_act is None:
             raise SeatNotFound(table_id, seat)
-        return SeatSnapshot(int(version), TableStatus(status), orjson.loads(to_act), answer)
+        return SeatSnapshot(decode_field("version", version), decode_field("status", status),
+                            decode_field("to_act", to_act), answer)
 
     def seat_view(self, table_id: str, seat: int) -> SeatView:
         """The seat's view and the version it is at, for the process that plays the seat (no token)."""
@@ -422,7 +425,8 @@ class TableStore:
         version = self.redis.hget(keys.table(self.prefix, table_id), "version")
         if version is None:
             raise TableNotFound(table_id)
-        return int(version)
+        current: int = decode_field("version", version)
+        return current
 
     def wait_for_version(self, table_id: str, after: int, timeout: float) -> int:
         """Block until the table's version exceeds `after` or `timeout` seconds pass; returns the version.
