@@ -86,6 +86,8 @@ def checked_out(key: tuple[str, str]) -> Iterator[CheckedOutGame]:
     finally:
         if out.current and out.version is not None:
             games.put(key, out.version, out.game, out.record)
+
+
 # Moves on one table from one process are serialised so they do not fight over the commit.
 _table_locks: dict[str, threading.Lock] = {}
 _table_locks_guard = threading.Lock()
