@@ -20,12 +20,12 @@ from api.blueprints.ladders import PROVISIONAL_MATCHES, match_or_404, published_
 from api.problems import ApiProblem, problem_for
 from api.services import services
 from api.web import data
-from api.web.frames import replay_frames
 from api.web.markdown import render
 from core.arena.model import HOUSE_PREFIX
 from core.arena.store import ArenaStore
 from core.errors import BotNotFound, DomainError
 from core.tables.store import TableStatus
+from engine.frames import replay_frames
 
 blp = Blueprint("web", __name__, template_folder="templates", static_folder="static",
                 static_url_path="/assets")
