@@ -260,7 +260,7 @@ class VersionLineSchema(Schema):
     start = fields.Float(required=True, metadata={"description": "rating before its first match: the "
                                                                  "previous version's rating"})
     rating = fields.Float(required=True, metadata={"description": "rating after its latest match"})
-    games = fields.Integer(required=True)
+    matches = fields.Integer(required=True, metadata={"description": "rated matches it played"})
     wins = fields.Integer(required=True)
     first = fields.Float(required=True, metadata={"description": "when its first match was rated"})
     last = fields.Float(required=True, metadata={"description": "when its latest match was rated"})

@@ -228,10 +228,10 @@ class RecentMatchesSchema(Schema):
 def public_stats(stats: dict[str, Any]) -> dict[str, Any]:
     """A bot's ladder stats under the names the API, the page and the CLI show (a match, not a game).
 
-    >>> public_stats({"games": 4, "wins": 1, "strikes": 0, "forfeits": 0})["win_share"]
+    >>> public_stats({"matches": 4, "wins": 1, "strikes": 0, "forfeits": 0})["win_share"]
     0.25
     """
-    matches, wins = int(stats.get("games", 0)), int(stats.get("wins", 0))
+    matches, wins = int(stats.get("matches", 0)), int(stats.get("wins", 0))
     return {"matches": matches, "wins": wins, "win_share": wins / matches if matches else None,
             "strikes": int(stats.get("strikes", 0)), "forfeits": int(stats.get("forfeits", 0)),
             "mean_latency_ms": stats.get("mean_latency_ms")}

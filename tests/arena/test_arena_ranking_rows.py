@@ -10,7 +10,7 @@ from core.arena.model import Member, MemberKind
 
 
 def _stats(**games: int) -> dict[str, dict[str, int]]:
-    return {bot: {"games": n, "wins": 0, "strikes": 0, "forfeits": 0} for bot, n in games.items()}
+    return {bot: {"matches": n, "wins": 0, "strikes": 0, "forfeits": 0} for bot, n in games.items()}
 
 
 def test_bots_with_no_rated_match_are_new_and_ranks_count_only_ranked_bots() -> None:
