@@ -8,6 +8,8 @@ from marshmallow import Schema, ValidationError, fields, validate
 
 import engine
 import engine.bots
+from core.arena.ranking import PROVISIONAL_MATCHES, UNCERTAINTY_SCALE
+from core.arena.store import MAX_VERSION_CHARS
 
 # Documented as enums so clients (and schema-driven fuzzers) know the accepted values; checked at run time by
 # the store and registry, whose problems (unknown-game, bad-seats) say more than a generic validation error.
@@ -260,7 +262,7 @@ class VersionLineSchema(Schema):
     start = fields.Float(required=True, metadata={"description": "rating before its first match: the "
                                                                  "previous version's rating"})
     rating = fields.Float(required=True, metadata={"description": "rating after its latest match"})
-    games = fields.Integer(required=True)
+    matches = fields.Integer(required=True, metadata={"description": "rated matches it played"})
     wins = fields.Integer(required=True)
     first = fields.Float(required=True, metadata={"description": "when its first match was rated"})
     last = fields.Float(required=True, metadata={"description": "when its latest match was rated"})
@@ -293,3 +295,208 @@ class BotCreatedSchema(BotSchema):
 class BotListQuerySchema(Schema):
     game = fields.String(metadata={"description": "only bots that play this game"})
     limit = fields.Integer(load_default=100, validate=validate.Range(min=1, max=500))
+
+
+# --- ladders, ratings and matches (api.blueprints.ladders) ------------------------------------------------
+
+
+class LadderSchema(Schema):
+    ladder_id = fields.String(required=True)
+    game = fields.String(required=True)
+    players = fields.Integer(required=True)
+    options = fields.Dict(required=True)
+    duplicate = fields.Boolean(required=True)
+    deadline_ms = fields.Integer(required=True)
+    strike_limit = fields.Integer(required=True)
+    house_bots = fields.List(fields.String(), required=True)
+    presence_s = fields.Float(required=True, metadata={
+        "description": "a polling bot is seated only if it called its ladder-seats endpoint within this many "
+                       "seconds or holds a long-poll there"})
+    members = fields.Integer(required=True)
+    active_matches = fields.Integer(required=True)
+    url = fields.String(required=True)
+
+
+class RankedBotSchema(Schema):
+    rank = fields.Integer(required=True)
+    bot_id = fields.String(required=True)
+    name = fields.String(allow_none=True)
+    kind = fields.String(allow_none=True, metadata={"description": "house, http, poll; null: left"})
+    rating = fields.Float(required=True)
+    matches = fields.Integer(required=True, metadata={
+        "description": "rated matches played (a duplicate match is several games; a match every bot "
+                       "forfeited is not rated and not counted)"})
+    wins = fields.Integer(required=True, metadata={
+        "description": "rated matches won: placed first (ties included) without forfeiting"})
+    win_share = fields.Float(allow_none=True, metadata={"description": "wins / matches; null before a match"})
+    strikes = fields.Integer(required=True, metadata={"description": "strikes in every finished match"})
+    forfeits = fields.Integer(required=True, metadata={"description": "finished matches it forfeited"})
+    mean_latency_ms = fields.Float(allow_none=True)
+    paused = fields.Boolean(required=True)
+    history = fields.String(required=True)
+    version = fields.String(allow_none=True, metadata={
+        "description": "the version the bot reports now (GET / or ladder-seats?version=); house bots: house"})
+    provisional = fields.Boolean(required=True, metadata={
+        "description": f"fewer than {PROVISIONAL_MATCHES} rated matches: the rating is still settling"})
+    uncertainty = fields.Float(required=True, metadata={
+        "description": f"rough ± of the rating: {UNCERTAINTY_SCALE:g} / sqrt(matches + 1)"})
+
+
+class NewBotSchema(RankedBotSchema):
+    class Meta:
+        exclude = ("rank",)
+
+
+class RankingSchema(Schema):
+    ladder = fields.Nested(LadderSchema, required=True)
+    ranking = fields.List(fields.Nested(RankedBotSchema), required=True, metadata={
+        "description": "bots with at least one rated match, best rating first; rank counts only these"})
+    new = fields.List(fields.Nested(NewBotSchema), required=True, metadata={
+        "description": "members with no rated match yet: not ranked (no rank), at the initial rating"})
+
+
+class HistoryEntrySchema(Schema):
+    match = fields.String(required=True)
+    rating = fields.Float(required=True)
+    delta = fields.Float(required=True)
+    place = fields.Float(required=True)
+    at = fields.Float(required=True)
+
+
+class BotHistorySchema(Schema):
+    ladder_id = fields.String(required=True)
+    bot_id = fields.String(required=True)
+    rating = fields.Float(allow_none=True)
+    history = fields.List(fields.Nested(HistoryEntrySchema), required=True)
+
+
+class MatchSummarySchema(Schema):
+    match_id = fields.String(required=True)
+    ladder_id = fields.String(required=True)
+    status = fields.String(required=True, metadata={
+        "description": "queued, running, rated, void (every bot forfeited: recorded, no winner, no rating "
+                       "change) or aborted"})
+    game = fields.String(required=True)
+    duplicate = fields.Boolean(required=True)
+    entrants = fields.List(fields.String(), required=True)
+    seed = fields.Integer(allow_none=True, metadata={
+        "description": "the rated run's match seed (a re-run plays fresh deals); game g is dealt from the "
+                       "seed derived from it (docs/deals.md), shown in that game's replay; revealed once the "
+                       "match is finished"})
+    attempts = fields.Integer(required=True)
+    created = fields.Float(required=True)
+    finished = fields.Float(allow_none=True)
+    aborted_because = fields.String(allow_none=True)
+    totals = fields.Dict(allow_none=True, metadata={
+        "description": "per bot: the sum of its game totals; in a duplicate match each less the reference "
+                       "policy's total in the same seat of the same deal (`games[g].baseline`)"})
+    places = fields.Dict(allow_none=True)
+    deltas = fields.Dict(allow_none=True)
+    winners = fields.List(fields.String(), allow_none=True)
+    forfeited = fields.List(fields.String(), allow_none=True)
+    strikes = fields.List(fields.Dict(), allow_none=True)
+    calls = fields.Dict(allow_none=True, metadata={"description": "per bot: outcome counts, mean latency"})
+    games = fields.List(fields.Dict(), allow_none=True, metadata={
+        "description": "per game: game_no, table, seating (bot per seat), totals and winners of the table, "
+                       "moves; in a duplicate match also baseline (the reference's total per seat)"})
+    replays = fields.List(fields.String(), required=True)
+    url = fields.String(required=True)
+
+
+class LadderSeatSchema(Schema):
+    table = fields.String(required=True)
+    seat = fields.Integer(required=True)
+    token = fields.String(required=True, metadata={"description": "seat token for the seat API"})
+    match = fields.String(required=True)
+    ladder = fields.String(required=True)
+    game_no = fields.Integer(required=True)
+    deadline_ms = fields.Integer(required=True)
+    state_url = fields.String(required=True)
+    moves_url = fields.String(required=True)
+
+
+class LiveMatchSchema(Schema):
+    match_id = fields.String(required=True)
+    ladder_id = fields.String(required=True)
+    match_status = fields.String(required=True, metadata={"description": "queued, running, rated, aborted"})
+    status = fields.String(required=True, metadata={
+        "description": "playing while the match runs (between its games too); over once it is finished"})
+    game_no = fields.Integer(allow_none=True, metadata={"description": "game shown; null before the first"})
+    games = fields.Integer(required=True, metadata={"description": "games in this match (duplicate: n)"})
+    seating = fields.List(fields.String(), required=True, metadata={"description": "bot id in each seat"})
+    seat_names = fields.List(fields.String(), required=True)
+    table = fields.String(allow_none=True, metadata={
+        "description": "the API table of the game shown, when the match has a polling bot; else null"})
+    version = fields.Integer(allow_none=True, metadata={"description": "moves played in the game shown"})
+    to_act = fields.List(fields.Integer(), required=True)
+    game_over = fields.Boolean(required=True)
+    view = fields.Dict(allow_none=True, metadata={
+        "description": "spectator view of the game shown (public table, no hands); null before the first"})
+    updated = fields.Float(allow_none=True)
+    url = fields.String(required=True, metadata={"description": "the match: results and replays once rated"})
+
+
+class StrikeSchema(Schema):
+    game_no = fields.Integer(required=True, metadata={"description": "game of the match (0-based)"})
+    version = fields.Integer(required=True, metadata={"description": "moves played before the decision"})
+    reason = fields.String(required=True, metadata={
+        "description": "timeout, connect_error, http_status, too_large, bad_json, bad_shape, illegal_move, "
+                       "..."})
+    detail = fields.String(required=True)
+
+
+class BotMatchSchema(Schema):
+    match = fields.String(required=True)
+    ladder = fields.String(required=True)
+    game = fields.String(required=True)
+    status = fields.String(required=True, metadata={"description": "rated, or void (every bot forfeited)"})
+    at = fields.Float(required=True, metadata={"description": "when the match finished (unix time)"})
+    players = fields.Integer(required=True)
+    place = fields.Float(required=True, metadata={
+        "description": "1 = first; forfeiters share the last place"})
+    won = fields.Boolean(required=True)
+    forfeited = fields.Boolean(required=True)
+    delta = fields.Float(required=True, metadata={"description": "rating change (0 for a void match)"})
+    rating = fields.Float(required=True, metadata={"description": "rating after the match"})
+    version = fields.String(metadata={"description": "the bot's version in this match (its rating line)"})
+    strikes = fields.List(fields.Nested(StrikeSchema), required=True)
+    url = fields.String(required=True, metadata={
+        "description": "the match (kept for the ladder's recent matches; this record outlives it)"})
+
+
+class BotMatchesQuerySchema(Schema):
+    ladder = fields.String(metadata={"description": "the ladder (needed only if the bot is on several)"})
+    limit = fields.Integer(load_default=20, validate=validate.Range(min=1, max=100))
+    cursor = fields.Integer(validate=validate.Range(min=0), metadata={
+        "description": "`next_cursor` of the previous page; omit for the newest matches"})
+
+
+class BotMatchesSchema(Schema):
+    bot_id = fields.String(required=True)
+    ladder_id = fields.String(required=True)
+    matches = fields.List(fields.Nested(BotMatchSchema), required=True, metadata={
+        "description": "newest first"})
+    next_cursor = fields.Integer(allow_none=True, metadata={"description": "null on the last page"})
+    next = fields.String(allow_none=True, metadata={"description": "URL of the next page; null on the last"})
+
+
+class RecentMatchesQuerySchema(Schema):
+    limit = fields.Integer(load_default=20, validate=validate.Range(min=1, max=100))
+    after = fields.String(metadata={"description": "a match id of the previous page (its last): the next "
+                                                   "page starts after it"})
+
+
+class RecentMatchesSchema(Schema):
+    ladder_id = fields.String(required=True)
+    matches = fields.List(fields.Nested(MatchSummarySchema), required=True, metadata={
+        "description": "newest first"})
+    next = fields.String(allow_none=True, metadata={"description": "URL of the next page; null on the last"})
+
+
+class LadderSeatsQuerySchema(Schema):
+    after = fields.Integer(load_default=None, metadata={
+        "description": "seats version from the X-Seats-Version header of your last answer"})
+    wait = fields.Float(load_default=0.0, validate=validate.Range(min=0), metadata={
+        "description": "with `after`: hold the answer until the seats change, at most this many s (≤ 30)"})
+    version = fields.String(validate=validate.Length(min=1, max=MAX_VERSION_CHARS), metadata={
+        "description": "the version of the polling bot: its matches are rated under it (docs/arena.md)"})

@@ -206,7 +206,7 @@ class Scheduler:
         waited = {b: now - t for b, t in free_since.items()}
         while active + created < ladder.max_active:
             candidates = [
-                Candidate(m.bot_id, ratings.get(m.bot_id, 1500.0), stats[m.bot_id]["games"],
+                Candidate(m.bot_id, ratings.get(m.bot_id, 1500.0), stats[m.bot_id]["matches"],
                           available=m.bot_id not in busy and m.bot_id not in away, owner=owners.get(m.bot_id),
                           busy=m.bot_id in busy and m.bot_id not in away)
                 for m in members
@@ -229,7 +229,7 @@ class Scheduler:
                 duplicate=ladder.duplicate, entrants=[by_id[b] for b in table],
                 deadline_ms=ladder.deadline_ms,
                 strike_limit=ladder.strike_limit, pre_ratings={b: ratings.get(b, 1500.0) for b in table},
-                pre_games={b: stats[b]["games"] for b in table}, created=time.time(),
+                pre_games={b: stats[b]["matches"] for b in table}, created=time.time(),
             )
             self.store.create_match(spec)
             enqueue_match(self.queue, spec, ladder, self.store.prefix)

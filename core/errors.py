@@ -58,6 +58,38 @@ class AnalysisNotFound(NotFound):
         super().__init__("this analysis was never asked for (or has expired): POST to this URL to start it")
 
 
+class LadderNotFound(NotFound):
+    def __init__(self, ladder_id: str) -> None:
+        super().__init__(f"no ladder {ladder_id!r}")
+        self.ladder_id = ladder_id
+
+
+class MatchNotFound(NotFound):
+    """No such match; with ``recent_of``, the match a page of a ladder's recent matches starts after is not
+    (or no longer) among them: the ladder keeps only its most recent matches."""
+
+    def __init__(self, match_id: str, recent_of: str | None = None) -> None:
+        super().__init__(f"no match {match_id!r}" if recent_of is None else
+                         f"match {match_id!r} is not (or no longer) among the recent matches of ladder "
+                         f"{recent_of!r}")
+        self.match_id = match_id
+
+
+class MatchGameNotFound(NotFound):
+    def __init__(self, match_id: str, games: int) -> None:
+        super().__init__(f"match {match_id} has games 0..{games - 1}")
+        self.match_id = match_id
+
+
+class BotNotOnLadder(NotFound):
+    """The bot has never been on the ladder (``ladder_id``), or on any ladder (None)."""
+
+    def __init__(self, bot_id: str, ladder_id: str | None = None) -> None:
+        where = f"ladder {ladder_id!r}" if ladder_id is not None else "a ladder"
+        super().__init__(f"bot {bot_id!r} has never been on {where}")
+        self.bot_id = bot_id
+
+
 # --- tokens ------------------------------------------------------------------------------------------------
 
 
@@ -104,6 +136,15 @@ class UnsafeURL(Invalid):
 
     def __init__(self, reason: str) -> None:
         super().__init__(reason, errors={"url": [reason]})
+
+
+class LadderRequired(Invalid):
+    """A bot on several ladders was asked about without saying which one."""
+
+    def __init__(self, bot_id: str, ladders: list[str]) -> None:
+        super().__init__(f"bot {bot_id!r} is on several ladders ({', '.join(ladders)}): "
+                         "say which with ?ladder=")
+        self.ladders = ladders
 
 
 # --- conflicts with the current state ----------------------------------------------------------------------
@@ -174,6 +215,15 @@ class UnknownDealing(Conflict):
         super().__init__(f"table {table_id} {said}; this service deals version 2 only")
         self.table_id = table_id
         self.dealing = dealing
+
+
+class MatchNotPublished(Conflict):
+    """Replays hold every hand, so a match's are published only once it has been played to the end."""
+
+    def __init__(self, match_id: str, status: str) -> None:
+        super().__init__(f"match {match_id} is {status}; replays are published when it has been played "
+                         "to the end (rated or void)")
+        self.match_id = match_id
 
 
 class MoveConflict(Conflict):

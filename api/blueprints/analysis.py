@@ -23,11 +23,10 @@ from flask_limiter.util import get_remote_address
 from flask_smorest import Blueprint
 from marshmallow import Schema, fields, validate
 
-from api.blueprints.ladders import published_games
 from api.schemas import MoveField
 from api.services import services
 from core.analysis import AnalysisStatus, AnalysisSubject, RequestOutcome
-from core.arena.store import ArenaStore
+from core.arena.lookup import published_games
 from core.errors import AnalysisNotFound, AnalysisQueueFull, AnalysisShareExhausted, GameNotOver, SeatNotFound
 from core.queues import enqueue_analysis
 from core.settings import ANALYSIS_BUDGET_RANGE_MS
@@ -109,9 +108,8 @@ def _table_subject(table_id: str, query: dict[str, Any]) -> AnalysisSubject:
 
 def _check_match(subject: AnalysisSubject) -> None:
     """Problems for a match game that cannot be analysed: 404 (match, game, seat) or 409 (not finished)."""
-    store = ArenaStore(services().redis, current_app.config["KEY_PREFIX"])
     match_id, game_no = subject.source_id, int(subject.game_no or 0)
-    doc, _records = published_games(store, match_id, game_no)
+    doc, _records = published_games(services().arena, match_id, game_no)
     players = int(doc["spec"]["players"])
     if subject.seat >= players:
         raise SeatNotFound(f"{match_id} game {game_no}", subject.seat, players, what="match")

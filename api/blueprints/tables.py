@@ -18,9 +18,8 @@ from api.schemas import (
     TableSchema,
     TableSummarySchema,
 )
-from api.services import services
-from core.queues import enqueue_drive
-from core.tables.store import SeatKind, SeatSpec, TableRecord, TableStatus, house_seats_to_act, is_house_bot
+from api.services import kick_house_bots, services
+from core.tables.store import SeatKind, SeatSpec, TableRecord, TableStatus, is_house_bot
 
 blp = Blueprint("tables", __name__, url_prefix="/api/tables", description="Tables: create and spectate")
 
@@ -55,11 +54,6 @@ def public_table(record: TableRecord, view: Any) -> dict[str, Any]:
         "seed": record.seed if over else None, "seed_nonce": record.nonce if over else None,
         "view": view, "created": record.created, "updated": record.updated,
     }
-
-
-def kick_house_bots(record_or_seats: list[SeatSpec], to_act: list[int], table_id: str) -> None:
-    if house_seats_to_act(record_or_seats, to_act):
-        enqueue_drive(services().house_queue, table_id, current_app.config["KEY_PREFIX"])
 
 
 @blp.post("")

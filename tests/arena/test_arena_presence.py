@@ -54,7 +54,7 @@ def test_idle_polling_bots_are_skipped_and_join_as_soon_as_they_poll(live_server
                           ArenaSettings(redis_url, key_prefix, True, health_every_s=3600))
     store.save_ladder(LadderConfig("ss", "sore-spot", 4, {"rounds": 1}, house_bots=HOUSE, max_active=1))
     for bot in HOUSE:  # house bots have games already: an idle newcomer would be everybody's first pick
-        store.redis.hset(keys.arena_stats(key_prefix, "ss", f"house:{bot}"), "games", 30)
+        store.redis.hset(keys.arena_stats(key_prefix, "ss", f"house:{bot}"), "matches", 30)
     idle = [register(live_server, f"idle{i}")[0] for i in range(6)]
     assert scheduler.tick()["created"] == 1
     [match_id] = store.active_matches("ss")

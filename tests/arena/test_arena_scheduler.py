@@ -42,7 +42,7 @@ def test_registered_bot_joins_and_is_picked_first(setup, bot_server) -> None:
     store.save_ladder(LadderConfig("ss", "sore-spot", 4, {"rounds": 1}, house_bots=HOUSE, max_active=1))
     # House bots already have games; the newcomer has none.
     for bot in HOUSE:
-        store.redis.hset(keys.arena_stats(store.prefix, "ss", f"house:{bot}"), "games", 30)
+        store.redis.hset(keys.arena_stats(store.prefix, "ss", f"house:{bot}"), "matches", 30)
     record, _token = registry.register("newcomer", ["sore-spot"], bot_server("good").url)
     registry.register("other-game", ["spot-hearts"], bot_server("good").url)
     counts = scheduler.tick()
@@ -180,7 +180,7 @@ def test_scheduler_and_worker_processes_keep_a_ladder_playing(redis_url, key_pre
     assert len(recent) >= 5
     assert all(store.match(m)["status"] == MatchStatus.RATED for m in recent)
     stats = store.stats("ss", [b for b, _ in store.ranked("ss")])
-    assert sum(s["games"] for s in stats.values()) == 4 * len(recent)
+    assert sum(s["matches"] for s in stats.values()) == 4 * len(recent)
 
 
 def test_house_only_matches_are_paced_but_registered_bots_are_not(setup, bot_server) -> None:
@@ -234,7 +234,7 @@ def test_one_owner_gets_one_seat_per_table_while_other_owners_are_free(setup, bo
     store, _queue, scheduler, registry = setup
     store.save_ladder(LadderConfig("ss", "sore-spot", 4, {"rounds": 1}, house_bots=HOUSE, max_active=1))
     for bot in HOUSE:  # the house has played a lot: fresh bots would be everybody's first picks
-        store.redis.hset(keys.arena_stats(store.prefix, "ss", f"house:{bot}"), "games", 30)
+        store.redis.hset(keys.arena_stats(store.prefix, "ss", f"house:{bot}"), "matches", 30)
     url = bot_server("good").url
     mine = {registry.register(f"flood{i}", ["sore-spot"], url, address="203.0.113.7")[0]["bot_id"]
             for i in range(3)}
@@ -292,7 +292,7 @@ def test_a_bot_whose_url_becomes_disallowed_is_paused_with_the_reason_and_no_str
     assert detail["paused"] is True and detail["paused_reason"].startswith("url_disallowed: ")
     assert strict.tick()["created"] == 0
     stats = store.stats("ss", [bot_id])[bot_id]
-    assert stats["strikes"] == 0 and stats["forfeits"] == 0 and stats["games"] == 0
+    assert stats["strikes"] == 0 and stats["forfeits"] == 0 and stats["matches"] == 0
     assert store.ratings("ss")[bot_id] == 1500.0 and store.history("ss", bot_id) == []
     # Private URLs allowed again: the next check lifts the pause and the bot is seated at once.
     relaxed = Scheduler(store, queue, ArenaSettings("unused", store.prefix, True, health_every_s=3600))
@@ -345,7 +345,7 @@ def test_a_match_seated_before_the_policy_refused_a_url_is_called_off_before_any
     assert "result" not in doc or not doc["result"], "no game was played"
     assert store.health(bot_id)["reason"].startswith("url_disallowed: ")
     stats = store.stats("ss", [bot_id])[bot_id]
-    assert stats["strikes"] == 0 and stats["forfeits"] == 0 and stats["games"] == 0
+    assert stats["strikes"] == 0 and stats["forfeits"] == 0 and stats["matches"] == 0
     assert set(store.ratings("ss").values()) == {1500.0} and store.history("ss", bot_id) == []
 def test_a_group_that_keeps_meeting_waits_for_the_busy_bots_a_bounded_time(setup) -> None:
     store, queue, scheduler, _registry = setup

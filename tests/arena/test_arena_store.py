@@ -50,7 +50,7 @@ def test_rating_is_applied_once_even_when_many_threads_race(store: ArenaStore) -
     for bot, delta in result.deltas.items():
         assert ratings[bot] == pytest.approx(1500.0 + delta)
     stats = store.stats("ss", list(result.deltas))
-    assert all(s["games"] == 1 for s in stats.values())
+    assert all(s["matches"] == 1 for s in stats.values())
     assert sum(s["wins"] for s in stats.values()) == len(result.winners)
     for bot in result.deltas:
         history = store.history("ss", bot)
@@ -166,7 +166,7 @@ def test_old_match_documents_stay_while_a_record_links_to_them_and_are_never_rer
     assert store.match("old2") is None and store.match_games("old2") is None
     assert store.match("old3") is not None
     assert store.is_applied("old0")  # the idempotency key outlives the document
-    assert store.stats("ss", ["house:random"])["house:random"]["games"] == 6
+    assert store.stats("ss", ["house:random"])["house:random"]["matches"] == 6
     assert store.trim_recent("ss", keep=3) == 0
 
 

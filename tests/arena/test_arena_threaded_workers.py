@@ -193,7 +193,7 @@ def test_sigkilled_worker_with_several_matches_in_flight_has_each_rerun_and_rate
     ratings = store.ratings("ss")
     stats = store.stats("ss", list(expected))
     for bot in expected:  # each match counted once: house bots played all four, each slow bot one
-        assert stats[bot]["games"] == games[bot], bot
+        assert stats[bot]["matches"] == games[bot], bot
         assert ratings[bot] == pytest.approx(expected[bot]), bot
         assert len(store.history("ss", bot, limit=100)) == games[bot], bot
 

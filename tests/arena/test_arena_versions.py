@@ -65,7 +65,7 @@ def test_a_new_version_starts_a_rating_line_where_the_previous_one_stands(store:
             Versioned.version = "1.0"
     now = store.ratings("ss")[bot_id]
     lines = store.version_lines("ss", bot_id)
-    assert [(line["version"], line["games"]) for line in lines] == [("1.0", 2), ("2.0", 1)]
+    assert [(line["version"], line["matches"]) for line in lines] == [("1.0", 2), ("2.0", 1)]
     assert lines[0]["start"] == pytest.approx(1500.0) and lines[0]["rating"] == pytest.approx(after_v1)
     assert lines[1]["start"] == pytest.approx(after_v1) and lines[1]["rating"] == pytest.approx(now)
     played = [store.match(m)["result"]["versions"][bot_id] for m in ("m1", "m22", "m333")]
@@ -76,7 +76,7 @@ def test_a_new_version_starts_a_rating_line_where_the_previous_one_stands(store:
     # The API and the pages show it: GET /api/bots/{id}, the ladder's ranking, the bot's page.
     detail = client.get(f"/api/bots/{bot_id}").get_json()
     assert detail["version"] == "2.0"
-    assert [(v["ladder_id"], v["version"], v["games"], v["current"]) for v in detail["versions"]] == [
+    assert [(v["ladder_id"], v["version"], v["matches"], v["current"]) for v in detail["versions"]] == [
         ("ss", "1.0", 2, False), ("ss", "2.0", 1, True)]
     assert detail["versions"][1]["start"] == pytest.approx(detail["versions"][0]["rating"])
     ranking = client.get("/api/ladders/ss").get_json()["ranking"]

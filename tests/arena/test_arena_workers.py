@@ -72,7 +72,7 @@ def test_two_workers_rate_fifty_overlapping_matches_exactly_once(conn, key_prefi
     ratings = store.ratings("ss")
     stats = store.stats("ss", list(expected_games))
     for bot in expected_games:
-        assert stats[bot]["games"] == expected_games[bot], bot
+        assert stats[bot]["matches"] == expected_games[bot], bot
         assert ratings[bot] == pytest.approx(expected_rating[bot]), bot
         assert len(store.history("ss", bot, limit=1000)) == expected_games[bot]
     assert len(store.recent_matches("ss", limit=100)) == 50
@@ -129,7 +129,7 @@ def test_sigkilled_worker_costs_no_rating_and_the_match_is_rerun(conn, key_prefi
     assert not {record["seed"] for record in store.match_games(spec.match_id)} & {
         spec.game_seed(g) for g in range(spec.games)}
     stats = store.stats("ss", [m.bot_id for m in entrants])
-    assert all(s["games"] == 1 for s in stats.values())
+    assert all(s["matches"] == 1 for s in stats.values())
     ratings = store.ratings("ss")
     for bot, delta in doc["result"]["deltas"].items():
         assert ratings[bot] == pytest.approx(1500.0 + delta)

@@ -38,4 +38,4 @@ def test_sdk_polling_bot_plays_its_ladder_match_without_strikes(live_server, red
     assert outcome["status"] == MatchStatus.RATED and outcome["applied"] is True
     doc = store.match("m-sdk")
     assert [s for s in doc["result"]["strikes"] if s["bot_id"] == bot.bot_id] == []
-    assert store.stats("ss", [bot.bot_id])[bot.bot_id]["games"] == 1
+    assert store.stats("ss", [bot.bot_id])[bot.bot_id]["matches"] == 1

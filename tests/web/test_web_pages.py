@@ -12,6 +12,7 @@ import pytest
 
 from api.web import data
 from core.arena.model import Member, MemberKind
+from core.arena.ranking import ranking
 from tests.web.site import HOUSE, build_site
 
 STATIC = Path(__file__).resolve().parents[2] / "api" / "web" / "static"
@@ -171,10 +172,11 @@ def test_ago() -> None:
 
 def test_ranking_rows_win_share_kinds_and_departed_bots() -> None:
     members = {"a": Member("a", MemberKind.HTTP, url="http://x", name="alpha"), "h": Member.house("random")}
-    stats = {"a": {"games": 4, "wins": 1, "strikes": 2, "mean_latency_ms": 3.5},
-             "h": {"games": 0, "wins": 0, "strikes": 0, "mean_latency_ms": None},
-             "gone": {"games": 2, "wins": 2, "strikes": 0, "mean_latency_ms": None}}
-    rows, new = data.ranking_rows([("gone", 1600.4), ("a", 1510.6), ("h", 1500.0)], members, stats, {"a"})
+    stats = {"a": {"matches": 4, "wins": 1, "strikes": 2, "mean_latency_ms": 3.5},
+             "h": {"matches": 0, "wins": 0, "strikes": 0, "mean_latency_ms": None},
+             "gone": {"matches": 2, "wins": 2, "strikes": 0, "mean_latency_ms": None}}
+    rows, new = data.ranking_rows(ranking([("gone", 1600.4), ("a", 1510.6), ("h", 1500.0)], members, stats,
+                                          {"a"}))
     assert [r["rank"] for r in rows] == [1, 2]
     assert rows[0]["name"] == "gone" and rows[0]["kind"] == "left" and rows[0]["rating"] == 1600
     assert rows[1]["win_share"] == 0.25 and rows[1]["paused"] and rows[1]["latency_ms"] == 3.5
