@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import inspect
 from typing import Any
 
 from flask import Flask, abort, request, send_from_directory
@@ -29,12 +28,6 @@ RATE_LIMITED = {
 }
 
 BODY_METHODS = {"POST", "PUT", "PATCH"}
-
-# The hot views build their answer as a Response in their schema's shape (api.jsonio). flask-smorest's
-# decorators on them (@response, @alt_response, @doc) only document it, yet each wraps the view in a layer
-# that passes a Response through at the cost of an app-context lookup and a coroutine check per request.
-# The OpenAPI document is taken from the decorated view at registration; the bare function is served.
-UNWRAPPED_VIEWS = ("seats.get_seat_state", "seats.post_move")
 
 
 class TrickArenaApi(Api):
@@ -63,8 +56,6 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
 
     for blueprint in (health.blp, games.blp, tables.blp, seats.blp, bots.blp, ladders.blp, analysis.blp):
         api.register_blueprint(blueprint)
-    for endpoint in UNWRAPPED_VIEWS:
-        app.view_functions[endpoint] = inspect.unwrap(app.view_functions[endpoint])
     from api.web import blp as web_pages  # the HTML pages at /: not part of the OpenAPI doc
     app.register_blueprint(web_pages)
     register_error_handlers(app)
