@@ -89,10 +89,6 @@ def _install_rate_limits(app: Flask) -> None:
     for endpoint, (config_key, methods) in RATE_LIMITED.items():
         limit = app.config[config_key]
         app.view_functions[endpoint] = limiter.limit(limit, methods=methods)(app.view_functions[endpoint])
-    # We set no default or application-wide limits, so the limiter's before_request hook only costs time on
-    # every request; the wrapped views above check their own limits.
-    hooks = app.before_request_funcs.setdefault(None, [])
-    hooks[:] = [hook for hook in hooks if hook != limiter._check_request_limit]
     install_seat_limit(app, app.extensions[EXTENSION].redis)
     app.extensions["trick_arena_limiter"] = limiter
 
