@@ -71,7 +71,7 @@ class MoveField(fields.Field):
         return value
 
 
-# --- health / hello --------------------------------------------------------------------------------------
+# --- health ----------------------------------------------------------------------------------------------
 
 class HealthSchema(Schema):
     status = fields.String(required=True, metadata={"description": "ok, or degraded"})
@@ -79,10 +79,6 @@ class HealthSchema(Schema):
     refusing_writes = fields.String(required=True, allow_none=True,
                                     metadata={"description": "memory or disk: what Redis refuses writes "
                                               "for; null when it takes them"})
-
-
-class HelloSchema(Schema):
-    hello = fields.String(required=True)
 
 
 # --- games -----------------------------------------------------------------------------------------------

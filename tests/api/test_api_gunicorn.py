@@ -47,7 +47,7 @@ def test_gevent_worker_holds_many_long_polls_and_still_serves(gunicorn_server):
         with httpx.Client(timeout=30) as other:
             started = time.monotonic()
             for _ in range(20):
-                assert other.get(f"{base}/api/hello").status_code == 200
+                assert other.get(f"{base}/api/games").status_code == 200
             assert time.monotonic() - started < 10  # 20 requests; far below the 25 s the polls hold
         auth = {"Authorization": f"Bearer {tokens[1]}"}
         state = httpx.get(f"{base}/api/tables/{table_id}/seats/1", headers=auth).json()
@@ -183,7 +183,7 @@ def test_each_worker_listens_on_its_own_socket_and_connections_are_spread(gunico
         clients = [httpx.Client(timeout=10) for _ in range(32)]
         try:
             for client in clients:
-                assert client.get(f"{base}/api/hello").status_code == 200
+                assert client.get(f"{base}/api/games").status_code == 200
             per_worker = _established_per_worker(port)
             assert len(per_worker) == 2 and sum(per_worker) == 32
             assert min(per_worker) >= 4, per_worker  # hashed over two sockets: 4 or fewer has odds < 1e-5
