@@ -11,6 +11,9 @@ import click
 @click.group()
 def main() -> None:
     """Trick Arena: ladders of bots rated by Elo."""
+    from engine import compiled
+
+    compiled.activate()  # every command plays with the compiled rules when built (make compiled)
 
 
 @main.command("scheduler")

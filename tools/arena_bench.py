@@ -41,14 +41,20 @@ import click
 import redis
 
 import engine
-from arena.botclient import PROTOCOL_VERSION, BotClient
-from arena.match import MatchRunner, make_drivers
-from core import keys
-from core.arena.model import LadderConfig, MatchSpec, MatchStatus, Member, MemberKind
-from core.settings import load_settings
-from tools import devserve
-from tools.fastbot import start_fast_bots
-from tools.procstat import cpu_seconds, tree_cpu_seconds
+from engine import compiled
+
+# In process, the match runner plays with the compiled rules when built, as `python -m arena worker` does
+# (engine/compiled.py): put in place before the arena's modules import them.
+compiled.activate()
+
+from arena.botclient import PROTOCOL_VERSION, BotClient  # noqa: E402
+from arena.match import MatchRunner, make_drivers  # noqa: E402
+from core import keys  # noqa: E402
+from core.arena.model import LadderConfig, MatchSpec, MatchStatus, Member, MemberKind  # noqa: E402
+from core.settings import load_settings  # noqa: E402
+from tools import devserve  # noqa: E402
+from tools.fastbot import start_fast_bots  # noqa: E402
+from tools.procstat import cpu_seconds, tree_cpu_seconds  # noqa: E402
 
 DELAYS_MS = (0, 20, 100)
 # Shorter games than the 1-vs-2 runs (Spot Hearts to 100, about 170 decisions): with 100 ms bots a match
