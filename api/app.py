@@ -17,7 +17,7 @@ from api.schemas import ProblemSchema
 from api.services import EXTENSION, build_services
 from core import keys
 from core.arena.registry import BotQuota
-from core.settings import load_config
+from core.settings import Settings
 
 # endpoint -> (config key with the limit, methods it applies to)
 RATE_LIMITED = {
@@ -44,9 +44,10 @@ class TrickArenaApi(Api):
             del self.DEFAULT_RESPONSE_CONTENT_TYPE  # successes stay application/json
 
 
-def create_app(config: dict[str, Any] | None = None) -> Flask:
+def create_app(config: dict[str, Any] | None = None, settings: Settings | None = None) -> Flask:
+    """The app: the Flask config of `settings` (default: read from the environment now), `config` on top."""
     app = Flask(__name__)
-    app.config.update(load_config(config))
+    app.config.update((settings or Settings.from_env()).flask_config(config))
     jsonio.install(app)
 
     api = TrickArenaApi(app, spec_kwargs={"info": {"description": "Play trick-taking card games over HTTP."}})

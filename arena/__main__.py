@@ -11,6 +11,9 @@ import click
 @click.group()
 def main() -> None:
     """Trick Arena: ladders of bots rated by Elo."""
+    from engine import compiled
+
+    compiled.activate()  # every command plays with the compiled rules when built (make compiled)
 
 
 @main.command("scheduler")
@@ -24,10 +27,10 @@ def scheduler_command(tick: float | None, no_default_ladders: bool, stop_after: 
 
     from arena.scheduler import run_forever
     from core.arena.model import default_ladders
-    from core.settings import load_settings
+    from core.settings import Settings
 
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
-    settings = load_settings()
+    settings = Settings.from_env()
     if tick is not None:
         settings = dataclasses.replace(settings, tick_s=tick)
     run_forever(settings, [] if no_default_ladders else default_ladders(), stop_after_s=stop_after)
@@ -53,9 +56,9 @@ def add_ladder_command(ladder_id: str, game: str, players: int, options: str, du
 
     from core.arena.model import LadderConfig
     from core.arena.store import ArenaStore
-    from core.settings import load_settings
+    from core.settings import Settings
 
-    settings = load_settings()
+    settings = Settings.from_env()
     bots = tuple(b.strip() for b in house_bots.split(",")) if house_bots else None  # None: the game's set
     try:
         ladder = LadderConfig(ladder_id, game, players, json.loads(options), duplicate=duplicate,
@@ -99,9 +102,9 @@ def worker_command(burst: bool, threads: int | None, simple: bool, queues: tuple
     from arena.jobs import STOP, ArenaSimpleWorker, ArenaWorker
     from arena.workers import ANALYSIS_NICENESS, WorkerPool, lower_priority, restart_delay
     from core.errors import store_error
-    from core.settings import load_settings
+    from core.settings import Settings
 
-    settings = load_settings()
+    settings = Settings.from_env()
     if niceness is None and analysis:
         niceness = ANALYSIS_NICENESS
     if niceness:

@@ -18,7 +18,7 @@ from rq.job import get_current_job
 import engine.bots
 from arena.policy import fallback_move
 from core.errors import MoveConflict
-from core.settings import load_settings
+from core.settings import Settings
 from core.tables.store import TableStatus, TableStore, house_seats_to_act
 
 log = logging.getLogger(__name__)
@@ -48,7 +48,7 @@ def _fallback(view: dict[str, Any], seed: int) -> Any:
 
 def drive_table(table_id: str, prefix: str, connection: redis.Redis | None = None) -> int:
     """Play every house-bot decision of the table until none is pending; returns the number of moves made."""
-    settings = load_settings()
+    settings = Settings.from_env()
     if connection is None:
         job = get_current_job()
         connection = job.connection if job is not None else redis.Redis.from_url(settings.redis_url)

@@ -24,7 +24,7 @@ from core.arena.live import LiveFeed
 from core.arena.model import FINAL_STATUSES, LadderConfig, MatchSpec, MatchStatus, MemberKind
 from core.arena.netguard import policy_refusal
 from core.arena.store import ArenaStore
-from core.settings import ArenaSettings, load_settings
+from core.settings import Settings
 
 RETRIES = 2  # exceptions (Redis blips, bugs) re-run the job right away; interval 0 needs no RQ scheduler
 # Kept-alive bot connections survive between matches in a long-lived (in-process) worker; each match leases
@@ -93,9 +93,9 @@ def run_match(match_id: str, prefix: str) -> dict[str, Any]:
 
 
 def play_match(store: ArenaStore, match_id: str, worker: str | None = None,
-               settings: ArenaSettings | None = None) -> dict[str, Any]:
+               settings: Settings | None = None) -> dict[str, Any]:
     """Play the match and apply its rating; settings from the environment unless given."""
-    settings = settings or load_settings()
+    settings = settings or Settings.from_env()
     doc = store.match(match_id)
     if doc is None:
         return {"match": match_id, "status": "missing"}
@@ -153,7 +153,7 @@ def live_feed(store: ArenaStore, spec: MatchSpec) -> LiveFeed:
     return LiveFeed(spec.match_id, spec.games, publish)
 
 
-def table_hosts(store: ArenaStore, spec: MatchSpec, settings: ArenaSettings) -> Any:
+def table_hosts(store: ArenaStore, spec: MatchSpec, settings: Settings) -> Any:
     """Games of matches with a polling bot live in API tables (the bot moves through the move API)."""
     if not any(m.kind is MemberKind.POLL for m in spec.entrants):
         return None
@@ -173,7 +173,7 @@ def health_check(bot_id: str, url: str, prefix: str, timeout_s: float = 2.0) -> 
 
 def check_bot_health(store: ArenaStore, bot_id: str, url: str, timeout_s: float = 2.0,
                      allow_private: bool | None = None) -> dict[str, Any]:
-    allow = load_settings().allow_private_urls if allow_private is None else allow_private
+    allow = Settings.from_env().allow_private_urls if allow_private is None else allow_private
     client = BotClient(url, allow_private=allow)
     try:
         result = client.info(timeout_s)

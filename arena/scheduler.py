@@ -49,7 +49,7 @@ from core.arena.model import FINAL_STATUSES, LadderConfig, MatchSpec, MatchStatu
 from core.arena.netguard import policy_refusal
 from core.arena.presence import present_bots
 from core.arena.store import HEALTH_FAILURES_TO_PAUSE, STOPPED_REASON, ArenaStore
-from core.settings import ArenaSettings
+from core.settings import Settings
 from engine.seeds import new_seed
 
 log = logging.getLogger("arena.scheduler")
@@ -91,7 +91,7 @@ def bot_owners(conn: redis.Redis, prefix: str, bot_ids: list[str]) -> dict[str, 
 class Scheduler:
     store: ArenaStore
     queue: Queue
-    settings: ArenaSettings
+    settings: Settings
     rng: random.Random = field(default_factory=lambda: random.Random(secrets.randbits(64)))
     _health_due: dict[str, float] = field(default_factory=dict)
     _house_only_at: dict[str, float] = field(default_factory=dict)
@@ -276,7 +276,7 @@ def health_interval(every_s: float, failures: int, max_s: float = HEALTH_BACKOFF
     return min(every_s * 2 ** (failures - HEALTH_FAILURES_TO_PAUSE + 1), max_s)
 
 
-def run_forever(settings: ArenaSettings, ladders: list[LadderConfig] | None = None,
+def run_forever(settings: Settings, ladders: list[LadderConfig] | None = None,
                 stop_after_s: float | None = None) -> None:
     """The scheduler process: install ladders, then tick until stopped (holding a lock while alive)."""
     conn = redis.Redis.from_url(settings.redis_url)

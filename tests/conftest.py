@@ -25,8 +25,13 @@ import pytest
 import redis
 from werkzeug.serving import make_server
 
+from engine import compiled
 from tools import devserve
 from tools.devredis import start_throwaway
+
+# The suite runs the engine `make run` runs: the compiled rules when a build matches the source (`make test`
+# builds it first), put in place here, before any test module imports them.
+compiled.activate()
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 _counter = itertools.count()

@@ -37,7 +37,7 @@ from core import keys
 from core.analysis import AnalysisStore, AnalysisSubject
 from core.arena.model import Member
 from core.arena.store import ArenaStore
-from core.settings import ArenaSettings
+from core.settings import Settings
 from tools import devserve
 from tools.arena_bench import bench_spec, rq_workers
 from tools.procstat import cpu_seconds
@@ -78,7 +78,7 @@ def play_analysed_match(url: str, prefix: str) -> None:
     spec.pre_games = {m.bot_id: 0 for m in spec.entrants}
     store.create_match(spec)
     play_match(store, ANALYSED_MATCH, worker="bench",
-               settings=ArenaSettings(url, prefix, allow_private_urls=False))
+               settings=Settings(url, prefix, allow_private_urls=False))
 
 
 class BusyAnalyses:

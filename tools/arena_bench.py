@@ -41,14 +41,20 @@ import click
 import redis
 
 import engine
-from arena.botclient import PROTOCOL_VERSION, BotClient
-from arena.match import MatchRunner, make_drivers
-from core import keys
-from core.arena.model import LadderConfig, MatchSpec, MatchStatus, Member, MemberKind
-from core.settings import load_settings
-from tools import devserve
-from tools.fastbot import start_fast_bots
-from tools.procstat import cpu_seconds, tree_cpu_seconds
+from engine import compiled
+
+# In process, the match runner plays with the compiled rules when built, as `python -m arena worker` does
+# (engine/compiled.py): put in place before the arena's modules import them.
+compiled.activate()
+
+from arena.botclient import PROTOCOL_VERSION, BotClient  # noqa: E402
+from arena.match import MatchRunner, make_drivers  # noqa: E402
+from core import keys  # noqa: E402
+from core.arena.model import LadderConfig, MatchSpec, MatchStatus, Member, MemberKind  # noqa: E402
+from core.settings import Settings  # noqa: E402
+from tools import devserve  # noqa: E402
+from tools.fastbot import start_fast_bots  # noqa: E402
+from tools.procstat import cpu_seconds, tree_cpu_seconds  # noqa: E402
 
 DELAYS_MS = (0, 20, 100)
 # Shorter games than the 1-vs-2 runs (Spot Hearts to 100, about 170 decisions): with 100 ms bots a match
@@ -273,7 +279,7 @@ def rq_workers(urls: list[str] | None, workers: int, matches: int, bot_pid: int 
         env.pop("TA_ARENA_WORKER_THREADS", None)  # the default is what is measured
         procs = [subprocess.Popen(worker_command(threads), env=env, cwd=REPO_ROOT, stdout=subprocess.DEVNULL,
                                   stderr=subprocess.DEVNULL) for _ in range(workers)]
-        per_process = threads or load_settings().worker_threads
+        per_process = threads or Settings.from_env().worker_threads
         _wait_for_workers(conn, queue.name, workers * per_process)
         time.sleep(0.2)  # let the workers settle into their blocking dequeue
         sampler = RssSampler([p.pid for p in procs])
@@ -311,7 +317,7 @@ def slow_bots(delays_ms: tuple[int, ...], workers: int, waves: int, threads: int
 
     `waves` x (all threads) matches each, so every thread is busy for most of the drain.
     """
-    per_process = threads or load_settings().worker_threads
+    per_process = threads or Settings.from_env().worker_threads
     matches = waves * workers * per_process
     return {f"{delay}ms": rq_workers(stack[delay][1], workers, matches, stack[delay][0].pid, threads,
                                      SLOW_BOT_OPTIONS, SLOW_BOT_DEADLINE_MS) for delay in delays_ms}

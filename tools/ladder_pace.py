@@ -34,7 +34,7 @@ import redis
 from arena.scheduler import run_forever
 from core.arena.model import GRADED_HOUSE_BOTS, LADDER_SEARCH_BOTS, LadderConfig, MatchStatus, default_ladders
 from core.arena.store import ArenaStore
-from core.settings import ArenaSettings
+from core.settings import Settings
 from tools import devserve
 from tools.devredis import start_throwaway
 
@@ -80,7 +80,7 @@ def one_run(ladders: list[LadderConfig], minutes: float, warmup_s: float, bot_de
         workers = [subprocess.Popen([sys.executable, "-m", "arena", "worker"], env=env, cwd=REPO_ROOT,
                                     stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
                    for _ in range(arena_workers)]
-        settings = ArenaSettings(server.url, PREFIX, allow_private_urls=True)
+        settings = Settings(server.url, PREFIX, allow_private_urls=True)
         total_s = warmup_s + minutes * 60
         scheduler = threading.Thread(target=run_forever, args=(settings, ladders, total_s), daemon=True)
         began = time.time()

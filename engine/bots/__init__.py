@@ -12,11 +12,22 @@ API gives polling clients and the arena sends to HTTP bots.
 True
 """
 
-from .. import compiled as _compiled
+from __future__ import annotations
 
-# The mypyc build of the bots' base module, when it matches the source (engine/compiled.py).
-__path__ = _compiled.package_path(__name__) + __path__
+from typing import TYPE_CHECKING, Any
 
-from .base import BOT_NAMES, Bot, EpsilonBot, RandomBot, choose_random, make_bot, play_game
+if TYPE_CHECKING:
+    from .base import BOT_NAMES, Bot, EpsilonBot, RandomBot, choose_random, make_bot, play_game
 
 __all__ = ["BOT_NAMES", "Bot", "EpsilonBot", "RandomBot", "choose_random", "make_bot", "play_game"]
+
+
+def __getattr__(name: str) -> Any:
+    # Imported on first use, so that engine.compiled.activate() can still put the compiled base in place.
+    if name not in __all__:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    from . import base
+
+    value = getattr(base, name)
+    globals()[name] = value
+    return value

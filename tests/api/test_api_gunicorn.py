@@ -210,3 +210,26 @@ def test_the_server_refuses_a_port_another_server_listens_on(redis_url, key_pref
                                 text=True, timeout=45)
     assert server.returncode != 0
     assert f"cannot listen on 127.0.0.1:{port}" in server.stderr
+
+
+@pytest.mark.timeout(60)
+def test_the_workers_run_the_compiled_engine_when_it_is_built(gunicorn_server):
+    import psutil
+
+    from engine import compiled
+
+    with gunicorn_server("gevent", workers=1) as base:
+        port = int(base.rsplit(":", 1)[1])
+        assert httpx.get(f"{base}/api/games", timeout=10).status_code == 200  # the worker plays the rules
+        workers = []
+        for process in psutil.process_iter():
+            try:
+                if any(c.laddr.port == port and c.status == psutil.CONN_LISTEN
+                       for c in process.net_connections("tcp")):
+                    workers.append({m.path for m in process.memory_maps()})
+            except (psutil.AccessDenied, psutil.NoSuchProcess):
+                continue
+        assert len(workers) == 1
+        # gunicorn_conf.on_starting activates the build in the master; the forked worker imports the app.
+        loaded = {path for path in workers[0] if path.startswith(str(compiled.BUILD))}
+        assert bool(loaded) is compiled.usable(), loaded

@@ -20,7 +20,7 @@ from core import keys
 from core.arena.model import LadderConfig, MatchSpec, MatchStatus, MemberKind
 from core.arena.registry import BotRegistry
 from core.arena.store import ArenaStore
-from core.settings import ArenaSettings
+from core.settings import Settings
 
 HOUSE = ("heuristic", "eps-0.3", "eps-0.6", "random")
 REPO_ROOT = Path(__file__).resolve().parents[2]
@@ -31,7 +31,7 @@ def setup(redis_url: str, key_prefix: str):
     conn = redis.Redis.from_url(redis_url)
     store = ArenaStore(conn, key_prefix)
     queue = Queue(keys.arena_queue(key_prefix), connection=conn)
-    scheduler = Scheduler(store, queue, ArenaSettings(redis_url, key_prefix, True, health_every_s=3600))
+    scheduler = Scheduler(store, queue, Settings(redis_url, key_prefix, True, health_every_s=3600))
     registry = BotRegistry(redis.Redis.from_url(redis_url, decode_responses=True), key_prefix,
                            allow_private_urls=True)
     return store, queue, scheduler, registry
@@ -214,12 +214,10 @@ def test_add_ladder_command_creates_a_ladder(redis_url, key_prefix, monkeypatch)
 def test_each_tick_keeps_only_the_configured_number_of_match_documents(setup, monkeypatch) -> None:
     store, queue, _scheduler, _registry = setup
     monkeypatch.setenv("TA_ARENA_KEEP_MATCHES", "2")
-    from core.settings import load_settings
-
-    settings = load_settings()
+    settings = Settings.from_env()
     assert settings.keep_matches == 2
-    scheduler = Scheduler(store, queue, ArenaSettings("unused", store.prefix, True, health_every_s=3600,
-                                                      keep_matches=settings.keep_matches))
+    scheduler = Scheduler(store, queue, Settings("unused", store.prefix, True, health_every_s=3600,
+                                                 keep_matches=settings.keep_matches))
     store.save_ladder(LadderConfig("ss", "sore-spot", 4, {"rounds": 1}, house_bots=HOUSE, max_active=1))
     for match_id in ("a", "b", "c"):  # three finished matches, newest first in the recent list
         store.redis.lpush(keys.arena_recent(store.prefix, "ss"), match_id)
@@ -227,7 +225,7 @@ def test_each_tick_keeps_only_the_configured_number_of_match_documents(setup, mo
     assert scheduler.tick()["forgotten"] == 1
     assert store.recent_matches("ss") == ["c", "b"] and store.match("a") is None
     monkeypatch.setenv("TA_ARENA_KEEP_MATCHES", "999999")
-    assert load_settings().keep_matches == 3000  # capped: the rating script bounds the list there
+    assert Settings.from_env().keep_matches == 3000  # capped: the rating script bounds the list there
 
 
 def test_one_owner_gets_one_seat_per_table_while_other_owners_are_free(setup, bot_server) -> None:
@@ -246,7 +244,7 @@ def test_one_owner_gets_one_seat_per_table_while_other_owners_are_free(setup, bo
 
 def test_a_paused_bot_is_retried_with_backoff_while_a_healthy_one_keeps_its_period(setup, bot_server) -> None:
     store, queue, _scheduler, registry = setup
-    scheduler = Scheduler(store, queue, ArenaSettings("unused", store.prefix, True, health_every_s=0.2))
+    scheduler = Scheduler(store, queue, Settings("unused", store.prefix, True, health_every_s=0.2))
     down = bot_server("down_info")
     failing = registry.register("down", ["sore-spot"], down.url)[0]["bot_id"]
     healthy = registry.register("up", ["sore-spot"], bot_server("good").url)[0]["bot_id"]
@@ -277,7 +275,7 @@ def test_a_bot_whose_url_becomes_disallowed_is_paused_with_the_reason_and_no_str
     created = client.post("/api/bots", json={"name": "loopy", "games": ["sore-spot"], "url": url})
     bot_id = created.get_json()["bot_id"]  # registered while the operator allowed private URLs
     # The operator turns private URLs off (a scheduler started with them disallowed).
-    strict = Scheduler(store, queue, ArenaSettings("unused", store.prefix, False, health_every_s=3600))
+    strict = Scheduler(store, queue, Settings("unused", store.prefix, False, health_every_s=3600))
     assert strict.tick()["created"] == 0, "3 house bots and a paused bot cannot fill a 4-seat table"
     assert store.active_matches("ss") == [] and store.paused_bots([bot_id]) == {bot_id}
     health = store.health(bot_id)
@@ -295,7 +293,7 @@ def test_a_bot_whose_url_becomes_disallowed_is_paused_with_the_reason_and_no_str
     assert stats["strikes"] == 0 and stats["forfeits"] == 0 and stats["matches"] == 0
     assert store.ratings("ss")[bot_id] == 1500.0 and store.history("ss", bot_id) == []
     # Private URLs allowed again: the next check lifts the pause and the bot is seated at once.
-    relaxed = Scheduler(store, queue, ArenaSettings("unused", store.prefix, True, health_every_s=3600))
+    relaxed = Scheduler(store, queue, Settings("unused", store.prefix, True, health_every_s=3600))
     assert relaxed.tick()["created"] == 1
     assert bot_id in _entrants(store, "ss")
     assert store.health(bot_id)["reason"] is None
@@ -309,7 +307,7 @@ def test_a_disallowed_bot_is_matched_again_once_its_owner_moves_it_to_an_allowed
     created = client.post("/api/bots", json={"name": "mover", "games": ["sore-spot"],
                                              "url": bot_server("good").url}).get_json()
     bot_id, owner = created["bot_id"], {"Authorization": f"Bearer {created['owner_token']}"}
-    strict = Scheduler(store, queue, ArenaSettings("unused", store.prefix, False, health_every_s=3600))
+    strict = Scheduler(store, queue, Settings("unused", store.prefix, False, health_every_s=3600))
     assert strict.tick()["created"] == 0
     assert store.health(bot_id)["reason"].startswith("url_disallowed: ")
     # A public address (written out: no DNS); no worker runs, so nothing ever connects to it.
@@ -337,7 +335,7 @@ def test_a_match_seated_before_the_policy_refused_a_url_is_called_off_before_any
     assert scheduler.tick()["created"] == 1  # seated while private URLs were allowed
     [match_id] = store.active_matches("ss")
     # The worker that plays it runs under the new policy: private URLs disallowed.
-    strict = ArenaSettings("unused", store.prefix, False, health_every_s=3600)
+    strict = Settings("unused", store.prefix, False, health_every_s=3600)
     outcome = jobs.play_match(store, match_id, worker="test", settings=strict)
     assert outcome["status"] == MatchStatus.ABORTED and outcome["applied"] is False
     doc = store.match(match_id)

@@ -26,7 +26,7 @@ from arena.scheduler import Scheduler
 from core import keys
 from core.arena.model import LadderConfig, MatchSpec, MatchStatus, Member, MemberKind
 from core.arena.store import ArenaStore
-from core.settings import ArenaSettings
+from core.settings import Settings
 from tests.arena.test_arena_workers import HOUSE, wait_for
 from tests.conftest import REPO_ROOT
 from tools import devserve
@@ -172,7 +172,7 @@ def test_sigkilled_worker_with_several_matches_in_flight_has_each_rerun_and_rate
     assert set(store.ratings("ss").values()) <= {1500.0}
 
     arena_worker(4)
-    scheduler = Scheduler(store, queue, ArenaSettings("unused", key_prefix, True))
+    scheduler = Scheduler(store, queue, Settings("unused", key_prefix, True))
     counts = {"requeued": 0, "aborted": 0}
 
     def all_rated() -> bool:

@@ -14,7 +14,7 @@ from arena.scheduler import Scheduler
 from core import keys
 from core.arena.model import LadderConfig, MatchSpec, MatchStatus, Member, MemberKind
 from core.arena.store import ArenaStore
-from core.settings import ArenaSettings
+from core.settings import Settings
 
 HOUSE = ("heuristic", "eps-0.2", "eps-0.4", "eps-0.6", "eps-0.8", "random")
 WORKER_ENV = {"ALLOW_PRIVATE_BOT_URLS": "1", "TA_ARENA_MIN_LEASE_S": "1"}
@@ -107,7 +107,7 @@ def test_sigkilled_worker_costs_no_rating_and_the_match_is_rerun(conn, key_prefi
     assert set(store.ratings("ss").values()) == {1500.0}
 
     rq_worker(queue.name, WORKER_ENV)
-    scheduler = Scheduler(store, queue, ArenaSettings("unused", key_prefix, True))
+    scheduler = Scheduler(store, queue, Settings("unused", key_prefix, True))
     counts = {"requeued": 0, "aborted": 0}
 
     def rated() -> bool:
@@ -156,7 +156,7 @@ def test_a_crashing_match_is_retried_then_lands_in_the_failed_registry_and_is_ab
     failed = FailedJobRegistry(queue=queue)
     wait_for(lambda: spec.match_id in failed.get_job_ids(), 30, "the job to exhaust its retries")
     assert store.match(spec.match_id)["attempts"] == 3  # the first run + Retry(max=2)
-    scheduler = Scheduler(store, queue, ArenaSettings("unused", key_prefix, True))
+    scheduler = Scheduler(store, queue, Settings("unused", key_prefix, True))
     counts = {"requeued": 0, "aborted": 0}
     wait_for(lambda: (scheduler.recover(ladder, counts), counts["aborted"] == 1)[1], 30,
              "the scheduler to abort the match once its lease lapsed")
