@@ -20,7 +20,8 @@ from api.schemas import (
 )
 from api.services import services
 from core.queues import enqueue_drive
-from core.tables.store import SeatKind, SeatSpec, TableRecord, TableStatus, house_seats_to_act, is_house_bot
+from core.tables.store import SeatKind, SeatSpec, TableRecord, TableStatus, house_seats_to_act
+from engine.bots.names import describe_house_bot_names, is_house_bot_name
 
 blp = Blueprint("tables", __name__, url_prefix="/api/tables", description="Tables: create and spectate")
 
@@ -32,12 +33,12 @@ def parse_seats(names: list[str]) -> list[SeatSpec]:
     for index, name in enumerate(names):
         if name == OPEN_SEAT:
             seats.append(SeatSpec(SeatKind.OPEN))
-        elif is_house_bot(name):
+        elif is_house_bot_name(name):
             seats.append(SeatSpec(SeatKind.HOUSE, name))
         else:
             raise ApiProblem(422, "bad-seats",
                              f"seat {index}: {name!r} is neither 'open' nor a house bot name "
-                             "(random, heuristic, eps-0.1 .. eps-0.9)",
+                             f"({describe_house_bot_names()})",
                              errors={"seats": {str(index): ["unknown seat kind"]}})
     return seats
 

@@ -26,7 +26,6 @@ import orjson
 import redis
 
 import engine
-import engine.bots
 import engine.deals
 from core import keys
 from core.errors import (
@@ -74,10 +73,6 @@ class SeatKind(StrEnum):
 class SeatSpec:
     kind: SeatKind
     name: str | None = None  # house bot name or registered bot id; None for an open seat
-
-
-def is_house_bot(name: str) -> bool:
-    return name in engine.bots.BOT_NAMES
 
 
 def house_seats_to_act(seats: list[SeatSpec], to_act: list[int]) -> list[int]:

@@ -17,6 +17,7 @@ from .. import compiled as _compiled
 # The mypyc build of the bots' base module, when it matches the source (engine/compiled.py).
 __path__ = _compiled.package_path(__name__) + __path__
 
-from .base import BOT_NAMES, Bot, EpsilonBot, RandomBot, choose_random, make_bot, play_game
+from .base import Bot, EpsilonBot, RandomBot, choose_random, make_bot, play_game
+from .names import is_house_bot_name
 
-__all__ = ["BOT_NAMES", "Bot", "EpsilonBot", "RandomBot", "choose_random", "make_bot", "play_game"]
+__all__ = ["Bot", "EpsilonBot", "RandomBot", "choose_random", "is_house_bot_name", "make_bot", "play_game"]
