@@ -595,5 +595,6 @@ class TableStore:
         Wakes on the table's pub/sub notification (one shared listener per process), never sleep-polls.
         """
         watcher = get_watcher(self.redis, self.prefix)
-        return watcher.wait(table_id, after, timeout, lambda: self.current_version(table_id))
+        return watcher.wait(keys.table_events(self.prefix, table_id), after, timeout,
+                            lambda: self.current_version(table_id))
 
