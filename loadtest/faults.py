@@ -21,10 +21,10 @@ import time
 from typing import Any
 
 import engine
+from devstack.stack import Stack
+from devstack.verify import rating_audit
 from loadtest.ladder import drain_and_stop, register_bots
 from loadtest.players import audit_player_tables, finished_count, start_players, stop_players
-from loadtest.stack import Stack
-from loadtest.verify import rating_audit
 
 
 def redis_restart(seconds: float, hard: bool, down_s: float, clients: int, bots: int) -> dict[str, Any]:
@@ -188,7 +188,7 @@ def bad_bots(seconds: float, bots: int) -> dict[str, Any]:
     strikes of its kind (and forfeit), no worker may die, and the health checks must pause `down_info`."""
 
     from arena.botserver import serve_bot_command
-    from tools.devredis import free_port
+    from devstack.devredis import free_port
 
     stack = Stack()
     try:

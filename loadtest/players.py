@@ -9,8 +9,8 @@ import threading
 import time
 from typing import Any
 
-from loadtest.stack import Stack
-from loadtest.verify import all_table_ids, replay_cli_failures, table_problems
+from devstack.stack import Stack
+from devstack.verify import all_table_ids, replay_cli_failures, table_problems
 
 PRACTICE_SEATS = ["open", "heuristic", "eps-0.5", "random"]
 

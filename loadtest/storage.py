@@ -31,10 +31,10 @@ from typing import Any
 import httpx
 
 import engine
+from devstack.stack import Stack
+from devstack.verify import rating_audit, table_problems
 from loadtest.ladder import drain_and_stop, register_bots
 from loadtest.players import audit_player_tables, finished_count, start_players, stop_players
-from loadtest.stack import Stack
-from loadtest.verify import rating_audit, table_problems
 
 PROBLEM = "application/problem+json"
 STORE_FULL = "/problems/store-full"
