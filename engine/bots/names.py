@@ -64,9 +64,8 @@ def is_house_bot_name(name: object) -> bool:
 
 def parse_house_bot_name(name: object) -> tuple[str, str | None] | None:
     """``(stem, number)`` of a house bot name (number None for a fixed name), or None if it names none."""
-    if not is_house_bot_name(name):
+    if not isinstance(name, str) or _NAME.fullmatch(name) is None:
         return None
-    assert isinstance(name, str)
     if name in FIXED_HOUSE_BOT_NAMES:
         return name, None
     stem, _, number = name.partition("-")
