@@ -7,14 +7,15 @@ from typing import Any
 from marshmallow import Schema, ValidationError, fields, validate
 
 import engine
-import engine.bots
 from core.arena.ranking import PROVISIONAL_MATCHES, UNCERTAINTY_SCALE
 from core.arena.store import MAX_VERSION_CHARS
+from engine.bots.names import HOUSE_BOT_NAME_PATTERN, describe_house_bot_names
 
-# Documented as enums so clients (and schema-driven fuzzers) know the accepted values; checked at run time by
-# the store and registry, whose problems (unknown-game, bad-seats) say more than a generic validation error.
+# Documented as enums (games) and a pattern (seats: house bots come in numbered families, engine.bots.names)
+# so clients (and schema-driven fuzzers) know the accepted values; checked at run time by the store and the
+# table API, whose problems (unknown-game, bad-seats) say more than a generic validation error.
 GAME_IDS = {"enum": list(engine.GAMES)}
-SEAT_KINDS = {"enum": ["open", *engine.bots.BOT_NAMES]}
+SEAT_KINDS = {"pattern": f"^(open|{HOUSE_BOT_NAME_PATTERN})$"}
 CARD_CODE = {"type": "string", "minLength": 1, "maxLength": 8}
 # http(s)://host[:port][/path]: the shape core.arena.netguard accepts (it also checks where the host
 # resolves).
@@ -22,8 +23,7 @@ PORT = r"(6553[0-5]|655[0-2][0-9]|65[0-4][0-9]{2}|6[0-4][0-9]{3}|[1-5][0-9]{4}|[
 HOST = r"[A-Za-z0-9.-]+"  # a name or IPv4 (the server also takes bracketed IPv6 literals: no regex here)
 BOT_URL = {"pattern": rf"^https?://{HOST}(:{PORT})?(/[!-\"$-~]*)?$"}  # printable path, no '#' (fragment)
 
-SEAT_KINDS_HELP = ("'open' (a polling client joins it) or a house bot name: "
-                   "random, heuristic, eps-0.1 .. eps-0.9")
+SEAT_KINDS_HELP = f"'open' (a polling client joins it) or a house bot name: {describe_house_bot_names()}"
 
 
 class ProblemSchema(Schema):

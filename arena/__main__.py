@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import signal
 
 import click
 
@@ -94,56 +93,11 @@ def worker_command(burst: bool, threads: int | None, simple: bool, queues: tuple
     or a refused write (e.g. from a job's heartbeat), so a fresh worker is started after a backoff instead;
     the interrupted job is recovered like a killed one.
     """
-    import logging
-    import time
-
-    import redis
-
-    from arena.jobs import STOP, ArenaSimpleWorker, ArenaWorker
-    from arena.workers import ANALYSIS_NICENESS, WorkerPool, lower_priority, restart_delay
-    from core.errors import store_error
+    from arena.workers import run_worker
     from core.settings import Settings
 
-    settings = Settings.from_env()
-    if niceness is None and analysis:
-        niceness = ANALYSIS_NICENESS
-    if niceness:
-        lower_priority(niceness)
-    conn = redis.Redis.from_url(settings.redis_url)
-    names = list(queues) or [settings.house_queue_name if house else
-                             settings.analysis_queue_name if analysis else settings.queue_name]
-    if threads is None:  # house-bot jobs and analyses wait on no bot (CPU-bound, in-process): one at a time
-        threads = 1 if house or analysis else settings.worker_threads
-    if threads > 1:
-        logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
-        WorkerPool(names, conn, threads, burst=burst).run()
-        return
-    worker_class = ArenaSimpleWorker if simple else ArenaWorker
-    def stop_requested(signum: int, frame: object) -> None:
-        STOP.set()
-
-    backoff: float | None = None
-    while True:
-        started = time.monotonic()
-        try:
-            worker_class(names, connection=conn).work(burst=burst, with_scheduler=False)
-            if burst or STOP.is_set():
-                return  # stopped (signal, or --burst done)
-            # RQ's work loop also ends by itself, logging the error, when its own bookkeeping fails between
-            # jobs (a write refused by a full Redis, a Redis timeout): that is no reason to stop serving.
-            reason = "RQ's work loop ended on an error"
-        except redis.RedisError as exc:
-            if store_error(exc) is None:  # not Redis gone or refusing writes (out of memory or disk): a bug
-                raise
-            reason = f"lost Redis ({exc})"
-        backoff = restart_delay(backoff, time.monotonic() - started)
-        logging.getLogger("arena.worker").warning("%s; new worker in %.1f s", reason, backoff)
-        # Until the next RQ worker installs its own, a stop signal is ours to take: RQ's handlers belong
-        # to the worker that ended, and would ask a worker that no longer runs to stop.
-        signal.signal(signal.SIGTERM, stop_requested)
-        signal.signal(signal.SIGINT, stop_requested)
-        if STOP.wait(backoff):
-            return
+    run_worker(Settings.from_env(), queues, house=house, analysis=analysis, threads=threads, simple=simple,
+               burst=burst, niceness=niceness)
 
 
 def _json_object(ctx: click.Context, param: click.Parameter, value: str) -> dict:

@@ -11,15 +11,15 @@ import contextlib
 import json
 import os
 import socket
-import threading
 from typing import Any
 
 import redis
-from rq import Queue, Retry, SimpleWorker, Worker, get_current_job
+from rq import Queue, Retry, get_current_job
 
 from arena.botclient import BotClient, ClientPool
 from arena.match import MatchAbandoned, MatchRunner, make_drivers
 from arena.policy import Outcome
+from arena.workers import STOPPING
 from core.arena.live import LiveFeed
 from core.arena.model import FINAL_STATUSES, LadderConfig, MatchSpec, MatchStatus, MemberKind
 from core.arena.netguard import policy_refusal
@@ -32,28 +32,6 @@ RETRIES = 2  # exceptions (Redis blips, bugs) re-run the job right away; interva
 CLIENTS = ClientPool()
 # One store (and so one decoding Redis pool) per worker connection and prefix, not one per job.
 _STORES: dict[tuple[int, str], ArenaStore] = {}
-# Set by the worker's first SIGTERM/SIGINT: every running match stops after its current decision.
-STOP = threading.Event()
-
-
-class _StopsMatches:
-    """RQ's warm shutdown waits for the running job; a match may last minutes, so it is given back instead.
-
-    The first stop signal sets STOP (the match ends after its current decision and is queued again, see
-    play_match) and then lets RQ finish the job and exit as usual: no cold shutdown, no traceback.
-    """
-
-    def request_stop(self, signum: int, frame: object) -> None:
-        STOP.set()
-        super().request_stop(signum, frame)  # type: ignore[misc]
-
-
-class ArenaWorker(_StopsMatches, Worker):
-    """A forking RQ worker that gives its match back when told to stop."""
-
-
-class ArenaSimpleWorker(_StopsMatches, SimpleWorker):
-    """A SimpleWorker (jobs in the worker process) that gives its match back when told to stop."""
 
 
 def _store(prefix: str) -> ArenaStore:
@@ -99,7 +77,7 @@ def play_match(store: ArenaStore, match_id: str, worker: str | None = None,
     doc = store.match(match_id)
     if doc is None:
         return {"match": match_id, "status": "missing"}
-    if STOP.is_set():
+    if STOPPING.is_set():
         # A stopping worker starts nothing new (the scheduler may have enqueued the match again just as the
         # worker gave it back): still queued, no attempt used; the scheduler enqueues it once more.
         return {"match": match_id, "status": doc["status"], "applied": False, "stopped": "before the start"}
@@ -123,7 +101,7 @@ def play_match(store: ArenaStore, match_id: str, worker: str | None = None,
         drivers = make_drivers(spec, settings.allow_private_urls, clients)
         runner = MatchRunner(spec, drivers, heartbeat=lambda: store.refresh_lease(match_id, worker, lease),
                              host_factory=table_hosts(store, spec, settings), observer=live_feed(store, spec),
-                             stop_requested=STOP.is_set)
+                             stop_requested=STOPPING.is_set)
         try:
             result = runner.run()
         except MatchAbandoned as stopped:

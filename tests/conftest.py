@@ -25,9 +25,9 @@ import pytest
 import redis
 from werkzeug.serving import make_server
 
+from devstack import devserve
+from devstack.devredis import start_throwaway
 from engine import compiled
-from tools import devserve
-from tools.devredis import start_throwaway
 
 # The suite runs the engine `make run` runs: the compiled rules when a build matches the source (`make test`
 # builds it first), put in place here, before any test module imports them.
@@ -38,7 +38,7 @@ _counter = itertools.count()
 
 
 def pytest_report_header(config: pytest.Config) -> str:
-    from tools.devredis import server_binary, server_version
+    from devstack.devredis import server_binary, server_version
 
     if os.environ.get("REDIS_URL"):
         return f"redis: REDIS_URL={os.environ['REDIS_URL']}"
@@ -226,7 +226,7 @@ def gunicorn_serving(redis_url: str, key_prefix: str, worker_class: str = "geven
                      extra_env: dict[str, str] | None = None) -> Iterator[str]:
     """The app under gunicorn (api/gunicorn_conf.py, as `make run` serves it) on a free loopback port."""
 
-    from tools.devredis import free_port
+    from devstack.devredis import free_port
 
     port = free_port()
     env = {**os.environ, "PYTHONPATH": str(REPO_ROOT), "REDIS_URL": redis_url, "TA_KEY_PREFIX": key_prefix,
@@ -266,7 +266,7 @@ def bot_process() -> Iterator[Callable[..., str]]:
     a deadline while a match runs in the test process: an in-process bot server would compete with the match
     for the interpreter lock."""
     from arena.botserver import serve_bot_command, wait_serving
-    from tools.devredis import free_port
+    from devstack.devredis import free_port
 
     started: list[subprocess.Popen] = []
 

@@ -38,9 +38,9 @@ from core.analysis import AnalysisStore, AnalysisSubject
 from core.arena.model import Member
 from core.arena.store import ArenaStore
 from core.settings import Settings
-from tools import devserve
+from devstack import devserve
+from devstack.procstat import cpu_seconds
 from tools.arena_bench import bench_spec, rq_workers
-from tools.procstat import cpu_seconds
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 ANALYSED_MATCH = "analysed"

@@ -1,8 +1,8 @@
 """`python -m tools.arena_bench`: how fast does a worker drive HTTP bots, next to the bare HTTP floor?
 
-Setup: 4 fast protocol-v1 bots (``tools.fastbot``: stdlib sockets, keep-alive, TCP_NODELAY, first legal move,
-a forked process per connection, so two workers calling the same bot are answered in parallel) in a process
-of their own, so the bots do not share the bench's GIL.
+Setup: 4 fast protocol-v1 bots (``devstack.fastbot``: stdlib sockets, keep-alive, TCP_NODELAY, first legal
+move, a forked process per connection, so two workers calling the same bot are answered in parallel) in a
+process of their own, so the bots do not share the bench's GIL.
 
 * bare loop: the arena's HTTP client (``BotClient`` over ``arena.http1``, keep-alive, one connection per bot)
   POSTing real /move payloads (captured from a Spot Hearts game) round-robin to the 4 bots, nothing else: the
@@ -15,7 +15,7 @@ of their own, so the bots do not share the bench's GIL.
   also run with house bots (no HTTP): the workers' own scaling.
 * slow bots: the arena `make run` starts (``--arena-workers`` processes of ``python -m arena worker``, each
   with its default number of threads, i.e. matches in flight) against bots that answer every /move after
-  0, 20 and 100 ms (``tools.fastbot --delay-ms D --loops 2``: two event-loop processes hold every
+  0, 20 and 100 ms (``devstack.fastbot --delay-ms D --loops 2``: two event-loop processes hold every
   connection and send each answer when its time has come; hundreds of matches in flight would otherwise
   mean hundreds of bot processes to wake on the same two cores), side by side in one run: decisions/s,
   matches in flight, RSS per worker process and strikes (every decision has a ladder's default deadline).
@@ -52,15 +52,15 @@ from arena.match import MatchRunner, make_drivers  # noqa: E402
 from core import keys  # noqa: E402
 from core.arena.model import LadderConfig, MatchSpec, MatchStatus, Member, MemberKind  # noqa: E402
 from core.settings import Settings  # noqa: E402
-from tools import devserve  # noqa: E402
-from tools.fastbot import start_fast_bots  # noqa: E402
-from tools.procstat import cpu_seconds, tree_cpu_seconds  # noqa: E402
+from devstack import devserve  # noqa: E402
+from devstack.fastbot import start_fast_bots  # noqa: E402
+from devstack.procstat import cpu_seconds, tree_cpu_seconds  # noqa: E402
 
 DELAYS_MS = (0, 20, 100)
 # Shorter games than the 1-vs-2 runs (Spot Hearts to 100, about 170 decisions): with 100 ms bots a match
 # lasts about 20 s, and each slow-bot run plays two waves of matches per thread.
 SLOW_BOT_OPTIONS = {"target": 100}
-SLOW_BOT_LOOPS = 2  # event-loop processes serving the 4 slow bots (tools.fastbot.DelayLoop)
+SLOW_BOT_LOOPS = 2  # event-loop processes serving the 4 slow bots (devstack.fastbot.DelayLoop)
 # The slow-bot runs give every decision a ladder's default deadline: bots that answer well within it must
 # never get a strike, however busy the workers are.
 SLOW_BOT_DEADLINE_MS = LadderConfig("bench", "spot-hearts", 4).deadline_ms
@@ -253,7 +253,7 @@ def rq_workers(urls: list[str] | None, workers: int, matches: int, bot_pid: int 
 
     from arena.jobs import enqueue_match
     from core.arena.store import ArenaStore
-    from tools.devredis import start_throwaway
+    from devstack.devredis import start_throwaway
 
     server = start_throwaway()
     procs: list[subprocess.Popen[bytes]] = []
@@ -377,13 +377,13 @@ def run(seconds: float = 3.0, games: int = 10, matches: int = 48, repeat: int = 
     report: dict[str, Any] = {
         "bench": "arena", "cpus": os.cpu_count(), "loadavg_before": [round(x, 2) for x in load_before],
         "loadavg_after": [round(x, 2) for x in os.getloadavg()], "repeat": repeat,
-        "bots": "4 x tools.fastbot (stdlib sockets, TCP_NODELAY, a forked process per connection)",
+        "bots": "4 x devstack.fastbot (stdlib sockets, TCP_NODELAY, a forked process per connection)",
     }
     if slow:
         report["slow_bots"] = {"arena_workers": arena_workers, "waves": waves,
                                "game": {"game": "spot-hearts", "options": SLOW_BOT_OPTIONS},
                                "deadline_ms": SLOW_BOT_DEADLINE_MS,
-                               "bots": f"4 x tools.fastbot --delay-ms D --loops {SLOW_BOT_LOOPS}",
+                               "bots": f"4 x devstack.fastbot --delay-ms D --loops {SLOW_BOT_LOOPS}",
                                **summarise_slow(slow), "runs": slow}
     if slow_only:
         return report

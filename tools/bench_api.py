@@ -41,9 +41,10 @@ import redis
 
 import engine
 from core.tables.store import SeatKind, SeatSpec, TableStore
-from tools import bench_app, devserve
-from tools.devredis import free_port, start_throwaway
-from tools.procstat import tree_cpu_seconds
+from devstack import devserve
+from devstack.devredis import free_port, start_throwaway
+from devstack.procstat import tree_cpu_seconds
+from tools import bench_app
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 TARGETS = {"get_vs_hello": 0.75, "post_vs_hello": 0.5, "p99_ms": 25.0}

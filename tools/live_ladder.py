@@ -36,7 +36,7 @@ import redis
 from arena.ladder_quality import quality_report
 from core.arena.model import HOUSE_PREFIX, LadderConfig, MatchStatus, default_ladders
 from core.arena.store import RECENT_KEEP, ArenaStore
-from tools.devredis import free_port, start_throwaway
+from devstack.devredis import free_port, start_throwaway
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 MIN_SPEARMAN = 0.95

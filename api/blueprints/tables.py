@@ -19,7 +19,8 @@ from api.schemas import (
     TableSummarySchema,
 )
 from api.services import kick_house_bots, services
-from core.tables.store import SeatKind, SeatSpec, TableRecord, TableStatus, is_house_bot
+from core.tables.store import SeatKind, SeatSpec, TableRecord, TableStatus
+from engine.bots.names import describe_house_bot_names, is_house_bot_name
 
 blp = Blueprint("tables", __name__, url_prefix="/api/tables", description="Tables: create and spectate")
 
@@ -31,12 +32,12 @@ def parse_seats(names: list[str]) -> list[SeatSpec]:
     for index, name in enumerate(names):
         if name == OPEN_SEAT:
             seats.append(SeatSpec(SeatKind.OPEN))
-        elif is_house_bot(name):
+        elif is_house_bot_name(name):
             seats.append(SeatSpec(SeatKind.HOUSE, name))
         else:
             raise ApiProblem(422, "bad-seats",
                              f"seat {index}: {name!r} is neither 'open' nor a house bot name "
-                             "(random, heuristic, eps-0.1 .. eps-0.9)",
+                             f"({describe_house_bot_names()})",
                              errors={"seats": {str(index): ["unknown seat kind"]}})
     return seats
 

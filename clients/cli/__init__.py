@@ -116,7 +116,8 @@ def serve(bot_spec: str, host: str, port: int) -> None:
 @click.argument("bot_spec", metavar="BOT")
 @click.option("--game", default=None, help="Game id (default: the bot's first game).")
 @click.option("--opponents", default="heuristic,heuristic,heuristic", show_default=True,
-              help="House bots in the other seats: random, heuristic, eps-0.1 .. eps-0.9.")
+              help="House bots in the other seats: random, heuristic, search, eps-X (0..1) or "
+                   "search-MS (1..999).")
 @click.option("--options", "options_json", default=None,
               help="Game options as JSON, e.g. '{\"target\": 100}'.")
 @click.pass_context

@@ -26,7 +26,6 @@ from typing import Any
 
 import orjson
 
-import engine.bots
 import engine.deals
 from core.errors import TableNotFound, UnknownDealing
 
@@ -46,10 +45,6 @@ class SeatKind(StrEnum):
 class SeatSpec:
     kind: SeatKind
     name: str | None = None  # house bot name or registered bot id; None for an open seat
-
-
-def is_house_bot(name: str) -> bool:
-    return name in engine.bots.BOT_NAMES
 
 
 def house_seats_to_act(seats: list[SeatSpec], to_act: list[int]) -> list[int]:

@@ -63,7 +63,6 @@ from core.tables.record import SeatSpec as SeatSpec
 from core.tables.record import TableRecord as TableRecord
 from core.tables.record import TableStatus as TableStatus
 from core.tables.record import house_seats_to_act as house_seats_to_act
-from core.tables.record import is_house_bot as is_house_bot
 from core.tokens import hash_token, new_token, token_matches, token_tag
 from engine.seeds import new_seed
 
@@ -434,5 +433,6 @@ class TableStore:
         Wakes on the table's pub/sub notification (one shared listener per process), never sleep-polls.
         """
         watcher = get_watcher(self.redis, self.prefix)
-        return watcher.wait(table_id, after, timeout, lambda: self.current_version(table_id))
+        return watcher.wait(keys.table_events(self.prefix, table_id), after, timeout,
+                            lambda: self.current_version(table_id))
 

@@ -197,8 +197,8 @@ def test_the_server_refuses_a_port_another_server_listens_on(redis_url, key_pref
     import socket
     import subprocess
 
+    from devstack import devserve
     from tests.conftest import REPO_ROOT
-    from tools import devserve
 
     with socket.socket() as taken:
         taken.bind(("127.0.0.1", 0))

@@ -13,9 +13,9 @@ import sys
 from typing import Any
 
 from core.redis.connections import ScriptLane, script_lane
+from devstack.devredis import free_port, server_args, wait_ready
+from devstack.devserve import stop
 from tests.conftest import REPO_ROOT
-from tools.devredis import free_port, server_args, wait_ready
-from tools.devserve import stop
 
 
 def run_scenario(name: str, url: str, prefix: str = "") -> dict[str, Any]:

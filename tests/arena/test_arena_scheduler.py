@@ -108,7 +108,7 @@ def test_lost_job_is_requeued_then_aborted_after_max_attempts(setup) -> None:
 
 def test_a_match_given_back_by_a_stopping_worker_is_requeued_without_using_an_attempt(
         setup, monkeypatch) -> None:
-    from arena import jobs
+    from arena import workers
 
     store, queue, scheduler, _registry = setup
     ladder, match_id = _one_match(store, scheduler)
@@ -116,14 +116,14 @@ def test_a_match_given_back_by_a_stopping_worker_is_requeued_without_using_an_at
 
     def start_then_stop(self: ArenaStore, *args: Any, **kwargs: Any) -> Any:
         started = start_attempt(self, *args, **kwargs)
-        jobs.STOP.set()  # what the worker's first SIGTERM does, once the match is under way
+        workers.STOPPING.set()  # what the worker's first SIGTERM does, once the match is under way
         return started
 
     monkeypatch.setattr(ArenaStore, "start_attempt", start_then_stop)
     try:
-        jobs.ArenaSimpleWorker([queue], connection=queue.connection).work(burst=True, with_scheduler=False)
+        workers.ArenaSimpleWorker([queue], connection=queue.connection).work(burst=True, with_scheduler=False)
     finally:
-        jobs.STOP.clear()
+        workers.STOPPING.clear()
     doc = store.match(match_id)
     assert doc["status"] == MatchStatus.QUEUED and doc["stopped"] == 1 and doc["attempts"] == 1
     assert doc["requeued_because"].startswith("worker stopped (stopped at move 1 of game 0)")
@@ -140,15 +140,15 @@ def test_a_match_given_back_by_a_stopping_worker_is_requeued_without_using_an_at
 
 def test_a_stopping_worker_starts_no_match_it_is_given(setup) -> None:
     """Enqueued again just as a stopping worker gave it back, a match is left queued, no attempt used."""
-    from arena import jobs
+    from arena import workers
 
     store, queue, scheduler, _registry = setup
     ladder, match_id = _one_match(store, scheduler)
-    jobs.STOP.set()
+    workers.STOPPING.set()
     try:
-        jobs.ArenaSimpleWorker([queue], connection=queue.connection).work(burst=True, with_scheduler=False)
+        workers.ArenaSimpleWorker([queue], connection=queue.connection).work(burst=True, with_scheduler=False)
     finally:
-        jobs.STOP.clear()
+        workers.STOPPING.clear()
     doc = store.match(match_id)
     assert doc["status"] == MatchStatus.QUEUED and doc["attempts"] == 0 and doc.get("stopped", 0) == 0
     assert store.lease_holder(match_id) is None

@@ -27,9 +27,9 @@ from core import keys
 from core.arena.model import LadderConfig, MatchSpec, MatchStatus, Member, MemberKind
 from core.arena.store import ArenaStore
 from core.settings import Settings
+from devstack import devserve
 from tests.arena.test_arena_workers import HOUSE, wait_for
 from tests.conftest import REPO_ROOT
-from tools import devserve
 
 
 @pytest.fixture
@@ -124,7 +124,7 @@ def test_a_threaded_worker_plays_matches_with_slow_bots_side_by_side_without_a_s
                                                                                      arena_worker) -> None:
     """Eight matches, every seat a bot 50 ms away (a bench bot in a process of its own), one worker process
     of eight threads: they run side by side, and no compliant bot gets a strike however busy the process."""
-    from tools.fastbot import start_fast_bots
+    from devstack.fastbot import start_fast_bots
 
     store, queue, ladder = arena
     bots, urls = start_fast_bots(4, delay_ms=50)
@@ -274,7 +274,7 @@ def test_match_threads_started_before_their_redis_wait_for_it_and_then_serve(tmp
     an outage), the thread waits and tries again instead of ending, and serves once Redis answers."""
     from rq import Worker
 
-    from tools.devredis import free_port, server_args, wait_ready
+    from devstack.devredis import free_port, server_args, wait_ready
 
     port = free_port()
     url = f"redis://127.0.0.1:{port}/0"

@@ -19,11 +19,11 @@ import pytest
 import redis
 
 import engine
-from loadtest.verify import table_problems
+from devstack import devserve
+from devstack.devredis import free_port
+from devstack.verify import table_problems
 from tests.conftest import REPO_ROOT, serving
 from tests.reliability.reliability_helpers import OwnRedis, bearer, own_redis_server
-from tools import devserve
-from tools.devredis import free_port
 
 
 @pytest.fixture

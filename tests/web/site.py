@@ -98,8 +98,8 @@ if __name__ == "__main__":
     import time
 
     from api import create_app
+    from devstack.devredis import start_throwaway
     from tests.conftest import serving
-    from tools.devredis import start_throwaway
 
     server = start_throwaway()
     app = create_app({"REDIS_URL": server.url, "KEY_PREFIX": "demo:", "ALLOW_PRIVATE_BOT_URLS": True})

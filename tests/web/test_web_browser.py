@@ -163,8 +163,8 @@ def test_replay_analyses_a_seat_and_jumps_to_its_costliest_decision(browser, sit
     import subprocess
     import sys
 
+    from devstack.devserve import stop
     from tests.conftest import REPO_ROOT
-    from tools.devserve import stop
 
     match_id = site["matches"]["sore-spot-4p"][0]
     env = {**os.environ, "PYTHONPATH": str(REPO_ROOT), "REDIS_URL": site["redis_url"],
