@@ -110,6 +110,16 @@ class _GivesBackItsMatch:
         STOPPING.set()
         super().request_stop(signum, frame)  # type: ignore[misc]
 
+    # RQ's pub/sub listener only carries RQ's own remote commands (shutdown, kill the job's process), which
+    # nothing here sends: these workers stop by signal. Stopping that listener could also outlast the stop
+    # itself: RQ unsubscribes and then joins a redis-py thread that, when it read the unsubscribe reply
+    # first, waits up to 60 s for a subscription that never comes, past the 5 s a process manager gives.
+    def subscribe(self) -> None:
+        """No pub/sub listener: a stop request comes as a signal."""
+
+    def unsubscribe(self) -> None:
+        """Nothing to unsubscribe from (see subscribe)."""
+
 
 class ArenaWorker(_GivesBackItsMatch, Worker):
     """A forking RQ worker that gives its match back when told to stop."""

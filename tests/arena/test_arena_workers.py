@@ -163,3 +163,36 @@ def test_a_crashing_match_is_retried_then_lands_in_the_failed_registry_and_is_ab
     assert counts["requeued"] == 0
     assert store.match(spec.match_id)["status"] == MatchStatus.ABORTED
     assert set(store.ratings("ss").values()) == {1500.0}
+
+
+@pytest.mark.parametrize("flags", [["--simple", "--house"], ["--simple", "--analysis", "--nice", "0"], []])
+def test_a_one_job_worker_holds_no_pubsub_connection_and_stops_at_once(conn, redis_url, key_prefix, flags):
+    """A process manager gives a stopping worker a few seconds (honcho 5): RQ's pub/sub listener, which only
+    carries RQ's remote commands, could hold the stop for up to a minute, so these workers run without it."""
+    import os
+    import signal
+    import subprocess
+    import sys
+
+    from tests.conftest import REPO_ROOT
+
+    env = {**os.environ, "PYTHONPATH": str(REPO_ROOT), "REDIS_URL": redis_url, "TA_KEY_PREFIX": key_prefix}
+    for _ in range(3):
+        before = {c["id"] for c in conn.client_list()}
+        process = subprocess.Popen([sys.executable, "-m", "arena", "worker", "--threads", "1", *flags],
+                                   cwd=REPO_ROOT, env=env, stdout=subprocess.DEVNULL,
+                                   stderr=subprocess.DEVNULL)
+        try:
+            def listening(before: set[str] = before) -> bool:
+                return any(c["id"] not in before and c["cmd"] in ("blpop", "brpop", "blmove")
+                           for c in conn.client_list())
+
+            wait_for(listening, 30, "the worker waiting on its queue")
+            subscribers = [c for c in conn.client_list() if c["id"] not in before and int(c["sub"]) > 0]
+            assert subscribers == [], subscribers
+            process.send_signal(signal.SIGTERM)
+            assert process.wait(timeout=4) == 0
+        finally:
+            if process.poll() is None:
+                process.kill()
+                process.wait()
