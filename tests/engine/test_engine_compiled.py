@@ -120,3 +120,15 @@ def test_the_bench_command_runs_the_build_when_it_is_usable():
     assert row["engine"] == ("compiled" if compiled.usable() else "interpreted")
     (row,) = json.loads(run(command, "interpreted"))
     assert row["engine"] == "interpreted"
+
+
+def test_the_packages_public_names_are_all_there_on_first_use():
+    import engine.bots
+
+    assert set(engine.__all__) == {"COMPILED", *engine._HOMES}
+    for package in (engine, engine.bots):
+        assert all(getattr(package, name) is not None for name in package.__all__)
+        assert set(package.__all__) <= set(dir(package))
+        with pytest.raises(AttributeError):
+            package.no_such_name  # noqa: B018
+    assert engine.new_game is engine.game.new_game and engine.bots.make_bot is engine.bots.base.make_bot
