@@ -21,77 +21,19 @@ import redis
 from flask import current_app, url_for
 from flask_limiter.util import get_remote_address
 from flask_smorest import Blueprint
-from marshmallow import Schema, fields, validate
 
-from api.schemas import MoveField
+from api.schemas import AnalysisQuerySchema, AnalysisStateSchema
 from api.services import services
 from core.analysis import AnalysisStatus, AnalysisSubject, RequestOutcome
 from core.arena.lookup import published_games
 from core.errors import AnalysisNotFound, AnalysisQueueFull, AnalysisShareExhausted, GameNotOver, SeatNotFound
 from core.queues import enqueue_analysis
-from core.settings import ANALYSIS_BUDGET_RANGE_MS
 
 blp = Blueprint("analysis", __name__, url_prefix="/api",
                 description="Analysis of a finished game: every legal move valued at each decision of a seat")
 
 QUEUE_FULL_RETRY_AFTER_S = 30  # a seat's analysis takes well under a minute at the default budget
 SHARE_RETRY_AFTER_S = 30  # the same wait: by then the owner's oldest analysis is usually done
-
-
-class AnalysisQuerySchema(Schema):
-    seat = fields.Integer(required=True, validate=validate.Range(min=0), metadata={
-        "description": "the seat whose decisions are analysed"})
-    budget_ms = fields.Integer(validate=validate.Range(*ANALYSIS_BUDGET_RANGE_MS), metadata={
-        "description": "search time per decision (default: the server's, 250 ms); another budget is another "
-                       "analysis"})
-
-
-class CandidateSchema(Schema):
-    move = MoveField(required=True)
-    value = fields.Float(allow_none=True, required=True, metadata={
-        "description": "expected round margin after this move (points; higher is better); null when forced"})
-
-
-class DecisionSchema(Schema):
-    index = fields.Integer(required=True, metadata={"description": "index of the move in the record's moves"})
-    round = fields.Integer(required=True)
-    kind = fields.String(required=True, metadata={"description": "pass, sore or play"})
-    legal = fields.List(fields.String(), required=True)
-    candidates = fields.List(fields.Nested(CandidateSchema), required=True)
-    chosen = MoveField(required=True)
-    best = MoveField(allow_none=True, required=True)
-    regret = fields.Float(required=True, metadata={"description": "best value - value of the chosen move"})
-    forced = fields.Boolean(required=True)
-    worlds = fields.Integer(required=True, metadata={"description": "sampled deals the values average"})
-
-
-class AnalysisResultSchema(Schema):
-    game = fields.String(required=True)
-    players = fields.Integer(required=True)
-    seat = fields.Integer(required=True)
-    budget_ms = fields.Integer(required=True)
-    over = fields.Boolean(required=True)
-    decisions = fields.List(fields.Nested(DecisionSchema), required=True)
-    total_regret = fields.Float(required=True)
-    mean_regret = fields.Float(required=True)
-    seat_total = fields.Integer(required=True)
-    totals = fields.List(fields.Integer(), required=True)
-    elapsed_s = fields.Float(required=True)
-
-
-class ProgressSchema(Schema):
-    done = fields.Integer(required=True)
-    total = fields.Integer(required=True, metadata={"description": "the seat's decisions; 0 until it starts"})
-
-
-class AnalysisStateSchema(Schema):
-    status = fields.String(required=True, validate=validate.OneOf([s.value for s in AnalysisStatus]))
-    progress = fields.Nested(ProgressSchema, required=True)
-    result = fields.Nested(AnalysisResultSchema, metadata={"description": "once done"})
-    reason = fields.String(metadata={"description": "why it failed (POST again to retry)"})
-    seat = fields.Integer(required=True)
-    budget_ms = fields.Integer(required=True)
-    url = fields.String(required=True, metadata={"description": "poll it with GET"})
 
 
 def _budget(query: dict[str, Any]) -> int:
