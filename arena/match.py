@@ -180,7 +180,7 @@ class MatchRunner:
         standing = standings(dict(totals), low_wins, self.forfeited)
         return MatchResult(
             match_id=spec.match_id, totals=dict(totals), places=standing.places,
-            deltas=match_deltas(spec.pre_ratings, spec.pre_games, standing), winners=standing.winners,
+            deltas=match_deltas(spec.pre_ratings, spec.pre_matches, standing), winners=standing.winners,
             forfeited=sorted(self.forfeited), strikes=self.strikes, calls=self.calls, games=games,
             records=records, seed=spec.seed, rated=standing.rated,
         )

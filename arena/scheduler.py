@@ -229,7 +229,7 @@ class Scheduler:
                 duplicate=ladder.duplicate, entrants=[by_id[b] for b in table],
                 deadline_ms=ladder.deadline_ms,
                 strike_limit=ladder.strike_limit, pre_ratings={b: ratings.get(b, 1500.0) for b in table},
-                pre_games={b: stats[b]["matches"] for b in table}, created=time.time(),
+                pre_matches={b: stats[b]["matches"] for b in table}, created=time.time(),
             )
             self.store.create_match(spec)
             enqueue_match(self.queue, spec, ladder, self.store.prefix)

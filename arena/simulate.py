@@ -80,7 +80,7 @@ def _spec(number: int, game: str, players: int, options: dict[str, Any] | None, 
     return MatchSpec(
         match_id=f"sim{number}", ladder_id="sim", game=game, players=players, options=dict(options or {}),
         seed=seed, duplicate=duplicate, entrants=entrants, deadline_ms=1000, strike_limit=5,
-        pre_ratings={b: ratings[b] for b in ids}, pre_games={b: games[b] for b in ids},
+        pre_ratings={b: ratings[b] for b in ids}, pre_matches={b: games[b] for b in ids},
     )
 
 

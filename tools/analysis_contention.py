@@ -75,7 +75,7 @@ def play_analysed_match(url: str, prefix: str) -> None:
     spec = bench_spec([], seed=10_000, match_id=ANALYSED_MATCH)
     spec.entrants = [Member.house(name) for name in HOUSE]
     spec.pre_ratings = {m.bot_id: 1500.0 for m in spec.entrants}
-    spec.pre_games = {m.bot_id: 0 for m in spec.entrants}
+    spec.pre_matches = {m.bot_id: 0 for m in spec.entrants}
     store.create_match(spec)
     play_match(store, ANALYSED_MATCH, worker="bench",
                settings=Settings(url, prefix, allow_private_urls=False))

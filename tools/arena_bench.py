@@ -109,7 +109,7 @@ def bench_spec(urls: list[str], seed: int, match_id: str = "bench",
                      seed=seed, duplicate=False, entrants=entrants,
                      deadline_ms=deadline_ms, strike_limit=5,
                      pre_ratings={m.bot_id: 1500.0 for m in entrants},
-                     pre_games={m.bot_id: 0 for m in entrants})
+                     pre_matches={m.bot_id: 0 for m in entrants})
 
 
 def one_worker(urls: list[str], games: int) -> dict[str, Any]:
@@ -271,7 +271,7 @@ def rq_workers(urls: list[str] | None, workers: int, matches: int, bot_pid: int 
             if urls is None:
                 spec.entrants = house
                 spec.pre_ratings = {m.bot_id: 1500.0 for m in house}
-                spec.pre_games = {m.bot_id: 0 for m in house}
+                spec.pre_matches = {m.bot_id: 0 for m in house}
             specs.append(spec)
             store.create_match(spec)
         env = {**os.environ, "REDIS_URL": server.url, "TA_KEY_PREFIX": prefix, "ALLOW_PRIVATE_BOT_URLS": "1",

@@ -139,7 +139,7 @@ class MatchSpec:
     deadline_ms: int
     strike_limit: int
     pre_ratings: dict[str, float]
-    pre_games: dict[str, int]
+    pre_matches: dict[str, int]
     created: float = 0.0
 
     @property

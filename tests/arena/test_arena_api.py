@@ -19,7 +19,7 @@ def setup_ladder(redis_url: str, prefix: str) -> tuple[ArenaStore, MatchSpec]:
     spec = MatchSpec(match_id="mapi1", ladder_id="ss-4p", game="sore-spot", players=4, options={"rounds": 1},
                      seed=11, duplicate=True, entrants=entrants, deadline_ms=500, strike_limit=5,
                      pre_ratings={m.bot_id: 1500.0 for m in entrants},
-                     pre_games={m.bot_id: 0 for m in entrants})
+                     pre_matches={m.bot_id: 0 for m in entrants})
     store.create_match(spec)
     return store, spec
 

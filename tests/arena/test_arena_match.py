@@ -19,7 +19,7 @@ def spec_for(entrants: list[Member], duplicate: bool = False, game: str = "sore-
         match_id="m-test", ladder_id="l", game=game, players=len(entrants),
         options=ONE_ROUND if options is None else options, seed=seed, duplicate=duplicate, entrants=entrants,
         deadline_ms=deadline_ms, strike_limit=strike_limit,
-        pre_ratings={m.bot_id: 1500.0 for m in entrants}, pre_games={m.bot_id: 0 for m in entrants},
+        pre_ratings={m.bot_id: 1500.0 for m in entrants}, pre_matches={m.bot_id: 0 for m in entrants},
     )
 
 

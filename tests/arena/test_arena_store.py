@@ -28,7 +28,7 @@ def make_spec(store: ArenaStore, match_id: str, ladder: str = "ss", seed: int = 
     spec = MatchSpec(match_id=match_id, ladder_id=ladder, game="sore-spot", players=4, options={"rounds": 1},
                      seed=seed, duplicate=False, entrants=entrants, deadline_ms=200, strike_limit=5,
                      pre_ratings={m.bot_id: ratings.get(m.bot_id, 1500.0) for m in entrants},
-                     pre_games={m.bot_id: 0 for m in entrants})
+                     pre_matches={m.bot_id: 0 for m in entrants})
     store.create_match(spec)
     return spec
 
@@ -180,7 +180,7 @@ def test_a_bot_forfeiting_three_matches_in_a_row_is_benched(store: ArenaStore, b
         spec = MatchSpec(match_id=match_id, ladder_id="ss", game="sore-spot", players=4,
                          options={"rounds": 1}, seed=1, duplicate=False, entrants=entrants, deadline_ms=500,
                          strike_limit=5, pre_ratings={m.bot_id: 1500.0 for m in entrants},
-                         pre_games={m.bot_id: 0 for m in entrants})
+                         pre_matches={m.bot_id: 0 for m in entrants})
         store.create_match(spec)
         assert play_match(store, match_id, worker="w")["applied"]
 

@@ -65,7 +65,7 @@ def make_match(store: ArenaStore, prefix: str, name: str, http: Member, seed: in
                      players=4, options={"rounds": 1}, seed=seed, duplicate=True, entrants=entrants,
                      deadline_ms=deadline_ms, strike_limit=5,
                      pre_ratings={m.bot_id: 1500.0 for m in entrants},
-                     pre_games={m.bot_id: 0 for m in entrants})
+                     pre_matches={m.bot_id: 0 for m in entrants})
     store.create_match(spec)
     return spec
 
@@ -136,7 +136,7 @@ def test_a_threaded_worker_plays_matches_with_slow_bots_side_by_side_without_a_s
                              game="sore-spot", players=4, options={"rounds": 1}, seed=40 + i, duplicate=False,
                              entrants=entrants, deadline_ms=1000, strike_limit=5,
                              pre_ratings={m.bot_id: 1500.0 for m in entrants},
-                             pre_games={m.bot_id: 0 for m in entrants})
+                             pre_matches={m.bot_id: 0 for m in entrants})
             store.create_match(spec)
             specs.append(spec)
         worker = arena_worker(8)

@@ -38,7 +38,7 @@ def play(store: ArenaStore, match_id: str, member: Member) -> None:
     spec = MatchSpec(match_id=match_id, ladder_id="ss", game="sore-spot", players=4, options={"rounds": 1},
                      seed=len(match_id), duplicate=False, entrants=entrants, deadline_ms=2000, strike_limit=5,
                      pre_ratings={m.bot_id: ratings.get(m.bot_id, 1500.0) for m in entrants},
-                     pre_games={m.bot_id: 0 for m in entrants})
+                     pre_matches={m.bot_id: 0 for m in entrants})
     store.create_match(spec)
     assert play_match(store, match_id, worker="w")["applied"]
 

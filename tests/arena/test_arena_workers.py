@@ -49,7 +49,7 @@ def test_two_workers_rate_fifty_overlapping_matches_exactly_once(conn, key_prefi
         spec = MatchSpec(match_id=f"{key_prefix}m{i}".replace(":", "-"), ladder_id="ss", game="sore-spot",
                          players=4, options={"rounds": 1}, seed=i, duplicate=i % 2 == 0, entrants=entrants,
                          deadline_ms=2000, strike_limit=5, pre_ratings={m.bot_id: 1500.0 for m in entrants},
-                         pre_games={m.bot_id: 0 for m in entrants})
+                         pre_matches={m.bot_id: 0 for m in entrants})
         store.create_match(spec)
         specs.append(spec)
     for spec in specs:
@@ -94,7 +94,7 @@ def test_sigkilled_worker_costs_no_rating_and_the_match_is_rerun(conn, key_prefi
     spec = MatchSpec(match_id=f"{key_prefix}kill".replace(":", "-"), ladder_id="ss", game="sore-spot",
                      players=4, options={"rounds": 1}, seed=3, duplicate=True, entrants=entrants,
                      deadline_ms=1000, strike_limit=5, pre_ratings={m.bot_id: 1500.0 for m in entrants},
-                     pre_games={m.bot_id: 0 for m in entrants})
+                     pre_matches={m.bot_id: 0 for m in entrants})
     store.create_match(spec)
     enqueue_match(queue, spec, ladder, key_prefix)
 
@@ -149,7 +149,7 @@ def test_a_crashing_match_is_retried_then_lands_in_the_failed_registry_and_is_ab
     spec = MatchSpec(match_id=f"{key_prefix}crash".replace(":", "-"), ladder_id="ss", game="sore-spot",
                      players=4, options={"rounds": -7}, seed=1, duplicate=False, entrants=entrants,
                      deadline_ms=200, strike_limit=5, pre_ratings={m.bot_id: 1500.0 for m in entrants},
-                     pre_games={m.bot_id: 0 for m in entrants})
+                     pre_matches={m.bot_id: 0 for m in entrants})
     store.create_match(spec)
     enqueue_match(queue, spec, ladder, key_prefix)
     rq_worker(queue.name, WORKER_ENV)

@@ -57,7 +57,7 @@ def play_http_match(game: str, urls: list[str], names: list[str], seed: int = 7,
     spec = MatchSpec(match_id="m-local", ladder_id="local", game=game, players=len(urls),
                      options=QUICK_OPTIONS[game], seed=seed, duplicate=False, entrants=members,
                      deadline_ms=deadline_ms, strike_limit=5, pre_ratings={m.bot_id: 1500.0 for m in members},
-                     pre_games={m.bot_id: 0 for m in members})
+                     pre_matches={m.bot_id: 0 for m in members})
     try:
         drivers = {m.bot_id: HttpDriver(c) for m, c in zip(members, clients, strict=True)}
         return MatchRunner(spec, drivers).run()

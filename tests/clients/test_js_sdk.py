@@ -184,7 +184,7 @@ def test_js_polling_bot_plays_its_ladder_match_without_strikes(node: str, bots_d
     spec = MatchSpec(match_id="m-js-poll", ladder_id="ss-js", game="sore-spot", players=4,
                      options={"rounds": 1}, seed=11, duplicate=True, entrants=entrants, deadline_ms=3000,
                      strike_limit=5, pre_ratings={m.bot_id: 1500.0 for m in entrants},
-                     pre_games={m.bot_id: 0 for m in entrants})
+                     pre_matches={m.bot_id: 0 for m in entrants})
     store.create_match(spec)
     command = [node, "sore_spot_bot.js", "ladder", "--api", live_server, "--bot-id", bot.bot_id,
                "--token", bot.owner_token]

@@ -25,7 +25,7 @@ def test_sdk_polling_bot_plays_its_ladder_match_without_strikes(live_server, red
     spec = MatchSpec(match_id="m-sdk", ladder_id="ss", game="sore-spot", players=4, options={"rounds": 1},
                      seed=9, duplicate=True, entrants=entrants, deadline_ms=3000, strike_limit=5,
                      pre_ratings={m.bot_id: 1500.0 for m in entrants},
-                     pre_games={m.bot_id: 0 for m in entrants})
+                     pre_matches={m.bot_id: 0 for m in entrants})
     store.create_match(spec)
     outcome: dict = {}
     match = threading.Thread(target=lambda: outcome.update(play_match(store, "m-sdk", worker="test")))

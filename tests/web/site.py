@@ -37,7 +37,7 @@ def play_ladder_matches(store: ArenaStore, ladder: LadderConfig, matches: int, s
                          duplicate=ladder.duplicate, entrants=seating, deadline_ms=ladder.deadline_ms,
                          strike_limit=ladder.strike_limit,
                          pre_ratings={m.bot_id: ratings.get(m.bot_id, 1500.0) for m in entrants},
-                         pre_games={m.bot_id: stats[m.bot_id]["matches"] for m in entrants}, created=0.0)
+                         pre_matches={m.bot_id: stats[m.bot_id]["matches"] for m in entrants}, created=0.0)
         store.create_match(spec)
         play_match(store, match_id, worker="site-builder")
         ids.append(match_id)

@@ -241,7 +241,7 @@ def test_a_running_ladder_match_can_be_watched_live_with_card_backs_only(browser
     spec = MatchSpec(match_id="watch-me", ladder_id=ladder.ladder_id, game=ladder.game, players=4,
                      options=ladder.options, seed=77, duplicate=True, entrants=entrants, deadline_ms=1000,
                      strike_limit=5, pre_ratings={m.bot_id: 1500.0 for m in entrants},
-                     pre_games={m.bot_id: 0 for m in entrants})
+                     pre_matches={m.bot_id: 0 for m in entrants})
     store.create_match(spec)
     store.start_attempt("watch-me", "test-worker", 30.0)
     seating = [m.bot_id for m in entrants[1:] + entrants[:1]]  # game 2 of 4: the bots rotated one seat

@@ -151,7 +151,7 @@ def _queued_spec():
     return MatchSpec(match_id="m-queued", ladder_id="spot-hearts-4p", game="spot-hearts", players=4,
                      options={}, seed=1, duplicate=True, entrants=entrants, deadline_ms=1000, strike_limit=5,
                      pre_ratings={m.bot_id: 1500.0 for m in entrants},
-                     pre_games={m.bot_id: 0 for m in entrants})
+                     pre_matches={m.bot_id: 0 for m in entrants})
 
 
 def test_empty_arena_says_so(client) -> None:
@@ -200,7 +200,7 @@ def test_ladder_page_lists_new_bots_apart_and_marks_provisional_ratings(client, 
                                  options={"rounds": 1}, seed=5, duplicate=False, entrants=entrants,
                                  deadline_ms=1000, strike_limit=3,
                                  pre_ratings={m.bot_id: 1500.0 for m in entrants},
-                                 pre_games={m.bot_id: 0 for m in entrants}))
+                                 pre_matches={m.bot_id: 0 for m in entrants}))
     play_match(store, "m-new", worker="test")
     store.set_members("ss", [Member("b-fresh", MemberKind.HTTP, url="http://127.0.0.1:9", name="freshling")])
     page = client.get("/ladders/ss").get_data(as_text=True)
@@ -251,7 +251,7 @@ def test_bot_page_lists_the_strikes_of_a_misbehaving_http_bot(client, redis_url,
         spec = MatchSpec(match_id="m-strikes", ladder_id="ss", game="sore-spot", players=4,
                          options={"rounds": 1}, seed=3, duplicate=False, entrants=entrants, deadline_ms=1000,
                          strike_limit=3, pre_ratings={m.bot_id: 1500.0 for m in entrants},
-                         pre_games={m.bot_id: 0 for m in entrants})
+                         pre_matches={m.bot_id: 0 for m in entrants})
         store.create_match(spec)
         play_match(store, "m-strikes", worker="test")
     finally:
