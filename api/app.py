@@ -5,21 +5,18 @@ from __future__ import annotations
 from typing import Any
 
 from flask import Flask, abort, request, send_from_directory
-from flask_limiter import Limiter
-from flask_limiter.util import get_remote_address
 from flask_smorest import Api
 
 from api import headers, jsonio
 from api.fastargs import declares_json
 from api.problems import PROBLEM_MEDIA_TYPE, register_error_handlers
-from api.ratelimit import install_seat_limit
+from api.ratelimit import install_address_limits, install_seat_limit
 from api.schemas import ProblemSchema
 from api.services import EXTENSION, build_services
-from core import keys
 from core.arena.registry import BotQuota
 from core.settings import Settings
 
-# endpoint -> (config key with the limit, methods it applies to)
+# endpoint -> (config key with its per-client-address limit, methods it applies to)
 RATE_LIMITED = {
     "bots.register_bot": ("LIMIT_REGISTRATION", ["POST"]),
     "tables.create_table": ("LIMIT_TABLE_CREATION", ["POST"]),
@@ -78,40 +75,9 @@ def create_app(config: dict[str, Any] | None = None, settings: Settings | None =
 
 
 def _install_rate_limits(app: Flask) -> None:
-    app.config.setdefault("RATELIMIT_STORAGE_URI", limiter_storage_uri(app.config["REDIS_URL"]))
-    app.config.setdefault("RATELIMIT_KEY_PREFIX", keys.rate_limit_prefix(app.config["KEY_PREFIX"]))
-    # X-RateLimit-* headers on every success cost an extra Redis read per request; the 429 problem carries
-    # Retry-After (added by our error handler), which is what clients need.
-    app.config.setdefault("RATELIMIT_HEADERS_ENABLED", False)
-    # Fixed window: one INCR per hit (the moving window keeps a list of timestamps per client).
-    app.config.setdefault("RATELIMIT_STRATEGY", "fixed-window")
-    # One limiter per app (tests build many apps on different prefixes); limits wrap the registered views.
-    limiter = Limiter(get_remote_address, app=app)
-    for endpoint, (config_key, methods) in RATE_LIMITED.items():
-        limit = app.config[config_key]
-        app.view_functions[endpoint] = limiter.limit(limit, methods=methods)(app.view_functions[endpoint])
-    # With no default or application-wide limits, only the views above have limits to check: for any other
-    # request the limiter's before_request hook can stop at its request filter, which halves what the hook
-    # costs every request (measured in docs/api.md).
-    limiter.request_filter(_has_no_rate_limit)
+    # Only the views in RATE_LIMITED are wrapped: no other request pays anything for the per-address limits.
+    install_address_limits(app, RATE_LIMITED)
     install_seat_limit(app, app.extensions[EXTENSION].redis)
-    app.extensions["trick_arena_limiter"] = limiter
-
-
-def _has_no_rate_limit() -> bool:
-    return request.endpoint not in RATE_LIMITED
-
-
-def limiter_storage_uri(redis_url: str) -> str:
-    """The limiter's name for the Redis at `redis_url`: the limits library spells a unix socket
-    ``redis+unix://`` where redis-py spells it ``unix://``.
-
-    >>> limiter_storage_uri("unix:///run/redis.sock?db=0")
-    'redis+unix:///run/redis.sock?db=0'
-    >>> limiter_storage_uri("redis://127.0.0.1:6379/0")
-    'redis://127.0.0.1:6379/0'
-    """
-    return "redis+" + redis_url if redis_url.startswith("unix://") else redis_url
 
 
 def _install_swagger_assets(app: Flask) -> None:

@@ -282,6 +282,16 @@ class TooManyMovePosts(DomainError):
         self.retry_after = retry_after
 
 
+class RateLimited(DomainError):
+    """A client address went over a per-address limit (``limit`` as the limits library writes it, e.g.
+    ``20 per 1 minute``); its window resets in ``retry_after`` seconds."""
+
+    def __init__(self, limit: str, retry_after: int) -> None:
+        super().__init__(f"rate limit exceeded ({limit}); retry after the Retry-After delay")
+        self.limit = limit
+        self.retry_after = max(1, retry_after)
+
+
 class AnalysisQueueFull(DomainError):
     """Too many game analyses are queued or running; ``retry_after`` seconds is a fair wait."""
 

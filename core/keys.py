@@ -72,7 +72,8 @@ def owner_game_bots(prefix: str, owner: str, game: str) -> str:
 # --- infrastructure ----------------------------------------------------------------------------------------
 
 def rate_limit_prefix(prefix: str) -> str:
-    """Prefix handed to Flask-Limiter's Redis storage."""
+    """Prefix of the per-client-address rate limits' keys (api/ratelimit.py; the limits library's Redis
+    storage puts its own ``LIMITS:LIMITER/`` in front)."""
     return f"{prefix}rl"
 
 

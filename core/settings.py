@@ -55,7 +55,8 @@ class Settings:
     _: KW_ONLY
     house_queue: str | None = None  # $TA_RQ_QUEUE; None: derived from the prefix
     analysis_queue: str | None = None  # $TA_ANALYSIS_QUEUE; None: derived from the prefix
-    # Rate limits on registration, table creation and analyses (Flask-Limiter syntax), per client address.
+    # Rate limits on registration, table creation and analyses per client address, in the limits library's
+    # notation ("20/minute"; ";" separates several, all of which apply).
     limit_registration: str = "20/minute"
     limit_table_creation: str = "60/minute"
     limit_analysis: str = "10/minute"

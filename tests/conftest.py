@@ -69,7 +69,7 @@ def session_prefix(redis_url: str) -> Iterator[str]:
     client = redis.Redis.from_url(redis_url)
     try:
         forget_rq_queues(client, prefix)
-        # Flask-Limiter's storage puts its own prefix in front of ours.
+        # The limits library's Redis storage puts its own prefix in front of ours (api/ratelimit.py).
         for pattern in (f"{prefix}*", f"LIMITS:LIMITER/{prefix}*"):
             for key in client.scan_iter(match=pattern, count=1000):
                 client.delete(key)

@@ -19,9 +19,9 @@ from typing import Any
 
 import redis
 from flask import current_app, url_for
-from flask_limiter.util import get_remote_address
 from flask_smorest import Blueprint
 
+from api.ratelimit import client_address
 from api.schemas import AnalysisQuerySchema, AnalysisStateSchema
 from api.services import services
 from core.analysis import AnalysisStatus, AnalysisSubject, RequestOutcome
@@ -84,8 +84,8 @@ def _request(subject: AnalysisSubject, check: Callable[[AnalysisSubject], None]
              ) -> tuple[dict[str, Any], int, dict[str, str]]:
     check(subject)
     svc = services()
-    # The owner is the address the rate limiter keys LIMIT_ANALYSIS by: one identity for both limits.
-    owner = get_remote_address()
+    # The owner is the address LIMIT_ANALYSIS counts (api/ratelimit.py): one identity for both limits.
+    owner = client_address()
     outcome, _status = svc.analyses.request(subject, owner)
     if outcome is RequestOutcome.SHARE_EXHAUSTED:
         raise AnalysisShareExhausted(svc.analyses.pending_for(owner), svc.analyses.max_pending_per_owner,

@@ -5,10 +5,10 @@ from __future__ import annotations
 from typing import Any
 
 from flask import request, url_for
-from flask_limiter.util import get_remote_address
 from flask_smorest import Blueprint
 
 from api.auth import bearer_token
+from api.ratelimit import client_address
 from api.schemas import BotCreatedSchema, BotCreateSchema, BotListQuerySchema, BotSchema, BotUpdateSchema
 from api.services import services
 
@@ -27,7 +27,7 @@ def register_bot(body: dict[str, Any]) -> tuple[dict[str, Any], int, dict[str, s
     and at most `MAX_BOTS_PER_OWNER_PER_LADDER` of them listing one game.
     """
     record, token = services().bots.register(body["name"], body["games"], body.get("url"),
-                                             address=get_remote_address())
+                                             address=client_address())
     location = url_for("bots.get_bot", bot_id=record["bot_id"])
     return {**record, "owner_token": token}, 201, {"Location": location}
 
