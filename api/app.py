@@ -2,25 +2,21 @@
 
 from __future__ import annotations
 
-import inspect
 from typing import Any
 
 from flask import Flask, abort, request, send_from_directory
-from flask_limiter import Limiter
-from flask_limiter.util import get_remote_address
 from flask_smorest import Api
 
 from api import headers, jsonio
 from api.fastargs import declares_json
 from api.problems import PROBLEM_MEDIA_TYPE, register_error_handlers
-from api.ratelimit import install_seat_limit
+from api.ratelimit import install_address_limits, install_seat_limit
 from api.schemas import ProblemSchema
 from api.services import EXTENSION, build_services
-from core import keys
-from core.registry import BotQuota
-from core.settings import load_config
+from core.arena.registry import BotQuota
+from core.settings import Settings
 
-# endpoint -> (config key with the limit, methods it applies to)
+# endpoint -> (config key with its per-client-address limit, methods it applies to)
 RATE_LIMITED = {
     "bots.register_bot": ("LIMIT_REGISTRATION", ["POST"]),
     "tables.create_table": ("LIMIT_TABLE_CREATION", ["POST"]),
@@ -29,12 +25,6 @@ RATE_LIMITED = {
 }
 
 BODY_METHODS = {"POST", "PUT", "PATCH"}
-
-# The hot views build their answer as a Response in their schema's shape (api.jsonio). flask-smorest's
-# decorators on them (@response, @alt_response, @doc) only document it, yet each wraps the view in a layer
-# that passes a Response through at the cost of an app-context lookup and a coroutine check per request.
-# The OpenAPI document is taken from the decorated view at registration; the bare function is served.
-UNWRAPPED_VIEWS = ("seats.get_seat_state", "seats.post_move")
 
 
 class TrickArenaApi(Api):
@@ -51,9 +41,10 @@ class TrickArenaApi(Api):
             del self.DEFAULT_RESPONSE_CONTENT_TYPE  # successes stay application/json
 
 
-def create_app(config: dict[str, Any] | None = None) -> Flask:
+def create_app(config: dict[str, Any] | None = None, settings: Settings | None = None) -> Flask:
+    """The app: the Flask config of `settings` (default: read from the environment now), `config` on top."""
     app = Flask(__name__)
-    app.config.update(load_config(config))
+    app.config.update((settings or Settings.from_env()).flask_config(config))
     jsonio.install(app)
 
     api = TrickArenaApi(app, spec_kwargs={"info": {"description": "Play trick-taking card games over HTTP."}})
@@ -63,8 +54,6 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
 
     for blueprint in (health.blp, games.blp, tables.blp, seats.blp, bots.blp, ladders.blp, analysis.blp):
         api.register_blueprint(blueprint)
-    for endpoint in UNWRAPPED_VIEWS:
-        app.view_functions[endpoint] = inspect.unwrap(app.view_functions[endpoint])
     from api.web import blp as web_pages  # the HTML pages at /: not part of the OpenAPI doc
     app.register_blueprint(web_pages)
     register_error_handlers(app)
@@ -86,36 +75,9 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
 
 
 def _install_rate_limits(app: Flask) -> None:
-    app.config.setdefault("RATELIMIT_STORAGE_URI", limiter_storage_uri(app.config["REDIS_URL"]))
-    app.config.setdefault("RATELIMIT_KEY_PREFIX", keys.rate_limit_prefix(app.config["KEY_PREFIX"]))
-    # X-RateLimit-* headers on every success cost an extra Redis read per request; the 429 problem carries
-    # Retry-After (added by our error handler), which is what clients need.
-    app.config.setdefault("RATELIMIT_HEADERS_ENABLED", False)
-    # Fixed window: one INCR per hit (the moving window keeps a list of timestamps per client).
-    app.config.setdefault("RATELIMIT_STRATEGY", "fixed-window")
-    # One limiter per app (tests build many apps on different prefixes); limits wrap the registered views.
-    limiter = Limiter(get_remote_address, app=app)
-    for endpoint, (config_key, methods) in RATE_LIMITED.items():
-        limit = app.config[config_key]
-        app.view_functions[endpoint] = limiter.limit(limit, methods=methods)(app.view_functions[endpoint])
-    # We set no default or application-wide limits, so the limiter's before_request hook only costs time on
-    # every request; the wrapped views above check their own limits.
-    hooks = app.before_request_funcs.setdefault(None, [])
-    hooks[:] = [hook for hook in hooks if hook != limiter._check_request_limit]
+    # Only the views in RATE_LIMITED are wrapped: no other request pays anything for the per-address limits.
+    install_address_limits(app, RATE_LIMITED)
     install_seat_limit(app, app.extensions[EXTENSION].redis)
-    app.extensions["trick_arena_limiter"] = limiter
-
-
-def limiter_storage_uri(redis_url: str) -> str:
-    """The limiter's name for the Redis at `redis_url`: the limits library spells a unix socket
-    ``redis+unix://`` where redis-py spells it ``unix://``.
-
-    >>> limiter_storage_uri("unix:///run/redis.sock?db=0")
-    'redis+unix:///run/redis.sock?db=0'
-    >>> limiter_storage_uri("redis://127.0.0.1:6379/0")
-    'redis://127.0.0.1:6379/0'
-    """
-    return "redis+" + redis_url if redis_url.startswith("unix://") else redis_url
 
 
 def _install_swagger_assets(app: Flask) -> None:

@@ -30,8 +30,17 @@ loglevel = os.environ.get("TA_LOG_LEVEL", "info")
 
 
 def on_starting(server: object) -> None:
-    """Refuse to start on an address something already listens on. With SO_REUSEPORT a second server on the
-    same port would not fail to bind: it would quietly take half of the connections."""
+    """Put the compiled engine in place for the workers, and refuse to start on an address something already
+    listens on.
+
+    The workers import the app after they fork from this process: they inherit the build on the engine's
+    path (engine/compiled.py), so they run the compiled rules when a build matches the source. With
+    SO_REUSEPORT a second server on the same port would not fail to bind: it would quietly take half of
+    the connections.
+    """
+    from engine import compiled
+
+    compiled.activate()
     if reuse_port:
         for address in server.cfg.address:  # type: ignore[attr-defined]
             refuse_if_taken(address)

@@ -9,12 +9,11 @@ from __future__ import annotations
 
 import json
 import logging
-import time
 from http import HTTPStatus
 from typing import Any
 
 import redis
-from flask import Flask, Response, current_app
+from flask import Flask, Response
 from werkzeug.exceptions import HTTPException
 
 from core.errors import (
@@ -24,12 +23,19 @@ from core.errors import (
     BadSeats,
     BadToken,
     BotNotFound,
+    BotNotOnLadder,
     DomainError,
     GameNotOver,
+    LadderNotFound,
+    LadderRequired,
+    MatchGameNotFound,
+    MatchNotFound,
+    MatchNotPublished,
     NameReserved,
     NameTaken,
     NotYourTurn,
     QuotaExceeded,
+    RateLimited,
     SeatNotFound,
     SeatNotOpen,
     SeatTaken,
@@ -41,6 +47,7 @@ from core.errors import (
     TableOver,
     TokenRequired,
     TooManyMovePosts,
+    UnknownDealing,
     UnknownGame,
     UnsafeURL,
     store_error,
@@ -60,6 +67,9 @@ PROBLEM_TYPE_BASE = "/problems/"
 log = logging.getLogger(__name__)
 STORE_RETRY_AFTER_S = 1  # a Redis restart (AOF load) takes about a second
 STORE_FULL_RETRY_AFTER_S = 5  # room comes back when an operator makes it: retrying every second helps nobody
+# Every rate limit's 429 (moves, registration, table creation, analysis requests) has this one type: clients
+# branch on one value. (A client's share of the analysis queue used up is analysis-share-exhausted.)
+RATE_LIMITED_SLUG = "rate-limited"
 
 
 class ApiProblem(Exception):
@@ -89,6 +99,11 @@ PROBLEMS: list[tuple[type[Exception], int, str, str | None]] = [
     (SeatNotFound, 404, "seat-not-found", None),
     (BotNotFound, 404, "bot-not-found", None),
     (AnalysisNotFound, 404, "analysis-not-found", None),
+    (LadderNotFound, 404, "ladder-not-found", None),
+    (MatchNotFound, 404, "match-not-found", None),
+    (MatchGameNotFound, 404, "game-not-found", None),
+    (BotNotOnLadder, 404, "bot-not-on-ladder", None),
+    (LadderRequired, 400, "ladder-required", None),
     (TokenRequired, 401, "token-required", None),
     (BadToken, 403, "bad-token", None),
     (BadSeats, 422, "bad-seats", None),
@@ -100,6 +115,8 @@ PROBLEMS: list[tuple[type[Exception], int, str, str | None]] = [
     (SeatNotOpen, 409, "seat-not-open", None),
     (SeatTaken, 409, "seat-taken", None),
     (GameNotOver, 409, "game-not-over", None),
+    (UnknownDealing, 409, "unknown-dealing", "Unknown dealing version"),
+    (MatchNotPublished, 409, "match-not-finished", None),
     (TableOver, 409, "game-over", None),
     (NotYourTurn, 409, "not-your-turn", None),
     (StaleVersion, 409, "stale-version", None),
@@ -109,7 +126,8 @@ PROBLEMS: list[tuple[type[Exception], int, str, str | None]] = [
     (AnalysisShareExhausted, 429, "analysis-share-exhausted", "Too Many Requests"),
     (StoreFull, 507, "store-full", "Insufficient storage"),
     (StoreUnavailable, 503, "store-unavailable", "Service unavailable"),
-    (TooManyMovePosts, 429, "rate-limited", "Too Many Requests"),  # the per-seat move limit
+    (TooManyMovePosts, 429, RATE_LIMITED_SLUG, "Too Many Requests"),  # the per-seat move limit
+    (RateLimited, 429, RATE_LIMITED_SLUG, "Too Many Requests"),  # the per-address limits
 ]
 
 
@@ -122,7 +140,7 @@ def _problem_headers(error: Exception) -> dict[str, str]:
         return {"Retry-After": str(STORE_FULL_RETRY_AFTER_S)}
     if isinstance(error, StoreUnavailable):
         return {"Retry-After": str(STORE_RETRY_AFTER_S)}
-    if isinstance(error, TooManyMovePosts):
+    if isinstance(error, (TooManyMovePosts, RateLimited)):
         return {"Retry-After": str(error.retry_after)}
     return {}
 
@@ -145,10 +163,6 @@ def problem_for(error: Exception) -> ApiProblem | None:
                 extra = {"legal": error.legal}
             return ApiProblem(status, slug, str(error), title, _problem_headers(error), **extra)
     return None
-
-# Every rate limit's 429 (moves, registration, table creation, analysis requests) has this one type: clients
-# branch on one value. (A client's share of the analysis queue used up is analysis-share-exhausted.)
-RATE_LIMITED_SLUG = "rate-limited"
 
 # Werkzeug's 422 from webargs/marshmallow carries the field messages in `.data["messages"]`.
 VALIDATION_SLUG = "validation-failed"
@@ -178,14 +192,6 @@ def _flatten_messages(messages: Any) -> dict[str, Any]:
     return messages if isinstance(messages, dict) else {"_schema": messages}
 
 
-def _retry_after_seconds() -> int:
-    limiter = current_app.extensions.get("trick_arena_limiter")
-    limit = limiter.current_limit if limiter is not None else None
-    if limit is None:
-        return 60
-    return max(1, int(limit.reset_at - time.time()) + 1)
-
-
 def _http_problem(error: HTTPException) -> Response:
     status = error.code or 500
     headers = {name: value for name, value in error.get_headers() if name.lower() != "content-type"}
@@ -197,10 +203,6 @@ def _http_problem(error: HTTPException) -> Response:
                                 headers=headers, errors=_flatten_messages(messages))
     detail = error.description or HTTPStatus(status).description
     slug = None
-    if status == 429:
-        slug = RATE_LIMITED_SLUG
-        detail = f"rate limit exceeded ({error.description}); retry after the Retry-After delay"
-        headers.setdefault("Retry-After", str(_retry_after_seconds()))
     allowed = getattr(error, "valid_methods", None)
     if status == 405 and allowed:
         detail = f"{detail} Allowed: {', '.join(sorted(allowed))}."

@@ -1,4 +1,5 @@
-"""The moves endpoint's limit: per seat and per table version, never per client address.
+"""The API's rate limits: moves per seat and table version, never per client address; registration, table
+creation and analysis requests per client address.
 
 A seat can only make progress one decision at a time: every accepted move raises the table's version, so a
 client that posts once per decision (plus a retry after a 409 or a corrected 422) makes one to three posts at
@@ -6,22 +7,33 @@ any version. The limit counts a seat's posts at the table's *current* version (r
 client cannot reset it by inventing versions) and refuses the post beyond `LIMIT_SEAT_POSTS`: a compliant
 client can never reach it however fast it plays, many seats behind one address do not share a budget, and a
 client that hammers a seat with refused moves is stopped until the table moves on or the window expires.
-Registration and table creation keep Flask-Limiter's per-address limits (api/app.py).
 
 The count costs no round trip of its own: the table store counts the post inside the first Lua call the move
-makes (`core.tables.PostLimit`; the record read or the commit). Only a post refused before it reaches the
-store (a malformed body) is counted by a call of its own, `check_seat_posts`.
+makes (`core.tables.store.PostLimit`; the record read or the commit). Only a post refused before it reaches
+the store (a malformed body) is counted by a call of its own, `check_seat_posts`.
+
+The per-address limits are the `limits` library's fixed windows on Redis (one INCR with its expiry per hit),
+wrapped around the limited views only: every other request, the seat-state and move routes among them, pays
+nothing for them.
 """
 
 from __future__ import annotations
 
+import functools
+import time
+from collections.abc import Callable, Collection, Mapping, Sequence
+from typing import Any
+
 import redis
-from flask import Flask, current_app
+from flask import Flask, current_app, request
+from limits import RateLimitItem, parse_many
+from limits.storage import storage_from_string
+from limits.strategies import FixedWindowRateLimiter
 
 from core import keys
-from core.errors import TooManyMovePosts
-from core.lua_scripts import SEAT_POSTS_SCRIPT
-from core.tables import PostLimit
+from core.errors import RateLimited, TooManyMovePosts
+from core.tables.lua import SEAT_POSTS_SCRIPT
+from core.tables.store import PostLimit
 from core.tokens import token_tag
 
 SEAT_WINDOW_S = 60  # a seat's count at one version is forgotten this long after its first post
@@ -55,3 +67,74 @@ def check_seat_posts(table_id: str, seat: int, token: str) -> None:
         args=[limit.limit, limit.window_s])
     if int(wait):
         raise TooManyMovePosts(seat, limit.limit, int(wait))  # 429 rate-limited (api/problems.py)
+
+
+# --- per client address ------------------------------------------------------------------------------------
+
+View = Callable[..., Any]
+
+
+def client_address() -> str:
+    """The client address the per-address limits, the bot quota and the analysis shares count: the
+    connection's peer as the WSGI server reports it (``REMOTE_ADDR``)."""
+    return request.remote_addr or "127.0.0.1"
+
+
+def install_address_limits(app: Flask, limited: Mapping[str, tuple[str, Sequence[str]]]) -> None:
+    """Wrap each view of `limited` (endpoint -> (config key with its limit, methods it applies to)) in its
+    per-address limit, unless ``RATELIMIT_ENABLED`` is off.
+
+    The limit is the config value in the limits library's notation (``20/minute``; ``;`` separates several,
+    all of which apply), counted per client address and endpoint in a fixed window on the Redis at
+    ``RATELIMIT_STORAGE_URI`` (default: the app's Redis) under ``RATELIMIT_KEY_PREFIX``.
+    """
+    app.config.setdefault("RATELIMIT_STORAGE_URI", storage_uri(app.config["REDIS_URL"]))
+    app.config.setdefault("RATELIMIT_KEY_PREFIX", keys.rate_limit_prefix(app.config["KEY_PREFIX"]))
+    if not app.config.get("RATELIMIT_ENABLED", True):
+        return
+    # One storage per app (tests build many apps on different prefixes); it connects on its first hit.
+    limiter = FixedWindowRateLimiter(storage_from_string(app.config["RATELIMIT_STORAGE_URI"]))
+    for endpoint, (config_key, methods) in limited.items():
+        limit = AddressLimit(limiter, parse_many(app.config[config_key]), app.config["RATELIMIT_KEY_PREFIX"],
+                             endpoint)
+        app.view_functions[endpoint] = limit.wrap(app.view_functions[endpoint], methods)
+
+
+class AddressLimit:
+    """One view's limits per client address; `hit` counts a request and raises `RateLimited` over any."""
+
+    def __init__(self, limiter: FixedWindowRateLimiter, items: Sequence[RateLimitItem], prefix: str,
+                 scope: str) -> None:
+        self.limiter = limiter
+        self.items = items
+        self.prefix = prefix
+        self.scope = scope
+
+    def hit(self, address: str) -> None:
+        for item in self.items:
+            if not self.limiter.hit(item, self.prefix, address, self.scope):
+                reset_at = self.limiter.get_window_stats(item, self.prefix, address, self.scope).reset_time
+                raise RateLimited(str(item), int(reset_at - time.time()) + 1)  # 429 (api/problems.py)
+
+    def wrap(self, view: View, methods: Collection[str]) -> View:
+        methods = frozenset(methods)
+
+        @functools.wraps(view)
+        def limited_view(*args: Any, **kwargs: Any) -> Any:
+            if request.method in methods:
+                self.hit(client_address())
+            return view(*args, **kwargs)
+
+        return limited_view
+
+
+def storage_uri(redis_url: str) -> str:
+    """The limits library's name for the Redis at `redis_url`: it spells a unix socket ``redis+unix://``
+    where redis-py spells it ``unix://``.
+
+    >>> storage_uri("unix:///run/redis.sock?db=0")
+    'redis+unix:///run/redis.sock?db=0'
+    >>> storage_uri("redis://127.0.0.1:6379/0")
+    'redis://127.0.0.1:6379/0'
+    """
+    return "redis+" + redis_url if redis_url.startswith("unix://") else redis_url

@@ -7,20 +7,25 @@ from typing import Any
 from marshmallow import Schema, ValidationError, fields, validate
 
 import engine
-import engine.bots
+from core.analysis import AnalysisStatus
+from core.arena.ranking import PROVISIONAL_MATCHES, UNCERTAINTY_SCALE
+from core.arena.store import MAX_VERSION_CHARS
+from core.settings import ANALYSIS_BUDGET_RANGE_MS
+from engine.bots.names import HOUSE_BOT_NAME_PATTERN, describe_house_bot_names
 
-# Documented as enums so clients (and schema-driven fuzzers) know the accepted values; checked at run time by
-# the store and registry, whose problems (unknown-game, bad-seats) say more than a generic validation error.
+# Documented as enums (games) and a pattern (seats: house bots come in numbered families, engine.bots.names)
+# so clients (and schema-driven fuzzers) know the accepted values; checked at run time by the store and the
+# table API, whose problems (unknown-game, bad-seats) say more than a generic validation error.
 GAME_IDS = {"enum": list(engine.GAMES)}
-SEAT_KINDS = {"enum": ["open", *engine.bots.BOT_NAMES]}
+SEAT_KINDS = {"pattern": f"^(open|{HOUSE_BOT_NAME_PATTERN})$"}
 CARD_CODE = {"type": "string", "minLength": 1, "maxLength": 8}
-# http(s)://host[:port][/path]: the shape core.netguard accepts (it also checks where the host resolves).
+# http(s)://host[:port][/path]: the shape core.arena.netguard accepts (it also checks where the host
+# resolves).
 PORT = r"(6553[0-5]|655[0-2][0-9]|65[0-4][0-9]{2}|6[0-4][0-9]{3}|[1-5][0-9]{4}|[1-9][0-9]{0,3})"
 HOST = r"[A-Za-z0-9.-]+"  # a name or IPv4 (the server also takes bracketed IPv6 literals: no regex here)
 BOT_URL = {"pattern": rf"^https?://{HOST}(:{PORT})?(/[!-\"$-~]*)?$"}  # printable path, no '#' (fragment)
 
-SEAT_KINDS_HELP = ("'open' (a polling client joins it) or a house bot name: "
-                   "random, heuristic, eps-0.1 .. eps-0.9")
+SEAT_KINDS_HELP = f"'open' (a polling client joins it) or a house bot name: {describe_house_bot_names()}"
 
 
 class ProblemSchema(Schema):
@@ -68,7 +73,7 @@ class MoveField(fields.Field):
         return value
 
 
-# --- health / hello --------------------------------------------------------------------------------------
+# --- health ----------------------------------------------------------------------------------------------
 
 class HealthSchema(Schema):
     status = fields.String(required=True, metadata={"description": "ok, or degraded"})
@@ -76,10 +81,6 @@ class HealthSchema(Schema):
     refusing_writes = fields.String(required=True, allow_none=True,
                                     metadata={"description": "memory or disk: what Redis refuses writes "
                                               "for; null when it takes them"})
-
-
-class HelloSchema(Schema):
-    hello = fields.String(required=True)
 
 
 # --- games -----------------------------------------------------------------------------------------------
@@ -156,7 +157,7 @@ class ReplayRecordSchema(Schema):
     moves = fields.List(fields.Nested(RecordedMoveSchema), required=True)
     seed = fields.Raw(metadata={"description": "the table seed (integer)"})
     dealing = fields.Integer(metadata={
-        "description": "the dealing version that dealt it (docs/deals.md); absent: version 1"})
+        "description": "the dealing version that dealt it (docs/deals.md): 2, with the seed"})
     seed_commitment = fields.String(metadata={
         "description": "tables: sha256 of '<seed_nonce>:<seed>', published when the table opened"})
     seed_nonce = fields.String(metadata={"description": "tables: the nonce that opens the commitment"})
@@ -259,7 +260,7 @@ class VersionLineSchema(Schema):
     start = fields.Float(required=True, metadata={"description": "rating before its first match: the "
                                                                  "previous version's rating"})
     rating = fields.Float(required=True, metadata={"description": "rating after its latest match"})
-    games = fields.Integer(required=True)
+    matches = fields.Integer(required=True, metadata={"description": "rated matches it played"})
     wins = fields.Integer(required=True)
     first = fields.Float(required=True, metadata={"description": "when its first match was rated"})
     last = fields.Float(required=True, metadata={"description": "when its latest match was rated"})
@@ -292,3 +293,267 @@ class BotCreatedSchema(BotSchema):
 class BotListQuerySchema(Schema):
     game = fields.String(metadata={"description": "only bots that play this game"})
     limit = fields.Integer(load_default=100, validate=validate.Range(min=1, max=500))
+
+
+# --- ladders, ratings and matches (api.blueprints.ladders) ------------------------------------------------
+
+
+class LadderSchema(Schema):
+    ladder_id = fields.String(required=True)
+    game = fields.String(required=True)
+    players = fields.Integer(required=True)
+    options = fields.Dict(required=True)
+    duplicate = fields.Boolean(required=True)
+    deadline_ms = fields.Integer(required=True)
+    strike_limit = fields.Integer(required=True)
+    house_bots = fields.List(fields.String(), required=True)
+    presence_s = fields.Float(required=True, metadata={
+        "description": "a polling bot is seated only if it called its ladder-seats endpoint within this many "
+                       "seconds or holds a long-poll there"})
+    members = fields.Integer(required=True)
+    active_matches = fields.Integer(required=True)
+    url = fields.String(required=True)
+
+
+class RankedBotSchema(Schema):
+    rank = fields.Integer(required=True)
+    bot_id = fields.String(required=True)
+    name = fields.String(allow_none=True)
+    kind = fields.String(allow_none=True, metadata={"description": "house, http, poll; null: left"})
+    rating = fields.Float(required=True)
+    matches = fields.Integer(required=True, metadata={
+        "description": "rated matches played (a duplicate match is several games; a match every bot "
+                       "forfeited is not rated and not counted)"})
+    wins = fields.Integer(required=True, metadata={
+        "description": "rated matches won: placed first (ties included) without forfeiting"})
+    win_share = fields.Float(allow_none=True, metadata={"description": "wins / matches; null before a match"})
+    strikes = fields.Integer(required=True, metadata={"description": "strikes in every finished match"})
+    forfeits = fields.Integer(required=True, metadata={"description": "finished matches it forfeited"})
+    mean_latency_ms = fields.Float(allow_none=True)
+    paused = fields.Boolean(required=True)
+    history = fields.String(required=True)
+    version = fields.String(allow_none=True, metadata={
+        "description": "the version the bot reports now (GET / or ladder-seats?version=); house bots: house"})
+    provisional = fields.Boolean(required=True, metadata={
+        "description": f"fewer than {PROVISIONAL_MATCHES} rated matches: the rating is still settling"})
+    uncertainty = fields.Float(required=True, metadata={
+        "description": f"rough ± of the rating: {UNCERTAINTY_SCALE:g} / sqrt(matches + 1)"})
+
+
+class NewBotSchema(RankedBotSchema):
+    class Meta:
+        exclude = ("rank",)
+
+
+class RankingSchema(Schema):
+    ladder = fields.Nested(LadderSchema, required=True)
+    ranking = fields.List(fields.Nested(RankedBotSchema), required=True, metadata={
+        "description": "bots with at least one rated match, best rating first; rank counts only these"})
+    new = fields.List(fields.Nested(NewBotSchema), required=True, metadata={
+        "description": "members with no rated match yet: not ranked (no rank), at the initial rating"})
+
+
+class HistoryEntrySchema(Schema):
+    match = fields.String(required=True)
+    rating = fields.Float(required=True)
+    delta = fields.Float(required=True)
+    place = fields.Float(required=True)
+    at = fields.Float(required=True)
+
+
+class BotHistorySchema(Schema):
+    ladder_id = fields.String(required=True)
+    bot_id = fields.String(required=True)
+    rating = fields.Float(allow_none=True)
+    history = fields.List(fields.Nested(HistoryEntrySchema), required=True)
+
+
+class MatchSummarySchema(Schema):
+    match_id = fields.String(required=True)
+    ladder_id = fields.String(required=True)
+    status = fields.String(required=True, metadata={
+        "description": "queued, running, rated, void (every bot forfeited: recorded, no winner, no rating "
+                       "change) or aborted"})
+    game = fields.String(required=True)
+    duplicate = fields.Boolean(required=True)
+    entrants = fields.List(fields.String(), required=True)
+    seed = fields.Integer(allow_none=True, metadata={
+        "description": "the rated run's match seed (a re-run plays fresh deals); game g is dealt from the "
+                       "seed derived from it (docs/deals.md), shown in that game's replay; revealed once the "
+                       "match is finished"})
+    attempts = fields.Integer(required=True)
+    created = fields.Float(required=True)
+    finished = fields.Float(allow_none=True)
+    aborted_because = fields.String(allow_none=True)
+    totals = fields.Dict(allow_none=True, metadata={
+        "description": "per bot: the sum of its game totals; in a duplicate match each less the reference "
+                       "policy's total in the same seat of the same deal (`games[g].baseline`)"})
+    places = fields.Dict(allow_none=True)
+    deltas = fields.Dict(allow_none=True)
+    winners = fields.List(fields.String(), allow_none=True)
+    forfeited = fields.List(fields.String(), allow_none=True)
+    strikes = fields.List(fields.Dict(), allow_none=True)
+    calls = fields.Dict(allow_none=True, metadata={"description": "per bot: outcome counts, mean latency"})
+    games = fields.List(fields.Dict(), allow_none=True, metadata={
+        "description": "per game: game_no, table, seating (bot per seat), totals and winners of the table, "
+                       "moves; in a duplicate match also baseline (the reference's total per seat)"})
+    replays = fields.List(fields.String(), required=True)
+    url = fields.String(required=True)
+
+
+class LadderSeatSchema(Schema):
+    table = fields.String(required=True)
+    seat = fields.Integer(required=True)
+    token = fields.String(required=True, metadata={"description": "seat token for the seat API"})
+    match = fields.String(required=True)
+    ladder = fields.String(required=True)
+    game_no = fields.Integer(required=True)
+    deadline_ms = fields.Integer(required=True)
+    state_url = fields.String(required=True)
+    moves_url = fields.String(required=True)
+
+
+class LiveMatchSchema(Schema):
+    match_id = fields.String(required=True)
+    ladder_id = fields.String(required=True)
+    match_status = fields.String(required=True, metadata={"description": "queued, running, rated, aborted"})
+    status = fields.String(required=True, metadata={
+        "description": "playing while the match runs (between its games too); over once it is finished"})
+    game_no = fields.Integer(allow_none=True, metadata={"description": "game shown; null before the first"})
+    games = fields.Integer(required=True, metadata={"description": "games in this match (duplicate: n)"})
+    seating = fields.List(fields.String(), required=True, metadata={"description": "bot id in each seat"})
+    seat_names = fields.List(fields.String(), required=True)
+    table = fields.String(allow_none=True, metadata={
+        "description": "the API table of the game shown, when the match has a polling bot; else null"})
+    version = fields.Integer(allow_none=True, metadata={"description": "moves played in the game shown"})
+    to_act = fields.List(fields.Integer(), required=True)
+    game_over = fields.Boolean(required=True)
+    view = fields.Dict(allow_none=True, metadata={
+        "description": "spectator view of the game shown (public table, no hands); null before the first"})
+    updated = fields.Float(allow_none=True)
+    url = fields.String(required=True, metadata={"description": "the match: results and replays once rated"})
+
+
+class StrikeSchema(Schema):
+    game_no = fields.Integer(required=True, metadata={"description": "game of the match (0-based)"})
+    version = fields.Integer(required=True, metadata={"description": "moves played before the decision"})
+    reason = fields.String(required=True, metadata={
+        "description": "timeout, connect_error, http_status, too_large, bad_json, bad_shape, illegal_move, "
+                       "..."})
+    detail = fields.String(required=True)
+
+
+class BotMatchSchema(Schema):
+    match = fields.String(required=True)
+    ladder = fields.String(required=True)
+    game = fields.String(required=True)
+    status = fields.String(required=True, metadata={"description": "rated, or void (every bot forfeited)"})
+    at = fields.Float(required=True, metadata={"description": "when the match finished (unix time)"})
+    players = fields.Integer(required=True)
+    place = fields.Float(required=True, metadata={
+        "description": "1 = first; forfeiters share the last place"})
+    won = fields.Boolean(required=True)
+    forfeited = fields.Boolean(required=True)
+    delta = fields.Float(required=True, metadata={"description": "rating change (0 for a void match)"})
+    rating = fields.Float(required=True, metadata={"description": "rating after the match"})
+    version = fields.String(metadata={"description": "the bot's version in this match (its rating line)"})
+    strikes = fields.List(fields.Nested(StrikeSchema), required=True)
+    url = fields.String(required=True, metadata={
+        "description": "the match (kept for the ladder's recent matches; this record outlives it)"})
+
+
+class BotMatchesQuerySchema(Schema):
+    ladder = fields.String(metadata={"description": "the ladder (needed only if the bot is on several)"})
+    limit = fields.Integer(load_default=20, validate=validate.Range(min=1, max=100))
+    cursor = fields.Integer(validate=validate.Range(min=0), metadata={
+        "description": "`next_cursor` of the previous page; omit for the newest matches"})
+
+
+class BotMatchesSchema(Schema):
+    bot_id = fields.String(required=True)
+    ladder_id = fields.String(required=True)
+    matches = fields.List(fields.Nested(BotMatchSchema), required=True, metadata={
+        "description": "newest first"})
+    next_cursor = fields.Integer(allow_none=True, metadata={"description": "null on the last page"})
+    next = fields.String(allow_none=True, metadata={"description": "URL of the next page; null on the last"})
+
+
+class RecentMatchesQuerySchema(Schema):
+    limit = fields.Integer(load_default=20, validate=validate.Range(min=1, max=100))
+    after = fields.String(metadata={"description": "a match id of the previous page (its last): the next "
+                                                   "page starts after it"})
+
+
+class RecentMatchesSchema(Schema):
+    ladder_id = fields.String(required=True)
+    matches = fields.List(fields.Nested(MatchSummarySchema), required=True, metadata={
+        "description": "newest first"})
+    next = fields.String(allow_none=True, metadata={"description": "URL of the next page; null on the last"})
+
+
+class LadderSeatsQuerySchema(Schema):
+    after = fields.Integer(load_default=None, metadata={
+        "description": "seats version from the X-Seats-Version header of your last answer"})
+    wait = fields.Float(load_default=0.0, validate=validate.Range(min=0), metadata={
+        "description": "with `after`: hold the answer until the seats change, at most this many s (≤ 30)"})
+    version = fields.String(validate=validate.Length(min=1, max=MAX_VERSION_CHARS), metadata={
+        "description": "the version of the polling bot: its matches are rated under it (docs/arena.md)"})
+
+
+# --- game analyses (api.blueprints.analysis) -------------------------------------------------------------
+
+
+class AnalysisQuerySchema(Schema):
+    seat = fields.Integer(required=True, validate=validate.Range(min=0), metadata={
+        "description": "the seat whose decisions are analysed"})
+    budget_ms = fields.Integer(validate=validate.Range(*ANALYSIS_BUDGET_RANGE_MS), metadata={
+        "description": "search time per decision (default: the server's, 250 ms); another budget is another "
+                       "analysis"})
+
+
+class CandidateSchema(Schema):
+    move = MoveField(required=True)
+    value = fields.Float(allow_none=True, required=True, metadata={
+        "description": "expected round margin after this move (points; higher is better); null when forced"})
+
+
+class DecisionSchema(Schema):
+    index = fields.Integer(required=True, metadata={"description": "index of the move in the record's moves"})
+    round = fields.Integer(required=True)
+    kind = fields.String(required=True, metadata={"description": "pass, sore or play"})
+    legal = fields.List(fields.String(), required=True)
+    candidates = fields.List(fields.Nested(CandidateSchema), required=True)
+    chosen = MoveField(required=True)
+    best = MoveField(allow_none=True, required=True)
+    regret = fields.Float(required=True, metadata={"description": "best value - value of the chosen move"})
+    forced = fields.Boolean(required=True)
+    worlds = fields.Integer(required=True, metadata={"description": "sampled deals the values average"})
+
+
+class AnalysisResultSchema(Schema):
+    game = fields.String(required=True)
+    players = fields.Integer(required=True)
+    seat = fields.Integer(required=True)
+    budget_ms = fields.Integer(required=True)
+    over = fields.Boolean(required=True)
+    decisions = fields.List(fields.Nested(DecisionSchema), required=True)
+    total_regret = fields.Float(required=True)
+    mean_regret = fields.Float(required=True)
+    seat_total = fields.Integer(required=True)
+    totals = fields.List(fields.Integer(), required=True)
+    elapsed_s = fields.Float(required=True)
+
+
+class ProgressSchema(Schema):
+    done = fields.Integer(required=True)
+    total = fields.Integer(required=True, metadata={"description": "the seat's decisions; 0 until it starts"})
+
+
+class AnalysisStateSchema(Schema):
+    status = fields.String(required=True, validate=validate.OneOf([s.value for s in AnalysisStatus]))
+    progress = fields.Nested(ProgressSchema, required=True)
+    result = fields.Nested(AnalysisResultSchema, metadata={"description": "once done"})
+    reason = fields.String(metadata={"description": "why it failed (POST again to retry)"})
+    seat = fields.Integer(required=True)
+    budget_ms = fields.Integer(required=True)
+    url = fields.String(required=True, metadata={"description": "poll it with GET"})

@@ -1,4 +1,5 @@
-"""Per-app service objects (Redis client, stores, RQ queue), reachable from views via current_app."""
+"""Per-app service objects (Redis client, stores, RQ queues), reachable from views via current_app, and what
+several blueprints do with them."""
 
 from __future__ import annotations
 
@@ -9,9 +10,11 @@ from flask import current_app
 from rq import Queue
 
 from core import keys
-from core.analysis_store import AnalysisStore
-from core.registry import DEFAULT_QUOTA, BotQuota, BotRegistry
-from core.tables import TableStore
+from core.analysis import AnalysisStore
+from core.arena.registry import DEFAULT_QUOTA, BotQuota, BotRegistry
+from core.arena.store import ArenaStore
+from core.queues import enqueue_drive
+from core.tables.store import SeatSpec, TableStore, house_seats_to_act
 
 EXTENSION = "trick_arena"
 
@@ -21,6 +24,7 @@ class Services:
     redis: redis.Redis
     tables: TableStore
     bots: BotRegistry
+    arena: ArenaStore
     house_queue: Queue
     analyses: AnalysisStore
     analysis_queue: Queue
@@ -42,6 +46,7 @@ def build_services(redis_url: str, prefix: str, queue_name: str, allow_private_u
         tables=TableStore(client, prefix, finished_ttl=finished_table_ttl, idle_ttl=idle_table_ttl,
                           pipelining=redis_pipelining),
         bots=BotRegistry(client, prefix, allow_private_urls=allow_private_urls, quota=quota),
+        arena=ArenaStore(client, prefix),
         house_queue=Queue(queue_name, connection=rq_client),
         analyses=AnalysisStore(client, prefix, max_pending=max_pending_analyses,
                                max_pending_per_owner=max_pending_analyses_per_client),
@@ -51,3 +56,9 @@ def build_services(redis_url: str, prefix: str, queue_name: str, allow_private_u
 
 def services() -> Services:
     return current_app.extensions[EXTENSION]
+
+
+def kick_house_bots(seats: list[SeatSpec], to_act: list[int], table_id: str) -> None:
+    """Queue a drive of the table's house bots if one of `seats` to act now is a house bot's."""
+    if house_seats_to_act(seats, to_act):
+        enqueue_drive(services().house_queue, table_id, current_app.config["KEY_PREFIX"])

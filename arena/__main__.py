@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import signal
 
 import click
 
@@ -11,6 +10,9 @@ import click
 @click.group()
 def main() -> None:
     """Trick Arena: ladders of bots rated by Elo."""
+    from engine import compiled
+
+    compiled.activate()  # every command plays with the compiled rules when built (make compiled)
 
 
 @main.command("scheduler")
@@ -23,11 +25,11 @@ def scheduler_command(tick: float | None, no_default_ladders: bool, stop_after: 
     import logging
 
     from arena.scheduler import run_forever
-    from core.arena_model import default_ladders
-    from core.settings import load_settings
+    from core.arena.model import default_ladders
+    from core.settings import Settings
 
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
-    settings = load_settings()
+    settings = Settings.from_env()
     if tick is not None:
         settings = dataclasses.replace(settings, tick_s=tick)
     run_forever(settings, [] if no_default_ladders else default_ladders(), stop_after_s=stop_after)
@@ -42,7 +44,7 @@ def scheduler_command(tick: float | None, no_default_ladders: bool, stop_after: 
 @click.option("--deadline-ms", default=1000, show_default=True)
 @click.option("--strike-limit", default=5, show_default=True)
 @click.option("--house-bots", default=None, help="Comma-separated permanent house members. "
-              "Default: the game's ladder set (core.arena_model.house_bots_for).")
+              "Default: the game's ladder set (core.arena.model.house_bots_for).")
 @click.option("--presence-s", default=10.0, show_default=True,
               help="Polling bots are seated only if they called their ladder-seats endpoint this recently.")
 def add_ladder_command(ladder_id: str, game: str, players: int, options: str, duplicate: bool | None,
@@ -51,11 +53,11 @@ def add_ladder_command(ladder_id: str, game: str, players: int, options: str, du
     """Create or update a ladder (a game, a player count and options) in $REDIS_URL under $TA_KEY_PREFIX."""
     import redis
 
-    from core.arena_model import LadderConfig
-    from core.arena_store import ArenaStore
-    from core.settings import load_settings
+    from core.arena.model import LadderConfig
+    from core.arena.store import ArenaStore
+    from core.settings import Settings
 
-    settings = load_settings()
+    settings = Settings.from_env()
     bots = tuple(b.strip() for b in house_bots.split(",")) if house_bots else None  # None: the game's set
     try:
         ladder = LadderConfig(ladder_id, game, players, json.loads(options), duplicate=duplicate,
@@ -91,56 +93,11 @@ def worker_command(burst: bool, threads: int | None, simple: bool, queues: tuple
     or a refused write (e.g. from a job's heartbeat), so a fresh worker is started after a backoff instead;
     the interrupted job is recovered like a killed one.
     """
-    import logging
-    import time
+    from arena.workers import run_worker
+    from core.settings import Settings
 
-    import redis
-
-    from arena.jobs import STOP, ArenaSimpleWorker, ArenaWorker
-    from arena.workers import ANALYSIS_NICENESS, WorkerPool, lower_priority, restart_delay
-    from core.errors import store_error
-    from core.settings import load_settings
-
-    settings = load_settings()
-    if niceness is None and analysis:
-        niceness = ANALYSIS_NICENESS
-    if niceness:
-        lower_priority(niceness)
-    conn = redis.Redis.from_url(settings.redis_url)
-    names = list(queues) or [settings.house_queue_name if house else
-                             settings.analysis_queue_name if analysis else settings.queue_name]
-    if threads is None:  # house-bot jobs and analyses wait on no bot (CPU-bound, in-process): one at a time
-        threads = 1 if house or analysis else settings.worker_threads
-    if threads > 1:
-        logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
-        WorkerPool(names, conn, threads, burst=burst).run()
-        return
-    worker_class = ArenaSimpleWorker if simple else ArenaWorker
-    def stop_requested(signum: int, frame: object) -> None:
-        STOP.set()
-
-    backoff: float | None = None
-    while True:
-        started = time.monotonic()
-        try:
-            worker_class(names, connection=conn).work(burst=burst, with_scheduler=False)
-            if burst or STOP.is_set():
-                return  # stopped (signal, or --burst done)
-            # RQ's work loop also ends by itself, logging the error, when its own bookkeeping fails between
-            # jobs (a write refused by a full Redis, a Redis timeout): that is no reason to stop serving.
-            reason = "RQ's work loop ended on an error"
-        except redis.RedisError as exc:
-            if store_error(exc) is None:  # not Redis gone or refusing writes (out of memory or disk): a bug
-                raise
-            reason = f"lost Redis ({exc})"
-        backoff = restart_delay(backoff, time.monotonic() - started)
-        logging.getLogger("arena.worker").warning("%s; new worker in %.1f s", reason, backoff)
-        # Until the next RQ worker installs its own, a stop signal is ours to take: RQ's handlers belong
-        # to the worker that ended, and would ask a worker that no longer runs to stop.
-        signal.signal(signal.SIGTERM, stop_requested)
-        signal.signal(signal.SIGINT, stop_requested)
-        if STOP.wait(backoff):
-            return
+    run_worker(Settings.from_env(), queues, house=house, analysis=analysis, threads=threads, simple=simple,
+               burst=burst, niceness=niceness)
 
 
 def _json_object(ctx: click.Context, param: click.Parameter, value: str) -> dict:
@@ -157,7 +114,7 @@ def _json_object(ctx: click.Context, param: click.Parameter, value: str) -> dict
 @click.option("--game", default="spot-hearts", show_default=True)
 @click.option("--bots", default=None, help="Comma-separated house bots, STRONGEST FIRST (the known order); "
               "`memory` is the memory bot (arena.memorybot). "
-              "Default: the game's ladder set (core.arena_model.house_bots_for).")
+              "Default: the game's ladder set (core.arena.model.house_bots_for).")
 @click.option("--games-per-bot", default=50, show_default=True, help="Rated matches per bot (at least).")
 @click.option("--duplicate/--no-duplicate", default=False, show_default=True)
 @click.option("--players", default=4, show_default=True)
@@ -185,7 +142,7 @@ def simulate_ladder_command(game: str, bots: str | None, games_per_bot: int, dup
                             no_mixing: bool) -> None:
     """Offline ladder with the real matchmaking, match and Elo code; prints one JSON line with `spearman`."""
     from arena.simulate import Concurrency, simulate_many
-    from core.arena_model import house_bots_for
+    from core.arena.model import house_bots_for
 
     # By default the ladders' own set (strongest first): the simulation measures the yardstick they use.
     names = [b.strip() for b in bots.split(",")] if bots else list(house_bots_for(game))

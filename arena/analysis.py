@@ -15,10 +15,10 @@ from typing import Any
 import redis
 from rq import get_current_job
 
-from arena.jobs import STOP
-from core.analysis_store import AnalysisStore, AnalysisSubject
-from core.arena_store import ArenaStore
-from core.tables import TableStore
+from arena.workers import STOPPING
+from core.analysis import AnalysisStore, AnalysisSubject
+from core.arena.store import ArenaStore
+from core.tables.store import TableStore
 
 log = logging.getLogger(__name__)
 
@@ -36,7 +36,7 @@ class WorkerStopping(Exception):
 
 
 def run_analysis(conn: redis.Redis, prefix: str, subject: AnalysisSubject,
-                 stop_requested: Callable[[], bool] = STOP.is_set) -> dict[str, Any]:
+                 stop_requested: Callable[[], bool] = STOPPING.is_set) -> dict[str, Any]:
     """Analyse ``subject`` and store the outcome; returns a short summary (the job's RQ result)."""
     store = AnalysisStore(conn, prefix)
 

@@ -36,7 +36,7 @@ import orjson
 
 from arena.http1 import BodyTooLarge, Connection, ProtocolError, StaleConnection, request_bytes
 from arena.policy import Outcome, ReplyError, parse_reply
-from core.netguard import DEFAULT_PORTS, guarded_create_connection, split_bot_url
+from core.arena.netguard import DEFAULT_PORTS, guarded_create_connection, split_bot_url
 
 PROTOCOL_VERSION = 1
 MAX_BODY = 64 * 1024

@@ -16,9 +16,10 @@ import redis
 from rq.job import get_current_job
 
 import engine.bots
+from arena.policy import fallback_move
 from core.errors import MoveConflict
-from core.settings import load_settings
-from core.tables import TableStatus, TableStore, house_seats_to_act
+from core.settings import Settings
+from core.tables.store import TableStatus, TableStore, house_seats_to_act
 
 log = logging.getLogger(__name__)
 
@@ -41,17 +42,13 @@ def _choose(name: str, seed: int, view: dict[str, Any]) -> Any:
 
 
 def _fallback(view: dict[str, Any], seed: int) -> Any:
-    decision = view.get("decision") or {}
-    legal = list(decision.get("legal") or view.get("legal") or [])
-    rng = random.Random(seed)
-    if decision.get("kind") == "pass":
-        return rng.sample(legal, decision.get("count", 3))
-    return rng.choice(legal)
+    """A random legal move drawn from the decision's seed (docs/api.md: a house bot that errs)."""
+    return fallback_move(view["decision"], random.Random(seed))
 
 
 def drive_table(table_id: str, prefix: str, connection: redis.Redis | None = None) -> int:
     """Play every house-bot decision of the table until none is pending; returns the number of moves made."""
-    settings = load_settings()
+    settings = Settings.from_env()
     if connection is None:
         job = get_current_job()
         connection = job.connection if job is not None else redis.Redis.from_url(settings.redis_url)
@@ -66,14 +63,14 @@ def drive_table(table_id: str, prefix: str, connection: redis.Redis | None = Non
         if not pending:
             break
         for seat in pending:
-            snapshot = store.seat_snapshot(table_id, seat, check_token=False)
-            seed = bot_seed(record.seed, seat, snapshot.version)
-            move = _choose(record.seats[seat].name or "random", seed, snapshot.view)
+            held = store.seat_view(table_id, seat)
+            seed = bot_seed(record.seed, seat, held.version)
+            move = _choose(record.seats[seat].name or "random", seed, held.view)
             try:
-                store.apply_move(table_id, seat, move, expected_version=snapshot.version)
+                store.apply_move(table_id, seat, move, expected_version=held.version)
             except engine.EngineError:
                 log.warning("house bot at %s seat %s made an illegal move; falling back", table_id, seat)
-                store.apply_move(table_id, seat, _fallback(snapshot.view, seed), snapshot.version)
+                store.apply_move(table_id, seat, _fallback(held.view, seed), held.version)
             except MoveConflict:
                 # Someone else (a duplicate driver) moved first: re-read and go on.
                 break

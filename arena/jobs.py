@@ -1,4 +1,4 @@
-"""RQ jobs: thin functions over ids. All the work is in arena.match (play) and core.arena_store (persist).
+"""RQ jobs: thin functions over ids. All the work is in arena.match (play) and core.arena.store (persist).
 
 ``run_match(match_id, prefix)``: job id = match id. It may run more than once (RQ Retry after an exception,
 or the scheduler re-enqueueing a match whose worker was SIGKILLed); each run plays the match from scratch and
@@ -11,20 +11,20 @@ import contextlib
 import json
 import os
 import socket
-import threading
 from typing import Any
 
 import redis
-from rq import Queue, Retry, SimpleWorker, Worker, get_current_job
+from rq import Queue, Retry, get_current_job
 
 from arena.botclient import BotClient, ClientPool
 from arena.match import MatchAbandoned, MatchRunner, make_drivers
 from arena.policy import Outcome
-from core.arena_model import FINAL_STATUSES, LadderConfig, MatchSpec, MatchStatus, MemberKind
-from core.arena_store import ArenaStore
-from core.live import LiveFeed
-from core.netguard import policy_refusal
-from core.settings import ArenaSettings, load_settings
+from arena.workers import STOPPING
+from core.arena.live import LiveFeed
+from core.arena.model import FINAL_STATUSES, LadderConfig, MatchSpec, MatchStatus, MemberKind
+from core.arena.netguard import policy_refusal
+from core.arena.store import ArenaStore
+from core.settings import Settings
 
 RETRIES = 2  # exceptions (Redis blips, bugs) re-run the job right away; interval 0 needs no RQ scheduler
 # Kept-alive bot connections survive between matches in a long-lived (in-process) worker; each match leases
@@ -32,28 +32,6 @@ RETRIES = 2  # exceptions (Redis blips, bugs) re-run the job right away; interva
 CLIENTS = ClientPool()
 # One store (and so one decoding Redis pool) per worker connection and prefix, not one per job.
 _STORES: dict[tuple[int, str], ArenaStore] = {}
-# Set by the worker's first SIGTERM/SIGINT: every running match stops after its current decision.
-STOP = threading.Event()
-
-
-class _StopsMatches:
-    """RQ's warm shutdown waits for the running job; a match may last minutes, so it is given back instead.
-
-    The first stop signal sets STOP (the match ends after its current decision and is queued again, see
-    play_match) and then lets RQ finish the job and exit as usual: no cold shutdown, no traceback.
-    """
-
-    def request_stop(self, signum: int, frame: object) -> None:
-        STOP.set()
-        super().request_stop(signum, frame)  # type: ignore[misc]
-
-
-class ArenaWorker(_StopsMatches, Worker):
-    """A forking RQ worker that gives its match back when told to stop."""
-
-
-class ArenaSimpleWorker(_StopsMatches, SimpleWorker):
-    """A SimpleWorker (jobs in the worker process) that gives its match back when told to stop."""
 
 
 def _store(prefix: str) -> ArenaStore:
@@ -93,13 +71,13 @@ def run_match(match_id: str, prefix: str) -> dict[str, Any]:
 
 
 def play_match(store: ArenaStore, match_id: str, worker: str | None = None,
-               settings: ArenaSettings | None = None) -> dict[str, Any]:
+               settings: Settings | None = None) -> dict[str, Any]:
     """Play the match and apply its rating; settings from the environment unless given."""
-    settings = settings or load_settings()
+    settings = settings or Settings.from_env()
     doc = store.match(match_id)
     if doc is None:
         return {"match": match_id, "status": "missing"}
-    if STOP.is_set():
+    if STOPPING.is_set():
         # A stopping worker starts nothing new (the scheduler may have enqueued the match again just as the
         # worker gave it back): still queued, no attempt used; the scheduler enqueues it once more.
         return {"match": match_id, "status": doc["status"], "applied": False, "stopped": "before the start"}
@@ -123,7 +101,7 @@ def play_match(store: ArenaStore, match_id: str, worker: str | None = None,
         drivers = make_drivers(spec, settings.allow_private_urls, clients)
         runner = MatchRunner(spec, drivers, heartbeat=lambda: store.refresh_lease(match_id, worker, lease),
                              host_factory=table_hosts(store, spec, settings), observer=live_feed(store, spec),
-                             stop_requested=STOP.is_set)
+                             stop_requested=STOPPING.is_set)
         try:
             result = runner.run()
         except MatchAbandoned as stopped:
@@ -153,12 +131,12 @@ def live_feed(store: ArenaStore, spec: MatchSpec) -> LiveFeed:
     return LiveFeed(spec.match_id, spec.games, publish)
 
 
-def table_hosts(store: ArenaStore, spec: MatchSpec, settings: ArenaSettings) -> Any:
+def table_hosts(store: ArenaStore, spec: MatchSpec, settings: Settings) -> Any:
     """Games of matches with a polling bot live in API tables (the bot moves through the move API)."""
     if not any(m.kind is MemberKind.POLL for m in spec.entrants):
         return None
     from arena.polling import TableHost
-    from core.tables import TableStore
+    from core.tables.store import TableStore
 
     tables = TableStore(store.redis, store.prefix, finished_ttl=settings.finished_table_ttl,
                         idle_ttl=settings.idle_table_ttl)
@@ -173,7 +151,7 @@ def health_check(bot_id: str, url: str, prefix: str, timeout_s: float = 2.0) -> 
 
 def check_bot_health(store: ArenaStore, bot_id: str, url: str, timeout_s: float = 2.0,
                      allow_private: bool | None = None) -> dict[str, Any]:
-    allow = load_settings().allow_private_urls if allow_private is None else allow_private
+    allow = Settings.from_env().allow_private_urls if allow_private is None else allow_private
     client = BotClient(url, allow_private=allow)
     try:
         result = client.info(timeout_s)

@@ -10,7 +10,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from itertools import combinations
 from typing import Any
 
-from core.arena_model import HOUSE_PREFIX
+from core.arena.model import HOUSE_PREFIX
 
 
 def pair_meetings(tables: Iterable[Iterable[str]]) -> Counter[frozenset[str]]:

@@ -23,15 +23,15 @@ import engine
 from arena.botclient import PROTOCOL_VERSION, BotClient, CallResult
 from arena.policy import Outcome, fallback_move
 from arena.polling import PollDriver, StaleMove
-from core.arena_model import REFERENCE_BOT, BotCallStats, MatchResult, MatchSpec, Member, MemberKind, Strike
-from core.elo import match_deltas, standings
+from core.arena.elo import match_deltas, standings
+from core.arena.model import REFERENCE_BOT, BotCallStats, MatchResult, MatchSpec, Member, MemberKind, Strike
 
 # A driver's answer when the move is already on the table (a polling bot moved through the move API).
 MOVE_ALREADY_APPLIED = object()
 # (game_no, seating, deal seed) -> the game to play: an API table for matches with a polling bot.
 HostFactory = Callable[[int, list[Member], int], Any]
 # Called with (game_no, game, bot id per seat, force) at the start and end of each game and after every
-# decision: the live spectator feed (core.live.LiveFeed), which throttles itself.
+# decision: the live spectator feed (core.arena.live.LiveFeed), which throttles itself.
 Observer = Callable[[int, Any, list[str], bool], Any]
 
 
@@ -180,7 +180,7 @@ class MatchRunner:
         standing = standings(dict(totals), low_wins, self.forfeited)
         return MatchResult(
             match_id=spec.match_id, totals=dict(totals), places=standing.places,
-            deltas=match_deltas(spec.pre_ratings, spec.pre_games, standing), winners=standing.winners,
+            deltas=match_deltas(spec.pre_ratings, spec.pre_matches, standing), winners=standing.winners,
             forfeited=sorted(self.forfeited), strikes=self.strikes, calls=self.calls, games=games,
             records=records, seed=spec.seed, rated=standing.rated,
         )

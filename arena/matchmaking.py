@@ -12,7 +12,7 @@ from dataclasses import dataclass
 class Candidate:
     bot_id: str
     rating: float
-    games: int
+    matches: int  # rated matches so far
     available: bool = True  # False when paused, disabled, absent or already seated in a running match
     owner: str | None = None  # bots of one owner avoid sharing a table; None: the bot is its own owner
     busy: bool = False  # seated in a running match (so not available): it will be free again soon
@@ -26,7 +26,7 @@ class Candidate:
 class MatchmakingConfig:
     # Bots whose game counts differ by less than this are treated as equally "owed" a game, so rating
     # closeness decides among them; a larger band trades game-count balance for closer ratings.
-    games_band: int = 3
+    matches_band: int = 3
     # With meeting counts, bots who met the first pick fewer times are preferred, in bands of this many
     # meetings: within a band rating closeness still decides.
     meetings_band: int = 2
@@ -50,13 +50,14 @@ def pick_table(
 ) -> list[str] | None:
     """Bot ids for one table, or None when fewer than `seats` bots are available.
 
-    The first pick is a bot with the fewest games (random among equals); the others are the bots with fewest
-    games (in bands of `games_band`), then ratings closest to the first pick's. At most one bot of an owner
-    sits at the table unless the available bots have fewer owners than seats (then the fewest repeats that
-    fill it). A group identical to the ladder's previous one is avoided when any other choice exists. With
-    `first_from`, the first pick is restricted to those bots (None if none of them is available).
+    The first pick is a bot with the fewest rated matches (random among equals); the others are the bots
+    with the fewest rated matches (in bands of `matches_band`), then ratings closest to the first pick's. At
+    most one bot of an owner sits at the table unless the available bots have fewer owners than seats (then
+    the fewest repeats that fill it). A group identical to the ladder's previous one is avoided when any
+    other choice exists. With `first_from`, the first pick is restricted to those bots (None if none of them
+    is available).
 
-    With `meetings` (matches played together, per pair of bot ids) the others are, within a games band, the
+    With `meetings` (matches played together, per pair of bot ids) the others are, within a band, the
     bots that met the first pick least (in bands of `meetings_band`); with `waited_s` too (seconds each
     available bot has been free) the table is held back (None) while `should_wait` says so.
 
@@ -69,16 +70,16 @@ def pick_table(
     if len(pool) < seats:
         return None
     rng.shuffle(pool)  # random tie-breaking among equal keys (sort below is stable)
-    pool.sort(key=lambda c: c.games)
+    pool.sort(key=lambda c: c.matches)
     firsts = [c for c in pool if first_from is None or c.bot_id in first_from]
     if not firsts:
         return None
     first = firsts[0]
-    least = pool[0].games
+    least = pool[0].matches
     met = meetings or {}
     rest = sorted(
         (c for c in pool if c is not first),
-        key=lambda c: ((c.games - least) // max(config.games_band, 1),
+        key=lambda c: ((c.matches - least) // max(config.matches_band, 1),
                        met.get(frozenset((first.bot_id, c.bot_id)), 0) // max(config.meetings_band, 1),
                        abs(c.rating - first.rating)),
     )

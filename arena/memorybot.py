@@ -21,7 +21,7 @@ from typing import Any
 from scipy.stats import binomtest
 
 from arena.match import DecisionRequest, DriverAnswer, MatchRunner, house_seed, make_drivers, replayed_deal
-from core.arena_model import MatchSpec, Member, MemberKind
+from core.arena.model import MatchSpec, Member, MemberKind
 from engine import rules_for
 from engine.bots import make_bot
 from engine.bots.rollout import HeuristicRollout

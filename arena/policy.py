@@ -1,14 +1,17 @@
-"""What a bot's reply must look like, and the move the arena plays when a bot fails.
+"""What a bot's reply must look like, and the move played for a bot that fails.
 
-Fallback policy (documented in docs/bot-protocol.md): deterministic, legal, and neither clever nor suicidal —
-play the lowest legal card; for a pass of N cards pass the N lowest legal cards. "Lowest" is by rank
-2 < 3 < ... < 9 < T < J < Q < K < A, then suit C < D < H < S. The same choice is made for every game, so a bot
-that fails gains nothing from the fallback and a replay of the match shows exactly what the arena played.
+Fallback policy of the arena (documented in docs/bot-protocol.md): deterministic, legal, and neither clever
+nor suicidal — play the lowest legal card; for a pass of N cards pass the N lowest legal cards. "Lowest" is
+by rank 2 < 3 < ... < 9 < T < J < Q < K < A, then suit C < D < H < S. The same choice is made for every game,
+so a bot that fails gains nothing from the fallback and a replay of the match shows exactly what the arena
+played. A house bot that errs at a table plays a random legal move instead (docs/api.md), drawn from the
+decision's own seed so a replayed table makes the same choice.
 """
 
 from __future__ import annotations
 
 import enum
+import random
 from typing import Any
 
 import orjson
@@ -44,13 +47,23 @@ def card_sort_key(card: str) -> tuple[int, int]:
     return RANK_ORDER.index(code[0]), SUIT_ORDER.index(code[1])
 
 
-def fallback_move(decision: dict[str, Any]) -> str | list[str]:
-    """The documented deterministic fallback for a decision {"kind", "count", "legal"}."""
-    legal = sorted(decision["legal"], key=card_sort_key)
+def fallback_move(decision: dict[str, Any], rng: random.Random | None = None) -> str | list[str]:
+    """The fallback for a decision {"kind", "count", "legal"}: the documented lowest legal cards, or with
+    `rng` (a house bot's) legal cards drawn at random.
+
+    >>> decision = {"kind": "pass", "count": 3, "legal": ["QS", "2C", "9D", "AH"]}
+    >>> fallback_move(decision)
+    ['2C', '9D', 'QS']
+    >>> fallback_move(decision, random.Random(1)) == fallback_move(decision, random.Random(1))
+    True
+    """
     count = int(decision.get("count", 1))
-    if decision["kind"] == "pass":
-        return legal[:count]
-    return legal[0]
+    passing = decision["kind"] == "pass"
+    if rng is not None:
+        legal = list(decision["legal"])  # drawn from in the order the view lists them
+        return rng.sample(legal, count) if passing else rng.choice(legal)
+    legal = sorted(decision["legal"], key=card_sort_key)
+    return legal[:count] if passing else legal[0]
 
 
 def parse_reply(body: bytes, decision: dict[str, Any]) -> str | list[str]:

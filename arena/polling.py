@@ -1,8 +1,9 @@
 """Polling bots on ladders: a match game hosted as a real API table, moved through the move API.
 
 A registered bot without a URL plays its ladder seats like any polling client: the arena creates the game as
-an API table (``core.tables.TableStore``), joins the polling bot's seat itself and publishes the seat token to
-the bot (``core.ladder_seats``; the bot reads ``GET /api/bots/{bot_id}/ladder-seats`` with the owner token).
+an API table (``core.tables.store.TableStore``), joins the polling bot's seat itself and publishes the seat
+token to
+the bot (``core.arena.seats``; the bot reads ``GET /api/bots/{bot_id}/ladder-seats`` with the owner token).
 The bot long-polls its seat state and POSTs moves exactly as on a practice table. When it must act, the arena
 waits for its move — woken by the table's Redis version notification, never sleep-polling — until the ladder's
 per-decision deadline; then it plays the fallback move through the same store and records a timeout strike.
@@ -24,10 +25,10 @@ import time
 from typing import Any
 
 import engine
-from core.arena_model import MatchSpec, Member, MemberKind
+from core.arena.model import MatchSpec, Member, MemberKind
+from core.arena.seats import publish_poll_seat, withdraw_poll_seat
 from core.errors import MoveConflict
-from core.ladder_seats import publish_poll_seat, withdraw_poll_seat
-from core.tables import SeatKind, SeatSpec, TableStore
+from core.tables.store import SeatKind, SeatSpec, TableStore
 
 # Extra time for a polling seat's first decision at a table: picking up the new seat (docs/bot-protocol.md).
 SEAT_PICKUP_S = 2.0

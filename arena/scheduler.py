@@ -45,11 +45,11 @@ from arena.jobs import enqueue_health_check, enqueue_match
 from arena.ladder_quality import pair_meetings
 from arena.matchmaking import Candidate, pick_table
 from core import keys
-from core.arena_model import FINAL_STATUSES, LadderConfig, MatchSpec, MatchStatus, Member, MemberKind
-from core.arena_store import HEALTH_FAILURES_TO_PAUSE, STOPPED_REASON, ArenaStore
-from core.netguard import policy_refusal
-from core.presence import present_bots
-from core.settings import ArenaSettings
+from core.arena.model import FINAL_STATUSES, LadderConfig, MatchSpec, MatchStatus, Member, MemberKind
+from core.arena.netguard import policy_refusal
+from core.arena.presence import present_bots
+from core.arena.store import HEALTH_FAILURES_TO_PAUSE, STOPPED_REASON, ArenaStore
+from core.settings import Settings
 from engine.seeds import new_seed
 
 log = logging.getLogger("arena.scheduler")
@@ -91,7 +91,7 @@ def bot_owners(conn: redis.Redis, prefix: str, bot_ids: list[str]) -> dict[str, 
 class Scheduler:
     store: ArenaStore
     queue: Queue
-    settings: ArenaSettings
+    settings: Settings
     rng: random.Random = field(default_factory=lambda: random.Random(secrets.randbits(64)))
     _health_due: dict[str, float] = field(default_factory=dict)
     _house_only_at: dict[str, float] = field(default_factory=dict)
@@ -206,7 +206,7 @@ class Scheduler:
         waited = {b: now - t for b, t in free_since.items()}
         while active + created < ladder.max_active:
             candidates = [
-                Candidate(m.bot_id, ratings.get(m.bot_id, 1500.0), stats[m.bot_id]["games"],
+                Candidate(m.bot_id, ratings.get(m.bot_id, 1500.0), stats[m.bot_id]["matches"],
                           available=m.bot_id not in busy and m.bot_id not in away, owner=owners.get(m.bot_id),
                           busy=m.bot_id in busy and m.bot_id not in away)
                 for m in members
@@ -229,7 +229,7 @@ class Scheduler:
                 duplicate=ladder.duplicate, entrants=[by_id[b] for b in table],
                 deadline_ms=ladder.deadline_ms,
                 strike_limit=ladder.strike_limit, pre_ratings={b: ratings.get(b, 1500.0) for b in table},
-                pre_games={b: stats[b]["games"] for b in table}, created=time.time(),
+                pre_matches={b: stats[b]["matches"] for b in table}, created=time.time(),
             )
             self.store.create_match(spec)
             enqueue_match(self.queue, spec, ladder, self.store.prefix)
@@ -276,7 +276,7 @@ def health_interval(every_s: float, failures: int, max_s: float = HEALTH_BACKOFF
     return min(every_s * 2 ** (failures - HEALTH_FAILURES_TO_PAUSE + 1), max_s)
 
 
-def run_forever(settings: ArenaSettings, ladders: list[LadderConfig] | None = None,
+def run_forever(settings: Settings, ladders: list[LadderConfig] | None = None,
                 stop_after_s: float | None = None) -> None:
     """The scheduler process: install ladders, then tick until stopped (holding a lock while alive)."""
     conn = redis.Redis.from_url(settings.redis_url)

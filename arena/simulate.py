@@ -4,7 +4,8 @@ Graded house bots whose strength order is known (``search-MS`` searches MS ms pe
 game's heuristic; ``heuristic`` plays the heuristic; ``eps-X`` plays a random legal move with probability X;
 ``random`` always) play a ladder: matchmaking is
 ``arena.matchmaking.pick_table``, each match is played by ``arena.match.MatchRunner`` (with or without
-duplicate rotation) and rated by ``core.elo.rating_deltas``. No Redis: ratings live in a dict, exactly as the
+duplicate rotation) and rated by ``core.arena.elo.rating_deltas``. No Redis: ratings live in a dict,
+exactly as the
 Lua script would apply them (sequential matches, so pre-match ratings are the current ones).
 
 With a `Concurrency` (``--max-active``) the ladder is played as the scheduler plays it, on simulated time (a
@@ -42,8 +43,8 @@ from arena.match import (
 )
 from arena.matchmaking import Candidate, pick_table
 from arena.memorybot import TWIN, Memory, MemoryDriver
-from core.arena_model import LadderConfig, MatchResult, MatchSpec, Member
-from core.elo import INITIAL_RATING
+from core.arena.elo import INITIAL_RATING
+from core.arena.model import LadderConfig, MatchResult, MatchSpec, Member
 from engine.seeds import SEED_BITS
 
 # In `--bots`, the memory bot (arena.memorybot): it remembers every card it sees in the ladder's matches.
@@ -79,7 +80,7 @@ def _spec(number: int, game: str, players: int, options: dict[str, Any] | None, 
     return MatchSpec(
         match_id=f"sim{number}", ladder_id="sim", game=game, players=players, options=dict(options or {}),
         seed=seed, duplicate=duplicate, entrants=entrants, deadline_ms=1000, strike_limit=5,
-        pre_ratings={b: ratings[b] for b in ids}, pre_games={b: games[b] for b in ids},
+        pre_ratings={b: ratings[b] for b in ids}, pre_matches={b: games[b] for b in ids},
     )
 
 

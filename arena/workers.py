@@ -1,4 +1,19 @@
-"""A worker process that runs several matches at once: N RQ workers, one per thread, in one process.
+"""An arena worker process from start to stop: ``python -m arena worker`` is :func:`run_worker`.
+
+What it serves: the arena's match queue, or with ``--house`` the house-bot queue of practice tables, or with
+``--analysis`` the game-analysis queue (at the lowest OS priority), or the ``--queue`` names given.
+
+How: one job at a time in the main thread (house bots and analyses, which are CPU-bound; ``--simple`` runs
+each job in the worker process instead of a forked child, :func:`serve_one_job_at_a_time`), or, for matches,
+N RQ workers on N threads of one process (:class:`WorkerPool`, below).
+
+Restarts: RQ's work loop exits on a lost Redis connection or a refused write (Redis out of memory or disk),
+even from its own bookkeeping between jobs; either way a fresh RQ worker is started after a backoff
+(:func:`restart_delay`) and the interrupted job is recovered like a killed one.
+
+Stopping: the first SIGTERM/SIGINT sets :data:`STOPPING`; a running match stops after its current decision and
+is queued again (``arena.jobs.play_match``), then the worker exits. ``--burst`` exits once the queues are
+empty.
 
 Why threads: a match spends almost all its wall time waiting for bots (a bot across the internet answers in
 10-100 ms; the worker needs about 0.1 ms of CPU per decision), so a process that plays one match at a time
@@ -12,7 +27,7 @@ registry entry and job, i.e. one match per RQ job as before), with three changes
 * the job timeout is a timer that raises in the job's thread (``TimerDeathPenalty``), not SIGALRM, which
   only the main thread can take;
 * signals are taken by the main thread (``WorkerPool.run``), which tells every thread at once: the first
-  SIGTERM/SIGINT sets ``arena.jobs.STOP`` (each running match stops after its current decision and is
+  SIGTERM/SIGINT sets ``STOPPING`` (each running match stops after its current decision and is
   queued again, exactly as in a one-match worker) and asks each thread's worker to stop; a second one more
   than a second later exits at once (cold: the leases lapse and the scheduler re-runs those matches);
 * an idle thread blocks on the queue for at most ``POLL_S`` at a time, so a stop reaches it quickly;
@@ -36,14 +51,16 @@ from collections.abc import Sequence
 from typing import Any
 
 import redis
-from rq import SimpleWorker
+from rq import SimpleWorker, Worker
 from rq.timeouts import TimerDeathPenalty
 
-from arena.jobs import STOP
 from core.errors import store_error
+from core.settings import Settings
 
 POLL_S = 1  # an idle thread's longest blocking dequeue: how long a stop request may take to reach it
 LOG = logging.getLogger("arena.worker")
+# Set by the worker's first SIGTERM/SIGINT: every running match stops after its current decision.
+STOPPING = threading.Event()
 
 
 RESTART_MIN_S, RESTART_MAX_S = 0.5, 10.0
@@ -55,6 +72,96 @@ STEADY_S = 30.0
 # An analysis is CPU-bound for as long as its budget allows and nobody waits on it by the second; a match has
 # deadlines. At the lowest priority the analysis worker runs on the CPU the match workers leave idle.
 ANALYSIS_NICENESS = 19
+
+
+def run_worker(settings: Settings, queues: Sequence[str] = (), *, house: bool = False,
+               analysis: bool = False, threads: int | None = None, simple: bool = False, burst: bool = False,
+               niceness: int | None = None) -> None:
+    """Serve the queues until stopped by SIGTERM/SIGINT (or, with `burst`, until they are empty).
+
+    `threads`: matches in flight (default ``settings.worker_threads``; 1 for house bots and analyses, which
+    wait on no bot). `niceness`: the OS niceness to run at (default ``ANALYSIS_NICENESS`` for analyses).
+    """
+    if niceness is None and analysis:
+        niceness = ANALYSIS_NICENESS
+    if niceness:
+        lower_priority(niceness)
+    connection = redis.Redis.from_url(settings.redis_url)
+    names = list(queues) or [settings.house_queue_name if house else
+                             settings.analysis_queue_name if analysis else settings.queue_name]
+    if threads is None:  # house-bot jobs and analyses wait on no bot (CPU-bound, in-process): one at a time
+        threads = 1 if house or analysis else settings.worker_threads
+    if threads > 1:
+        logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
+        WorkerPool(names, connection, threads, burst=burst).run()
+    else:
+        serve_one_job_at_a_time(names, connection, simple=simple, burst=burst)
+
+
+class _GivesBackItsMatch:
+    """RQ's warm shutdown waits for the running job; a match may last minutes, so it is given back instead.
+
+    The first stop signal sets STOPPING (the match ends after its current decision and is queued again, see
+    ``arena.jobs.play_match``) and then lets RQ finish the job and exit as usual: no cold shutdown, no
+    traceback.
+    """
+
+    def request_stop(self, signum: int, frame: object) -> None:
+        STOPPING.set()
+        super().request_stop(signum, frame)  # type: ignore[misc]
+
+    # RQ's pub/sub listener only carries RQ's own remote commands (shutdown, kill the job's process), which
+    # nothing here sends: these workers stop by signal. Stopping that listener could also outlast the stop
+    # itself: RQ unsubscribes and then joins a redis-py thread that, when it read the unsubscribe reply
+    # first, waits up to 60 s for a subscription that never comes, past the 5 s a process manager gives.
+    def subscribe(self) -> None:
+        """No pub/sub listener: a stop request comes as a signal."""
+
+    def unsubscribe(self) -> None:
+        """Nothing to unsubscribe from (see subscribe)."""
+
+
+class ArenaWorker(_GivesBackItsMatch, Worker):
+    """A forking RQ worker that gives its match back when told to stop."""
+
+
+class ArenaSimpleWorker(_GivesBackItsMatch, SimpleWorker):
+    """A SimpleWorker (jobs in the worker process) that gives its match back when told to stop."""
+
+
+def serve_one_job_at_a_time(queues: Sequence[str], connection: redis.Redis, simple: bool = False,
+                            burst: bool = False) -> None:
+    """One RQ worker in the main thread (a forked child per job unless `simple`), started again after a lost
+    Redis or a refused write until a stop signal (or, with `burst`, empty queues)."""
+
+    def stop_requested(signum: int, frame: object) -> None:
+        STOPPING.set()
+
+    if not simple:
+        import arena.jobs  # noqa: F401 - the match code, imported once here rather than in every forked job
+    worker_class = ArenaSimpleWorker if simple else ArenaWorker
+    backoff: float | None = None
+    while True:
+        started = time.monotonic()
+        try:
+            worker_class(list(queues), connection=connection).work(burst=burst, with_scheduler=False)
+            if burst or STOPPING.is_set():
+                return  # stopped (signal, or --burst done)
+            # RQ's work loop also ends by itself, logging the error, when its own bookkeeping fails between
+            # jobs (a write refused by a full Redis, a Redis timeout): that is no reason to stop serving.
+            reason = "RQ's work loop ended on an error"
+        except redis.RedisError as exc:
+            if store_error(exc) is None:  # not Redis gone or refusing writes (out of memory or disk): a bug
+                raise
+            reason = f"lost Redis ({exc})"
+        backoff = restart_delay(backoff, time.monotonic() - started)
+        LOG.warning("%s; new worker in %.1f s", reason, backoff)
+        # Until the next RQ worker installs its own, a stop signal is ours to take: RQ's handlers belong
+        # to the worker that ended, and would ask a worker that no longer runs to stop.
+        signal.signal(signal.SIGTERM, stop_requested)
+        signal.signal(signal.SIGINT, stop_requested)
+        if STOPPING.wait(backoff):
+            return
 
 
 def niceness_increment(current: int, target: int) -> int:
@@ -240,7 +347,7 @@ class WorkerPool:
 
     def stop(self) -> None:
         """The first SIGTERM/SIGINT: every match stops after its current decision, then each thread."""
-        STOP.set()
+        STOPPING.set()
         self.stopping.set()
         with self._lock:
             for worker in self._workers.values():

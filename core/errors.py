@@ -58,6 +58,38 @@ class AnalysisNotFound(NotFound):
         super().__init__("this analysis was never asked for (or has expired): POST to this URL to start it")
 
 
+class LadderNotFound(NotFound):
+    def __init__(self, ladder_id: str) -> None:
+        super().__init__(f"no ladder {ladder_id!r}")
+        self.ladder_id = ladder_id
+
+
+class MatchNotFound(NotFound):
+    """No such match; with ``recent_of``, the match a page of a ladder's recent matches starts after is not
+    (or no longer) among them: the ladder keeps only its most recent matches."""
+
+    def __init__(self, match_id: str, recent_of: str | None = None) -> None:
+        super().__init__(f"no match {match_id!r}" if recent_of is None else
+                         f"match {match_id!r} is not (or no longer) among the recent matches of ladder "
+                         f"{recent_of!r}")
+        self.match_id = match_id
+
+
+class MatchGameNotFound(NotFound):
+    def __init__(self, match_id: str, games: int) -> None:
+        super().__init__(f"match {match_id} has games 0..{games - 1}")
+        self.match_id = match_id
+
+
+class BotNotOnLadder(NotFound):
+    """The bot has never been on the ladder (``ladder_id``), or on any ladder (None)."""
+
+    def __init__(self, bot_id: str, ladder_id: str | None = None) -> None:
+        where = f"ladder {ladder_id!r}" if ladder_id is not None else "a ladder"
+        super().__init__(f"bot {bot_id!r} has never been on {where}")
+        self.bot_id = bot_id
+
+
 # --- tokens ------------------------------------------------------------------------------------------------
 
 
@@ -106,6 +138,15 @@ class UnsafeURL(Invalid):
         super().__init__(reason, errors={"url": [reason]})
 
 
+class LadderRequired(Invalid):
+    """A bot on several ladders was asked about without saying which one."""
+
+    def __init__(self, bot_id: str, ladders: list[str]) -> None:
+        super().__init__(f"bot {bot_id!r} is on several ladders ({', '.join(ladders)}): "
+                         "say which with ?ladder=")
+        self.ladders = ladders
+
+
 # --- conflicts with the current state ----------------------------------------------------------------------
 
 
@@ -120,7 +161,7 @@ class NameTaken(Conflict):
 
 
 class NameReserved(Conflict):
-    """The name reads as a house bot's (core.names): ``resembles`` names which, or its family."""
+    """The name reads as a house bot's (core.arena.names): ``resembles`` names which, or its family."""
 
     def __init__(self, name: str, resembles: str) -> None:
         super().__init__(f"{name!r} reads as the house name {resembles!r}: house bot names, their numbered "
@@ -164,6 +205,25 @@ class SeatTaken(Conflict):
 class GameNotOver(Conflict):
     def __init__(self, detail: str = "the replay record is published when the game is over") -> None:
         super().__init__(detail)
+
+
+class UnknownDealing(Conflict):
+    """A stored table states a dealing version this service does not deal (docs/deals.md), or none."""
+
+    def __init__(self, table_id: str, dealing: object) -> None:
+        said = "states no dealing version" if dealing is None else f"is dealt by dealing version {dealing!r}"
+        super().__init__(f"table {table_id} {said}; this service deals version 2 only")
+        self.table_id = table_id
+        self.dealing = dealing
+
+
+class MatchNotPublished(Conflict):
+    """Replays hold every hand, so a match's are published only once it has been played to the end."""
+
+    def __init__(self, match_id: str, status: str) -> None:
+        super().__init__(f"match {match_id} is {status}; replays are published when it has been played "
+                         "to the end (rated or void)")
+        self.match_id = match_id
 
 
 class MoveConflict(Conflict):
@@ -210,7 +270,7 @@ class TableBusy(MoveConflict):
 
 
 class TooManyMovePosts(DomainError):
-    """A seat's poster went over its move posts at one table version (``core.tables.PostLimit``)."""
+    """A seat's poster went over its move posts at one table version (``core.tables.store.PostLimit``)."""
 
     def __init__(self, seat: int, limit: int, retry_after: int) -> None:
         retry_after = max(1, retry_after)
@@ -220,6 +280,16 @@ class TooManyMovePosts(DomainError):
         self.seat = seat
         self.limit = limit
         self.retry_after = retry_after
+
+
+class RateLimited(DomainError):
+    """A client address went over a per-address limit (``limit`` as the limits library writes it, e.g.
+    ``20 per 1 minute``); its window resets in ``retry_after`` seconds."""
+
+    def __init__(self, limit: str, retry_after: int) -> None:
+        super().__init__(f"rate limit exceeded ({limit}); retry after the Retry-After delay")
+        self.limit = limit
+        self.retry_after = max(1, retry_after)
 
 
 class AnalysisQueueFull(DomainError):

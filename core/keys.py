@@ -32,17 +32,14 @@ def tables_index(prefix: str) -> str:
 
 
 def table_events(prefix: str, table_id: str) -> str:
-    """Pub/sub channel: the new version number is published here after every accepted change."""
-    return f"{prefix}ev:{table_id}"
+    """Pub/sub channel: the table's new version number is published here after every accepted change."""
+    return f"{prefix}ev:table:{table_id}"
 
 
-def table_events_pattern(prefix: str) -> str:
-    """Pattern matching every table_events channel (one listener per process subscribes to it)."""
+def version_events_pattern(prefix: str) -> str:
+    """Pattern matching every channel a version is published on (``table_events``, ``bot_seats_events``):
+    one listener per process subscribes to it (core.redis.notify)."""
     return f"{prefix}ev:*"
-
-
-def table_id_from_channel(prefix: str, channel: str) -> str:
-    return channel[len(f"{prefix}ev:"):]
 
 
 # --- bot registry ------------------------------------------------------------------------------------------
@@ -75,7 +72,8 @@ def owner_game_bots(prefix: str, owner: str, game: str) -> str:
 # --- infrastructure ----------------------------------------------------------------------------------------
 
 def rate_limit_prefix(prefix: str) -> str:
-    """Prefix handed to Flask-Limiter's Redis storage."""
+    """Prefix of the per-client-address rate limits' keys (api/ratelimit.py; the limits library's Redis
+    storage puts its own ``LIMITS:LIMITER/`` in front)."""
     return f"{prefix}rl"
 
 
@@ -203,10 +201,9 @@ def arena_poll_seats_version(prefix: str, bot_id: str) -> str:
     return f"{prefix}arena:poll-seats:{bot_id}:version"
 
 
-def bot_seats_topic(bot_id: str) -> str:
-    """Name a polling bot's seat changes are published under, on the table events channel scheme
-    (``table_events(prefix, bot_seats_topic(id))``): one listener per process serves both kinds of wait."""
-    return f"bot-seats~{bot_id}"
+def bot_seats_events(prefix: str, bot_id: str) -> str:
+    """Pub/sub channel: a polling bot's new ladder-seats version is published here when its seats change."""
+    return f"{prefix}ev:bot-seats:{bot_id}"
 
 
 def arena_scheduler_lock(prefix: str) -> str:
@@ -224,7 +221,7 @@ def arena_queue(prefix: str) -> str:
 def analysis(prefix: str, subject: str) -> str:
     """Hash with TTL: one seat's analysis of one finished game (status, done, total, result JSON, reason).
 
-    ``subject`` is ``AnalysisSubject.key`` (core/analysis_store.py): the game, the seat and the budget."""
+    ``subject`` is ``AnalysisSubject.key`` (core/analysis.py): the game, the seat and the budget."""
     return f"{prefix}analysis:{subject}"
 
 

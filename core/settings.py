@@ -1,18 +1,26 @@
-"""Settings: the one reader of the environment, called when an app or a worker starts (never at import).
+"""Settings: one frozen value, read from the environment when an app or a worker starts (never at import).
 
-The API's config (``load_config``: defaults <- environment <- the dict given to create_app()) and the
-arena's settings (``load_settings``) read the same variable names: one .env for both.
+:meth:`Settings.from_env` is the one reader of the variables below. ``create_app()`` derives the Flask
+config from it (:meth:`Settings.flask_config`), ``python -m arena`` hands it to the scheduler and the
+workers: the API and the arena read the same names, so one .env configures both.
+
+>>> settings = Settings.from_env({"TA_KEY_PREFIX": "demo:", "TA_ARENA_WORKER_THREADS": "8"})
+>>> settings.prefix, settings.worker_threads, settings.house_queue_name
+('demo:', 8, 'demo-house')
+>>> settings.flask_config({"KEY_PREFIX": "other:"})["RQ_QUEUE"]
+'other-house'
 """
 
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import KW_ONLY, dataclass
 from typing import Any
 
 from core import keys
-from core.arena_store import RECENT_KEEP, RECENT_LIMIT
-from core.tables import FINISHED_TABLE_TTL, IDLE_TABLE_TTL
+from core.arena.store import RECENT_KEEP, RECENT_LIMIT
+from core.tables.store import FINISHED_TABLE_TTL, IDLE_TABLE_TTL
 
 DEFAULT_REDIS_URL = "redis://127.0.0.1:6379/0"
 MIN_LEASE_S = 10.0  # a match's shortest lease (the scheduler re-runs a match whose lease lapsed)
@@ -21,123 +29,154 @@ WORKER_THREADS = 64  # matches in flight per arena worker process: chosen with p
 # (about 140 decisions, a quarter of them forced) well under a minute on 2 cores (docs/api.md has figures).
 ANALYSIS_BUDGET_MS = 250
 ANALYSIS_BUDGET_RANGE_MS = (10, 1000)
+TRUE_WORDS = frozenset({"1", "true", "yes", "on"})
 
-
-def _env_bool(name: str, default: bool) -> bool:
-    value = os.environ.get(name)
-    if value is None:
-        return default
-    return value.strip().lower() in {"1", "true", "yes", "on"}
-
-
-def house_queue_name(prefix: str) -> str:
-    """The RQ queue of house-bot jobs: $TA_RQ_QUEUE, else derived from the key prefix.
-
-    The API (which enqueues) and `python -m arena worker --house` (which listens) both ask here, so a
-    TA_KEY_PREFIX set for the whole stack moves practice tables too.
-    """
-    return os.environ.get("TA_RQ_QUEUE") or keys.house_queue(prefix)
-
-
-def analysis_queue_name(prefix: str) -> str:
-    """The RQ queue of game analyses: $TA_ANALYSIS_QUEUE, else derived from the key prefix (API and
-    `python -m arena worker --analysis` both ask here)."""
-    return os.environ.get("TA_ANALYSIS_QUEUE") or keys.analysis_queue(prefix)
-
-
-def load_config(overrides: dict[str, Any] | None = None) -> dict[str, Any]:
-    prefix = os.environ.get("TA_KEY_PREFIX", keys.DEFAULT_PREFIX)
-    config: dict[str, Any] = {
-        "REDIS_URL": os.environ.get("REDIS_URL", DEFAULT_REDIS_URL),
-        "KEY_PREFIX": prefix,
-        "RQ_QUEUE": None,  # derived from the (final) key prefix below, unless given
-        "ALLOW_PRIVATE_BOT_URLS": _env_bool("ALLOW_PRIVATE_BOT_URLS", False),
-        # Rate limits on registration and table creation (Flask-Limiter syntax), per client address.
-        "LIMIT_REGISTRATION": os.environ.get("TA_LIMIT_REGISTRATION", "20/minute"),
-        "LIMIT_TABLE_CREATION": os.environ.get("TA_LIMIT_TABLE_CREATION", "60/minute"),
-        # Moves are limited per seat, not per address (api/ratelimit.py): posts on one seat at one table
-        # version. A client that posts once per decision makes 1-3 (a 409 or 422 retry), never more.
-        "LIMIT_SEAT_POSTS": int(os.environ.get("TA_LIMIT_SEAT_POSTS", 10)),
-        # Quotas on registered bots (core/registry.py): per client address, and per owner (the registering
-        # address) on each ladder, i.e. bots of one owner listing one game.
-        "MAX_BOTS_PER_ADDRESS": int(os.environ.get("TA_MAX_BOTS_PER_ADDRESS", 10)),
-        "MAX_BOTS_PER_OWNER_PER_LADDER": int(os.environ.get("TA_MAX_BOTS_PER_OWNER_PER_LADDER", 3)),
-        # Game analyses (api/blueprints/analysis.py): requests per address, analyses queued or running at once
-        # (beyond it: 503 with Retry-After) and of one client address (its share: beyond it 429), and the
-        # search budget per decision when the request names none.
-        "LIMIT_ANALYSIS": os.environ.get("TA_LIMIT_ANALYSIS", "10/minute"),
-        "MAX_PENDING_ANALYSES": int(os.environ.get("TA_MAX_PENDING_ANALYSES", 20)),
-        "MAX_PENDING_ANALYSES_PER_CLIENT": int(os.environ.get("TA_MAX_PENDING_ANALYSES_PER_CLIENT", 3)),
-        "ANALYSIS_BUDGET_MS": int(os.environ.get("TA_ANALYSIS_BUDGET_MS", ANALYSIS_BUDGET_MS)),
-        "ANALYSIS_QUEUE": None,  # derived from the (final) key prefix below, unless given
-        "RATELIMIT_ENABLED": _env_bool("TA_RATELIMIT_ENABLED", True),
-        # A gevent worker's seat reads and moves share one pipelined Redis connection (docs/api.md); off: a
-        # connection per call in flight, for a Redis proxy that does not take pipelined commands.
-        "REDIS_PIPELINING": _env_bool("TA_REDIS_PIPELINING", True),
-        "MAX_CONTENT_LENGTH": int(os.environ.get("TA_MAX_CONTENT_LENGTH", 16 * 1024)),
-        "LONG_POLL_MAX_SECONDS": 30.0,
-        # A finished table (views, move log, replay record) expires this many seconds after its last move.
-        "FINISHED_TABLE_TTL": int(os.environ.get("TA_FINISHED_TABLE_TTL", FINISHED_TABLE_TTL)),
-        # An unfinished table expires this many seconds after its last move (abandoned practice tables).
-        "IDLE_TABLE_TTL": int(os.environ.get("TA_IDLE_TABLE_TTL", IDLE_TABLE_TTL)),
-        # Advisory deadline shown to polling seats (practice tables do not enforce it).
-        "SEAT_MOVE_TIMEOUT": float(os.environ.get("TA_SEAT_MOVE_TIMEOUT", 600)),
-        "API_TITLE": "Trick Arena",
-        "API_VERSION": "1",
-        "OPENAPI_VERSION": "3.0.3",
-        "OPENAPI_URL_PREFIX": "/api",
-        "OPENAPI_JSON_PATH": "openapi.json",
-        "OPENAPI_SWAGGER_UI_PATH": "docs",
-        # Served by this app from the swagger-ui-bundle wheel: no CDN at run time.
-        "OPENAPI_SWAGGER_UI_URL": "/api/docs/static/",
-    }
-    config.update(overrides or {})
-    if not config.get("RQ_QUEUE"):
-        config["RQ_QUEUE"] = house_queue_name(config["KEY_PREFIX"])
-    if not config.get("ANALYSIS_QUEUE"):
-        config["ANALYSIS_QUEUE"] = analysis_queue_name(config["KEY_PREFIX"])
-    return config
+# The API's fixed config: not settings an operator changes.
+FLASK_CONSTANTS: dict[str, Any] = {
+    "LONG_POLL_MAX_SECONDS": 30.0,
+    "API_TITLE": "Trick Arena",
+    "API_VERSION": "1",
+    "OPENAPI_VERSION": "3.0.3",
+    "OPENAPI_URL_PREFIX": "/api",
+    "OPENAPI_JSON_PATH": "openapi.json",
+    "OPENAPI_SWAGGER_UI_PATH": "docs",
+    # Served by the app from the swagger-ui-bundle wheel: no CDN at run time.
+    "OPENAPI_SWAGGER_UI_URL": "/api/docs/static/",
+}
 
 
 @dataclass(frozen=True)
-class ArenaSettings:
-    redis_url: str
-    prefix: str
-    allow_private_urls: bool
-    tick_s: float = 1.0  # scheduler period
+class Settings:
+    """Everything the API and the arena take from the environment; the defaults are a fresh checkout's."""
+
+    redis_url: str = DEFAULT_REDIS_URL  # $REDIS_URL
+    prefix: str = keys.DEFAULT_PREFIX  # $TA_KEY_PREFIX: every Redis key, and the queues unless named
+    allow_private_urls: bool = False  # $ALLOW_PRIVATE_BOT_URLS: bots on loopback and private networks
+    _: KW_ONLY
+    house_queue: str | None = None  # $TA_RQ_QUEUE; None: derived from the prefix
+    analysis_queue: str | None = None  # $TA_ANALYSIS_QUEUE; None: derived from the prefix
+    # Rate limits on registration, table creation and analyses per client address, in the limits library's
+    # notation ("20/minute"; ";" separates several, all of which apply).
+    limit_registration: str = "20/minute"
+    limit_table_creation: str = "60/minute"
+    limit_analysis: str = "10/minute"
+    # Moves are limited per seat, not per address (api/ratelimit.py): posts on one seat at one table version.
+    # A client that posts once per decision makes 1-3 (a 409 or 422 retry), never more.
+    limit_seat_posts: int = 10
+    ratelimit_enabled: bool = True
+    # Quotas on registered bots (core/arena/registry.py): per client address, and per owner (the registering
+    # address) on each ladder, i.e. bots of one owner listing one game.
+    max_bots_per_address: int = 10
+    max_bots_per_owner_per_ladder: int = 3
+    # Game analyses (api/blueprints/analysis.py): analyses queued or running at once (beyond it: 503 with
+    # Retry-After) and of one client address (its share: beyond it 429), and the search budget per decision
+    # when the request names none.
+    max_pending_analyses: int = 20
+    max_pending_analyses_per_client: int = 3
+    analysis_budget_ms: int = ANALYSIS_BUDGET_MS
+    # A gevent worker's seat reads and moves share one pipelined Redis connection (docs/api.md); off: a
+    # connection per call in flight, for a Redis proxy that does not take pipelined commands.
+    redis_pipelining: bool = True
+    max_content_length: int = 16 * 1024
+    # A finished table (views, move log, replay record) expires this many seconds after its last move; an
+    # unfinished one (an abandoned practice table) too. The API's tables and the arena's alike.
+    finished_table_ttl: int = FINISHED_TABLE_TTL
+    idle_table_ttl: int = IDLE_TABLE_TTL
+    seat_move_timeout: float = 600.0  # advisory deadline shown to polling seats (practice tables)
+    tick_s: float = 1.0  # the arena scheduler's period
     health_every_s: float = 30.0  # per HTTP bot
     keep_matches: int = RECENT_KEEP  # per ladder: documents and replays of older matches are deleted
-    finished_table_ttl: int = FINISHED_TABLE_TTL  # the tables of arena games with a polling bot, house tables
-    idle_table_ttl: int = IDLE_TABLE_TTL
     min_lease_s: float = MIN_LEASE_S
     worker_threads: int = WORKER_THREADS  # matches in flight per arena worker process (a thread each)
 
+    @classmethod
+    def from_env(cls, environ: Mapping[str, str] | None = None) -> Settings:
+        """The settings in ``environ`` (default: the process environment, as it is now)."""
+        env = os.environ if environ is None else environ
+
+        def flag(name: str, default: bool) -> bool:
+            value = env.get(name)
+            return default if value is None else value.strip().lower() in TRUE_WORDS
+
+        default = cls()
+        return cls(
+            redis_url=env.get("REDIS_URL", default.redis_url),
+            prefix=env.get("TA_KEY_PREFIX", default.prefix),
+            allow_private_urls=flag("ALLOW_PRIVATE_BOT_URLS", default.allow_private_urls),
+            house_queue=env.get("TA_RQ_QUEUE") or None,
+            analysis_queue=env.get("TA_ANALYSIS_QUEUE") or None,
+            limit_registration=env.get("TA_LIMIT_REGISTRATION", default.limit_registration),
+            limit_table_creation=env.get("TA_LIMIT_TABLE_CREATION", default.limit_table_creation),
+            limit_analysis=env.get("TA_LIMIT_ANALYSIS", default.limit_analysis),
+            limit_seat_posts=int(env.get("TA_LIMIT_SEAT_POSTS", default.limit_seat_posts)),
+            ratelimit_enabled=flag("TA_RATELIMIT_ENABLED", default.ratelimit_enabled),
+            max_bots_per_address=int(env.get("TA_MAX_BOTS_PER_ADDRESS", default.max_bots_per_address)),
+            max_bots_per_owner_per_ladder=int(env.get("TA_MAX_BOTS_PER_OWNER_PER_LADDER",
+                                                      default.max_bots_per_owner_per_ladder)),
+            max_pending_analyses=int(env.get("TA_MAX_PENDING_ANALYSES", default.max_pending_analyses)),
+            max_pending_analyses_per_client=int(env.get("TA_MAX_PENDING_ANALYSES_PER_CLIENT",
+                                                        default.max_pending_analyses_per_client)),
+            analysis_budget_ms=int(env.get("TA_ANALYSIS_BUDGET_MS", default.analysis_budget_ms)),
+            redis_pipelining=flag("TA_REDIS_PIPELINING", default.redis_pipelining),
+            max_content_length=int(env.get("TA_MAX_CONTENT_LENGTH", default.max_content_length)),
+            finished_table_ttl=int(env.get("TA_FINISHED_TABLE_TTL", default.finished_table_ttl)),
+            idle_table_ttl=int(env.get("TA_IDLE_TABLE_TTL", default.idle_table_ttl)),
+            seat_move_timeout=float(env.get("TA_SEAT_MOVE_TIMEOUT", default.seat_move_timeout)),
+            tick_s=float(env.get("TA_ARENA_TICK_S", default.tick_s)),
+            health_every_s=float(env.get("TA_ARENA_HEALTH_EVERY_S", default.health_every_s)),
+            # Capped: the rating script bounds a ladder's recent list there.
+            keep_matches=min(int(env.get("TA_ARENA_KEEP_MATCHES", default.keep_matches)), RECENT_LIMIT),
+            min_lease_s=float(env.get("TA_ARENA_MIN_LEASE_S", default.min_lease_s)),
+            worker_threads=max(1, int(env.get("TA_ARENA_WORKER_THREADS", default.worker_threads))),
+        )
+
     @property
     def queue_name(self) -> str:
+        """The arena's match queue."""
         return keys.arena_queue(self.prefix)
 
     @property
     def house_queue_name(self) -> str:
-        """The practice tables' house-bot queue, named exactly as the API names it."""
-        return house_queue_name(self.prefix)
+        """The practice tables' house-bot queue: the API enqueues there, `python -m arena worker --house`
+        listens there, so a TA_KEY_PREFIX set for the whole stack moves practice tables too."""
+        return self.house_queue or keys.house_queue(self.prefix)
 
     @property
     def analysis_queue_name(self) -> str:
-        """The game analyses' queue, named exactly as the API names it."""
-        return analysis_queue_name(self.prefix)
+        """The game analyses' queue (the API and `python -m arena worker --analysis`)."""
+        return self.analysis_queue or keys.analysis_queue(self.prefix)
 
+    def flask_config(self, overrides: Mapping[str, Any] | None = None) -> dict[str, Any]:
+        """The API's Flask config: these settings, then ``overrides`` (create_app's dict) on top.
 
-def load_settings() -> ArenaSettings:
-    """The arena's settings (scheduler, workers, jobs) from the environment, as it is now."""
-    return ArenaSettings(
-        redis_url=os.environ.get("REDIS_URL", DEFAULT_REDIS_URL),
-        prefix=os.environ.get("TA_KEY_PREFIX", keys.DEFAULT_PREFIX),
-        allow_private_urls=_env_bool("ALLOW_PRIVATE_BOT_URLS", False),
-        tick_s=float(os.environ.get("TA_ARENA_TICK_S", 1.0)),
-        health_every_s=float(os.environ.get("TA_ARENA_HEALTH_EVERY_S", 30.0)),
-        keep_matches=min(int(os.environ.get("TA_ARENA_KEEP_MATCHES", RECENT_KEEP)), RECENT_LIMIT),
-        finished_table_ttl=int(os.environ.get("TA_FINISHED_TABLE_TTL", FINISHED_TABLE_TTL)),
-        idle_table_ttl=int(os.environ.get("TA_IDLE_TABLE_TTL", IDLE_TABLE_TTL)),
-        min_lease_s=float(os.environ.get("TA_ARENA_MIN_LEASE_S", MIN_LEASE_S)),
-        worker_threads=max(1, int(os.environ.get("TA_ARENA_WORKER_THREADS", WORKER_THREADS))),
-    )
+        A queue not named (here or in ``overrides``) is derived from the final KEY_PREFIX.
+        """
+        config: dict[str, Any] = {
+            "REDIS_URL": self.redis_url,
+            "KEY_PREFIX": self.prefix,
+            "RQ_QUEUE": self.house_queue,
+            "ANALYSIS_QUEUE": self.analysis_queue,
+            "ALLOW_PRIVATE_BOT_URLS": self.allow_private_urls,
+            "LIMIT_REGISTRATION": self.limit_registration,
+            "LIMIT_TABLE_CREATION": self.limit_table_creation,
+            "LIMIT_SEAT_POSTS": self.limit_seat_posts,
+            "MAX_BOTS_PER_ADDRESS": self.max_bots_per_address,
+            "MAX_BOTS_PER_OWNER_PER_LADDER": self.max_bots_per_owner_per_ladder,
+            "LIMIT_ANALYSIS": self.limit_analysis,
+            "MAX_PENDING_ANALYSES": self.max_pending_analyses,
+            "MAX_PENDING_ANALYSES_PER_CLIENT": self.max_pending_analyses_per_client,
+            "ANALYSIS_BUDGET_MS": self.analysis_budget_ms,
+            "RATELIMIT_ENABLED": self.ratelimit_enabled,
+            "REDIS_PIPELINING": self.redis_pipelining,
+            "MAX_CONTENT_LENGTH": self.max_content_length,
+            "FINISHED_TABLE_TTL": self.finished_table_ttl,
+            "IDLE_TABLE_TTL": self.idle_table_ttl,
+            "SEAT_MOVE_TIMEOUT": self.seat_move_timeout,
+            **FLASK_CONSTANTS,
+            **(overrides or {}),
+        }
+        if not config["RQ_QUEUE"]:
+            config["RQ_QUEUE"] = keys.house_queue(config["KEY_PREFIX"])
+        if not config["ANALYSIS_QUEUE"]:
+            config["ANALYSIS_QUEUE"] = keys.analysis_queue(config["KEY_PREFIX"])
+        return config

@@ -13,27 +13,57 @@ hands), and a game is reproduced exactly by its record.
 (<Phase.PLAY: 'play'>, ['2C'])
 """
 
-from . import compiled as _compiled
+from __future__ import annotations
 
-# The mypyc build of the rule modules, when it exists and matches the source (engine/compiled.py).
-__path__ = _compiled.package_path(__name__) + __path__
-COMPILED = _compiled.ACTIVE
+import importlib
+from typing import TYPE_CHECKING, Any
 
-from .cards import Card, CardError
-from .errors import (
-    EngineError,
-    GameOverError,
-    IllegalMoveError,
-    MalformedMoveError,
-    NotYourTurnError,
-    OptionsError,
-)
-from .game import load, new_game, rules_for, start_from_record, validate_options
-from .games.registry import GAMES
-from .replay import replay_summary
-from .sampling import NoWorldError, sample_world
-from .shapes import Decision, Phase, SeatView, SpectatorView, TableView
-from .state import GameState
+if TYPE_CHECKING:
+    from .cards import Card, CardError
+    from .errors import (
+        EngineError,
+        GameOverError,
+        IllegalMoveError,
+        MalformedMoveError,
+        NotYourTurnError,
+        OptionsError,
+    )
+    from .game import load, new_game, rules_for, start_from_record, validate_options
+    from .games.registry import GAMES
+    from .replay import replay_summary
+    from .sampling import NoWorldError, sample_world
+    from .shapes import Decision, Phase, SeatView, SpectatorView, TableView
+    from .state import GameState
+
+    COMPILED: bool
+
+# Each public name is imported from its module on first use: importing the package (or engine.compiled) runs
+# no rule module, so a program can still call engine.compiled.activate() first to run the compiled build.
+_HOMES = {
+    "Card": ".cards",
+    "CardError": ".cards",
+    "EngineError": ".errors",
+    "GameOverError": ".errors",
+    "IllegalMoveError": ".errors",
+    "MalformedMoveError": ".errors",
+    "NotYourTurnError": ".errors",
+    "OptionsError": ".errors",
+    "load": ".game",
+    "new_game": ".game",
+    "rules_for": ".game",
+    "start_from_record": ".game",
+    "validate_options": ".game",
+    "GAMES": ".games.registry",
+    "replay_summary": ".replay",
+    "NoWorldError": ".sampling",
+    "sample_world": ".sampling",
+    "Decision": ".shapes",
+    "Phase": ".shapes",
+    "SeatView": ".shapes",
+    "SpectatorView": ".shapes",
+    "TableView": ".shapes",
+    "GameState": ".state",
+}
 
 __all__ = [
     "COMPILED",
@@ -61,3 +91,20 @@ __all__ = [
     "start_from_record",
     "validate_options",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    if name == "COMPILED":  # read each time: True once engine.compiled.activate() put the build in place
+        from . import compiled
+
+        return compiled.active()
+    home = _HOMES.get(name)
+    if home is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(home, __name__), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *__all__})

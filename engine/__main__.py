@@ -16,12 +16,10 @@ import json
 import sys
 from typing import Any
 
-from .bench import bench
-from .bots import make_bot, play_game
+from . import compiled
 from .errors import EngineError
-from .game import new_game
-from .games.registry import GAMES
-from .replay import replay_summary
+
+# The commands import the rule modules when they run, after main() has put the compiled build in place.
 
 
 def _option(text: str) -> tuple[str, Any]:
@@ -33,6 +31,8 @@ def _option(text: str) -> tuple[str, Any]:
 
 
 def cmd_replay(args: argparse.Namespace) -> int:
+    from .replay import replay_summary
+
     try:
         with open(args.file) if args.file != "-" else sys.stdin as fh:
             record = json.load(fh)
@@ -71,6 +71,10 @@ def render_summary(summary: dict[str, Any]) -> str:
 
 
 def cmd_play(args: argparse.Namespace) -> int:
+    from .bots import make_bot, play_game
+    from .game import new_game
+    from .replay import replay_summary
+
     names = args.bots.split(",")
     try:
         game = new_game(args.game, args.players, dict(args.option), seed=args.seed)
@@ -90,6 +94,9 @@ def cmd_play(args: argparse.Namespace) -> int:
 
 
 def cmd_bench(args: argparse.Namespace) -> int:
+    from .bench import bench
+    from .games.registry import GAMES
+
     if args.game and any(g not in GAMES for g in args.game):
         print(f"error: --game must be one of {', '.join(GAMES)}", file=sys.stderr)
         return 2
@@ -105,8 +112,6 @@ def cmd_bench(args: argparse.Namespace) -> int:
 
 
 def cmd_compile(args: argparse.Namespace) -> int:
-    from . import compiled
-
     try:
         status = compiled.build()
     except Exception as exc:  # no C compiler, no mypy: the interpreted engine is the fallback
@@ -114,7 +119,10 @@ def cmd_compile(args: argparse.Namespace) -> int:
         return 1
     print(f"compiled {len(compiled.MODULES)} modules into {compiled.BUILD}")
     return status
+
+
 def cmd_duel(args: argparse.Namespace) -> int:
+    from .bots import make_bot
     from .duel import duel
 
     a, _, b = args.bots.partition(",")
@@ -227,6 +235,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--option", action="append", type=_option, default=[], metavar="KEY=VALUE")
     p.set_defaults(func=cmd_regret)
     args = parser.parse_args(argv)
+    if args.func is not cmd_compile:
+        compiled.activate()  # the compiled build when it matches the source (engine/compiled.py)
     status: int = args.func(args)
     return status
 

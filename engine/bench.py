@@ -70,7 +70,7 @@ def openspiel_random_rounds(seed: int | str, rounds: int) -> tuple[int, int] | N
 
 
 def _engine_build() -> str:
-    return "compiled" if compiled.ACTIVE else "interpreted"
+    return "compiled" if compiled.active() else "interpreted"
 
 
 def _timed(run: Callable[[], tuple[int, int] | None]) -> tuple[float, int, int] | None:

@@ -1,28 +1,35 @@
 """The engine's rule modules compiled with mypyc: the same source, about twice as fast.
 
 ``python -m engine compile`` (``make compiled``) builds :data:`MODULES` with mypyc into
-``build/engine-mypyc/`` and records a fingerprint of every ``engine/`` source file.  At import,
-:func:`activate` puts that build ahead of the source only if the fingerprint still matches, so a
-compiled module never runs in place of a source that has changed since: edit any engine file and
-the engine runs interpreted until the next build.  Without a build, a C compiler or mypy, or with
-``TRICK_ARENA_ENGINE=interpreted`` in the environment, the engine is the interpreted source,
-which stays the reference (``engine.COMPILED`` says which runs).
+``build/engine-mypyc/`` and records a fingerprint of every ``engine/`` source file.  Importing the
+engine reads no file and changes no path: a program that wants the speed calls :func:`activate`
+first, before anything imports a rule module (the API's gunicorn config, ``python -m arena``,
+``python -m engine``, the CLI's local match, the test session).  It puts the build ahead of the
+source only if the fingerprint still matches, so a compiled module never runs in place of a source
+that has changed since: edit any engine file and the engine runs interpreted until the next build.
+Without a build, a C compiler or mypy, or with ``TRICK_ARENA_ENGINE=interpreted`` in the
+environment, the engine is the interpreted source, which stays the reference (:func:`active` and
+``engine.COMPILED`` say which runs).
+
+>>> from engine import compiled
+>>> compiled.active()  # until activate() succeeds, the interpreted source runs
+False
 """
 
 from __future__ import annotations
 
 import hashlib
+import importlib
 import os
 import sys
 from pathlib import Path
 
-PACKAGE = Path(__file__).resolve().parent
+PACKAGE = Path(__file__).parent  # absolute already: no file-system call at import
 BUILD = PACKAGE.parent / "build" / "engine-mypyc"
 FINGERPRINT = BUILD / "fingerprint.txt"
 #: The modules that do the work of every move, the house bots' policies, the search (sampling, worlds,
-#: rollouts) and version 2's draws (engine/draws.py). The rest of the dealing (engine/deals.py: its legacy
-#: seed types subclass int and str, which mypyc cannot compile natively), the analysis, duels, the bench
-#: loop and the CLI stay interpreted.
+#: rollouts) and version 2's draws (engine/draws.py). The rest of the dealing (engine/deals.py: record
+#: checks), the analysis, duels, the bench loop and the CLI stay interpreted.
 MODULES = (
     "engine/card_tables.py",
     "engine/rules.py",
@@ -40,7 +47,11 @@ MODULES = (
     "engine/sampling.py",
     "engine/worlds.py",
 )
+#: The packages holding those modules: each gets the build's directory first on its ``__path__``.
+PACKAGES = ("engine", "engine.games", "engine.bots")
 ENV = "TRICK_ARENA_ENGINE"
+
+_active = False
 
 
 def fingerprint() -> str:
@@ -62,21 +73,38 @@ def usable() -> bool:
         return False
 
 
-def package_path(package: str) -> list[str]:
-    """The build's directory for ``package`` (``engine``, ``engine.games``), to go first on its path."""
-    return [str(BUILD.joinpath(*package.split(".")))] if ACTIVE else []
+def module_names() -> list[str]:
+    """The dotted names of :data:`MODULES` (``engine.games.hearts``, ...)."""
+    return [path.removesuffix(".py").replace("/", ".") for path in MODULES]
+
+
+def active() -> bool:
+    """True once :func:`activate` put the build in place: the rule modules then import compiled."""
+    return _active
 
 
 def activate() -> bool:
-    """Make the build importable (its shared runtime library is a top-level module) when usable."""
+    """Run the compiled build from now on when it is usable; True if it is in place.
+
+    Call it before anything imports a rule module: one already imported from the source would stay
+    interpreted beside the others, so that raises :class:`RuntimeError` rather than doing nothing.
+    With an unusable build (none, out of date, or switched off) it returns False and changes nothing.
+    """
+    global _active
+    if _active:
+        return True
     if not usable():
         return False
+    early = [name for name in module_names() if name in sys.modules]
+    if early:
+        raise RuntimeError(f"engine.compiled.activate() must run before the rule modules are imported: "
+                           f"{', '.join(early)} already imported from the source")
     if str(BUILD) not in sys.path:
-        sys.path.append(str(BUILD))
+        sys.path.append(str(BUILD))  # the build's shared mypyc runtime is a top-level module
+    for package in PACKAGES:
+        importlib.import_module(package).__path__.insert(0, str(BUILD.joinpath(*package.split("."))))
+    _active = True
     return True
-
-
-ACTIVE = activate()
 
 
 def build() -> int:

@@ -1,9 +1,9 @@
 """Dealing from a seed, specified so that any language can re-deal and check a table (docs/deals.md).
 
-Dealing version 2 (current) uses only SHA-256 and HMAC: a keyed byte stream, unbiased draws by rejection,
-a Fisher-Yates shuffle of the deck in canonical order, one card at a time starting left of the dealer.
-Version 1 (records without a ``dealing`` field) shuffled with CPython's ``random.Random``; it stays here so
-old records still verify, and a seed wrapped by :func:`legacy_seed` still deals the old way.
+Dealing version 2 uses only SHA-256 and HMAC: a keyed byte stream, unbiased draws by rejection, a
+Fisher-Yates shuffle of the deck in canonical order, one card at a time starting left of the dealer. A record
+dealt from a seed says so in its ``dealing`` field; this engine deals version 2 only and refuses any other
+(:func:`check_version`).
 
 >>> hands = deal(7, 0, list(range(52)), 4, dealer=0)
 >>> [len(h) for h in hands], sorted(c for h in hands for c in h) == list(range(52))
@@ -15,79 +15,45 @@ True
 from __future__ import annotations
 
 import hashlib
-import random
 from collections.abc import Sequence
 from typing import Any
 
 from .cards import Card, CardError
 
-# Version 2's draws live in engine/draws.py, compiled with the rules; their names stay importable from here.
+# The draws live in engine/draws.py, compiled with the rules; their names stay importable from here.
 from .draws import Draws as Draws
 from .draws import dealt_v2
 from .draws import seed_key as seed_key
 from .draws import shuffled as shuffled
+from .errors import UnknownDealingError
 
 CURRENT_VERSION = 2
-LEGACY_VERSION = 1
-VERSIONS = (LEGACY_VERSION, CURRENT_VERSION)
 
 
-class LegacyIntSeed(int):
-    """An integer seed that deals with version 1 (a table or record made before version 2)."""
+def check_version(version: object) -> int:
+    """The dealing version a record or a stored table states, if this engine deals it.
 
-    __slots__ = ()
-
-
-class LegacyStrSeed(str):
-    """A text seed that deals with version 1."""
-
-    __slots__ = ()
-
-
-def legacy_seed(seed: int | str) -> int | str:
-    """Tag ``seed`` so that :func:`deal` and :func:`first_dealer` use dealing version 1 for it.
-
-    >>> version_of(legacy_seed(5)), version_of(5), legacy_seed(5) == 5
-    (1, 2, True)
+    >>> check_version(2)
+    2
+    >>> try:
+    ...     check_version(1)
+    ... except UnknownDealingError as error:
+    ...     print(error.version)
+    1
     """
-    return LegacyStrSeed(seed) if isinstance(seed, str) else LegacyIntSeed(seed)
+    if type(version) is not int or version != CURRENT_VERSION:
+        raise UnknownDealingError(version)
+    return version
 
 
-def version_of(seed: int | str) -> int:
-    """The dealing version a seed deals with."""
-    return LEGACY_VERSION if isinstance(seed, LegacyIntSeed | LegacyStrSeed) else CURRENT_VERSION
-
-
-def _legacy_shuffled(seed: int | str, round_no: int, deck: Sequence[int]) -> list[int]:
-    cards = list(deck)
-    random.Random(f"{seed}/{round_no}").shuffle(cards)
-    return cards
-
-
-# --- both versions --------------------------------------------------------------------------------------
-
-
-def deal(seed: int | str, round_no: int, deck: Sequence[int], players: int, dealer: int,
-         version: int | None = None) -> list[list[int]]:
+def deal(seed: int | str, round_no: int, deck: Sequence[int], players: int, dealer: int) -> list[list[int]]:
     """Each seat's hand (sorted) for round ``round_no``: the shuffled deck dealt one card at a time,
-    the first to the seat left of the dealer (``dealer + 1``). ``version`` defaults to the seed's."""
-    version = version or version_of(seed)
-    if version != LEGACY_VERSION:
-        return dealt_v2(seed, round_no, deck, players, dealer)
-    cards = _legacy_shuffled(seed, round_no, deck)
-    hands: list[list[int]] = [[] for _ in range(players)]
-    for i, c in enumerate(cards):
-        hands[(dealer + 1 + i) % players].append(c)
-    for hand in hands:
-        hand.sort()
-    return hands
+    the first to the seat left of the dealer (``dealer + 1``)."""
+    return dealt_v2(seed, round_no, deck, players, dealer)
 
 
-def first_dealer(seed: int | str, players: int, version: int | None = None) -> int:
+def first_dealer(seed: int | str, players: int) -> int:
     """The first dealer of a game whose rules draw it (R-DEALER); later rounds pass it to the left."""
-    version = version or version_of(seed)
-    if version == LEGACY_VERSION:
-        return random.Random(f"{seed}/dealer").randrange(players)
     return Draws(seed, "dealer").below(players)
 
 
@@ -110,9 +76,10 @@ def verify_record(record: dict[str, Any], draws_dealer: bool) -> list[str]:
     seed = record.get("seed")
     if seed is None or isinstance(seed, bool) or not isinstance(seed, int | str):
         return ["the record has no seed"]
-    version = record.get("dealing", LEGACY_VERSION)
-    if version not in VERSIONS:
-        return [f"unknown dealing version {version!r}"]
+    try:
+        check_version(record.get("dealing"))
+    except UnknownDealingError as error:
+        return [str(error)]
     commitment, nonce = record.get("seed_commitment"), record.get("seed_nonce")
     if commitment is not None and (nonce is None or seed_commitment(seed, nonce) != commitment):
         problems.append("the seed and nonce do not open the commitment")
@@ -125,11 +92,11 @@ def verify_record(record: dict[str, Any], draws_dealer: bool) -> list[str]:
     except (CardError, KeyError, TypeError):
         return [*problems, "a deal is malformed"]
     deck = sorted(c for hand in parsed[0] for c in hand)
-    first = first_dealer(seed, players, version) if draws_dealer else 0
+    first = first_dealer(seed, players) if draws_dealer else 0
     for round_no, (entry, hands) in enumerate(zip(deals, parsed, strict=True)):
         dealer = (first + round_no) % players
         if entry.get("dealer") != dealer:
             problems.append(f"round {round_no}: dealer is {entry.get('dealer')}, the seed says {dealer}")
-        if hands != deal(seed, round_no, deck, players, dealer, version):
+        if hands != deal(seed, round_no, deck, players, dealer):
             problems.append(f"round {round_no}: the hands differ from the seed's deal")
     return problems

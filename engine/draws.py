@@ -1,8 +1,7 @@
 """Dealing version 2's draws (docs/deals.md): the keyed byte stream, unbiased draws, the shuffle and the deal.
 
-The arithmetic of every new deal, apart from :mod:`engine.deals` (which also keeps version 1 and checks
-records) so that it can be compiled with the rules (engine/compiled.py): the legacy seed types there
-subclass ``int`` and ``str``, which mypyc cannot compile.
+The arithmetic of every deal, compiled with the rules (engine/compiled.py); :mod:`engine.deals` checks
+records and dealing versions, and stays interpreted.
 
 >>> hands = dealt_v2(7, 0, range(52), 4, dealer=3)    # the first card goes to seat 0, left of the dealer
 >>> [len(h) for h in hands], shuffled(7, 0, range(52))[0] in hands[0]

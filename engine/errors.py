@@ -36,3 +36,13 @@ class NotYourTurnError(EngineError):
 
 class GameOverError(EngineError):
     """The game has ended; no more moves are taken."""
+
+
+class UnknownDealingError(OptionsError):
+    """A record dealt from a seed whose dealing version this engine does not deal (docs/deals.md), or that
+    does not say its version. ``version`` is what the record says (None: nothing)."""
+
+    def __init__(self, version: object) -> None:
+        said = "does not say its dealing version" if version is None else f"says dealing version {version!r}"
+        super().__init__(f"the record {said}; this engine deals version 2 (\"dealing\": 2, docs/deals.md)")
+        self.version = version

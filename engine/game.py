@@ -89,8 +89,8 @@ def start_from_record(record: Mapping[str, Any]) -> GameState[Any]:
     if not isinstance(record, Mapping):
         raise OptionsError("a record must be a JSON object")
     seed = record.get("seed")
-    if seed is not None and record.get("dealing", deals.LEGACY_VERSION) == deals.LEGACY_VERSION:
-        seed = deals.legacy_seed(seed)  # made before dealing version 2: later rounds deal the old way
+    if seed is not None:  # its later rounds are dealt from it: by the dealing the record says
+        deals.check_version(record.get("dealing"))
     try:
         return new_game(
             record["game"],

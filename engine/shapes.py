@@ -134,4 +134,4 @@ class Record(TypedDict):
     deals: list[Deal]
     moves: list[MoveEntry]
     seed: NotRequired[int | str]
-    dealing: NotRequired[int]  # the dealing version (docs/deals.md); absent: version 1
+    dealing: NotRequired[int]  # the dealing version (docs/deals.md), with the seed

@@ -52,10 +52,7 @@ def deal_from_seed(
 
     The algorithm is :mod:`engine.deals` (docs/deals.md), so anyone can re-deal a finished table.
     """
-    if type(seed) is int or type(seed) is str:
-        # Dealing version 2 (version 1's seed types subclass int and str), straight to its compiled deal.
-        return dealt_v2(seed, round_no, deck, players, dealer)
-    return deals.deal(seed, round_no, deck, players, dealer)
+    return dealt_v2(seed, round_no, deck, players, dealer)
 
 
 def first_dealer_from_seed(seed: int | str, players: int) -> int:
@@ -510,7 +507,7 @@ class GameState(Generic[X]):
         }
         if self.seed is not None:
             rec["seed"] = self.seed
-            rec["dealing"] = deals.version_of(self.seed)  # absent in records made before version 2
+            rec["dealing"] = deals.CURRENT_VERSION
         return rec
 
 

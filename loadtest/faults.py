@@ -17,114 +17,14 @@
 
 from __future__ import annotations
 
-import json
-import threading
 import time
 from typing import Any
 
 import engine
+from devstack.stack import Stack
+from devstack.verify import rating_audit
 from loadtest.ladder import drain_and_stop, register_bots
-from loadtest.stack import Stack
-from loadtest.verify import all_table_ids, rating_audit, replay_cli_failures, table_problems
-
-PRACTICE_SEATS = ["open", "heuristic", "eps-0.5", "random"]
-
-
-def _same(move: Any) -> Any:
-    return sorted(c.upper() for c in move) if isinstance(move, list) else str(move).upper()
-
-
-class SdkPlayer(threading.Thread):
-    """Plays practice tables with the SDK's polling client until told to stop (after its current table)."""
-
-    def __init__(self, api_url: str, stop: threading.Event, index: int) -> None:
-        super().__init__(name=f"sdk-player-{index}", daemon=True)
-        self.api_url = api_url
-        self.stop_flag = stop
-        self.tables: list[tuple[str, list[Any], bool]] = []  # (table id, accepted moves, finished)
-        self.errors: list[str] = []
-
-    def run(self) -> None:
-        from trickarena import ArenaClient, Bot
-        from trickarena.poll import play_seat
-
-        class FirstLegal(Bot):
-            def choose(self, view: dict) -> Any:
-                decision = view["decision"]
-                return (
-                    decision["legal"][: decision["count"]]
-                    if decision["kind"] == "pass"
-                    else decision["legal"][0]
-                )
-
-        api = ArenaClient(self.api_url, retries=12)  # ~1 minute of backoff: rides out a restart
-        while not self.stop_flag.is_set():
-            accepted: list[Any] = []
-            try:
-                table = api.create_table("spot-hearts", PRACTICE_SEATS, {"target": 1})
-                token = api.join(table.table_id, 0).token
-                entry = (table.table_id, accepted, False)
-                self.tables.append(entry)
-                final = play_seat(
-                    api,
-                    table.table_id,
-                    0,
-                    token,
-                    FirstLegal(),
-                    wait_s=25,
-                    on_move=lambda state, move, acc=accepted: acc.append(move),
-                )
-                self.tables[-1] = (table.table_id, accepted, bool(final.over))
-            except Exception as error:  # reported: the drill fails if any client gave up
-                self.errors.append(f"{type(error).__name__}: {error}")
-                time.sleep(1)
-
-
-def _table_audit(stack: Stack, players: list[SdkPlayer]) -> dict[str, Any]:
-    conn = stack.redis()
-    table_ids = all_table_ids(conn, stack.prefix)
-    corrupt = [p for table_id in table_ids for p in table_problems(conn, stack.prefix, table_id)]
-    lost_or_doubled = []
-    finished_records = []
-    for player in players:
-        for table_id, accepted, finished in player.tables:
-            logged = [json.loads(m) for m in conn.lrange(f"{stack.prefix}table:{table_id}:moves", 0, -1)]
-            mine = [_same(m["move"]) for m in logged if m["seat"] == 0]
-            seen = [_same(m) for m in accepted]
-            if seen != [m for m in mine if m in seen] or not 0 <= len(mine) - len(seen) <= 1:
-                lost_or_doubled.append(f"{table_id}: accepted {len(seen)}, logged {len(mine)}")
-            if finished:
-                record = json.loads(conn.hget(f"{stack.prefix}table:{table_id}", "record"))
-                finished_records.append(record)
-    cli_failures = replay_cli_failures(finished_records)
-    return {
-        "tables_checked": len(table_ids),
-        "corrupt_tables": corrupt[:20],
-        "client_tables_finished": len(finished_records),
-        "lost_or_doubled": lost_or_doubled[:20],
-        "replays_verified_by_engine_cli": len(finished_records) - len(cli_failures),
-        "replay_cli_failures": cli_failures[:10],
-    }
-
-
-def _start_players(stack: Stack, count: int) -> tuple[threading.Event, list[SdkPlayer]]:
-    stop = threading.Event()
-    players = [SdkPlayer(stack.api_url, stop, i) for i in range(count)]
-    for player in players:
-        player.start()
-    return stop, players
-
-
-def _stop_players(stop: threading.Event, players: list[SdkPlayer], timeout: float = 180) -> list[str]:
-    stop.set()
-    deadline = time.monotonic() + timeout
-    for player in players:
-        player.join(timeout=max(0.1, deadline - time.monotonic()))
-    return [p.name for p in players if p.is_alive()]
-
-
-def _finished_count(players: list[SdkPlayer]) -> int:
-    return sum(1 for p in players for _, _, finished in p.tables if finished)
+from loadtest.players import audit_player_tables, finished_count, start_players, stop_players
 
 
 def redis_restart(seconds: float, hard: bool, down_s: float, clients: int, bots: int) -> dict[str, Any]:
@@ -135,11 +35,11 @@ def redis_restart(seconds: float, hard: bool, down_s: float, clients: int, bots:
         stack.start_house_workers(1)
         bot_ids = register_bots(stack.api_url, stack.start_fast_bots(bots), list(engine.GAMES))
         stack.start_arena(2)
-        stop, players = _start_players(stack, clients)
+        stop, players = start_players(stack, clients)
         time.sleep(seconds)
         conn = stack.redis()
         before = {m: d for m, d in rating_audit(conn, stack.prefix)["docs"].items() if d["status"] == "rated"}
-        finished_before = _finished_count(players)
+        finished_before = finished_count(players)
         time.sleep(1.5)  # everything in `before` is older than one AOF fsync period
         fault_at = time.monotonic()
         stack.stop_redis(hard)
@@ -152,7 +52,7 @@ def redis_restart(seconds: float, hard: bool, down_s: float, clients: int, bots:
                 first_ok = time.monotonic() - fault_at
             time.sleep(0.5)
         time.sleep(max(0.0, seconds - (time.monotonic() - fault_at)))
-        stragglers = _stop_players(stop, players)
+        stragglers = stop_players(stop, players)
         crashed = stack.crashed()
         drain_and_stop(stack, 180)
         conn = stack.redis()
@@ -160,7 +60,7 @@ def redis_restart(seconds: float, hard: bool, down_s: float, clients: int, bots:
         docs = audit.pop("docs")
         changed = [m for m, d in before.items() if docs.get(m, {}).get("result") != d["result"]]
         stuck = {m: d["status"] for m, d in docs.items() if d["status"] not in ("rated", "void", "aborted")}
-        tables = _table_audit(stack, players)
+        tables = audit_player_tables(stack, players)
         client_errors = [e for p in players for e in p.errors]
         result = {
             "command": f"python -m loadtest faults redis-restart --seconds {seconds:g} "
@@ -172,7 +72,7 @@ def redis_restart(seconds: float, hard: bool, down_s: float, clients: int, bots:
             "rated_before_still_rated_unchanged": len(before) - len(changed),
             "first_new_rating_after_fault_s": round(first_ok, 1) if first_ok is not None else None,
             "client_tables_finished_before_fault": finished_before,
-            "client_tables_finished_after_fault": _finished_count(players) - finished_before,
+            "client_tables_finished_after_fault": finished_count(players) - finished_before,
             "client_errors_seen_and_retried_past": len(client_errors),
             "client_errors": client_errors[:5],
             "clients_still_running": stragglers,
@@ -208,9 +108,9 @@ def api_restart(seconds: float, hard: bool, down_s: float, clients: int) -> dict
         stack.start_redis()
         stack.start_api()
         stack.start_house_workers(2)
-        stop, players = _start_players(stack, clients)
+        stop, players = start_players(stack, clients)
         time.sleep(seconds)
-        finished_before = _finished_count(players)
+        finished_before = finished_count(players)
         fault_at = time.monotonic()
         if hard:
             stack.children["api"].kill()
@@ -221,12 +121,12 @@ def api_restart(seconds: float, hard: bool, down_s: float, clients: int) -> dict
         stack.start_api()
         back_s = time.monotonic() - fault_at
         time.sleep(seconds)
-        stragglers = _stop_players(stop, players)
+        stragglers = stop_players(stop, players)
         crashed = stack.crashed()
         for name in list(stack.children):
             if name != "redis":
                 stack.children[name].stop()
-        tables = _table_audit(stack, players)
+        tables = audit_player_tables(stack, players)
         client_errors = [e for p in players for e in p.errors]
         result = {
             "command": f"python -m loadtest faults api-restart --seconds {seconds:g} "
@@ -236,7 +136,7 @@ def api_restart(seconds: float, hard: bool, down_s: float, clients: int) -> dict
             "api_stopped_after_s": round(stopped_s, 1),
             "api_back_after_s": round(back_s, 1),
             "client_tables_finished_before_fault": finished_before,
-            "client_tables_finished_after_fault": _finished_count(players) - finished_before,
+            "client_tables_finished_after_fault": finished_count(players) - finished_before,
             "client_errors": client_errors[:5],
             "clients_still_running": stragglers,
             "processes_died": crashed,
@@ -288,7 +188,7 @@ def bad_bots(seconds: float, bots: int) -> dict[str, Any]:
     strikes of its kind (and forfeit), no worker may die, and the health checks must pause `down_info`."""
 
     from arena.botserver import serve_bot_command
-    from tools.devredis import free_port
+    from devstack.devredis import free_port
 
     stack = Stack()
     try:

@@ -28,11 +28,11 @@ from typing import Any
 
 import httpx
 
-from core.arena_model import LadderConfig
-from core.arena_store import RECENT_LIMIT, ArenaStore
+from core.arena.model import LadderConfig
+from core.arena.store import RECENT_LIMIT, ArenaStore
+from devstack.stack import Stack
+from devstack.verify import rating_audit
 from loadtest.ladder import drain_and_stop
-from loadtest.stack import Stack
-from loadtest.verify import rating_audit
 
 GRIEF_BEHAVIOURS = ("idle-poll", "sleep", "status500", "garbage", "illegal")
 GRIEFER_ADDRESS = "127.0.0.66"

@@ -1,12 +1,12 @@
 """`python -m loadtest ladder`: N fast local HTTP bots registered through the API join the arena's ladders.
 
 The service is the `make run` one (Redis AOF everysec, gunicorn API, arena scheduler, arena RQ workers) plus
-N protocol-v1 bots (tools.fastbot, one parent process, 127.0.0.1) registered with POST /api/bots for every
+N protocol-v1 bots (devstack.fastbot, one parent process, 127.0.0.1) registered with POST /api/bots for every
 game; the scheduler's default ladders (4 players per game, house bots as permanent members) pick them up.
 After `--seconds` the scheduler is stopped, queued and running matches get `--drain-seconds` to finish, and:
 
 * no match is stuck: every match is rated or aborted (with its reason) at the end;
-* every rated match is rated exactly once (loadtest.verify.rating_audit: idempotency key, one history
+* every rated match is rated exactly once (devstack.verify.rating_audit: idempotency key, one history
   entry per entrant, games counts, rating = 1500 + sum of its deltas);
 * every process is still alive and no component logged a traceback.
 """
@@ -22,10 +22,10 @@ import httpx
 
 import engine
 from core import keys
-from core.arena_store import RECENT_LIMIT
-from loadtest.stack import Stack, loadavg
+from core.arena.store import RECENT_LIMIT
+from devstack.stack import Stack, loadavg
+from devstack.verify import rating_audit
 from loadtest.stats import percentile
-from loadtest.verify import rating_audit
 
 
 def register_bots(api_url: str, ports: list[int], games: list[str]) -> list[str]:
@@ -146,7 +146,7 @@ def run(bots: int, seconds: float, arena_workers: int, drain_seconds: float) -> 
                 "house_bots_per_ladder": 6,
                 "ladders": sorted(conn.smembers(keys.arena_ladders(stack.prefix))),
                 "arena_workers": arena_workers,
-                "bot_server": "tools.fastbot (process per connection, first legal move)",
+                "bot_server": "devstack.fastbot (process per connection, first legal move)",
             },
             "duration_s": seconds,
             "drain_s": round(drained_s, 1),

@@ -24,9 +24,9 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from loadtest.stack import Stack, loadavg
+from devstack.stack import Stack, loadavg
+from devstack.verify import all_table_ids, replay_cli_failures, table_problems
 from loadtest.stats import Recorder
-from loadtest.verify import all_table_ids, replay_cli_failures, table_problems
 
 LONG_POLL_S = 25
 REQUEST_TIMEOUT_S = 60

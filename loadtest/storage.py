@@ -31,10 +31,10 @@ from typing import Any
 import httpx
 
 import engine
-from loadtest.faults import _finished_count, _start_players, _stop_players, _table_audit
+from devstack.stack import Stack
+from devstack.verify import rating_audit, table_problems
 from loadtest.ladder import drain_and_stop, register_bots
-from loadtest.stack import Stack
-from loadtest.verify import rating_audit, table_problems
+from loadtest.players import audit_player_tables, finished_count, start_players, stop_players
 
 PROBLEM = "application/problem+json"
 STORE_FULL = "/problems/store-full"
@@ -166,14 +166,14 @@ def storage_full(kind: str, seconds: float, full_s: float, clients: int, bots: i
         stack.start_house_workers(1)
         bot_ids = register_bots(stack.api_url, stack.start_fast_bots(bots), list(engine.GAMES))
         stack.start_arena(2)
-        stop, players = _start_players(stack, clients)
+        stop, players = start_players(stack, clients)
         probe = Probe(stack.api_url)
         time.sleep(seconds)
         conn = stack.redis()
         finished = [t for p in players for t, _, done in p.tables if done]
         probe.finished_table = finished[0] if finished else None
         rated_before = rating_audit(conn, stack.prefix)["matches"].get("rated", 0)
-        finished_before = _finished_count(players)
+        finished_before = finished_count(players)
         refused_before = _refusals(conn)
 
         # The fault: the load itself runs Redis into the wall.
@@ -213,7 +213,7 @@ def storage_full(kind: str, seconds: float, full_s: float, clients: int, bots: i
                 time.sleep(0.1)
         rated_at_recovery = rating_audit(conn, stack.prefix)["matches"].get("rated", 0)
         time.sleep(seconds)
-        stragglers = _stop_players(stop, players)
+        stragglers = stop_players(stop, players)
         crashed = stack.crashed()
         drain_and_stop(stack, 180)
         # What was accepted must be on disk: restart Redis on its AOF and audit what it loaded.
@@ -223,7 +223,7 @@ def storage_full(kind: str, seconds: float, full_s: float, clients: int, bots: i
         audit = rating_audit(conn, stack.prefix)
         docs = audit.pop("docs")
         stuck = {m: d["status"] for m, d in docs.items() if d["status"] not in ("rated", "void", "aborted")}
-        tables = _table_audit(stack, players)
+        tables = audit_player_tables(stack, players)
         probe_problems = table_problems(conn, stack.prefix, probe.table_id)
         probe_logged = probe.logged(conn, stack.prefix)
         client_errors = [e for p in players for e in p.errors]
@@ -251,7 +251,7 @@ def storage_full(kind: str, seconds: float, full_s: float, clients: int, bots: i
             "probe_table_problems": probe_problems,
             "client_moves_accepted": sum(len(moves) for p in players for _, moves, _ in p.tables),
             "client_tables_finished_before_fault": finished_before,
-            "client_tables_finished_after_fault": _finished_count(players) - finished_before,
+            "client_tables_finished_after_fault": finished_count(players) - finished_before,
             "client_errors": client_errors[:5],
             "clients_still_running": stragglers,
             "processes_died": crashed,

@@ -25,15 +25,20 @@ import pytest
 import redis
 from werkzeug.serving import make_server
 
-from tools import devserve
-from tools.devredis import start_throwaway
+from devstack import devserve
+from devstack.devredis import start_throwaway
+from engine import compiled
+
+# The suite runs the engine `make run` runs: the compiled rules when a build matches the source (`make test`
+# builds it first), put in place here, before any test module imports them.
+compiled.activate()
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 _counter = itertools.count()
 
 
 def pytest_report_header(config: pytest.Config) -> str:
-    from tools.devredis import server_binary, server_version
+    from devstack.devredis import server_binary, server_version
 
     if os.environ.get("REDIS_URL"):
         return f"redis: REDIS_URL={os.environ['REDIS_URL']}"
@@ -44,7 +49,7 @@ def pytest_report_header(config: pytest.Config) -> str:
 @pytest.fixture(scope="session")
 def redis_url() -> Iterator[str]:
     """URL of a real Redis: $REDIS_URL, or a throwaway redis-server started for this session."""
-    from core.notify import close_all_watchers
+    from core.redis.notify import close_all_watchers
 
     given = os.environ.get("REDIS_URL")
     server = None if given else start_throwaway()
@@ -64,7 +69,7 @@ def session_prefix(redis_url: str) -> Iterator[str]:
     client = redis.Redis.from_url(redis_url)
     try:
         forget_rq_queues(client, prefix)
-        # Flask-Limiter's storage puts its own prefix in front of ours.
+        # The limits library's Redis storage puts its own prefix in front of ours (api/ratelimit.py).
         for pattern in (f"{prefix}*", f"LIMITS:LIMITER/{prefix}*"):
             for key in client.scan_iter(match=pattern, count=1000):
                 client.delete(key)
@@ -221,7 +226,7 @@ def gunicorn_serving(redis_url: str, key_prefix: str, worker_class: str = "geven
                      extra_env: dict[str, str] | None = None) -> Iterator[str]:
     """The app under gunicorn (api/gunicorn_conf.py, as `make run` serves it) on a free loopback port."""
 
-    from tools.devredis import free_port
+    from devstack.devredis import free_port
 
     port = free_port()
     env = {**os.environ, "PYTHONPATH": str(REPO_ROOT), "REDIS_URL": redis_url, "TA_KEY_PREFIX": key_prefix,
@@ -261,7 +266,7 @@ def bot_process() -> Iterator[Callable[..., str]]:
     a deadline while a match runs in the test process: an in-process bot server would compete with the match
     for the interpreter lock."""
     from arena.botserver import serve_bot_command, wait_serving
-    from tools.devredis import free_port
+    from devstack.devredis import free_port
 
     started: list[subprocess.Popen] = []
 

@@ -11,7 +11,7 @@ import time
 
 import pytest
 
-from core.arena_model import LadderConfig
+from core.arena.model import LadderConfig
 from tests.conftest import REPO_ROOT
 from tools.live_ladder import game_report, main, summary
 

@@ -6,8 +6,8 @@ import doctest
 
 import pytest
 
-import core.names
-from core.names import HOUSE_NAMES, is_reserved, resembles, skeleton
+import core.arena.names
+from core.arena.names import HOUSE_NAMES, is_reserved, resembles, skeleton
 
 RESERVED = [
     ("heuristic", "heuristic"),
@@ -61,14 +61,17 @@ def test_skeleton_folds_case_separators_and_look_alikes():
 
 
 def test_every_house_bot_of_the_engine_and_the_ladders_is_reserved():
-    from core.arena_model import house_bots_for
-    from engine.bots import BOT_NAMES, make_bot
+    from core.arena.model import house_bots_for
+    from engine.bots import is_house_bot_name, make_bot
+    from engine.bots.names import example_house_bot_names
 
-    for name in (*BOT_NAMES, *(b for game in ("spot-hearts", "sore-spot") for b in house_bots_for(game))):
+    for name in (*example_house_bot_names(), *(b for game in ("spot-hearts", "sore-spot")
+                                               for b in house_bots_for(game))):
+        assert is_house_bot_name(name), name
         assert is_reserved(name), name
-    for name in ("search-7", "search-999", "eps-0.35"):  # make_bot plays these too
+    for name in ("search-7", "search-999", "eps-0.35", "eps-1"):  # any member of a family is a house bot
         make_bot(name)
-        assert is_reserved(name), name
+        assert is_house_bot_name(name) and is_reserved(name), name
 
 
 def test_an_explicit_reserved_list_replaces_the_house_one():
@@ -79,5 +82,8 @@ def test_an_explicit_reserved_list_replaces_the_house_one():
 
 
 def test_doctests():
-    result = doctest.testmod(core.names)
-    assert result.attempted >= 3 and result.failed == 0
+    import engine.bots.names
+
+    for module in (core.arena.names, engine.bots.names):
+        result = doctest.testmod(module)
+        assert result.attempted >= 3 and result.failed == 0, module.__name__

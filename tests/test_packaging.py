@@ -21,10 +21,10 @@ from pathlib import Path
 
 import pytest
 
-from core.arena_model import LadderConfig
-from core.arena_store import ArenaStore
+from core.arena.model import LadderConfig
+from core.arena.store import ArenaStore
+from devstack.devredis import free_port
 from tests.conftest import REPO_ROOT
-from tools.devredis import free_port
 
 SOURCES = ("pyproject.toml", "README.md", "engine", "core", "api", "arena", "clients", "docs/rules")
 OURS = ("engine", "core", "api", "arena", "clients")
@@ -68,7 +68,7 @@ def test_the_wheel_installs_into_a_fresh_venv_and_serves_the_ladder_page(tmp_pat
     wheel = _build_wheel(tmp_path)
     names = zipfile.ZipFile(wheel).namelist()
     assert "api/web/templates/ladder.html" in names and "api/web/static/arena.css" in names
-    assert not any(name.startswith(("tests/", "tools/", "loadtest/")) for name in names)
+    assert not any(name.startswith(("tests/", "tools/", "loadtest/", "devstack/")) for name in names)
 
     python = _fresh_venv(tmp_path, wheel)
     env = {key: value for key, value in os.environ.items() if key != "PYTHONPATH"}

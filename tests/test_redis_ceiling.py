@@ -11,7 +11,7 @@ import os
 
 import pytest
 
-from core.arena_store import APPLIED_TTL_S, HISTORY_LIMIT, RECENT_KEEP
+from core.arena.store import APPLIED_TTL_S, HISTORY_LIMIT, RECENT_KEEP
 from tools import netns
 from tools.redis_ceiling import Usage, ceiling, command_calls, run, steady_state_bytes
 

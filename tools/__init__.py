@@ -1,1 +1,2 @@
-"""Benchmarks, load and dev helpers: not part of the service (api/, arena/ and engine/ never import them)."""
+"""Benchmarks and measurements: not part of the service (api/, arena/ and engine/ never import them); the
+stack they start is devstack's, shared with loadtest/."""

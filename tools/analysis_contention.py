@@ -34,13 +34,13 @@ import click
 import redis
 
 from core import keys
-from core.analysis_store import AnalysisStore, AnalysisSubject
-from core.arena_model import Member
-from core.arena_store import ArenaStore
-from core.settings import ArenaSettings
-from tools import devserve
+from core.analysis import AnalysisStore, AnalysisSubject
+from core.arena.model import Member
+from core.arena.store import ArenaStore
+from core.settings import Settings
+from devstack import devserve
+from devstack.procstat import cpu_seconds
 from tools.arena_bench import bench_spec, rq_workers
-from tools.procstat import cpu_seconds
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 ANALYSED_MATCH = "analysed"
@@ -75,10 +75,10 @@ def play_analysed_match(url: str, prefix: str) -> None:
     spec = bench_spec([], seed=10_000, match_id=ANALYSED_MATCH)
     spec.entrants = [Member.house(name) for name in HOUSE]
     spec.pre_ratings = {m.bot_id: 1500.0 for m in spec.entrants}
-    spec.pre_games = {m.bot_id: 0 for m in spec.entrants}
+    spec.pre_matches = {m.bot_id: 0 for m in spec.entrants}
     store.create_match(spec)
     play_match(store, ANALYSED_MATCH, worker="bench",
-               settings=ArenaSettings(url, prefix, allow_private_urls=False))
+               settings=Settings(url, prefix, allow_private_urls=False))
 
 
 class BusyAnalyses:

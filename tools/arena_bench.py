@@ -1,8 +1,8 @@
 """`python -m tools.arena_bench`: how fast does a worker drive HTTP bots, next to the bare HTTP floor?
 
-Setup: 4 fast protocol-v1 bots (``tools.fastbot``: stdlib sockets, keep-alive, TCP_NODELAY, first legal move,
-a forked process per connection, so two workers calling the same bot are answered in parallel) in a process
-of their own, so the bots do not share the bench's GIL.
+Setup: 4 fast protocol-v1 bots (``devstack.fastbot``: stdlib sockets, keep-alive, TCP_NODELAY, first legal
+move, a forked process per connection, so two workers calling the same bot are answered in parallel) in a
+process of their own, so the bots do not share the bench's GIL.
 
 * bare loop: the arena's HTTP client (``BotClient`` over ``arena.http1``, keep-alive, one connection per bot)
   POSTing real /move payloads (captured from a Spot Hearts game) round-robin to the 4 bots, nothing else: the
@@ -15,7 +15,7 @@ of their own, so the bots do not share the bench's GIL.
   also run with house bots (no HTTP): the workers' own scaling.
 * slow bots: the arena `make run` starts (``--arena-workers`` processes of ``python -m arena worker``, each
   with its default number of threads, i.e. matches in flight) against bots that answer every /move after
-  0, 20 and 100 ms (``tools.fastbot --delay-ms D --loops 2``: two event-loop processes hold every
+  0, 20 and 100 ms (``devstack.fastbot --delay-ms D --loops 2``: two event-loop processes hold every
   connection and send each answer when its time has come; hundreds of matches in flight would otherwise
   mean hundreds of bot processes to wake on the same two cores), side by side in one run: decisions/s,
   matches in flight, RSS per worker process and strikes (every decision has a ladder's default deadline).
@@ -41,20 +41,26 @@ import click
 import redis
 
 import engine
-from arena.botclient import PROTOCOL_VERSION, BotClient
-from arena.match import MatchRunner, make_drivers
-from core import keys
-from core.arena_model import LadderConfig, MatchSpec, MatchStatus, Member, MemberKind
-from core.settings import load_settings
-from tools import devserve
-from tools.fastbot import start_fast_bots
-from tools.procstat import cpu_seconds, tree_cpu_seconds
+from engine import compiled
+
+# In process, the match runner plays with the compiled rules when built, as `python -m arena worker` does
+# (engine/compiled.py): put in place before the arena's modules import them.
+compiled.activate()
+
+from arena.botclient import PROTOCOL_VERSION, BotClient  # noqa: E402
+from arena.match import MatchRunner, make_drivers  # noqa: E402
+from core import keys  # noqa: E402
+from core.arena.model import LadderConfig, MatchSpec, MatchStatus, Member, MemberKind  # noqa: E402
+from core.settings import Settings  # noqa: E402
+from devstack import devserve  # noqa: E402
+from devstack.fastbot import start_fast_bots  # noqa: E402
+from devstack.procstat import cpu_seconds, tree_cpu_seconds  # noqa: E402
 
 DELAYS_MS = (0, 20, 100)
 # Shorter games than the 1-vs-2 runs (Spot Hearts to 100, about 170 decisions): with 100 ms bots a match
 # lasts about 20 s, and each slow-bot run plays two waves of matches per thread.
 SLOW_BOT_OPTIONS = {"target": 100}
-SLOW_BOT_LOOPS = 2  # event-loop processes serving the 4 slow bots (tools.fastbot.DelayLoop)
+SLOW_BOT_LOOPS = 2  # event-loop processes serving the 4 slow bots (devstack.fastbot.DelayLoop)
 # The slow-bot runs give every decision a ladder's default deadline: bots that answer well within it must
 # never get a strike, however busy the workers are.
 SLOW_BOT_DEADLINE_MS = LadderConfig("bench", "spot-hearts", 4).deadline_ms
@@ -103,7 +109,7 @@ def bench_spec(urls: list[str], seed: int, match_id: str = "bench",
                      seed=seed, duplicate=False, entrants=entrants,
                      deadline_ms=deadline_ms, strike_limit=5,
                      pre_ratings={m.bot_id: 1500.0 for m in entrants},
-                     pre_games={m.bot_id: 0 for m in entrants})
+                     pre_matches={m.bot_id: 0 for m in entrants})
 
 
 def one_worker(urls: list[str], games: int) -> dict[str, Any]:
@@ -246,8 +252,8 @@ def rq_workers(urls: list[str] | None, workers: int, matches: int, bot_pid: int 
     from rq import Queue
 
     from arena.jobs import enqueue_match
-    from core.arena_store import ArenaStore
-    from tools.devredis import start_throwaway
+    from core.arena.store import ArenaStore
+    from devstack.devredis import start_throwaway
 
     server = start_throwaway()
     procs: list[subprocess.Popen[bytes]] = []
@@ -265,7 +271,7 @@ def rq_workers(urls: list[str] | None, workers: int, matches: int, bot_pid: int 
             if urls is None:
                 spec.entrants = house
                 spec.pre_ratings = {m.bot_id: 1500.0 for m in house}
-                spec.pre_games = {m.bot_id: 0 for m in house}
+                spec.pre_matches = {m.bot_id: 0 for m in house}
             specs.append(spec)
             store.create_match(spec)
         env = {**os.environ, "REDIS_URL": server.url, "TA_KEY_PREFIX": prefix, "ALLOW_PRIVATE_BOT_URLS": "1",
@@ -273,7 +279,7 @@ def rq_workers(urls: list[str] | None, workers: int, matches: int, bot_pid: int 
         env.pop("TA_ARENA_WORKER_THREADS", None)  # the default is what is measured
         procs = [subprocess.Popen(worker_command(threads), env=env, cwd=REPO_ROOT, stdout=subprocess.DEVNULL,
                                   stderr=subprocess.DEVNULL) for _ in range(workers)]
-        per_process = threads or load_settings().worker_threads
+        per_process = threads or Settings.from_env().worker_threads
         _wait_for_workers(conn, queue.name, workers * per_process)
         time.sleep(0.2)  # let the workers settle into their blocking dequeue
         sampler = RssSampler([p.pid for p in procs])
@@ -311,7 +317,7 @@ def slow_bots(delays_ms: tuple[int, ...], workers: int, waves: int, threads: int
 
     `waves` x (all threads) matches each, so every thread is busy for most of the drain.
     """
-    per_process = threads or load_settings().worker_threads
+    per_process = threads or Settings.from_env().worker_threads
     matches = waves * workers * per_process
     return {f"{delay}ms": rq_workers(stack[delay][1], workers, matches, stack[delay][0].pid, threads,
                                      SLOW_BOT_OPTIONS, SLOW_BOT_DEADLINE_MS) for delay in delays_ms}
@@ -371,13 +377,13 @@ def run(seconds: float = 3.0, games: int = 10, matches: int = 48, repeat: int = 
     report: dict[str, Any] = {
         "bench": "arena", "cpus": os.cpu_count(), "loadavg_before": [round(x, 2) for x in load_before],
         "loadavg_after": [round(x, 2) for x in os.getloadavg()], "repeat": repeat,
-        "bots": "4 x tools.fastbot (stdlib sockets, TCP_NODELAY, a forked process per connection)",
+        "bots": "4 x devstack.fastbot (stdlib sockets, TCP_NODELAY, a forked process per connection)",
     }
     if slow:
         report["slow_bots"] = {"arena_workers": arena_workers, "waves": waves,
                                "game": {"game": "spot-hearts", "options": SLOW_BOT_OPTIONS},
                                "deadline_ms": SLOW_BOT_DEADLINE_MS,
-                               "bots": f"4 x tools.fastbot --delay-ms D --loops {SLOW_BOT_LOOPS}",
+                               "bots": f"4 x devstack.fastbot --delay-ms D --loops {SLOW_BOT_LOOPS}",
                                **summarise_slow(slow), "runs": slow}
     if slow_only:
         return report

@@ -1,6 +1,6 @@
 """`python -m tools.arena_bench_http`: which HTTP client should call bots? Measure, don't guess.
 
-Each client runs a bare keep-alive loop of POST /move against the same fast local stdlib bot (tools.fastbot:
+Each client runs a bare keep-alive loop of POST /move against the same fast stdlib bot (devstack.fastbot:
 TCP_NODELAY, a process per connection), then the arena's own BotClient (arena.http1: one send per request,
 a deadline on every read, SSRF guard, reply parsing) does the same.
 """
@@ -100,7 +100,7 @@ def botclient_loop(url: str) -> Callable[[], object]:
 
 
 def run(calls: int = 3000) -> dict[str, object]:
-    from tools.fastbot import start_fast_bots
+    from devstack.fastbot import start_fast_bots
 
     process, urls = start_fast_bots(1)
     try:
@@ -109,7 +109,7 @@ def run(calls: int = 3000) -> dict[str, object]:
                               ("httpx", httpx_loop), ("arena BotClient (arena.http1)", botclient_loop)]:
             results[name] = _time_loop(factory(urls[0]), calls)
         return {"bench": "bench-http", "calls": calls, "loadavg": [round(x, 2) for x in os.getloadavg()],
-                "server": "tools.fastbot (stdlib sockets, TCP_NODELAY, a process per connection)",
+                "server": "devstack.fastbot (stdlib sockets, TCP_NODELAY, a process per connection)",
                 "clients": results}
     finally:
         process.terminate()

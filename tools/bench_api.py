@@ -3,11 +3,11 @@
     python -m tools.bench_api [--worker-class gevent|gthread] [--connections 16] [--duration 10]
         [--long-polls 0]
 
-Three runs against the same server: GET /api/hello (the yardstick: same app, same server, no Redis),
-GET a seat's state with its bearer token, and POST moves. Every POST is a legal move at the right version:
-the benchmark deals tables with known seeds straight into the store, plays them out locally with the engine,
-and gives each connection its own tables' moves in order. `--long-polls K` parks K long-polls on the server
-during all three runs, to compare worker classes.
+Three runs against the same server: GET /api/hello (the yardstick: the app with this one route added,
+`tools.bench_app`; same server, no Redis), GET a seat's state with its bearer token, and POST moves. Every
+POST is a legal move at the right version: the benchmark deals tables with known seeds straight into the
+store, plays them out locally with the engine, and gives each connection its own tables' moves in order.
+`--long-polls K` parks K long-polls on the server during all three runs, to compare worker classes.
 
 The load generator is Python (one keep-alive raw socket per connection, pre-encoded requests, all driven
 from one epoll loop): it keeps each connection's move order exact, which wrk's scripted requests did not
@@ -40,10 +40,11 @@ from typing import Any
 import redis
 
 import engine
-from core.tables import SeatKind, SeatSpec, TableStore
-from tools import devserve
-from tools.devredis import free_port, start_throwaway
-from tools.procstat import tree_cpu_seconds
+from core.tables.store import SeatKind, SeatSpec, TableStore
+from devstack import devserve
+from devstack.devredis import free_port, start_throwaway
+from devstack.procstat import tree_cpu_seconds
+from tools import bench_app
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 TARGETS = {"get_vs_hello": 0.75, "post_vs_hello": 0.5, "p99_ms": 25.0}
@@ -91,7 +92,7 @@ def gunicorn_server(redis_url: str, prefix: str, worker_class: str, workers: int
            "TA_WORKER_CLASS": worker_class, "TA_WORKERS": str(workers), "TA_LOG_LEVEL": "warning",
            "TA_LIMIT_TABLE_CREATION": "100000/minute",
            "PYTHONPATH": str(REPO_ROOT)}
-    process = subprocess.Popen(devserve.gunicorn_command(), cwd=REPO_ROOT, env=env)
+    process = subprocess.Popen(devserve.gunicorn_command(bench_app.APP), cwd=REPO_ROOT, env=env)
     base = f"http://127.0.0.1:{port}"
     try:
         devserve.wait_healthy(base, process)

@@ -361,7 +361,8 @@ BENCHMARKS = (
               ("python -m engine bench --rounds 2000 --seed 1 --repeat 7 --json",), engine_rows),
     Benchmark("api", "API throughput and latency",
               "gunicorn (gevent, 2 workers) on loopback, 16 keep-alive connections, the median of 3 rounds "
-              "of 10 s; GET and POST next to a hello-world route of the same app (docs/api.md).",
+              "of 10 s; GET and POST next to a hello-world route the benchmark adds to the same app "
+              "(tools/bench_app.py, docs/api.md).",
               ("python -m tools.bench_api",), api_rows),
     Benchmark("bench-http", "Bot-call HTTP clients",
               "Bare keep-alive loops of POST /move against one local bench bot: the data behind the arena's "

@@ -5,7 +5,7 @@ Each run: a throwaway Redis, the scheduler (in this process, `arena.scheduler.ru
 ladders with one house set), and the arena workers of `make run` (``--arena-workers`` processes of ``python -m
 arena worker``, the Procfile's `arena:` line, with their default threads). After a warm-up, the matches rated
 within the window are counted per ladder (by their own finish time). With `--bot-delay-ms D` one registered
-HTTP bot (``tools.fastbot``, answering every /move after D ms) also plays every ladder: its tables are not
+HTTP bot (``devstack.fastbot``, answering every /move after D ms) also plays every ladder: its tables are not
 paced by the scheduler's gap between house-only matches, so the figure is then bounded by how long matches
 take.
 
@@ -32,11 +32,11 @@ import click
 import redis
 
 from arena.scheduler import run_forever
-from core.arena_model import GRADED_HOUSE_BOTS, LADDER_SEARCH_BOTS, LadderConfig, MatchStatus, default_ladders
-from core.arena_store import ArenaStore
-from core.settings import ArenaSettings
-from tools import devserve
-from tools.devredis import start_throwaway
+from core.arena.model import GRADED_HOUSE_BOTS, LADDER_SEARCH_BOTS, LadderConfig, MatchStatus, default_ladders
+from core.arena.store import ArenaStore
+from core.settings import Settings
+from devstack import devserve
+from devstack.devredis import start_throwaway
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 PREFIX = "pace:"
@@ -52,7 +52,7 @@ def house_sets() -> dict[str, list[LadderConfig]]:
 def register_fast_bot(conn: redis.Redis, url: str) -> None:
     """One enabled HTTP bot playing every game (as the API's registry stores it)."""
     import engine
-    from core.registry import BotRegistry
+    from core.arena.registry import BotRegistry
 
     BotRegistry(conn, PREFIX, allow_private_urls=True).register("fastbot", list(engine.GAMES), url)
 
@@ -70,7 +70,7 @@ def one_run(ladders: list[LadderConfig], minutes: float, warmup_s: float, bot_de
     try:
         conn = redis.Redis.from_url(server.url, decode_responses=True)
         if bot_delay_ms is not None:
-            from tools.fastbot import start_fast_bots
+            from devstack.fastbot import start_fast_bots
 
             bots, urls = start_fast_bots(1, delay_ms=bot_delay_ms)
             register_fast_bot(conn, urls[0])
@@ -80,7 +80,7 @@ def one_run(ladders: list[LadderConfig], minutes: float, warmup_s: float, bot_de
         workers = [subprocess.Popen([sys.executable, "-m", "arena", "worker"], env=env, cwd=REPO_ROOT,
                                     stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
                    for _ in range(arena_workers)]
-        settings = ArenaSettings(server.url, PREFIX, allow_private_urls=True)
+        settings = Settings(server.url, PREFIX, allow_private_urls=True)
         total_s = warmup_s + minutes * 60
         scheduler = threading.Thread(target=run_forever, args=(settings, ladders, total_s), daemon=True)
         began = time.time()

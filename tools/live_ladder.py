@@ -11,7 +11,7 @@ recent matches is trimmed as it grows); then it reads the ladders' ratings, stop
      "matches": ..., "ok": ...}
     {"summary": true, "minutes": ..., "ok": ..., "failing": [...]}
 
-`spearman` compares the ladder's order with the house set's known order (core.arena_model.house_bots_for:
+`spearman` compares the ladder's order with the house set's known order (core.arena.model.house_bots_for:
 the search bot, then the graded bots strongest first); `groups` counts the distinct quartets that played.
 Exit status 0 when every game has ρ ≥ ``--min-spearman`` (0.95) and every pair of its bots met, else 1; 2 on
 a wrong option (one line). A measurement, not a test: it runs for as long as it is told.
@@ -34,9 +34,9 @@ import click
 import redis
 
 from arena.ladder_quality import quality_report
-from core.arena_model import HOUSE_PREFIX, LadderConfig, MatchStatus, default_ladders
-from core.arena_store import RECENT_KEEP, ArenaStore
-from tools.devredis import free_port, start_throwaway
+from core.arena.model import HOUSE_PREFIX, LadderConfig, MatchStatus, default_ladders
+from core.arena.store import RECENT_KEEP, ArenaStore
+from devstack.devredis import free_port, start_throwaway
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 MIN_SPEARMAN = 0.95

@@ -2,8 +2,9 @@
 
     python -m tools.profile_api [--requests 3000] [--top 25] [--sort tottime|cumulative]
 
-Creates the app on a real Redis ($REDIS_URL under a unique key prefix, else a throwaway redis-server), with
-the production limits, deals Spot Hearts tables with known seeds (as `make bench-api` does) and profiles
+Creates the benchmark's app (`tools.bench_app`: the API and its yardstick, `GET /api/hello`) on a real
+Redis ($REDIS_URL under a unique key prefix, else a throwaway redis-server), with the production limits,
+deals Spot Hearts tables with known seeds (as `make bench-api` does) and profiles
 `GET /api/tables/{id}/seats/{n}` and then `POST …/moves` (every move legal at its version), each on its own.
 First prints the process's CPU time per request of `GET /api/hello`, GET seat state and POST move without
 the profiler (JSON), then each endpoint's profile (CPU time). Requests are WSGI calls with the environ a
@@ -27,9 +28,15 @@ from typing import Any
 
 from werkzeug.test import EnvironBuilder
 
-from api import create_app
-from core.tables import SeatKind, SeatSpec, TableStore
-from tools.bench_api import bench_redis, plan_moves
+from engine import compiled
+
+# The profile is of the engine `make run` serves: the compiled rules when built (engine/compiled.py), put in
+# place before the app's modules import them.
+compiled.activate()
+
+from core.tables.store import SeatKind, SeatSpec, TableStore  # noqa: E402
+from tools.bench_api import bench_redis, plan_moves  # noqa: E402
+from tools.bench_app import create_app  # noqa: E402
 
 
 def cpu_ms_per_call(calls: list[Callable[[], Any]]) -> float:

@@ -2,7 +2,7 @@
 move, and how far one Redis primary goes before its CPU (one core: Redis runs commands on one thread) is
 spent.
 
-The stack is the real one, started here (loadtest.stack): redis-server with AOF everysec as `make run` runs
+The stack is the real one, started here (devstack.stack): redis-server with AOF everysec as `make run` runs
 it, the arena scheduler (`python -m arena scheduler`) and RQ arena workers (`python -m arena worker
 --simple`), gunicorn for the API phase. Every figure comes from Redis itself: ``CONFIG RESETSTAT`` before a
 phase, then ``INFO commandstats`` (calls per command; commands run inside Lua scripts count too, the meter's
@@ -21,7 +21,7 @@ Phases, in order:
 With ``--machines N`` (root and `ip` needed) the workers run in N network namespaces (tools.netns), each a
 "machine" that reaches Redis over its own veth pair; Redis listens on loopback and on the host side of those
 links only. ``--machines 0`` runs the workers as plain processes on loopback. At the end every finished match
-is audited (loadtest.verify.rating_audit: rated exactly once, ratings = 1500 + the sum of the deltas, one
+is audited (devstack.verify.rating_audit: rated exactly once, ratings = 1500 + the sum of the deltas, one
 history entry per entrant) and the keys a match leaves are sized with ``MEMORY USAGE``.
 
 The ceiling (``ceiling()``): Redis CPU per match at one core, plus the lease heartbeat (one SET a second while
@@ -48,14 +48,14 @@ import redis
 
 import engine
 from core import keys
-from core.arena_model import LadderConfig
-from core.arena_store import APPLIED_TTL_S, HISTORY_LIMIT, MATCH_TTL_S, RECENT_KEEP, ArenaStore
-from core.tables import FINISHED_TABLE_TTL, TableStore
-from loadtest.stack import Child, Stack
-from loadtest.verify import rating_audit
+from core.arena.model import LadderConfig
+from core.arena.store import APPLIED_TTL_S, HISTORY_LIMIT, MATCH_TTL_S, RECENT_KEEP, ArenaStore
+from core.tables.store import FINISHED_TABLE_TTL, TableStore
+from devstack.devredis import server_args, wait_ready
+from devstack.stack import Child, Stack
+from devstack.verify import rating_audit
 from tools import netns
 from tools.bench_api import gunicorn_server, http_request, load_run, plan_moves
-from tools.devredis import server_args, wait_ready
 
 HOUSE_BOTS = ("heuristic", "eps-0.2", "eps-0.4", "eps-0.6", "eps-0.8", "random")
 OWN_COMMANDS = ("info", "config")  # the meter's own calls
@@ -187,7 +187,7 @@ def steady_state_bytes(per_match: dict[str, float], ladders: int, bots_per_ladde
 
 
 class CeilingStack(Stack):
-    """loadtest's stack with Redis also listening on the host side of each namespace link."""
+    """The load stack (devstack.stack) with Redis also listening on the host side of each namespace link."""
 
     def __init__(self, machines: list[netns.Machine]) -> None:
         super().__init__(prefix=PREFIX)

@@ -8,7 +8,7 @@ played. The analysis is expensive, so requests are limited per address, the numb
 once is capped (503 analysis-queue-full with Retry-After), and so is each client address's share of them
 (429 analysis-share-exhausted with Retry-After): two addresses cannot hold the whole queue. A result done
 already is answered to anyone before anything is counted. State and results live in
-core.analysis_store; the job is arena.analysis.analyse_game.
+core.analysis; the job is arena.analysis.analyse_game.
 """
 
 from __future__ import annotations
@@ -19,80 +19,21 @@ from typing import Any
 
 import redis
 from flask import current_app, url_for
-from flask_limiter.util import get_remote_address
 from flask_smorest import Blueprint
-from marshmallow import Schema, fields, validate
 
-from api.blueprints.ladders import published_games
-from api.schemas import MoveField
+from api.ratelimit import client_address
+from api.schemas import AnalysisQuerySchema, AnalysisStateSchema
 from api.services import services
-from core.analysis_store import AnalysisStatus, AnalysisSubject, RequestOutcome
-from core.arena_store import ArenaStore
+from core.analysis import AnalysisStatus, AnalysisSubject, RequestOutcome
+from core.arena.lookup import published_games
 from core.errors import AnalysisNotFound, AnalysisQueueFull, AnalysisShareExhausted, GameNotOver, SeatNotFound
 from core.queues import enqueue_analysis
-from core.settings import ANALYSIS_BUDGET_RANGE_MS
 
 blp = Blueprint("analysis", __name__, url_prefix="/api",
                 description="Analysis of a finished game: every legal move valued at each decision of a seat")
 
 QUEUE_FULL_RETRY_AFTER_S = 30  # a seat's analysis takes well under a minute at the default budget
 SHARE_RETRY_AFTER_S = 30  # the same wait: by then the owner's oldest analysis is usually done
-
-
-class AnalysisQuerySchema(Schema):
-    seat = fields.Integer(required=True, validate=validate.Range(min=0), metadata={
-        "description": "the seat whose decisions are analysed"})
-    budget_ms = fields.Integer(validate=validate.Range(*ANALYSIS_BUDGET_RANGE_MS), metadata={
-        "description": "search time per decision (default: the server's, 250 ms); another budget is another "
-                       "analysis"})
-
-
-class CandidateSchema(Schema):
-    move = MoveField(required=True)
-    value = fields.Float(allow_none=True, required=True, metadata={
-        "description": "expected round margin after this move (points; higher is better); null when forced"})
-
-
-class DecisionSchema(Schema):
-    index = fields.Integer(required=True, metadata={"description": "index of the move in the record's moves"})
-    round = fields.Integer(required=True)
-    kind = fields.String(required=True, metadata={"description": "pass, sore or play"})
-    legal = fields.List(fields.String(), required=True)
-    candidates = fields.List(fields.Nested(CandidateSchema), required=True)
-    chosen = MoveField(required=True)
-    best = MoveField(allow_none=True, required=True)
-    regret = fields.Float(required=True, metadata={"description": "best value - value of the chosen move"})
-    forced = fields.Boolean(required=True)
-    worlds = fields.Integer(required=True, metadata={"description": "sampled deals the values average"})
-
-
-class AnalysisResultSchema(Schema):
-    game = fields.String(required=True)
-    players = fields.Integer(required=True)
-    seat = fields.Integer(required=True)
-    budget_ms = fields.Integer(required=True)
-    over = fields.Boolean(required=True)
-    decisions = fields.List(fields.Nested(DecisionSchema), required=True)
-    total_regret = fields.Float(required=True)
-    mean_regret = fields.Float(required=True)
-    seat_total = fields.Integer(required=True)
-    totals = fields.List(fields.Integer(), required=True)
-    elapsed_s = fields.Float(required=True)
-
-
-class ProgressSchema(Schema):
-    done = fields.Integer(required=True)
-    total = fields.Integer(required=True, metadata={"description": "the seat's decisions; 0 until it starts"})
-
-
-class AnalysisStateSchema(Schema):
-    status = fields.String(required=True, validate=validate.OneOf([s.value for s in AnalysisStatus]))
-    progress = fields.Nested(ProgressSchema, required=True)
-    result = fields.Nested(AnalysisResultSchema, metadata={"description": "once done"})
-    reason = fields.String(metadata={"description": "why it failed (POST again to retry)"})
-    seat = fields.Integer(required=True)
-    budget_ms = fields.Integer(required=True)
-    url = fields.String(required=True, metadata={"description": "poll it with GET"})
 
 
 def _budget(query: dict[str, Any]) -> int:
@@ -109,9 +50,8 @@ def _table_subject(table_id: str, query: dict[str, Any]) -> AnalysisSubject:
 
 def _check_match(subject: AnalysisSubject) -> None:
     """Problems for a match game that cannot be analysed: 404 (match, game, seat) or 409 (not finished)."""
-    store = ArenaStore(services().redis, current_app.config["KEY_PREFIX"])
     match_id, game_no = subject.source_id, int(subject.game_no or 0)
-    doc, _records = published_games(store, match_id, game_no)
+    doc, _records = published_games(services().arena, match_id, game_no)
     players = int(doc["spec"]["players"])
     if subject.seat >= players:
         raise SeatNotFound(f"{match_id} game {game_no}", subject.seat, players, what="match")
@@ -144,8 +84,8 @@ def _request(subject: AnalysisSubject, check: Callable[[AnalysisSubject], None]
              ) -> tuple[dict[str, Any], int, dict[str, str]]:
     check(subject)
     svc = services()
-    # The owner is the address the rate limiter keys LIMIT_ANALYSIS by: one identity for both limits.
-    owner = get_remote_address()
+    # The owner is the address LIMIT_ANALYSIS counts (api/ratelimit.py): one identity for both limits.
+    owner = client_address()
     outcome, _status = svc.analyses.request(subject, owner)
     if outcome is RequestOutcome.SHARE_EXHAUSTED:
         raise AnalysisShareExhausted(svc.analyses.pending_for(owner), svc.analyses.max_pending_per_owner,

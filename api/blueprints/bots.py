@@ -4,14 +4,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from flask import current_app, request, url_for
-from flask_limiter.util import get_remote_address
+from flask import request, url_for
 from flask_smorest import Blueprint
 
 from api.auth import bearer_token
+from api.ratelimit import client_address
 from api.schemas import BotCreatedSchema, BotCreateSchema, BotListQuerySchema, BotSchema, BotUpdateSchema
 from api.services import services
-from core.arena_store import ArenaStore
 
 blp = Blueprint("bots", __name__, url_prefix="/api/bots", description="Bot registry (records only)")
 
@@ -28,7 +27,7 @@ def register_bot(body: dict[str, Any]) -> tuple[dict[str, Any], int, dict[str, s
     and at most `MAX_BOTS_PER_OWNER_PER_LADDER` of them listing one game.
     """
     record, token = services().bots.register(body["name"], body["games"], body.get("url"),
-                                             address=get_remote_address())
+                                             address=client_address())
     location = url_for("bots.get_bot", bot_id=record["bot_id"])
     return {**record, "owner_token": token}, 201, {"Location": location}
 
@@ -47,7 +46,7 @@ def get_bot(bot_id: str) -> dict[str, Any]:
     """One bot, with its rating line per version on every ladder it has played (`versions`), and whether it
     is out of matchmaking now and why (`paused`, `paused_reason`)."""
     record = services().bots.get(bot_id)
-    arena = ArenaStore(services().redis, current_app.config["KEY_PREFIX"])
+    arena = services().arena
     current = arena.versions([bot_id])[bot_id]
     versions = [{"ladder_id": ladder.ladder_id, **line, "current": line["version"] == current}
                 for ladder in arena.ladders() for line in arena.version_lines(ladder.ladder_id, bot_id)]

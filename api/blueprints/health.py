@@ -1,12 +1,12 @@
-"""Liveness and a hello-world route (the benchmark's baseline: same app, same server, no Redis)."""
+"""Liveness: the service, its Redis, and whether Redis takes writes."""
 
 from __future__ import annotations
 
 from flask_smorest import Blueprint
 
-from api.schemas import HealthSchema, HelloSchema
+from api.schemas import HealthSchema
 from api.services import services
-from core.store_health import store_health
+from core.redis.health import store_health
 
 blp = Blueprint("health", __name__, url_prefix="/api", description="Service health")
 
@@ -20,9 +20,3 @@ def health() -> dict:
     return {"status": "ok" if health.ok else "degraded", "redis": health.reachable,
             "refusing_writes": health.refusing_writes}
 
-
-@blp.get("/hello")
-@blp.response(200, HelloSchema())
-def hello() -> dict:
-    """A constant JSON answer: the benchmark's yardstick for the framework's own cost."""
-    return {"hello": "world"}

@@ -9,12 +9,11 @@ from flask import Response, current_app, request, url_for
 from flask_smorest import Blueprint
 
 from api.auth import bearer_token
-from api.blueprints.tables import kick_house_bots
 from api.fastargs import body_doc, load_json, load_query, query_doc
 from api.jsonio import json_response, stored_json_response
 from api.ratelimit import check_seat_posts, seat_post_limit
 from api.schemas import JoinSchema, MoveRequestSchema, MoveResultSchema, SeatStateQuerySchema, SeatStateSchema
-from api.services import services
+from api.services import kick_house_bots, services
 from core.tokens import require_token
 
 HOUSE_STALL_S = 5.0  # house seats to act and no move for this long: their drive job is presumed lost

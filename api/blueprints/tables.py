@@ -18,9 +18,9 @@ from api.schemas import (
     TableSchema,
     TableSummarySchema,
 )
-from api.services import services
-from core.queues import enqueue_drive
-from core.tables import SeatKind, SeatSpec, TableRecord, TableStatus, house_seats_to_act, is_house_bot
+from api.services import kick_house_bots, services
+from core.tables.store import SeatKind, SeatSpec, TableRecord, TableStatus
+from engine.bots.names import describe_house_bot_names, is_house_bot_name
 
 blp = Blueprint("tables", __name__, url_prefix="/api/tables", description="Tables: create and spectate")
 
@@ -32,12 +32,12 @@ def parse_seats(names: list[str]) -> list[SeatSpec]:
     for index, name in enumerate(names):
         if name == OPEN_SEAT:
             seats.append(SeatSpec(SeatKind.OPEN))
-        elif is_house_bot(name):
+        elif is_house_bot_name(name):
             seats.append(SeatSpec(SeatKind.HOUSE, name))
         else:
             raise ApiProblem(422, "bad-seats",
                              f"seat {index}: {name!r} is neither 'open' nor a house bot name "
-                             "(random, heuristic, eps-0.1 .. eps-0.9)",
+                             f"({describe_house_bot_names()})",
                              errors={"seats": {str(index): ["unknown seat kind"]}})
     return seats
 
@@ -55,11 +55,6 @@ def public_table(record: TableRecord, view: Any) -> dict[str, Any]:
         "seed": record.seed if over else None, "seed_nonce": record.nonce if over else None,
         "view": view, "created": record.created, "updated": record.updated,
     }
-
-
-def kick_house_bots(record_or_seats: list[SeatSpec], to_act: list[int], table_id: str) -> None:
-    if house_seats_to_act(record_or_seats, to_act):
-        enqueue_drive(services().house_queue, table_id, current_app.config["KEY_PREFIX"])
 
 
 @blp.post("")

@@ -16,26 +16,22 @@ from werkzeug.wrappers import Response
 
 import engine
 import trick_rules
-from api.blueprints.ladders import PROVISIONAL_MATCHES, match_or_404, published_games
 from api.problems import ApiProblem, problem_for
 from api.services import services
 from api.web import data
-from api.web.frames import replay_frames
 from api.web.markdown import render
-from core.arena_model import HOUSE_PREFIX
-from core.arena_store import ArenaStore
+from core.arena.lookup import find_ladder, find_match, published_games, rating_on_ladder
+from core.arena.model import HOUSE_PREFIX
+from core.arena.ranking import PROVISIONAL_MATCHES, read_ranking
 from core.errors import BotNotFound, DomainError
-from core.tables import TableStatus
+from core.tables.store import TableStatus
+from engine.frames import replay_frames
 
 blp = Blueprint("web", __name__, template_folder="templates", static_folder="static",
                 static_url_path="/assets")
 
 BOT_PAGE_MATCHES = 20  # a bot's matches per page of its record
 REFRESH_MS = 4000  # how often a page re-fetches its live part (config WEB_REFRESH_MS overrides)
-
-
-def _arena() -> ArenaStore:
-    return ArenaStore(services().redis, current_app.config["KEY_PREFIX"])
 
 
 def _page(template: str, **context: Any) -> str:
@@ -56,14 +52,14 @@ def html_problem(error: ApiProblem | DomainError) -> tuple[str, int]:
     """Pages answer errors as pages (the JSON API keeps answering application/problem+json)."""
     problem = error if isinstance(error, ApiProblem) else problem_for(error)
     assert problem is not None  # every DomainError has a row in api.problems.PROBLEMS
-    tabs = data.ladder_tabs(_arena())
+    tabs = data.ladder_tabs(services().arena)
     return render_template("error.html", tabs=tabs, current=None, status=problem.status, title=problem.title,
                            detail=problem.detail), problem.status
 
 
 @blp.get("/")
 def index() -> Response | str:
-    tabs = data.ladder_tabs(_arena())
+    tabs = data.ladder_tabs(services().arena)
     if not tabs:
         return _page("empty.html", tabs=tabs)
     return ladder_page(tabs[0]["ladder_id"], tabs)
@@ -71,7 +67,7 @@ def index() -> Response | str:
 
 @blp.get("/ladders/<ladder_id>")
 def ladder_page(ladder_id: str, tabs: list[dict[str, Any]] | None = None) -> str:
-    store = _arena()
+    store = services().arena
     snapshot = data.ladder_snapshot(store, services().tables, ladder_id)
     return _page("ladder.html", tabs=tabs if tabs is not None else data.ladder_tabs(store),
                  current=ladder_id, **snapshot)
@@ -79,16 +75,12 @@ def ladder_page(ladder_id: str, tabs: list[dict[str, Any]] | None = None) -> str
 
 @blp.get("/ladders/<ladder_id>/bots/<bot_id>")
 def bot_page(ladder_id: str, bot_id: str) -> str:
-    store = _arena()
-    ladder = data.ladder_or_404(store, ladder_id)
-    ratings = store.ratings(ladder_id)
-    if bot_id not in ratings:
-        raise ApiProblem(404, "bot-not-on-ladder", f"bot {bot_id!r} has never been on ladder {ladder_id!r}")
+    store = services().arena
+    ladder = find_ladder(store, ladder_id)
+    rating_on_ladder(store, ladder_id, bot_id)
     history = store.history(ladder_id, bot_id, 200)
-    ranked = store.ranked(ladder_id)  # every bot's stats: the rank counts only bots with a rated match
-    rows, new = data.ranking_rows(ranked, {m.bot_id: m for m in store.members(ladder_id)},
-                                  store.stats(ladder_id, [b for b, _ in ranked]), set())
-    row = next(r for r in (*rows, *new) if r["bot_id"] == bot_id)
+    # The whole ranking: the bot's rank counts only the bots with a rated match.
+    row = data.page_row(next(r for r in read_ranking(store, ladder_id).rows if r.bot_id == bot_id))
     cursor = request.args.get("cursor", type=int)
     entries, next_cursor = store.bot_record(ladder_id, bot_id, BOT_PAGE_MATCHES, cursor)
     return _page("bot.html", tabs=data.ladder_tabs(store), current=ladder_id,
@@ -102,8 +94,8 @@ def bot_page(ladder_id: str, bot_id: str) -> str:
 
 @blp.get("/matches/<match_id>")
 def match_page(match_id: str) -> str:
-    store = _arena()
-    doc = match_or_404(store, match_id)
+    store = services().arena
+    doc = find_match(store, match_id)
     names = store.member_names(doc["ladder_id"])
     return _page("match.html", tabs=data.ladder_tabs(store), current=doc["ladder_id"],
                  match=data.match_summary(doc, names),
@@ -114,20 +106,20 @@ def match_page(match_id: str) -> str:
 @blp.get("/matches/<match_id>/live")
 def match_live_page(match_id: str) -> str:
     """Spectate the game a worker is playing in a ladder match (the public table, refreshed every second)."""
-    store = _arena()
-    doc = match_or_404(store, match_id)
+    store = services().arena
+    doc = find_match(store, match_id)
     names = store.member_names(doc["ladder_id"])
     game = doc["spec"]["game"]
     return _page("live.html", tabs=data.ladder_tabs(store), current=doc["ladder_id"], match_id=match_id,
                  table_id=None, game=game, name=data.game_name(game),
                  seat_names=[names.get(m["bot_id"], m["bot_id"]) for m in doc["spec"]["entrants"]],
-                 state_url=url_for("arena.get_live_match", match_id=match_id),
+                 state_url=url_for("ladders.get_live_match", match_id=match_id),
                  replay_url=url_for("web.match_page", match_id=match_id))
 
 
 @blp.get("/matches/<match_id>/games/<int:game_no>")
 def match_replay_page(match_id: str, game_no: int) -> str:
-    store = _arena()
+    store = services().arena
     doc, records = published_games(store, match_id, game_no)
     names = data.seat_names_for_game(doc, game_no, store.member_names(doc["ladder_id"]))
     return _replay(records[game_no], names, title=f"Match {match_id} · game {game_no + 1} of {len(records)}",
@@ -151,7 +143,7 @@ def rules_page(game_id: str) -> str:
 
 
 def _rules(book: str, game: str | None) -> str:
-    tabs = data.ladder_tabs(_arena())
+    tabs = data.ladder_tabs(services().arena)
     html = render(trick_rules.text(book), link=_rules_link)
     return render_template("rules.html", tabs=tabs, current=None, rules=html, game=game,
                            title=f"{data.game_name(game)} rules" if game else "Rules",
@@ -179,8 +171,8 @@ def table_page(table_id: str) -> Response | str:
     if record.status == TableStatus.OVER and request.args.get("live") != "1":
         return redirect(url_for("web.table_replay_page", table_id=table_id))
     seat_names = _seat_names(record, "open seat")
-    return _page("live.html", tabs=data.ladder_tabs(_arena()), current=None, table_id=table_id, match_id=None,
-                 game=record.game, name=data.game_name(record.game), seat_names=seat_names,
+    return _page("live.html", tabs=data.ladder_tabs(services().arena), current=None, table_id=table_id,
+                 match_id=None, game=record.game, name=data.game_name(record.game), seat_names=seat_names,
                  state_url=url_for("tables.get_table", table_id=table_id),
                  replay_url=url_for("web.table_replay_page", table_id=table_id))
 
@@ -206,6 +198,6 @@ def _seat_names(record: Any, open_label: str) -> list[str]:
 
 def _replay(record: dict[str, Any], names: list[str], title: str, back: str | None,
             current: str | None, analysis_url: str) -> str:
-    return _page("replay.html", tabs=data.ladder_tabs(_arena()), current=current, title=title, back=back,
-                 game=record["game"], name=data.game_name(record["game"]), seat_names=names,
+    return _page("replay.html", tabs=data.ladder_tabs(services().arena), current=current, title=title,
+                 back=back, game=record["game"], name=data.game_name(record["game"]), seat_names=names,
                  frames=replay_frames(record), analysis_url=analysis_url)

@@ -1,7 +1,8 @@
 """What the web page shows, as plain dicts: rankings, Elo series, recent matches, live tables.
 
-Thin reads over ``core.arena_store.ArenaStore`` and ``core.tables.TableStore`` (the same stores the JSON API
-reads); the shaping (win share, chart series, "3 min ago") is pure and tested without I/O.
+Thin reads over ``core.arena.store.ArenaStore`` and ``core.tables.store.TableStore`` (the same stores the
+JSON API reads), with the ranking the JSON API shows too (``core.arena.ranking``); the page's shaping (chart
+series, "3 min ago") is pure and tested without I/O.
 """
 
 from __future__ import annotations
@@ -10,12 +11,12 @@ import time
 from typing import Any
 
 import engine
-from api.blueprints.ladders import standing_rows
-from api.problems import ApiProblem
-from core.arena_model import HOUSE_PREFIX, MatchStatus, MemberKind
-from core.arena_store import ArenaStore
+from core.arena.lookup import find_ladder
+from core.arena.model import HOUSE_PREFIX, MatchStatus
+from core.arena.ranking import Ranking, RankingRow, read_ranking
+from core.arena.store import ArenaStore
 from core.errors import TableNotFound
-from core.tables import TableStatus, TableStore
+from core.tables.store import TableStatus, TableStore
 
 PREFERRED_FIRST = "spot-hearts-4p"
 CHART_SERIES = 8  # bots drawn on a ladder's Elo chart (the top of the ranking)
@@ -46,25 +47,15 @@ def ladder_tabs(store: ArenaStore) -> list[dict[str, Any]]:
              "players": lad.players, "duplicate": lad.duplicate} for lad in ladders]
 
 
-def ladder_or_404(store: ArenaStore, ladder_id: str) -> Any:
-    ladder = store.ladder(ladder_id)
-    if ladder is None:
-        raise ApiProblem(404, "ladder-not-found", f"no ladder {ladder_id!r}")
-    return ladder
+def page_row(row: RankingRow) -> dict[str, Any]:
+    """A ranking row as the page shows it: a departed bot's id as its name, kind "left", a whole rating."""
+    return {**row.to_json(), "name": row.name or row.bot_id, "kind": row.kind or "left",
+            "rating": round(row.rating), "latency_ms": row.mean_latency_ms}
 
 
-def _page_row(row: dict[str, Any]) -> dict[str, Any]:
-    return {**row, "name": row["name"] or row["bot_id"], "kind": row["kind"] or "left",
-            "rating": round(row["rating"]), "latency_ms": row["mean_latency_ms"]}
-
-
-def ranking_rows(ranked: list[tuple[str, float]], members: dict[str, Any], stats: dict[str, dict[str, Any]],
-                 paused: set[str]) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
-    """The ladder table as (ranked rows, new rows), built by the API's ``standing_rows`` (bots with no rated
-    match are new and unranked; fewer than the provisional count of matches: ``provisional``), with the
-    page's names: a departed bot's id as its name, kind "left", whole-number rating."""
-    rows, new = standing_rows(ranked, members, stats, paused)
-    return [_page_row(r) for r in rows], [_page_row(r) for r in new]
+def ranking_rows(table: Ranking) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """The ladder table as the page shows it: (ranked rows, new rows)."""
+    return [page_row(r) for r in table.ranked], [page_row(r) for r in table.new]
 
 
 def rating_series(history_newest_first: list[dict[str, Any]],
@@ -80,15 +71,8 @@ def rating_series(history_newest_first: list[dict[str, Any]],
 
 def ladder_snapshot(store: ArenaStore, tables: TableStore, ladder_id: str) -> dict[str, Any]:
     """Everything the live part of a ladder page shows (re-fetched every few seconds)."""
-    ladder = ladder_or_404(store, ladder_id)
-    members = {m.bot_id: m for m in store.members(ladder_id)}
-    ranked = store.ranked(ladder_id)
-    stats = store.stats(ladder_id, [bot for bot, _ in ranked])
-    paused = store.paused_bots([b for b, m in members.items() if m.kind is MemberKind.HTTP])
-    rows, new = ranking_rows(ranked, members, stats, paused)
-    versions = store.versions([row["bot_id"] for row in (*rows, *new)])
-    for row in (*rows, *new):
-        row["version"] = versions[row["bot_id"]]
+    ladder = find_ladder(store, ladder_id)
+    rows, new = ranking_rows(read_ranking(store, ladder_id))
     series = []
     for row in rows[:CHART_SERIES]:
         points = rating_series(store.history(ladder_id, row["bot_id"], SERIES_POINTS + 1))
@@ -108,19 +92,15 @@ def ladder_snapshot(store: ArenaStore, tables: TableStore, ladder_id: str) -> di
 
 def recent_matches(store: ArenaStore, ladder_id: str, names: dict[str, str], limit: int = 10
                    ) -> list[dict[str, Any]]:
-    out = []
-    for match_id in store.recent_matches(ladder_id, limit):
-        doc = store.match(match_id)
-        if doc is not None:
-            out.append(match_summary(doc, names))
-    return out
+    docs = store.match_docs(store.recent_matches(ladder_id, limit) or [])
+    return [match_summary(doc, names) for doc in docs if doc is not None]
 
 
 def in_play(store: ArenaStore, ladder_id: str, names: dict[str, str]) -> list[dict[str, Any]]:
     """Queued and running matches of the ladder (who plays whom right now)."""
     out = []
-    for match_id in store.active_matches(ladder_id):
-        doc = store.match(match_id)
+    active = store.active_matches(ladder_id)
+    for match_id, doc in zip(active, store.match_docs(active), strict=True):
         if doc is not None and doc["status"] in (MatchStatus.QUEUED, MatchStatus.RUNNING):
             out.append({"match_id": match_id, "status": doc["status"], "ago": ago(doc.get("created")),
                         "ts": doc.get("created"),

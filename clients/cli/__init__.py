@@ -27,7 +27,6 @@ from trickarena import ApiError, ApiUnavailable, ArenaClient
 from trickarena.types import Ranking
 
 from clients.cli.loading import load_bot
-from clients.cli.render import print_replay
 
 DEFAULT_API = "http://127.0.0.1:8000"
 console = Console()
@@ -117,7 +116,8 @@ def serve(bot_spec: str, host: str, port: int) -> None:
 @click.argument("bot_spec", metavar="BOT")
 @click.option("--game", default=None, help="Game id (default: the bot's first game).")
 @click.option("--opponents", default="heuristic,heuristic,heuristic", show_default=True,
-              help="House bots in the other seats: random, heuristic, eps-0.1 .. eps-0.9.")
+              help="House bots in the other seats: random, heuristic, search, eps-X (0..1) or "
+                   "search-MS (1..999).")
 @click.option("--options", "options_json", default=None,
               help="Game options as JSON, e.g. '{\"target\": 100}'.")
 @click.pass_context
@@ -172,6 +172,9 @@ def practice(ctx: click.Context, bot_spec: str, game: str | None, opponents: str
 def match_command(urls: tuple[str, ...], game: str, game_count: int | None, seed: int,
                   options_json: str | None, deadline_ms: int, save_dir: str | None) -> None:
     """Play a local match between bot URLs (the arena's match runner; no service needed)."""
+    from engine import compiled
+
+    compiled.activate()  # the compiled rules when built (make compiled), before the match runner imports them
     from clients.cli.localmatch import play_local_match
 
     count = game_count or len(urls)
@@ -257,6 +260,8 @@ def ladder_table(ranking: Ranking) -> Table:
 def replay(ctx: click.Context, table_id: str | None, match_id: str | None, game_no: int, path: str | None,
            hands: bool) -> None:
     """Print a finished game trick by trick: a table id, --match M [--game-no N], or --file F."""
+    from clients.cli.render import print_replay  # the rules: imported by the command that needs them
+
     names: list[str] | None = None
     if path:
         with open(path, encoding="utf-8") as handle:

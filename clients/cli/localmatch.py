@@ -14,7 +14,7 @@ from typing import Any
 import engine
 from arena.botclient import BotClient
 from arena.match import HttpDriver, MatchRunner
-from core.arena_model import MatchSpec, Member, MemberKind
+from core.arena.model import MatchSpec, Member, MemberKind
 
 
 @dataclass
@@ -76,7 +76,7 @@ def play_local_match(urls: list[str], game: str, games: int, seed: int, options:
                              duplicate=False, entrants=seating,
                              deadline_ms=deadline_ms, strike_limit=strike_limit,
                              pre_ratings={m.bot_id: 1500.0 for m in members},
-                             pre_games={m.bot_id: 0 for m in members})
+                             pre_matches={m.bot_id: 0 for m in members})
             runner = MatchRunner(spec, drivers, heartbeat=on_move, heartbeat_every_s=0.0)
             result = runner.run()
             _tally(tallies, result)

@@ -7,7 +7,7 @@ from typing import Any
 from rich.console import Console
 from rich.text import Text
 
-from api.web.frames import replay_frames
+from engine.frames import replay_frames
 
 SUIT_SYMBOLS = {"S": ("♠", "white"), "C": ("♣", "white"), "H": ("♥", "red"), "D": ("♦", "red")}
 

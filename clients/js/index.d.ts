@@ -102,7 +102,7 @@ export interface ReplayRecord {
   deals: Array<{ dealer: number; hands: CardCode[][] }>;
   moves: Array<{ seat: number; move: Move }>;
   seed?: number | string;
-  /** Dealing version (docs/deals.md); absent: 1. */
+  /** Dealing version (docs/deals.md): 2; present whenever the record has a seed. */
   dealing?: number;
   seed_commitment?: string;
   seed_nonce?: string;

@@ -12,11 +12,23 @@ API gives polling clients and the arena sends to HTTP bots.
 True
 """
 
-from .. import compiled as _compiled
+from __future__ import annotations
 
-# The mypyc build of the bots' base module, when it matches the source (engine/compiled.py).
-__path__ = _compiled.package_path(__name__) + __path__
+from typing import TYPE_CHECKING, Any
 
-from .base import BOT_NAMES, Bot, EpsilonBot, RandomBot, choose_random, make_bot, play_game
+if TYPE_CHECKING:
+    from .base import Bot, EpsilonBot, RandomBot, choose_random, make_bot, play_game
+    from .names import is_house_bot_name
 
-__all__ = ["BOT_NAMES", "Bot", "EpsilonBot", "RandomBot", "choose_random", "make_bot", "play_game"]
+__all__ = ["Bot", "EpsilonBot", "RandomBot", "choose_random", "is_house_bot_name", "make_bot", "play_game"]
+
+
+def __getattr__(name: str) -> Any:
+    # Imported on first use, so that engine.compiled.activate() can still put the compiled base in place.
+    if name not in __all__:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    from . import base, names
+
+    value = getattr(names if name == "is_house_bot_name" else base, name)
+    globals()[name] = value
+    return value

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import random
-import re
 from collections.abc import Sequence
 from typing import Any, Final, Protocol
 
 from ..shapes import Decision, Move, Phase, SeatView
 from ..state import GameState
+from .names import describe_house_bot_names, parse_house_bot_name
 
 PLAY: Final = Phase.PLAY
 PASS: Final = Phase.PASS
@@ -77,47 +77,25 @@ class HeuristicBot(EpsilonBot):
         self.name = "heuristic"
 
 
-BOT_NAMES = (
-    "random",
-    "heuristic",
-    "eps-0.1",
-    "eps-0.2",
-    "eps-0.3",
-    "eps-0.4",
-    "eps-0.5",
-    "eps-0.6",
-    "eps-0.7",
-    "eps-0.8",
-    "eps-0.9",
-    "search",
-    "search-5",
-    "search-10",
-    "search-50",
-)
-_EPS = re.compile(r"^eps-(0(\.\d+)?|1(\.0+)?)$")
-_SEARCH = re.compile(r"^search-([1-9]\d{0,2})$")  # search-1 .. search-999: stays inside a 1 s deadline
-
-
 def make_bot(name: object, seed: int | str | None = None) -> Bot:
     """A house bot by name: ``random``, ``heuristic``, ``eps-X`` (0 <= X <= 1), ``search`` or ``search-MS``.
 
     ``search`` is the search bot at its default budget; ``search-MS`` thinks at most MS milliseconds
-    (1..999) per decision (:mod:`engine.bots.search`).
+    (1..999) per decision (:mod:`engine.bots.search`). The names are those of :mod:`engine.bots.names`.
     """
-    if name == "random":
+    parsed = parse_house_bot_name(name)
+    if parsed is None:
+        raise ValueError(f"unknown house bot {name!r}; use {describe_house_bot_names()}")
+    stem, number = parsed
+    if stem == "random":
         return RandomBot(seed)
-    if name == "heuristic":
+    if stem == "heuristic":
         return HeuristicBot(seed)
-    if isinstance(name, str) and _EPS.match(name):
-        return EpsilonBot(float(name[4:]), seed)
-    if isinstance(name, str) and (name == "search" or _SEARCH.match(name)):
-        from .search import DEFAULT_BUDGET_MS, SearchBot  # late: search imports the game modules
+    if stem == "eps":
+        return EpsilonBot(float(number or 0), seed)
+    from .search import DEFAULT_BUDGET_MS, SearchBot  # late: search imports the game modules
 
-        budget = DEFAULT_BUDGET_MS if name == "search" else int(name[7:])
-        return SearchBot(budget, seed, name=name)
-    raise ValueError(
-        f"unknown house bot {name!r}; use random, heuristic, eps-0.1 .. eps-0.9, search or search-MS (1..999)"
-    )
+    return SearchBot(DEFAULT_BUDGET_MS if number is None else int(number), seed, name=str(name))
 
 
 def play_game(game: GameState[Any], bots: Sequence[Bot]) -> GameState[Any]:

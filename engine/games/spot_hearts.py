@@ -19,10 +19,6 @@ POINTS: Final[tuple[int, ...]] = tuple(
 )
 
 
-def is_penalty(c: int) -> bool:
-    return SUIT_OF[c] == HEARTS or c == QUEEN_OF_SPADES
-
-
 @dataclass
 class SpotHeartsRound:
     """Spot Hearts' own state in a round: R-SH-BREAK, has a heart or the Q♠ been played."""

@@ -1,4 +1,5 @@
-"""Scenarios for core.pipelined.PipelinedLane, run in a process of their own that gevent has monkey-patched
+"""Scenarios for core.redis.pipelined.PipelinedLane, run in a process of their own that gevent has
+monkey-patched
 (as a gunicorn gevent worker is): `python -m tests.api.gevent_lane_scenarios NAME REDIS_URL PREFIX` prints
 what the scenario observed as JSON; tests/api/test_api_pipelined_lane.py makes the assertions.
 """
@@ -16,8 +17,8 @@ from typing import Any  # noqa: E402
 import gevent  # noqa: E402
 import redis  # noqa: E402
 
-from core.connections import script_lane  # noqa: E402
-from core.pipelined import PipelinedLane  # noqa: E402
+from core.redis.connections import script_lane  # noqa: E402
+from core.redis.pipelined import PipelinedLane  # noqa: E402
 
 SCENARIOS: dict[str, Callable[[str, str], dict[str, Any]]] = {}
 

@@ -59,7 +59,7 @@ def test_house_names_and_look_alikes_are_refused_and_create_nothing(client, redi
         body = assert_problem(client.post("/api/bots", json={"name": name, "games": ["spot-hearts"]}), 409,
                               "bot-name-reserved")
         assert body["resembles"] == house and repr(house) in body["detail"]
-    # Names outside ASCII (the Cyrillic look-alikes core.names folds too) never get past the schema.
+    # Names outside ASCII (the Cyrillic look-alikes core.arena.names folds too) never get past the schema.
     assert_problem(client.post("/api/bots", json={"name": "\u0455earch-5", "games": ["spot-hearts"]}), 422,
                    "validation-failed")
     assert client.get("/api/bots").get_json() == []
@@ -71,8 +71,8 @@ def test_house_names_and_look_alikes_are_refused_and_create_nothing(client, redi
 def test_the_registry_refuses_look_alikes_the_schema_would_not_let_through(redis_conn, key_prefix):
     import pytest
 
+    from core.arena.registry import BotRegistry
     from core.errors import NameReserved
-    from core.registry import BotRegistry
 
     registry = BotRegistry(redis_conn, key_prefix)
     with pytest.raises(NameReserved) as refused:

@@ -1,4 +1,4 @@
-"""`python -m tools.devredis`: the persistent local Redis that `make run` starts."""
+"""`python -m devstack.devredis`: the persistent local Redis that `make run` starts."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 import redis
 
-from tools.devredis import free_port, wait_ready
+from devstack.devredis import free_port, wait_ready
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 
@@ -19,7 +19,7 @@ REPO_ROOT = Path(__file__).resolve().parents[2]
 def test_make_run_redis_is_loopback_only_with_aof_everysec(tmp_path):
     port = free_port()
     data_dir = tmp_path / "redis"
-    process = subprocess.Popen([sys.executable, "-m", "tools.devredis", "--port", str(port),
+    process = subprocess.Popen([sys.executable, "-m", "devstack.devredis", "--port", str(port),
                                 "--data-dir", str(data_dir)], cwd=REPO_ROOT,
                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
@@ -42,7 +42,7 @@ def test_make_run_redis_is_loopback_only_with_aof_everysec(tmp_path):
 def test_on_ctrl_c_redis_stops_once_its_clients_have_gone(tmp_path):
     """honcho signals every process at once; Redis serves until the API and the workers have disconnected."""
     port = free_port()
-    process = subprocess.Popen([sys.executable, "-m", "tools.devredis", "--port", str(port),
+    process = subprocess.Popen([sys.executable, "-m", "devstack.devredis", "--port", str(port),
                                 "--clients-wait", "60", "--data-dir", str(tmp_path / "redis")], cwd=REPO_ROOT,
                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     url = f"redis://127.0.0.1:{port}/0"

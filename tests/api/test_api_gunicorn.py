@@ -47,7 +47,7 @@ def test_gevent_worker_holds_many_long_polls_and_still_serves(gunicorn_server):
         with httpx.Client(timeout=30) as other:
             started = time.monotonic()
             for _ in range(20):
-                assert other.get(f"{base}/api/hello").status_code == 200
+                assert other.get(f"{base}/api/games").status_code == 200
             assert time.monotonic() - started < 10  # 20 requests; far below the 25 s the polls hold
         auth = {"Authorization": f"Bearer {tokens[1]}"}
         state = httpx.get(f"{base}/api/tables/{table_id}/seats/1", headers=auth).json()
@@ -65,7 +65,7 @@ def test_gevent_worker_holds_many_long_polls_and_still_serves(gunicorn_server):
 @pytest.mark.timeout(90)
 def test_ten_posts_across_two_worker_processes_apply_exactly_one(gunicorn_server, redis_conn, key_prefix):
     """Across processes only the Lua version check stands between two commits: one wins, the rest get 409."""
-    from core.tables import TableStore
+    from core.tables.store import TableStore
 
     with gunicorn_server("gevent", workers=2) as base:
         created = httpx.post(f"{base}/api/tables", json={"game": "spot-hearts", "seats": ["open"] * 4})
@@ -118,7 +118,7 @@ def _listeners_connections(port: int) -> Iterator[list[Any]]:
 @pytest.mark.parametrize("pipelining", ["1", "0"])
 def test_concurrent_seat_reads_in_a_gevent_worker_share_one_redis_connection(gunicorn_server, redis_url,
                                                                              pipelining):
-    """A gevent worker's seat reads and moves go through one pipelined Redis connection (core.pipelined
+    """A gevent worker's seat reads and moves go through one pipelined Redis connection (core.redis.pipelined
     .PipelinedLane), however many requests are in flight: each still gets its own seat's answer.
     TA_REDIS_PIPELINING=0 gives each call in flight a connection of its own."""
     import redis
@@ -183,7 +183,7 @@ def test_each_worker_listens_on_its_own_socket_and_connections_are_spread(gunico
         clients = [httpx.Client(timeout=10) for _ in range(32)]
         try:
             for client in clients:
-                assert client.get(f"{base}/api/hello").status_code == 200
+                assert client.get(f"{base}/api/games").status_code == 200
             per_worker = _established_per_worker(port)
             assert len(per_worker) == 2 and sum(per_worker) == 32
             assert min(per_worker) >= 4, per_worker  # hashed over two sockets: 4 or fewer has odds < 1e-5
@@ -197,8 +197,8 @@ def test_the_server_refuses_a_port_another_server_listens_on(redis_url, key_pref
     import socket
     import subprocess
 
+    from devstack import devserve
     from tests.conftest import REPO_ROOT
-    from tools import devserve
 
     with socket.socket() as taken:
         taken.bind(("127.0.0.1", 0))
@@ -210,3 +210,26 @@ def test_the_server_refuses_a_port_another_server_listens_on(redis_url, key_pref
                                 text=True, timeout=45)
     assert server.returncode != 0
     assert f"cannot listen on 127.0.0.1:{port}" in server.stderr
+
+
+@pytest.mark.timeout(60)
+def test_the_workers_run_the_compiled_engine_when_it_is_built(gunicorn_server):
+    import psutil
+
+    from engine import compiled
+
+    with gunicorn_server("gevent", workers=1) as base:
+        port = int(base.rsplit(":", 1)[1])
+        assert httpx.get(f"{base}/api/games", timeout=10).status_code == 200  # the worker plays the rules
+        workers = []
+        for process in psutil.process_iter():
+            try:
+                if any(c.laddr.port == port and c.status == psutil.CONN_LISTEN
+                       for c in process.net_connections("tcp")):
+                    workers.append({m.path for m in process.memory_maps()})
+            except (psutil.AccessDenied, psutil.NoSuchProcess):
+                continue
+        assert len(workers) == 1
+        # gunicorn_conf.on_starting activates the build in the master; the forked worker imports the app.
+        loaded = {path for path in workers[0] if path.startswith(str(compiled.BUILD))}
+        assert bool(loaded) is compiled.usable(), loaded

@@ -86,7 +86,7 @@ def test_a_plain_seat_read_is_the_answer_the_commit_stored_and_only_for_that_sea
     import random
 
     import engine
-    from core.tables import SeatKind, SeatSpec, TableStore
+    from core.tables.store import SeatKind, SeatSpec, TableStore
 
     store = TableStore(redis_conn, key_prefix)
     record = store.create_table("spot-hearts", 4, {}, [SeatSpec(SeatKind.OPEN)] * 4, seed=11,
@@ -112,26 +112,6 @@ def test_a_plain_seat_read_is_the_answer_the_commit_stored_and_only_for_that_sea
     assert store.seat_answer("no-such-table", 0, tokens[0]) is None
 
 
-def test_tables_stored_before_answers_are_still_served(client, redis_conn, key_prefix) -> None:
-    from api_helpers import assert_problem, bearer, join, open_table
-
-    from core import keys
-
-    table = open_table(client, ["open", "heuristic", "heuristic", "heuristic"])
-    table_id = table["table_id"]
-    token = join(client, table_id, 0)
-    path = f"/api/tables/{table_id}/seats/0"
-    before = client.get(path, headers=bearer(token)).get_json()
-    # What a table stored by an earlier release holds: the seat's view alone, no answer, no token copy.
-    views = keys.table_views(key_prefix, table_id)
-    redis_conn.hdel(views, "a:0", "t:0")
-    redis_conn.hset(views, "0", json.dumps(before["view"]))
-    assert client.get(path, headers=bearer(token)).get_json() == before
-    assert client.get(f"{path}?after=-1&wait=0", headers=bearer(token)).get_json() == before
-    assert_problem(client.get(path, headers=bearer("x" * 43)), 403)
-    assert_problem(client.get(path), 401)
-
-
 def test_every_commit_stores_each_seats_answer_and_the_spectator_view_as_plain_encoding_would(
         redis_conn, key_prefix) -> None:
     import random
@@ -140,7 +120,7 @@ def test_every_commit_stores_each_seats_answer_and_the_spectator_view_as_plain_e
 
     import engine
     from core import keys
-    from core.tables import SeatKind, SeatSpec, TableStore
+    from core.tables.store import SeatKind, SeatSpec, TableStore
 
     store = TableStore(redis_conn, key_prefix)
     record = store.create_table("sore-spot", 4, {}, [SeatSpec(SeatKind.OPEN)] * 4, seed=5, move_timeout=9.0)

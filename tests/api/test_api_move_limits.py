@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from api_helpers import assert_problem, bearer, join, open_table
 
-from core.settings import load_config
+from core.settings import Settings
 
 
 def play_all_seats_as_fast_as_possible(client, min_moves: int) -> tuple[int, list[int]]:
@@ -37,7 +37,7 @@ def test_a_fast_compliant_client_is_never_rate_limited_on_moves(make_app):
     """Production limits (no test overrides), except the per-seat limit cut to its floor of 1: a client that
     posts once per decision never meets even that, however many moves it makes from one address across
     tables and seats. A per-address move budget under ~650 per run would fail this test."""
-    defaults = load_config()
+    defaults = Settings.from_env().flask_config()
     limits = {key: defaults[key] for key in defaults if key.startswith(("LIMIT_", "RATELIMIT_"))}
     app = make_app(**{**limits, "LIMIT_SEAT_POSTS": 1})
     assert app.config["RATELIMIT_ENABLED"] is True
@@ -50,7 +50,7 @@ def test_the_eleventh_post_at_one_version_is_refused_whatever_the_first_ten_were
     """Production limit (10): malformed bodies, schema-invalid bodies and illegal moves all count, whether the
     store or the body check refused them, and the eleventh post is refused even though it is a legal move
     at the right version; the table does not move."""
-    client = make_app(LIMIT_SEAT_POSTS=load_config()["LIMIT_SEAT_POSTS"]).test_client()
+    client = make_app(LIMIT_SEAT_POSTS=Settings.from_env().limit_seat_posts).test_client()
     table = open_table(client, ["open"] * 4)
     table_id = table["table_id"]
     token = join(client, table_id, 0)
@@ -73,7 +73,7 @@ def test_the_eleventh_post_at_one_version_is_refused_whatever_the_first_ten_were
 
 def test_the_seat_limit_follows_the_apps_config_as_it_is_now(make_app):
     from api.ratelimit import SEAT_WINDOW_S, seat_post_limit
-    from core.tables import PostLimit
+    from core.tables.store import PostLimit
 
     app = make_app(LIMIT_SEAT_POSTS=4)
     with app.app_context():

@@ -1,4 +1,4 @@
-"""core.pipelined.PipelinedLane: under gevent, the hot calls of every greenlet on one shared connection,
+"""core.redis.pipelined.PipelinedLane: under gevent, the hot calls of every greenlet on one shared connection,
 written together per turn of the loop, each caller getting its own reply and the client's errors.
 
 Each scenario runs in a process gevent has monkey-patched, as the API's gunicorn workers are
@@ -12,10 +12,10 @@ import subprocess
 import sys
 from typing import Any
 
-from core.connections import ScriptLane, script_lane
+from core.redis.connections import ScriptLane, script_lane
+from devstack.devredis import free_port, server_args, wait_ready
+from devstack.devserve import stop
 from tests.conftest import REPO_ROOT
-from tools.devredis import free_port, server_args, wait_ready
-from tools.devserve import stop
 
 
 def run_scenario(name: str, url: str, prefix: str = "") -> dict[str, Any]:

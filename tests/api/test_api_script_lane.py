@@ -1,4 +1,4 @@
-"""core.connections.ScriptLane: the table store's scripts on connections of their own, with the client's
+"""core.redis.connections.ScriptLane: the table store's scripts on connections of their own, with the client's
 semantics (unknown scripts loaded, a connection gone stale replaced, the same errors, a cap)."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ import time
 import pytest
 import redis
 
-from core.connections import ScriptLane
+from core.redis.connections import ScriptLane
 
 
 def _client_id(lane: ScriptLane) -> int:
@@ -42,7 +42,7 @@ def test_a_connection_killed_while_idle_is_replaced_and_the_call_made_once(redis
 
 
 def test_a_connection_refused_from_the_start_raises_the_clients_error(redis_conn):
-    from tools.devredis import free_port
+    from devstack.devredis import free_port
 
     nowhere = redis.Redis(port=free_port(), decode_responses=True)
     script = nowhere.register_script("return 1")

@@ -9,10 +9,11 @@ import pytest
 
 import engine
 import engine.bots
-from core import gamecache, keys
-from core import tables as store
-from core.errors import MoveConflict, StaleVersion, TableOver, TooManyMovePosts
-from core.tables import SeatKind, SeatSpec, TableStatus, TableStore
+from core import keys
+from core.errors import MoveConflict, StaleVersion, TableOver, TooManyMovePosts, UnknownDealing
+from core.tables import cache as gamecache
+from core.tables import store
+from core.tables.store import SeatKind, SeatSpec, TableStatus, TableStore
 from engine import deals
 
 OPEN4 = [SeatSpec(SeatKind.OPEN)] * 4
@@ -24,7 +25,7 @@ def tables(redis_conn, key_prefix) -> TableStore:
 
 
 def first_pass(tables: TableStore, table_id: str, seat: int) -> list[str]:
-    return tables.seat_snapshot(table_id, seat, check_token=False).view["legal"][:3]
+    return tables.seat_view(table_id, seat).view["legal"][:3]
 
 
 def test_create_and_load_round_trip(tables):
@@ -118,7 +119,7 @@ def test_illegal_move_changes_nothing(tables, redis_conn, key_prefix):
     table_key = keys.table(key_prefix, record.table_id)
     views_key = keys.table_views(key_prefix, record.table_id)
     before = (redis_conn.hgetall(table_key), redis_conn.hgetall(views_key))
-    hand = tables.seat_snapshot(record.table_id, 0, check_token=False).view["hand"]
+    hand = tables.seat_view(record.table_id, 0).view["hand"]
     not_mine = next(code for code in (f"{r}{s}" for s in "CDHS" for r in "23456789TJQKA") if code not in hand)
     with pytest.raises(engine.IllegalMoveError) as illegal:
         tables.apply_move(record.table_id, 0, [hand[0], hand[1], not_mine], expected_version=0)
@@ -141,27 +142,25 @@ def test_a_fresh_process_rebuilds_the_game_from_the_log(tables, monkeypatch):
     for entry in tables.moves(record.table_id):
         replayed.apply(entry["seat"], entry["move"])
     assert result.version == replayed.version == 5
-    assert tables.seat_snapshot(record.table_id, 2, check_token=False).view == replayed.view(2)
+    assert tables.seat_view(record.table_id, 2).view == replayed.view(2)
 
 
-def test_a_table_stored_before_dealing_version_2_keeps_its_deals_when_rebuilt(tables, redis_conn, key_prefix,
-                                                                            monkeypatch):
-    # A table opened by the version-1 service: its hash has no "dealing" field and its seed dealt with
-    # CPython's random. A process that rebuilds it after an upgrade must deal its later rounds the same way.
+@pytest.mark.parametrize("dealing", ["1", "3", None])
+def test_a_table_of_another_dealing_version_is_refused_clearly(tables, redis_conn, key_prefix, monkeypatch,
+                                                              dealing):
     record = tables.create_table("spot-hearts", 4, {}, OPEN4, seed=13)
     table_key = keys.table(key_prefix, record.table_id)
     assert redis_conn.hget(table_key, "dealing") in (b"2", "2")
-    redis_conn.hdel(table_key, "dealing")
-    legacy = engine.new_game("spot-hearts", 4, record.options, seed=deals.legacy_seed(13))
+    if dealing is None:
+        redis_conn.hdel(table_key, "dealing")
+    else:
+        redis_conn.hset(table_key, "dealing", dealing)
     monkeypatch.setattr(gamecache, "games", gamecache.GameCache())
-    assert tables.load_table(record.table_id).dealing == deals.LEGACY_VERSION
-    assert legacy.to_act() == [0, 1, 2, 3]  # everyone passes: moves from the version-1 hands must be legal
-    for seat in range(4):
-        move = legacy.legal_moves(seat)[:3]
-        tables.apply_move(record.table_id, seat, move, seat)
-        legacy.apply(seat, move)
-    assert tables.seat_snapshot(record.table_id, 1, check_token=False).view == legacy.view(1)
-    assert legacy.view(1)["hand"] != engine.new_game("spot-hearts", 4, {}, seed=13).view(1)["hand"]
+    with pytest.raises(UnknownDealing) as refused:
+        tables.load_table(record.table_id)
+    assert "this service deals version 2 only" in str(refused.value)
+    with pytest.raises(UnknownDealing):
+        tables.apply_move(record.table_id, 0, first_pass(tables, record.table_id, 0), 0)
 
 
 def test_a_cached_game_behind_redis_catches_up_from_the_log(tables):
@@ -175,7 +174,7 @@ def test_a_cached_game_behind_redis_catches_up_from_the_log(tables):
     assert tables._commit_move(tables.load_table(record.table_id), elsewhere, 1)
     tables.apply_move(record.table_id, 2, first_pass(tables, record.table_id, 2), 2)
     elsewhere.apply(2, tables.moves(record.table_id)[2]["move"])
-    assert tables.seat_snapshot(record.table_id, 3, check_token=False).view == elsewhere.view(3)
+    assert tables.seat_view(record.table_id, 3).view == elsewhere.view(3)
     assert tables.load_table(record.table_id).version == elsewhere.version == 3
 
 
@@ -194,7 +193,7 @@ def test_optimistic_move_on_a_cached_state_falls_back_when_another_process_moved
     elsewhere.apply(2, seat2_pass)
     assert result.version == elsewhere.version == 3
     assert [m["seat"] for m in tables.moves(record.table_id)] == [0, 1, 2]
-    assert tables.seat_snapshot(record.table_id, 3, check_token=False).view == elsewhere.view(3)
+    assert tables.seat_view(record.table_id, 3).view == elsewhere.view(3)
 
 
 def test_finished_game_publishes_record_and_reveals_seed(tables, redis_conn, key_prefix):
@@ -205,7 +204,7 @@ def test_finished_game_publishes_record_and_reveals_seed(tables, redis_conn, key
         if loaded.over:
             break
         for seat in loaded.to_act:
-            snapshot = tables.seat_snapshot(record.table_id, seat, check_token=False)
+            snapshot = tables.seat_view(record.table_id, seat)
             tables.apply_move(record.table_id, seat, bot.choose(snapshot.view), snapshot.version)
     replay = tables.replay_record(record.table_id)
     assert replay["seed"] == 21 and replay["dealing"] == deals.CURRENT_VERSION
@@ -264,3 +263,24 @@ def test_the_seat_limit_counted_in_the_commit_refuses_the_eleventh_post_and_comm
     assert outcomes == [StaleVersion] * 10 + [TooManyMovePosts]
     assert tables.apply_move(table_id, 1, first_pass(tables, table_id, 1), 2, authenticate=True,
                              token=tokens[1]).version == 3
+
+
+def test_a_checked_out_game_goes_back_only_at_a_version_redis_holds():
+    key = ("test:", "t-cache")
+    game = engine.new_game("spot-hearts", 4, seed=3)
+    gamecache.games.put(key, 0, game)
+    with gamecache.checked_out(key) as out:
+        assert out.game is game and out.version == 0 and gamecache.games.take(key) is None  # out while used
+    assert gamecache.games.take(key) == (0, game, None)  # untouched: back at its version
+    gamecache.games.put(key, 0, game)
+    with gamecache.checked_out(key) as out:
+        game.apply(0, game.legal_moves(0)[:3])  # moved, never committed: ahead of Redis
+    assert gamecache.games.take(key) is None
+    with pytest.raises(RuntimeError), gamecache.checked_out(key) as out:
+        out.hold(game, game.version)
+        game.apply(1, game.legal_moves(1)[:3])
+        raise RuntimeError("a failure after the move")
+    assert gamecache.games.take(key) is None
+    with gamecache.checked_out(key) as out:
+        out.hold(game, game.version)  # e.g. just committed at that version
+    assert gamecache.games.take(key) == (2, game, None)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import random
+import re
 
 from api_helpers import assert_problem, bearer, join, open_table
 
@@ -181,3 +182,65 @@ def test_a_read_after_a_move_sees_the_move_whichever_process_serves_it(make_app)
     for wrong in (tokens[1], tokens[0][:-1] + ("A" if tokens[0][-1] != "A" else "B")):
         assert_problem(reader.get(path, headers=bearer(wrong)), 403, "bad-token")
     assert_problem(reader.get(path), 401, "token-required")
+
+
+def test_a_table_of_a_dealing_version_this_service_does_not_deal_is_a_clear_problem(client, redis_conn,
+                                                                                    key_prefix):
+    from core import keys
+
+    table = open_table(client, ["open", "heuristic", "heuristic", "heuristic"])
+    redis_conn.hset(keys.table(key_prefix, table["table_id"]), "dealing", 3)
+    body = assert_problem(client.get(f"/api/tables/{table['table_id']}"), 409, "unknown-dealing")
+    assert "dealing version 3" in body["detail"] and "deals version 2 only" in body["detail"]
+    assert_problem(client.post(f"/api/tables/{table['table_id']}/seats/0/join"), 409, "unknown-dealing")
+
+
+# Names at the edges of the house bots' families (engine.bots.names), and names just outside them.
+HOUSE_NAME_CASES = ["random", "heuristic", "search", "search-1", "search-7", "search-999", "eps-0",
+                    "eps-0.35", "eps-1", "eps-1.00", "search-0", "search-1000", "search-07", "eps-2",
+                    "eps-0.", "eps-1.5", "Search-5", "search-5 ", "search-\u0665", "house", "nobody"]
+
+
+def _ladder_takes(name: str) -> bool:
+    from core.arena.model import LadderConfig
+
+    try:
+        LadderConfig("names", "spot-hearts", 4, house_bots=(name,))
+    except ValueError:
+        return False
+    return True
+
+
+def _engine_plays(name: str) -> bool:
+    from engine.bots import make_bot
+
+    try:
+        make_bot(name)
+    except ValueError:
+        return False
+    return True
+
+
+def test_a_ladder_and_a_table_seat_take_exactly_the_same_house_bot_names(client):
+    seat_pattern = client.get("/api/openapi.json").get_json()["components"]["schemas"]["TableCreate"][
+        "properties"]["seats"]["items"]["pattern"]
+    accepted = set()
+    for name in HOUSE_NAME_CASES:
+        response = client.post("/api/tables", json={"game": "spot-hearts", "seats": [name, *["open"] * 3]})
+        table_takes = response.status_code == 201
+        if not table_takes:
+            assert_problem(response, 422, "bad-seats")
+        assert _ladder_takes(name) == table_takes == _engine_plays(name), name
+        assert (re.fullmatch(seat_pattern, name) is not None) == table_takes, name  # the document is truthful
+        if table_takes:
+            accepted.add(name)
+    assert accepted == {"random", "heuristic", "search", "search-1", "search-7", "search-999", "eps-0",
+                        "eps-0.35", "eps-1", "eps-1.00"}
+
+
+def test_the_openapi_document_describes_the_seat_kinds_with_their_families(client):
+    seats = client.get("/api/openapi.json").get_json()["components"]["schemas"]["TableCreate"]["properties"][
+        "seats"]
+    assert "enum" not in seats["items"]  # a family of names is no list of values
+    for words in ("'open'", "random", "heuristic", "search-MS", "eps-X", "search-5", "eps-0.2"):
+        assert words in seats["description"], words

@@ -15,8 +15,8 @@ from rq import Queue
 
 from arena.analysis import run_analysis
 from core import keys
-from core.analysis_store import AnalysisStore, AnalysisSubject, RequestOutcome
-from core.arena_store import ArenaStore
+from core.analysis import AnalysisStore, AnalysisSubject, RequestOutcome
+from core.arena.store import ArenaStore
 from tests.api.api_helpers import assert_problem
 from tests.conftest import REPO_ROOT
 from tests.web.site import LADDERS, play_ladder_matches, play_table_through_api

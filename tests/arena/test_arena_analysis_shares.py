@@ -10,7 +10,7 @@ import pytest
 import redis
 
 from core import keys
-from core.analysis_store import (
+from core.analysis import (
     QUEUED_TTL,
     STALL_TTL,
     AnalysisStore,
@@ -19,7 +19,7 @@ from core.analysis_store import (
     ShareDecision,
     share_decision,
 )
-from core.arena_store import ArenaStore
+from core.arena.store import ArenaStore
 from tests.api.api_helpers import assert_problem
 from tests.arena.test_arena_analysis import BUDGET, OWNER, SORE_SPOT, run_worker_burst
 from tests.web.site import play_ladder_matches
@@ -50,9 +50,9 @@ def test_share_decision_checks_the_owners_share_then_the_queue() -> None:
 def test_analysis_store_docstring_examples() -> None:
     import doctest
 
-    import core.analysis_store
+    import core.analysis
 
-    result = doctest.testmod(core.analysis_store)
+    result = doctest.testmod(core.analysis)
     assert result.attempted > 0 and result.failed == 0
 
 

@@ -6,8 +6,8 @@ import redis
 
 import engine
 from arena.jobs import play_match
-from core.arena_model import LadderConfig, MatchSpec, Member, MemberKind
-from core.arena_store import ArenaStore
+from core.arena.model import LadderConfig, MatchSpec, Member, MemberKind
+from core.arena.store import ArenaStore
 
 HOUSE = ("heuristic", "eps-0.5", "random", "eps-0.9")
 
@@ -19,7 +19,7 @@ def setup_ladder(redis_url: str, prefix: str) -> tuple[ArenaStore, MatchSpec]:
     spec = MatchSpec(match_id="mapi1", ladder_id="ss-4p", game="sore-spot", players=4, options={"rounds": 1},
                      seed=11, duplicate=True, entrants=entrants, deadline_ms=500, strike_limit=5,
                      pre_ratings={m.bot_id: 1500.0 for m in entrants},
-                     pre_games={m.bot_id: 0 for m in entrants})
+                     pre_matches={m.bot_id: 0 for m in entrants})
     store.create_match(spec)
     return store, spec
 
@@ -83,3 +83,44 @@ def test_openapi_documents_the_arena_endpoints(client) -> None:
                  "/api/ladders/{ladder_id}/matches", "/api/matches/{match_id}",
                  "/api/matches/{match_id}/games/{game_no}/replay"):
         assert path in paths, path
+
+
+def test_ladder_and_match_problems_keep_their_type_title_and_detail(client, redis_url, key_prefix) -> None:
+    store, _spec = setup_ladder(redis_url, key_prefix)
+    before_play = {"/api/matches/mapi1/games/0/replay": (
+        409, "match-not-finished", "Match not finished",
+        "match mapi1 is queued; replays are published when it has been played to the end (rated or void)")}
+    after_play = {
+        "/api/ladders/nope": (404, "ladder-not-found", "Ladder not found", "no ladder 'nope'"),
+        "/api/ladders/nope/matches": (404, "ladder-not-found", "Ladder not found", "no ladder 'nope'"),
+        "/api/ladders/nope/bots/x/history": (404, "ladder-not-found", "Ladder not found", "no ladder 'nope'"),
+        "/api/matches/nope": (404, "match-not-found", "Match not found", "no match 'nope'"),
+        "/api/matches/nope/live": (404, "match-not-found", "Match not found", "no match 'nope'"),
+        "/api/matches/nope/games/0/replay": (404, "match-not-found", "Match not found", "no match 'nope'"),
+        "/api/ladders/ss-4p/matches?after=gone": (
+            404, "match-not-found", "Match not found",
+            "match 'gone' is not (or no longer) among the recent matches of ladder 'ss-4p'"),
+        "/api/matches/mapi1/games/9/replay": (404, "game-not-found", "Game not found",
+                                              "match mapi1 has games 0..3"),
+        "/api/ladders/ss-4p/bots/nobody/history": (404, "bot-not-on-ladder", "Bot not on ladder",
+                                                   "bot 'nobody' has never been on ladder 'ss-4p'"),
+        "/api/bots/nobody/matches": (404, "bot-not-on-ladder", "Bot not on ladder",
+                                     "bot 'nobody' has never been on a ladder"),
+        "/api/bots/house:random/matches?ladder=nope": (404, "ladder-not-found", "Ladder not found",
+                                                       "no ladder 'nope'"),
+    }
+    for url, (status, slug, title, detail) in before_play.items():
+        assert client.get(url).get_json() == {"type": f"/problems/{slug}", "title": title, "status": status,
+                                              "detail": detail}, url
+    play_match(store, "mapi1", worker="test")
+    store.save_ladder(LadderConfig("ss-5p", "sore-spot", 5, {"rounds": 1}, house_bots=(*HOUSE, "eps-0.1")))
+    after_play["/api/bots/house:eps-0.1/matches?ladder=ss-4p"] = (
+        404, "bot-not-on-ladder", "Bot not on ladder", "bot 'house:eps-0.1' has never been on ladder 'ss-4p'")
+    after_play["/api/bots/house:random/matches"] = (
+        400, "ladder-required", "Ladder required",
+        "bot 'house:random' is on several ladders (ss-4p, ss-5p): say which with ?ladder=")
+    for url, (status, slug, title, detail) in after_play.items():
+        response = client.get(url)
+        assert response.mimetype == "application/problem+json", url
+        assert response.get_json() == {"type": f"/problems/{slug}", "title": title, "status": status,
+                                       "detail": detail}, url

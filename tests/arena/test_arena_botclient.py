@@ -167,7 +167,7 @@ def test_stale_keep_alive_connection_is_replaced_transparently(bot_server) -> No
 
 
 def test_fast_bench_bot_speaks_protocol_v1_with_keep_alive_and_parallel_connections() -> None:
-    from tools.fastbot import start_fast_bots
+    from devstack.fastbot import start_fast_bots
 
     process, (url,) = start_fast_bots(1)
     try:
@@ -189,7 +189,7 @@ def test_fast_bench_bot_speaks_protocol_v1_with_keep_alive_and_parallel_connecti
 
 
 def test_delayed_bench_bots_in_event_loops_answer_in_order_after_their_delay() -> None:
-    from tools.fastbot import start_fast_bots
+    from devstack.fastbot import start_fast_bots
 
     process, (url,) = start_fast_bots(1, delay_ms=50, loops=2)
     try:
@@ -232,7 +232,7 @@ def busy_interpreter(hold_s: float) -> Iterator[None]:
 @pytest.fixture
 def delayed_bot() -> Iterator[Callable[[float], str]]:
     """Factory: delayed_bot(ms): the URL of a bench bot (a process of its own) answering /move after `ms`."""
-    from tools.fastbot import start_fast_bots
+    from devstack.fastbot import start_fast_bots
 
     started = []
 

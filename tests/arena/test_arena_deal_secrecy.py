@@ -21,8 +21,8 @@ import requests
 
 import engine
 from arena.jobs import play_match
-from core.arena_model import LadderConfig, MatchSpec, MatchStatus, Member, MemberKind
-from core.arena_store import ArenaStore
+from core.arena.model import LadderConfig, MatchSpec, MatchStatus, Member, MemberKind
+from core.arena.store import ArenaStore
 from engine.seeds import new_seed
 
 HOUSE = ("heuristic", "eps-0.5", "random")
@@ -100,7 +100,7 @@ def _play_and_probe(live_server: str, app: Any, redis_url: str, prefix: str) -> 
     spec = MatchSpec(match_id="msecret", ladder_id="ss", game="sore-spot", players=4, options=OPTIONS,
                      seed=new_seed(), duplicate=True, entrants=entrants, deadline_ms=3000, strike_limit=5,
                      pre_ratings={m.bot_id: 1500.0 for m in entrants},
-                     pre_games={m.bot_id: 0 for m in entrants})
+                     pre_matches={m.bot_id: 0 for m in entrants})
     store.create_match(spec)
     outcome: dict = {}
     thread = threading.Thread(target=lambda: outcome.update(play_match(store, "msecret", worker="test")))

@@ -16,9 +16,9 @@ import redis
 import engine
 from arena.jobs import play_match
 from arena.match import MatchRunner, make_drivers
-from core.arena_model import LadderConfig, MatchSpec, Member, MemberKind
-from core.arena_store import ArenaStore
-from core.live import LiveFeed, live_snapshot
+from core.arena.live import LiveFeed, live_snapshot
+from core.arena.model import LadderConfig, MatchSpec, Member, MemberKind
+from core.arena.store import ArenaStore
 
 GAMES = [("sore-spot", 4, {"rounds": 1}), ("card-commons", 4, {}), ("sloppy-seconds", 3, {}),
          ("spot-hearts", 4, {})]
@@ -73,7 +73,7 @@ def test_the_runner_reports_each_game_start_every_decision_and_each_game_end() -
     spec = MatchSpec(match_id="obs", ladder_id="l", game="sloppy-seconds", players=3, options={}, seed=5,
                      duplicate=True, entrants=entrants, deadline_ms=500, strike_limit=5,
                      pre_ratings={m.bot_id: 1500.0 for m in entrants},
-                     pre_games={m.bot_id: 0 for m in entrants})
+                     pre_matches={m.bot_id: 0 for m in entrants})
     calls: list[tuple[int, int, bool]] = []
 
     def observe(game_no: int, game: object, seating: list[str], force: bool) -> None:
@@ -99,7 +99,7 @@ def test_a_running_ladder_match_can_be_watched_through_the_api_and_the_page(
     spec = MatchSpec(match_id="mlive", ladder_id="sh-live", game="spot-hearts", players=4,
                      options={"target": 50}, seed=21, duplicate=True, entrants=members, deadline_ms=1000,
                      strike_limit=5, pre_ratings={m.bot_id: 1500.0 for m in members},
-                     pre_games={m.bot_id: 0 for m in members})
+                     pre_matches={m.bot_id: 0 for m in members})
     store.create_match(spec)
     waiting = client.get("/api/matches/mlive/live").get_json()
     assert waiting["match_status"] == "queued" and waiting["view"] is None and waiting["status"] == "playing"

@@ -7,7 +7,7 @@ import pytest
 import engine
 from arena.match import MatchRunner, make_drivers, reference_totals, rotation_seating
 from arena.policy import Outcome
-from core.arena_model import MatchSpec, Member, MemberKind
+from core.arena.model import MatchSpec, Member, MemberKind
 
 ONE_ROUND = {"rounds": 1}  # Sore Spot with a single round: 13 cards each, a short but complete game
 
@@ -19,7 +19,7 @@ def spec_for(entrants: list[Member], duplicate: bool = False, game: str = "sore-
         match_id="m-test", ladder_id="l", game=game, players=len(entrants),
         options=ONE_ROUND if options is None else options, seed=seed, duplicate=duplicate, entrants=entrants,
         deadline_ms=deadline_ms, strike_limit=strike_limit,
-        pre_ratings={m.bot_id: 1500.0 for m in entrants}, pre_games={m.bot_id: 0 for m in entrants},
+        pre_ratings={m.bot_id: 1500.0 for m in entrants}, pre_matches={m.bot_id: 0 for m in entrants},
     )
 
 

@@ -6,7 +6,7 @@ import socket
 
 import pytest
 
-from core.netguard import (
+from core.arena.netguard import (
     UnsafeURLError,
     guarded_create_connection,
     is_public_address,
@@ -195,7 +195,7 @@ def test_a_slow_name_lookup_is_bounded_by_the_time_left(monkeypatch):
     import socket
     import time
 
-    from core import netguard
+    from core.arena import netguard
 
     real = socket.getaddrinfo
 

@@ -9,8 +9,8 @@ import requests
 
 from arena.jobs import play_match
 from arena.polling import SEAT_PICKUP_S
-from core.arena_model import LadderConfig, MatchSpec, MatchStatus, Member, MemberKind
-from core.arena_store import ArenaStore
+from core.arena.model import LadderConfig, MatchSpec, MatchStatus, Member, MemberKind
+from core.arena.store import ArenaStore
 
 HOUSE = ("heuristic", "eps-0.5", "random")
 
@@ -31,7 +31,7 @@ def start_match(redis_conn_url: str, prefix: str, bot_id: str, deadline_ms: int)
     spec = MatchSpec(match_id="mpoll", ladder_id="ss", game="sore-spot", players=4, options={"rounds": 1},
                      seed=5, duplicate=False, entrants=entrants, deadline_ms=deadline_ms, strike_limit=5,
                      pre_ratings={m.bot_id: 1500.0 for m in entrants},
-                     pre_games={m.bot_id: 0 for m in entrants})
+                     pre_matches={m.bot_id: 0 for m in entrants})
     store.create_match(spec)
     outcome: dict = {}
     thread = threading.Thread(target=lambda: outcome.update(play_match(store, "mpoll", worker="test")))

@@ -17,11 +17,11 @@ from rq import Queue
 
 from arena.scheduler import Scheduler
 from core import keys
-from core.arena_model import LadderConfig, MatchStatus
-from core.arena_store import ArenaStore
-from core.ladder_seats import seats_changed
-from core.presence import is_present, present_bots
-from core.settings import ArenaSettings
+from core.arena.model import LadderConfig, MatchStatus
+from core.arena.presence import is_present, present_bots
+from core.arena.seats import seats_changed
+from core.arena.store import ArenaStore
+from core.settings import Settings
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 HOUSE = ("heuristic", "eps-0.3", "eps-0.6", "random")
@@ -51,10 +51,10 @@ def test_idle_polling_bots_are_skipped_and_join_as_soon_as_they_poll(live_server
     conn = redis.Redis.from_url(redis_url)
     store = ArenaStore(conn, key_prefix)
     scheduler = Scheduler(store, Queue(keys.arena_queue(key_prefix), connection=conn),
-                          ArenaSettings(redis_url, key_prefix, True, health_every_s=3600))
+                          Settings(redis_url, key_prefix, True, health_every_s=3600))
     store.save_ladder(LadderConfig("ss", "sore-spot", 4, {"rounds": 1}, house_bots=HOUSE, max_active=1))
     for bot in HOUSE:  # house bots have games already: an idle newcomer would be everybody's first pick
-        store.redis.hset(keys.arena_stats(key_prefix, "ss", f"house:{bot}"), "games", 30)
+        store.redis.hset(keys.arena_stats(key_prefix, "ss", f"house:{bot}"), "matches", 30)
     idle = [register(live_server, f"idle{i}")[0] for i in range(6)]
     assert scheduler.tick()["created"] == 1
     [match_id] = store.active_matches("ss")
@@ -100,10 +100,9 @@ def test_a_held_long_poll_keeps_a_bot_present_and_wakes_on_a_new_seat(live_serve
 @pytest.fixture
 def production_limits_server(make_app):
     """The API with the production move limit (the suite's default app relaxes it)."""
-    from core.settings import load_config
     from tests.conftest import serving
 
-    with serving(make_app(LIMIT_SEAT_POSTS=load_config()["LIMIT_SEAT_POSTS"])) as base:
+    with serving(make_app(LIMIT_SEAT_POSTS=Settings.from_env().limit_seat_posts)) as base:
         yield base
 
 

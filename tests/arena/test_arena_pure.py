@@ -6,20 +6,11 @@ import random
 
 import pytest
 
-import core.arena_model
+import core.arena.model
 from arena.ladder_quality import pair_meetings, quality_report
 from arena.matchmaking import Candidate, MatchmakingConfig, pick_table, should_wait
 from arena.policy import Outcome, ReplyError, fallback_move, parse_reply
-from core.arena_model import (
-    GRADED_HOUSE_BOTS,
-    LADDER_SEARCH_BOTS,
-    LadderConfig,
-    MatchSpec,
-    Member,
-    default_ladders,
-    house_bots_for,
-)
-from core.elo import (
+from core.arena.elo import (
     EloConfig,
     expected_score,
     k_factor,
@@ -28,6 +19,15 @@ from core.elo import (
     places_with_forfeits,
     rating_deltas,
     standings,
+)
+from core.arena.model import (
+    GRADED_HOUSE_BOTS,
+    LADDER_SEARCH_BOTS,
+    LadderConfig,
+    MatchSpec,
+    Member,
+    default_ladders,
+    house_bots_for,
 )
 
 # --- Elo ---------------------------------------------------------------------------------------------------
@@ -128,9 +128,9 @@ def test_standings_without_forfeits_are_the_score_order_with_ties() -> None:
 def test_arena_elo_docstring_examples() -> None:
     import doctest
 
-    import core.elo
+    import core.arena.elo
 
-    assert doctest.testmod(core.elo).attempted >= 4 and doctest.testmod(core.elo).failed == 0
+    assert doctest.testmod(core.arena.elo).attempted >= 4 and doctest.testmod(core.arena.elo).failed == 0
 
 
 # --- matchmaking -------------------------------------------------------------------------------------------
@@ -330,6 +330,22 @@ def test_fallback_pass_is_the_lowest_cards() -> None:
     assert fallback_move(decision) == ["2D", "9C", "9D"]
 
 
+def test_a_house_bots_fallback_is_a_legal_move_drawn_from_its_seed() -> None:
+    import doctest
+    import random
+
+    import arena.policy
+
+    legal = ["KS", "2H", "TD", "2C", "9C"]
+    decision = {"kind": "pass", "count": 3, "legal": legal}
+    passes = [fallback_move(decision, random.Random(seed)) for seed in range(9)]
+    assert all(len(set(move)) == 3 and set(move) <= set(legal) for move in passes)
+    assert len({tuple(move) for move in passes}) > 1  # drawn, not always the lowest
+    play = {"kind": "play", "count": 1, "legal": legal}
+    assert fallback_move(play, random.Random(4)) == fallback_move(play, random.Random(4)) in legal
+    assert doctest.testmod(arena.policy).failed == 0
+
+
 PLAY = {"kind": "play", "count": 1, "legal": ["QS", "2C"]}
 PASS = {"kind": "pass", "count": 3, "legal": ["2C", "3C", "4C", "5C"]}
 
@@ -411,5 +427,5 @@ def test_a_rerun_plays_fresh_deals_and_nothing_else_changes() -> None:
 def test_arena_model_docstring_examples() -> None:
     import doctest
 
-    result = doctest.testmod(core.arena_model)
+    result = doctest.testmod(core.arena.model)
     assert result.attempted > 0 and result.failed == 0

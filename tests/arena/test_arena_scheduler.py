@@ -17,10 +17,10 @@ from rq import Queue
 from arena.jobs import check_bot_health, enqueue_match
 from arena.scheduler import MAX_ATTEMPTS, Scheduler, health_interval
 from core import keys
-from core.arena_model import LadderConfig, MatchSpec, MatchStatus, MemberKind
-from core.arena_store import ArenaStore
-from core.registry import BotRegistry
-from core.settings import ArenaSettings
+from core.arena.model import LadderConfig, MatchSpec, MatchStatus, MemberKind
+from core.arena.registry import BotRegistry
+from core.arena.store import ArenaStore
+from core.settings import Settings
 
 HOUSE = ("heuristic", "eps-0.3", "eps-0.6", "random")
 REPO_ROOT = Path(__file__).resolve().parents[2]
@@ -31,7 +31,7 @@ def setup(redis_url: str, key_prefix: str):
     conn = redis.Redis.from_url(redis_url)
     store = ArenaStore(conn, key_prefix)
     queue = Queue(keys.arena_queue(key_prefix), connection=conn)
-    scheduler = Scheduler(store, queue, ArenaSettings(redis_url, key_prefix, True, health_every_s=3600))
+    scheduler = Scheduler(store, queue, Settings(redis_url, key_prefix, True, health_every_s=3600))
     registry = BotRegistry(redis.Redis.from_url(redis_url, decode_responses=True), key_prefix,
                            allow_private_urls=True)
     return store, queue, scheduler, registry
@@ -42,7 +42,7 @@ def test_registered_bot_joins_and_is_picked_first(setup, bot_server) -> None:
     store.save_ladder(LadderConfig("ss", "sore-spot", 4, {"rounds": 1}, house_bots=HOUSE, max_active=1))
     # House bots already have games; the newcomer has none.
     for bot in HOUSE:
-        store.redis.hset(keys.arena_stats(store.prefix, "ss", f"house:{bot}"), "games", 30)
+        store.redis.hset(keys.arena_stats(store.prefix, "ss", f"house:{bot}"), "matches", 30)
     record, _token = registry.register("newcomer", ["sore-spot"], bot_server("good").url)
     registry.register("other-game", ["spot-hearts"], bot_server("good").url)
     counts = scheduler.tick()
@@ -108,7 +108,7 @@ def test_lost_job_is_requeued_then_aborted_after_max_attempts(setup) -> None:
 
 def test_a_match_given_back_by_a_stopping_worker_is_requeued_without_using_an_attempt(
         setup, monkeypatch) -> None:
-    from arena import jobs
+    from arena import workers
 
     store, queue, scheduler, _registry = setup
     ladder, match_id = _one_match(store, scheduler)
@@ -116,14 +116,14 @@ def test_a_match_given_back_by_a_stopping_worker_is_requeued_without_using_an_at
 
     def start_then_stop(self: ArenaStore, *args: Any, **kwargs: Any) -> Any:
         started = start_attempt(self, *args, **kwargs)
-        jobs.STOP.set()  # what the worker's first SIGTERM does, once the match is under way
+        workers.STOPPING.set()  # what the worker's first SIGTERM does, once the match is under way
         return started
 
     monkeypatch.setattr(ArenaStore, "start_attempt", start_then_stop)
     try:
-        jobs.ArenaSimpleWorker([queue], connection=queue.connection).work(burst=True, with_scheduler=False)
+        workers.ArenaSimpleWorker([queue], connection=queue.connection).work(burst=True, with_scheduler=False)
     finally:
-        jobs.STOP.clear()
+        workers.STOPPING.clear()
     doc = store.match(match_id)
     assert doc["status"] == MatchStatus.QUEUED and doc["stopped"] == 1 and doc["attempts"] == 1
     assert doc["requeued_because"].startswith("worker stopped (stopped at move 1 of game 0)")
@@ -140,15 +140,15 @@ def test_a_match_given_back_by_a_stopping_worker_is_requeued_without_using_an_at
 
 def test_a_stopping_worker_starts_no_match_it_is_given(setup) -> None:
     """Enqueued again just as a stopping worker gave it back, a match is left queued, no attempt used."""
-    from arena import jobs
+    from arena import workers
 
     store, queue, scheduler, _registry = setup
     ladder, match_id = _one_match(store, scheduler)
-    jobs.STOP.set()
+    workers.STOPPING.set()
     try:
-        jobs.ArenaSimpleWorker([queue], connection=queue.connection).work(burst=True, with_scheduler=False)
+        workers.ArenaSimpleWorker([queue], connection=queue.connection).work(burst=True, with_scheduler=False)
     finally:
-        jobs.STOP.clear()
+        workers.STOPPING.clear()
     doc = store.match(match_id)
     assert doc["status"] == MatchStatus.QUEUED and doc["attempts"] == 0 and doc.get("stopped", 0) == 0
     assert store.lease_holder(match_id) is None
@@ -180,7 +180,7 @@ def test_scheduler_and_worker_processes_keep_a_ladder_playing(redis_url, key_pre
     assert len(recent) >= 5
     assert all(store.match(m)["status"] == MatchStatus.RATED for m in recent)
     stats = store.stats("ss", [b for b, _ in store.ranked("ss")])
-    assert sum(s["games"] for s in stats.values()) == 4 * len(recent)
+    assert sum(s["matches"] for s in stats.values()) == 4 * len(recent)
 
 
 def test_house_only_matches_are_paced_but_registered_bots_are_not(setup, bot_server) -> None:
@@ -214,12 +214,10 @@ def test_add_ladder_command_creates_a_ladder(redis_url, key_prefix, monkeypatch)
 def test_each_tick_keeps_only_the_configured_number_of_match_documents(setup, monkeypatch) -> None:
     store, queue, _scheduler, _registry = setup
     monkeypatch.setenv("TA_ARENA_KEEP_MATCHES", "2")
-    from core.settings import load_settings
-
-    settings = load_settings()
+    settings = Settings.from_env()
     assert settings.keep_matches == 2
-    scheduler = Scheduler(store, queue, ArenaSettings("unused", store.prefix, True, health_every_s=3600,
-                                                      keep_matches=settings.keep_matches))
+    scheduler = Scheduler(store, queue, Settings("unused", store.prefix, True, health_every_s=3600,
+                                                 keep_matches=settings.keep_matches))
     store.save_ladder(LadderConfig("ss", "sore-spot", 4, {"rounds": 1}, house_bots=HOUSE, max_active=1))
     for match_id in ("a", "b", "c"):  # three finished matches, newest first in the recent list
         store.redis.lpush(keys.arena_recent(store.prefix, "ss"), match_id)
@@ -227,14 +225,14 @@ def test_each_tick_keeps_only_the_configured_number_of_match_documents(setup, mo
     assert scheduler.tick()["forgotten"] == 1
     assert store.recent_matches("ss") == ["c", "b"] and store.match("a") is None
     monkeypatch.setenv("TA_ARENA_KEEP_MATCHES", "999999")
-    assert load_settings().keep_matches == 3000  # capped: the rating script bounds the list there
+    assert Settings.from_env().keep_matches == 3000  # capped: the rating script bounds the list there
 
 
 def test_one_owner_gets_one_seat_per_table_while_other_owners_are_free(setup, bot_server) -> None:
     store, _queue, scheduler, registry = setup
     store.save_ladder(LadderConfig("ss", "sore-spot", 4, {"rounds": 1}, house_bots=HOUSE, max_active=1))
     for bot in HOUSE:  # the house has played a lot: fresh bots would be everybody's first picks
-        store.redis.hset(keys.arena_stats(store.prefix, "ss", f"house:{bot}"), "games", 30)
+        store.redis.hset(keys.arena_stats(store.prefix, "ss", f"house:{bot}"), "matches", 30)
     url = bot_server("good").url
     mine = {registry.register(f"flood{i}", ["sore-spot"], url, address="203.0.113.7")[0]["bot_id"]
             for i in range(3)}
@@ -246,7 +244,7 @@ def test_one_owner_gets_one_seat_per_table_while_other_owners_are_free(setup, bo
 
 def test_a_paused_bot_is_retried_with_backoff_while_a_healthy_one_keeps_its_period(setup, bot_server) -> None:
     store, queue, _scheduler, registry = setup
-    scheduler = Scheduler(store, queue, ArenaSettings("unused", store.prefix, True, health_every_s=0.2))
+    scheduler = Scheduler(store, queue, Settings("unused", store.prefix, True, health_every_s=0.2))
     down = bot_server("down_info")
     failing = registry.register("down", ["sore-spot"], down.url)[0]["bot_id"]
     healthy = registry.register("up", ["sore-spot"], bot_server("good").url)[0]["bot_id"]
@@ -277,7 +275,7 @@ def test_a_bot_whose_url_becomes_disallowed_is_paused_with_the_reason_and_no_str
     created = client.post("/api/bots", json={"name": "loopy", "games": ["sore-spot"], "url": url})
     bot_id = created.get_json()["bot_id"]  # registered while the operator allowed private URLs
     # The operator turns private URLs off (a scheduler started with them disallowed).
-    strict = Scheduler(store, queue, ArenaSettings("unused", store.prefix, False, health_every_s=3600))
+    strict = Scheduler(store, queue, Settings("unused", store.prefix, False, health_every_s=3600))
     assert strict.tick()["created"] == 0, "3 house bots and a paused bot cannot fill a 4-seat table"
     assert store.active_matches("ss") == [] and store.paused_bots([bot_id]) == {bot_id}
     health = store.health(bot_id)
@@ -292,10 +290,10 @@ def test_a_bot_whose_url_becomes_disallowed_is_paused_with_the_reason_and_no_str
     assert detail["paused"] is True and detail["paused_reason"].startswith("url_disallowed: ")
     assert strict.tick()["created"] == 0
     stats = store.stats("ss", [bot_id])[bot_id]
-    assert stats["strikes"] == 0 and stats["forfeits"] == 0 and stats["games"] == 0
+    assert stats["strikes"] == 0 and stats["forfeits"] == 0 and stats["matches"] == 0
     assert store.ratings("ss")[bot_id] == 1500.0 and store.history("ss", bot_id) == []
     # Private URLs allowed again: the next check lifts the pause and the bot is seated at once.
-    relaxed = Scheduler(store, queue, ArenaSettings("unused", store.prefix, True, health_every_s=3600))
+    relaxed = Scheduler(store, queue, Settings("unused", store.prefix, True, health_every_s=3600))
     assert relaxed.tick()["created"] == 1
     assert bot_id in _entrants(store, "ss")
     assert store.health(bot_id)["reason"] is None
@@ -309,7 +307,7 @@ def test_a_disallowed_bot_is_matched_again_once_its_owner_moves_it_to_an_allowed
     created = client.post("/api/bots", json={"name": "mover", "games": ["sore-spot"],
                                              "url": bot_server("good").url}).get_json()
     bot_id, owner = created["bot_id"], {"Authorization": f"Bearer {created['owner_token']}"}
-    strict = Scheduler(store, queue, ArenaSettings("unused", store.prefix, False, health_every_s=3600))
+    strict = Scheduler(store, queue, Settings("unused", store.prefix, False, health_every_s=3600))
     assert strict.tick()["created"] == 0
     assert store.health(bot_id)["reason"].startswith("url_disallowed: ")
     # A public address (written out: no DNS); no worker runs, so nothing ever connects to it.
@@ -337,7 +335,7 @@ def test_a_match_seated_before_the_policy_refused_a_url_is_called_off_before_any
     assert scheduler.tick()["created"] == 1  # seated while private URLs were allowed
     [match_id] = store.active_matches("ss")
     # The worker that plays it runs under the new policy: private URLs disallowed.
-    strict = ArenaSettings("unused", store.prefix, False, health_every_s=3600)
+    strict = Settings("unused", store.prefix, False, health_every_s=3600)
     outcome = jobs.play_match(store, match_id, worker="test", settings=strict)
     assert outcome["status"] == MatchStatus.ABORTED and outcome["applied"] is False
     doc = store.match(match_id)
@@ -345,7 +343,7 @@ def test_a_match_seated_before_the_policy_refused_a_url_is_called_off_before_any
     assert "result" not in doc or not doc["result"], "no game was played"
     assert store.health(bot_id)["reason"].startswith("url_disallowed: ")
     stats = store.stats("ss", [bot_id])[bot_id]
-    assert stats["strikes"] == 0 and stats["forfeits"] == 0 and stats["games"] == 0
+    assert stats["strikes"] == 0 and stats["forfeits"] == 0 and stats["matches"] == 0
     assert set(store.ratings("ss").values()) == {1500.0} and store.history("ss", bot_id) == []
 def test_a_group_that_keeps_meeting_waits_for_the_busy_bots_a_bounded_time(setup) -> None:
     store, queue, scheduler, _registry = setup

@@ -7,7 +7,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import engine.seeds
-from core.arena_model import MatchSpec, Member
+from core.arena.model import MatchSpec, Member
 from engine.seeds import SEED_LIMIT, derive_seed, new_seed
 
 ENTRANTS = [Member.house(name) for name in ("random", "heuristic", "eps-0.3")]
@@ -46,12 +46,12 @@ def test_every_place_that_makes_a_seed_uses_the_seed_module() -> None:
     # The scheduler (arena matches), the table store (API tables; the arena's polling tables take the match's
     # seed) and re-runs all draw from engine.seeds: no 63-bit draw is left anywhere.
     import arena.scheduler
-    import core.arena_model
-    import core.tables
+    import core.arena.model
+    import core.tables.store
 
     assert arena.scheduler.new_seed is engine.seeds.new_seed
-    assert core.tables.new_seed is engine.seeds.new_seed
-    assert core.arena_model.derive_seed is engine.seeds.derive_seed
+    assert core.tables.store.new_seed is engine.seeds.new_seed
+    assert core.arena.model.derive_seed is engine.seeds.derive_seed
 
 
 def test_engine_seeds_docstring_examples() -> None:

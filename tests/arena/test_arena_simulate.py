@@ -8,7 +8,7 @@ from click.testing import CliRunner
 
 from arena.__main__ import main
 from arena.simulate import Concurrency, simulate_concurrent_ladder, simulate_ladder
-from core.arena_model import house_bots_for
+from core.arena.model import house_bots_for
 
 
 def test_simulated_ladder_plays_everyone_and_reports_rank_correlation() -> None:

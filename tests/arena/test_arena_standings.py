@@ -10,8 +10,8 @@ import pytest
 import redis
 
 from arena.jobs import play_match
-from core.arena_model import LadderConfig, MatchSpec, Member, MemberKind
-from core.arena_store import ArenaStore
+from core.arena.model import LadderConfig, MatchSpec, Member, MemberKind
+from core.arena.store import ArenaStore
 
 HOUSE = ("heuristic", "eps-0.5", "random")
 ONE_ROUND = {"rounds": 1}
@@ -33,7 +33,7 @@ def rate(store: ArenaStore, match_id: str, entrants: list[Member], strike_limit:
                      seed=len(match_id), duplicate=False, entrants=entrants, deadline_ms=2000,
                      strike_limit=strike_limit,
                      pre_ratings={m.bot_id: ratings.get(m.bot_id, 1500.0) for m in entrants},
-                     pre_games={m.bot_id: stats[m.bot_id]["games"] for m in entrants})
+                     pre_matches={m.bot_id: stats[m.bot_id]["matches"] for m in entrants})
     store.create_match(spec)
     return play_match(store, match_id, worker="test")
 

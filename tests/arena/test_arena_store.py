@@ -11,8 +11,8 @@ import redis
 from arena.jobs import play_match
 from arena.match import MatchRunner, make_drivers
 from core import keys
-from core.arena_model import LadderConfig, MatchSpec, MatchStatus, Member, MemberKind
-from core.arena_store import BENCH_S, ArenaStore
+from core.arena.model import LadderConfig, MatchSpec, MatchStatus, Member, MemberKind
+from core.arena.store import BENCH_S, ArenaStore
 
 HOUSE = ("heuristic", "eps-0.3", "eps-0.6", "random")
 
@@ -28,7 +28,7 @@ def make_spec(store: ArenaStore, match_id: str, ladder: str = "ss", seed: int = 
     spec = MatchSpec(match_id=match_id, ladder_id=ladder, game="sore-spot", players=4, options={"rounds": 1},
                      seed=seed, duplicate=False, entrants=entrants, deadline_ms=200, strike_limit=5,
                      pre_ratings={m.bot_id: ratings.get(m.bot_id, 1500.0) for m in entrants},
-                     pre_games={m.bot_id: 0 for m in entrants})
+                     pre_matches={m.bot_id: 0 for m in entrants})
     store.create_match(spec)
     return spec
 
@@ -50,7 +50,7 @@ def test_rating_is_applied_once_even_when_many_threads_race(store: ArenaStore) -
     for bot, delta in result.deltas.items():
         assert ratings[bot] == pytest.approx(1500.0 + delta)
     stats = store.stats("ss", list(result.deltas))
-    assert all(s["games"] == 1 for s in stats.values())
+    assert all(s["matches"] == 1 for s in stats.values())
     assert sum(s["wins"] for s in stats.values()) == len(result.winners)
     for bot in result.deltas:
         history = store.history("ss", bot)
@@ -101,7 +101,7 @@ def test_three_failed_health_checks_pause_until_one_passes(store: ArenaStore) ->
 def test_a_url_block_pauses_with_its_reason_and_leaves_the_failure_count_alone(store: ArenaStore) -> None:
     import doctest
 
-    import core.arena_store
+    import core.arena.store
 
     store.record_health("b", False, "timeout")
     store.block_urls({"b": "resolves to 127.0.0.1", "c": None})
@@ -114,7 +114,7 @@ def test_a_url_block_pauses_with_its_reason_and_leaves_the_failure_count_alone(s
     store.block_urls({"b": "private"})
     assert store.record_health("b", True) is False  # a passing check reached it: its URL is allowed
     assert store.paused_bots(["b"]) == set()
-    result = doctest.testmod(core.arena_store)
+    result = doctest.testmod(core.arena.store)
     assert result.attempted >= 4 and result.failed == 0
 
 
@@ -166,7 +166,7 @@ def test_old_match_documents_stay_while_a_record_links_to_them_and_are_never_rer
     assert store.match("old2") is None and store.match_games("old2") is None
     assert store.match("old3") is not None
     assert store.is_applied("old0")  # the idempotency key outlives the document
-    assert store.stats("ss", ["house:random"])["house:random"]["games"] == 6
+    assert store.stats("ss", ["house:random"])["house:random"]["matches"] == 6
     assert store.trim_recent("ss", keep=3) == 0
 
 
@@ -180,7 +180,7 @@ def test_a_bot_forfeiting_three_matches_in_a_row_is_benched(store: ArenaStore, b
         spec = MatchSpec(match_id=match_id, ladder_id="ss", game="sore-spot", players=4,
                          options={"rounds": 1}, seed=1, duplicate=False, entrants=entrants, deadline_ms=500,
                          strike_limit=5, pre_ratings={m.bot_id: 1500.0 for m in entrants},
-                         pre_games={m.bot_id: 0 for m in entrants})
+                         pre_matches={m.bot_id: 0 for m in entrants})
         store.create_match(spec)
         assert play_match(store, match_id, worker="w")["applied"]
 

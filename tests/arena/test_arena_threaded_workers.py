@@ -24,12 +24,12 @@ from arena.botclient import ClientPool
 from arena.jobs import enqueue_match
 from arena.scheduler import Scheduler
 from core import keys
-from core.arena_model import LadderConfig, MatchSpec, MatchStatus, Member, MemberKind
-from core.arena_store import ArenaStore
-from core.settings import ArenaSettings
+from core.arena.model import LadderConfig, MatchSpec, MatchStatus, Member, MemberKind
+from core.arena.store import ArenaStore
+from core.settings import Settings
+from devstack import devserve
 from tests.arena.test_arena_workers import HOUSE, wait_for
 from tests.conftest import REPO_ROOT
-from tools import devserve
 
 
 @pytest.fixture
@@ -65,7 +65,7 @@ def make_match(store: ArenaStore, prefix: str, name: str, http: Member, seed: in
                      players=4, options={"rounds": 1}, seed=seed, duplicate=True, entrants=entrants,
                      deadline_ms=deadline_ms, strike_limit=5,
                      pre_ratings={m.bot_id: 1500.0 for m in entrants},
-                     pre_games={m.bot_id: 0 for m in entrants})
+                     pre_matches={m.bot_id: 0 for m in entrants})
     store.create_match(spec)
     return spec
 
@@ -124,7 +124,7 @@ def test_a_threaded_worker_plays_matches_with_slow_bots_side_by_side_without_a_s
                                                                                      arena_worker) -> None:
     """Eight matches, every seat a bot 50 ms away (a bench bot in a process of its own), one worker process
     of eight threads: they run side by side, and no compliant bot gets a strike however busy the process."""
-    from tools.fastbot import start_fast_bots
+    from devstack.fastbot import start_fast_bots
 
     store, queue, ladder = arena
     bots, urls = start_fast_bots(4, delay_ms=50)
@@ -136,7 +136,7 @@ def test_a_threaded_worker_plays_matches_with_slow_bots_side_by_side_without_a_s
                              game="sore-spot", players=4, options={"rounds": 1}, seed=40 + i, duplicate=False,
                              entrants=entrants, deadline_ms=1000, strike_limit=5,
                              pre_ratings={m.bot_id: 1500.0 for m in entrants},
-                             pre_games={m.bot_id: 0 for m in entrants})
+                             pre_matches={m.bot_id: 0 for m in entrants})
             store.create_match(spec)
             specs.append(spec)
         worker = arena_worker(8)
@@ -172,7 +172,7 @@ def test_sigkilled_worker_with_several_matches_in_flight_has_each_rerun_and_rate
     assert set(store.ratings("ss").values()) <= {1500.0}
 
     arena_worker(4)
-    scheduler = Scheduler(store, queue, ArenaSettings("unused", key_prefix, True))
+    scheduler = Scheduler(store, queue, Settings("unused", key_prefix, True))
     counts = {"requeued": 0, "aborted": 0}
 
     def all_rated() -> bool:
@@ -193,7 +193,7 @@ def test_sigkilled_worker_with_several_matches_in_flight_has_each_rerun_and_rate
     ratings = store.ratings("ss")
     stats = store.stats("ss", list(expected))
     for bot in expected:  # each match counted once: house bots played all four, each slow bot one
-        assert stats[bot]["games"] == games[bot], bot
+        assert stats[bot]["matches"] == games[bot], bot
         assert ratings[bot] == pytest.approx(expected[bot]), bot
         assert len(store.history("ss", bot, limit=100)) == games[bot], bot
 
@@ -274,7 +274,7 @@ def test_match_threads_started_before_their_redis_wait_for_it_and_then_serve(tmp
     an outage), the thread waits and tries again instead of ending, and serves once Redis answers."""
     from rq import Worker
 
-    from tools.devredis import free_port, server_args, wait_ready
+    from devstack.devredis import free_port, server_args, wait_ready
 
     port = free_port()
     url = f"redis://127.0.0.1:{port}/0"

@@ -11,8 +11,8 @@ import redis
 from trickarena import Bot, BotServer
 
 from arena.jobs import check_bot_health, play_match
-from core.arena_model import LadderConfig, MatchSpec, Member, MemberKind
-from core.arena_store import ArenaStore
+from core.arena.model import LadderConfig, MatchSpec, Member, MemberKind
+from core.arena.store import ArenaStore
 
 HOUSE = ("heuristic", "eps-0.3", "random")
 
@@ -38,7 +38,7 @@ def play(store: ArenaStore, match_id: str, member: Member) -> None:
     spec = MatchSpec(match_id=match_id, ladder_id="ss", game="sore-spot", players=4, options={"rounds": 1},
                      seed=len(match_id), duplicate=False, entrants=entrants, deadline_ms=2000, strike_limit=5,
                      pre_ratings={m.bot_id: ratings.get(m.bot_id, 1500.0) for m in entrants},
-                     pre_games={m.bot_id: 0 for m in entrants})
+                     pre_matches={m.bot_id: 0 for m in entrants})
     store.create_match(spec)
     assert play_match(store, match_id, worker="w")["applied"]
 
@@ -65,7 +65,7 @@ def test_a_new_version_starts_a_rating_line_where_the_previous_one_stands(store:
             Versioned.version = "1.0"
     now = store.ratings("ss")[bot_id]
     lines = store.version_lines("ss", bot_id)
-    assert [(line["version"], line["games"]) for line in lines] == [("1.0", 2), ("2.0", 1)]
+    assert [(line["version"], line["matches"]) for line in lines] == [("1.0", 2), ("2.0", 1)]
     assert lines[0]["start"] == pytest.approx(1500.0) and lines[0]["rating"] == pytest.approx(after_v1)
     assert lines[1]["start"] == pytest.approx(after_v1) and lines[1]["rating"] == pytest.approx(now)
     played = [store.match(m)["result"]["versions"][bot_id] for m in ("m1", "m22", "m333")]
@@ -76,7 +76,7 @@ def test_a_new_version_starts_a_rating_line_where_the_previous_one_stands(store:
     # The API and the pages show it: GET /api/bots/{id}, the ladder's ranking, the bot's page.
     detail = client.get(f"/api/bots/{bot_id}").get_json()
     assert detail["version"] == "2.0"
-    assert [(v["ladder_id"], v["version"], v["games"], v["current"]) for v in detail["versions"]] == [
+    assert [(v["ladder_id"], v["version"], v["matches"], v["current"]) for v in detail["versions"]] == [
         ("ss", "1.0", 2, False), ("ss", "2.0", 1, True)]
     assert detail["versions"][1]["start"] == pytest.approx(detail["versions"][0]["rating"])
     ranking = client.get("/api/ladders/ss").get_json()["ranking"]

@@ -12,9 +12,9 @@ from rq import Queue
 from arena.jobs import enqueue_match
 from arena.scheduler import Scheduler
 from core import keys
-from core.arena_model import LadderConfig, MatchSpec, MatchStatus, Member, MemberKind
-from core.arena_store import ArenaStore
-from core.settings import ArenaSettings
+from core.arena.model import LadderConfig, MatchSpec, MatchStatus, Member, MemberKind
+from core.arena.store import ArenaStore
+from core.settings import Settings
 
 HOUSE = ("heuristic", "eps-0.2", "eps-0.4", "eps-0.6", "eps-0.8", "random")
 WORKER_ENV = {"ALLOW_PRIVATE_BOT_URLS": "1", "TA_ARENA_MIN_LEASE_S": "1"}
@@ -49,7 +49,7 @@ def test_two_workers_rate_fifty_overlapping_matches_exactly_once(conn, key_prefi
         spec = MatchSpec(match_id=f"{key_prefix}m{i}".replace(":", "-"), ladder_id="ss", game="sore-spot",
                          players=4, options={"rounds": 1}, seed=i, duplicate=i % 2 == 0, entrants=entrants,
                          deadline_ms=2000, strike_limit=5, pre_ratings={m.bot_id: 1500.0 for m in entrants},
-                         pre_games={m.bot_id: 0 for m in entrants})
+                         pre_matches={m.bot_id: 0 for m in entrants})
         store.create_match(spec)
         specs.append(spec)
     for spec in specs:
@@ -72,7 +72,7 @@ def test_two_workers_rate_fifty_overlapping_matches_exactly_once(conn, key_prefi
     ratings = store.ratings("ss")
     stats = store.stats("ss", list(expected_games))
     for bot in expected_games:
-        assert stats[bot]["games"] == expected_games[bot], bot
+        assert stats[bot]["matches"] == expected_games[bot], bot
         assert ratings[bot] == pytest.approx(expected_rating[bot]), bot
         assert len(store.history("ss", bot, limit=1000)) == expected_games[bot]
     assert len(store.recent_matches("ss", limit=100)) == 50
@@ -94,7 +94,7 @@ def test_sigkilled_worker_costs_no_rating_and_the_match_is_rerun(conn, key_prefi
     spec = MatchSpec(match_id=f"{key_prefix}kill".replace(":", "-"), ladder_id="ss", game="sore-spot",
                      players=4, options={"rounds": 1}, seed=3, duplicate=True, entrants=entrants,
                      deadline_ms=1000, strike_limit=5, pre_ratings={m.bot_id: 1500.0 for m in entrants},
-                     pre_games={m.bot_id: 0 for m in entrants})
+                     pre_matches={m.bot_id: 0 for m in entrants})
     store.create_match(spec)
     enqueue_match(queue, spec, ladder, key_prefix)
 
@@ -107,7 +107,7 @@ def test_sigkilled_worker_costs_no_rating_and_the_match_is_rerun(conn, key_prefi
     assert set(store.ratings("ss").values()) == {1500.0}
 
     rq_worker(queue.name, WORKER_ENV)
-    scheduler = Scheduler(store, queue, ArenaSettings("unused", key_prefix, True))
+    scheduler = Scheduler(store, queue, Settings("unused", key_prefix, True))
     counts = {"requeued": 0, "aborted": 0}
 
     def rated() -> bool:
@@ -129,7 +129,7 @@ def test_sigkilled_worker_costs_no_rating_and_the_match_is_rerun(conn, key_prefi
     assert not {record["seed"] for record in store.match_games(spec.match_id)} & {
         spec.game_seed(g) for g in range(spec.games)}
     stats = store.stats("ss", [m.bot_id for m in entrants])
-    assert all(s["games"] == 1 for s in stats.values())
+    assert all(s["matches"] == 1 for s in stats.values())
     ratings = store.ratings("ss")
     for bot, delta in doc["result"]["deltas"].items():
         assert ratings[bot] == pytest.approx(1500.0 + delta)
@@ -149,17 +149,50 @@ def test_a_crashing_match_is_retried_then_lands_in_the_failed_registry_and_is_ab
     spec = MatchSpec(match_id=f"{key_prefix}crash".replace(":", "-"), ladder_id="ss", game="sore-spot",
                      players=4, options={"rounds": -7}, seed=1, duplicate=False, entrants=entrants,
                      deadline_ms=200, strike_limit=5, pre_ratings={m.bot_id: 1500.0 for m in entrants},
-                     pre_games={m.bot_id: 0 for m in entrants})
+                     pre_matches={m.bot_id: 0 for m in entrants})
     store.create_match(spec)
     enqueue_match(queue, spec, ladder, key_prefix)
     rq_worker(queue.name, WORKER_ENV)
     failed = FailedJobRegistry(queue=queue)
     wait_for(lambda: spec.match_id in failed.get_job_ids(), 30, "the job to exhaust its retries")
     assert store.match(spec.match_id)["attempts"] == 3  # the first run + Retry(max=2)
-    scheduler = Scheduler(store, queue, ArenaSettings("unused", key_prefix, True))
+    scheduler = Scheduler(store, queue, Settings("unused", key_prefix, True))
     counts = {"requeued": 0, "aborted": 0}
     wait_for(lambda: (scheduler.recover(ladder, counts), counts["aborted"] == 1)[1], 30,
              "the scheduler to abort the match once its lease lapsed")
     assert counts["requeued"] == 0
     assert store.match(spec.match_id)["status"] == MatchStatus.ABORTED
     assert set(store.ratings("ss").values()) == {1500.0}
+
+
+@pytest.mark.parametrize("flags", [["--simple", "--house"], ["--simple", "--analysis", "--nice", "0"], []])
+def test_a_one_job_worker_holds_no_pubsub_connection_and_stops_at_once(conn, redis_url, key_prefix, flags):
+    """A process manager gives a stopping worker a few seconds (honcho 5): RQ's pub/sub listener, which only
+    carries RQ's remote commands, could hold the stop for up to a minute, so these workers run without it."""
+    import os
+    import signal
+    import subprocess
+    import sys
+
+    from tests.conftest import REPO_ROOT
+
+    env = {**os.environ, "PYTHONPATH": str(REPO_ROOT), "REDIS_URL": redis_url, "TA_KEY_PREFIX": key_prefix}
+    for _ in range(3):
+        before = {c["id"] for c in conn.client_list()}
+        process = subprocess.Popen([sys.executable, "-m", "arena", "worker", "--threads", "1", *flags],
+                                   cwd=REPO_ROOT, env=env, stdout=subprocess.DEVNULL,
+                                   stderr=subprocess.DEVNULL)
+        try:
+            def listening(before: set[str] = before) -> bool:
+                return any(c["id"] not in before and c["cmd"] in ("blpop", "brpop", "blmove")
+                           for c in conn.client_list())
+
+            wait_for(listening, 30, "the worker waiting on its queue")
+            subscribers = [c for c in conn.client_list() if c["id"] not in before and int(c["sub"]) > 0]
+            assert subscribers == [], subscribers
+            process.send_signal(signal.SIGTERM)
+            assert process.wait(timeout=4) == 0
+        finally:
+            if process.poll() is None:
+                process.kill()
+                process.wait()

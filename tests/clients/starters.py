@@ -15,7 +15,7 @@ from trickarena import ArenaClient, Bot
 
 from arena.botclient import BotClient
 from arena.match import HttpDriver, MatchRunner
-from core.arena_model import MatchResult, MatchSpec, Member, MemberKind
+from core.arena.model import MatchResult, MatchSpec, Member, MemberKind
 
 _LOCK = threading.Lock()
 EXAMPLES = Path(__file__).resolve().parents[2] / "clients" / "examples"
@@ -57,7 +57,7 @@ def play_http_match(game: str, urls: list[str], names: list[str], seed: int = 7,
     spec = MatchSpec(match_id="m-local", ladder_id="local", game=game, players=len(urls),
                      options=QUICK_OPTIONS[game], seed=seed, duplicate=False, entrants=members,
                      deadline_ms=deadline_ms, strike_limit=5, pre_ratings={m.bot_id: 1500.0 for m in members},
-                     pre_games={m.bot_id: 0 for m in members})
+                     pre_matches={m.bot_id: 0 for m in members})
     try:
         drivers = {m.bot_id: HttpDriver(c) for m, c in zip(members, clients, strict=True)}
         return MatchRunner(spec, drivers).run()

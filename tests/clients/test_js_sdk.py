@@ -25,9 +25,10 @@ from trickarena import ArenaClient
 import engine
 from arena.jobs import play_match
 from core import keys
-from core.arena_model import LadderConfig, MatchSpec, MatchStatus, Member, MemberKind
-from core.arena_store import ArenaStore
+from core.arena.model import LadderConfig, MatchSpec, MatchStatus, Member, MemberKind
+from core.arena.store import ArenaStore
 from engine import deals
+from engine.errors import UnknownDealingError
 from tests.clients.starters import EXAMPLES, QUICK_OPTIONS, interrupt_while_long_polling, play_http_match
 
 REPO = Path(__file__).resolve().parents[2]
@@ -183,7 +184,7 @@ def test_js_polling_bot_plays_its_ladder_match_without_strikes(node: str, bots_d
     spec = MatchSpec(match_id="m-js-poll", ladder_id="ss-js", game="sore-spot", players=4,
                      options={"rounds": 1}, seed=11, duplicate=True, entrants=entrants, deadline_ms=3000,
                      strike_limit=5, pre_ratings={m.bot_id: 1500.0 for m in entrants},
-                     pre_games={m.bot_id: 0 for m in entrants})
+                     pre_matches={m.bot_id: 0 for m in entrants})
     store.create_match(spec)
     command = [node, "sore_spot_bot.js", "ladder", "--api", live_server, "--bot-id", bot.bot_id,
                "--token", bot.owner_token]
@@ -262,12 +263,14 @@ def test_verify_deals_agrees_with_the_engine_and_rejects_tampered_records(node: 
         assert problem in deals.verify_record(tampered, draws_dealer=True)  # the engine agrees
 
 
-def test_verify_deals_does_not_vouch_for_a_version_1_record(node: str, bots_dir: Path) -> None:
-    """A record made before dealing version 2 is CPython-only: Node says so instead of passing it."""
-    legacy = REPO / "tests" / "engine" / "fixtures" / "legacy_spot_hearts_4p.json"
-    done = verify_with_node(node, str(legacy), bots_dir)
-    assert done.returncode == 1 and "dealing version 1" in done.stdout
-    assert deals.verify_record(json.loads(legacy.read_text()), draws_dealer=True) == []  # Python still can
+def test_verify_deals_does_not_vouch_for_another_dealing_version(node: str, bots_dir: Path) -> None:
+    """A record of a dealing version other than 2 is refused by Node and by the engine alike."""
+    game = engine.new_game("spot-hearts", 4, seed=11)
+    other = {**game.record(), "dealing": 1}
+    (bots_dir / "other.json").write_text(json.dumps(other))
+    done = verify_with_node(node, "other.json", bots_dir)
+    assert done.returncode == 1 and "unknown dealing version 1" in done.stdout
+    assert deals.verify_record(other, draws_dealer=True) == [str(UnknownDealingError(1))]
 
 
 def test_js_practice_stops_cleanly_on_ctrl_c_while_long_polling(node: str, bots_dir: Path,

@@ -9,8 +9,8 @@ from trickarena import ArenaClient
 from trickarena.ladder import play_ladder
 
 from arena.jobs import play_match
-from core.arena_model import LadderConfig, MatchSpec, MatchStatus, Member, MemberKind
-from core.arena_store import ArenaStore
+from core.arena.model import LadderConfig, MatchSpec, MatchStatus, Member, MemberKind
+from core.arena.store import ArenaStore
 from tests.clients.starters import starter_bot
 
 HOUSE = ("heuristic", "eps-0.5", "random")
@@ -25,7 +25,7 @@ def test_sdk_polling_bot_plays_its_ladder_match_without_strikes(live_server, red
     spec = MatchSpec(match_id="m-sdk", ladder_id="ss", game="sore-spot", players=4, options={"rounds": 1},
                      seed=9, duplicate=True, entrants=entrants, deadline_ms=3000, strike_limit=5,
                      pre_ratings={m.bot_id: 1500.0 for m in entrants},
-                     pre_games={m.bot_id: 0 for m in entrants})
+                     pre_matches={m.bot_id: 0 for m in entrants})
     store.create_match(spec)
     outcome: dict = {}
     match = threading.Thread(target=lambda: outcome.update(play_match(store, "m-sdk", worker="test")))
@@ -38,4 +38,4 @@ def test_sdk_polling_bot_plays_its_ladder_match_without_strikes(live_server, red
     assert outcome["status"] == MatchStatus.RATED and outcome["applied"] is True
     doc = store.match("m-sdk")
     assert [s for s in doc["result"]["strikes"] if s["bot_id"] == bot.bot_id] == []
-    assert store.stats("ss", [bot.bot_id])[bot.bot_id]["games"] == 1
+    assert store.stats("ss", [bot.bot_id])[bot.bot_id]["matches"] == 1

@@ -12,7 +12,7 @@ from trickarena import Bot, BotServer, MoveRequest
 import engine
 from arena.botclient import BotClient
 from arena.match import HttpDriver, MatchRunner
-from core.arena_model import MatchSpec, Member, MemberKind
+from core.arena.model import MatchSpec, Member, MemberKind
 from tests.clients.starters import STARTERS, play_http_match, starter_bot
 
 
@@ -144,7 +144,7 @@ def test_move_request_type_matches_what_the_runner_sends(sdk_server) -> None:
     spec = MatchSpec(match_id="m1", ladder_id="local", game="sore-spot", players=3, options={"rounds": 1},
                      seed=1, duplicate=False, entrants=entrants,
                      deadline_ms=2000, strike_limit=5, pre_ratings={m.bot_id: 1500.0 for m in entrants},
-                     pre_games={m.bot_id: 0 for m in entrants})
+                     pre_matches={m.bot_id: 0 for m in entrants})
     from arena.match import HouseDriver
 
     drivers = {"b0": HttpDriver(client), "house:random": HouseDriver("random", "1"),

@@ -8,7 +8,6 @@ import pytest
 from trickarena import types
 
 from api import schemas
-from api.blueprints import ladders as arena_api
 
 PAIRS = [
     (types.Problem, schemas.ProblemSchema),
@@ -21,14 +20,14 @@ PAIRS = [
     (types.MoveResult, schemas.MoveResultSchema),
     (types.BotRecord, schemas.BotSchema),
     (types.BotCreated, schemas.BotCreatedSchema),
-    (types.Ladder, arena_api.LadderSchema),
-    (types.RankedBot, arena_api.RankedBotSchema),
-    (types.NewBot, arena_api.NewBotSchema),
-    (types.Ranking, arena_api.RankingSchema),
-    (types.HistoryEntry, arena_api.HistoryEntrySchema),
-    (types.BotHistory, arena_api.BotHistorySchema),
-    (types.MatchSummary, arena_api.MatchSummarySchema),
-    (types.LadderSeat, arena_api.LadderSeatSchema),
+    (types.Ladder, schemas.LadderSchema),
+    (types.RankedBot, schemas.RankedBotSchema),
+    (types.NewBot, schemas.NewBotSchema),
+    (types.Ranking, schemas.RankingSchema),
+    (types.HistoryEntry, schemas.HistoryEntrySchema),
+    (types.BotHistory, schemas.BotHistorySchema),
+    (types.MatchSummary, schemas.MatchSummarySchema),
+    (types.LadderSeat, schemas.LadderSeatSchema),
 ]
 
 

@@ -1,4 +1,5 @@
-"""The compiled build is used only while it matches the source, and plays exactly like the source."""
+"""The compiled build runs only once a program activates it, only while it matches the source, and plays
+exactly like the source; importing the engine touches no file and no path."""
 
 import json
 import os
@@ -17,6 +18,8 @@ ROOT = Path(__file__).resolve().parents[2]
 PLAY = """
 import json, random, sys
 import engine
+from engine import compiled
+compiled.activate()
 from engine.bots import make_bot
 out = {"compiled": engine.COMPILED, "games": []}
 for game, n in [("spot-hearts", 4), ("card-commons", 3), ("sloppy-seconds", 4), ("sore-spot", 5)]:
@@ -28,17 +31,58 @@ for game, n in [("spot-hearts", 4), ("card-commons", 3), ("sloppy-seconds", 4), 
             views.append(g.view(seat))
             g.apply(seat, bots[seat].choose(g.view(seat)))
     out["games"].append([g.record(), g.history, views, g.spectator_view()])
+out["rules_file"] = sys.modules["engine.rules"].__file__
 print(json.dumps(out))
 """
 
+# Imports the package and engine.compiled, recording every file opened meanwhile.
+IMPORT = """
+import json, sys
+opened = []
+sys.addaudithook(lambda event, args: opened.append(str(args[0])) if event == "open" else None)
+path = list(sys.path)
+import engine, engine.compiled
+print(json.dumps({"opened": opened, "path_changed": sys.path != path, "compiled": engine.COMPILED,
+                  "modules": sorted(m for m in sys.modules if m.split(".")[0] == "engine")}))
+"""
 
-def play(env_engine: str | None) -> dict:
+# Imports a rule module, then asks for the build with one that counts as usable.
+LATE = """
+from engine import compiled
+import engine.rules
+compiled.usable = lambda: True
+try:
+    compiled.activate()
+except RuntimeError as error:
+    print(error)
+"""
+
+
+def run(script: str, env_engine: str | None = None) -> str:
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     env.pop(compiled.ENV, None)
     if env_engine:
         env[compiled.ENV] = env_engine
-    proc = subprocess.run([sys.executable, "-c", PLAY], env=env, capture_output=True, text=True, check=True)
-    return json.loads(proc.stdout)
+    return subprocess.run([sys.executable, "-c", script], env=env, cwd=ROOT, capture_output=True, text=True,
+                          check=True).stdout
+
+
+def play(env_engine: str | None) -> dict:
+    return json.loads(run(PLAY, env_engine))
+
+
+def test_importing_the_engine_reads_no_file_and_changes_no_path():
+    done = json.loads(run(IMPORT))
+    opened = [Path(p) for p in done["opened"]]
+    engine_files = {p.name.split(".")[0] for p in opened if p.is_relative_to(compiled.PACKAGE)}
+    assert engine_files <= {"__init__", "compiled"}, engine_files  # the two modules imported, nothing hashed
+    assert not any(p.is_relative_to(compiled.BUILD) for p in opened)
+    assert not done["path_changed"] and done["compiled"] is False
+    assert done["modules"] == ["engine", "engine.compiled"]  # no rule module yet: activate() can come first
+
+
+def test_activating_after_the_rules_were_imported_fails_loudly():
+    assert "engine.rules already imported from the source" in run(LATE)
 
 
 def test_build_used_only_when_its_fingerprint_matches(tmp_path, monkeypatch):
@@ -54,11 +98,37 @@ def test_build_used_only_when_its_fingerprint_matches(tmp_path, monkeypatch):
 
 
 def test_interpreted_switch_runs_the_source():
-    assert play("interpreted")["compiled"] is False
+    done = play("interpreted")
+    assert done["compiled"] is False and done["rules_file"].endswith(".py")
 
 
-@pytest.mark.skipif(not engine.COMPILED, reason="no compiled build matching the source (make compiled)")
+@pytest.mark.skipif(not compiled.usable(), reason="no compiled build matching the source (make compiled)")
 def test_compiled_plays_exactly_like_the_source():
     fast, reference = play(None), play("interpreted")
-    assert fast["compiled"] is True
+    assert fast["compiled"] is True and fast["rules_file"].endswith(".so")
     assert fast["games"] == reference["games"]
+
+
+def test_the_session_runs_the_build_when_it_is_usable():
+    assert engine.COMPILED is compiled.usable()  # tests/conftest.py activates it before any test module
+
+
+def test_the_bench_command_runs_the_build_when_it_is_usable():
+    command = "from engine.__main__ import main; main(['bench', '--game', 'sore-spot', '--rounds', '3', " \
+              "'--repeat', '1', '--no-openspiel', '--json'])"
+    (row,) = json.loads(run(command))
+    assert row["engine"] == ("compiled" if compiled.usable() else "interpreted")
+    (row,) = json.loads(run(command, "interpreted"))
+    assert row["engine"] == "interpreted"
+
+
+def test_the_packages_public_names_are_all_there_on_first_use():
+    import engine.bots
+
+    assert set(engine.__all__) == {"COMPILED", *engine._HOMES}
+    for package in (engine, engine.bots):
+        assert all(getattr(package, name) is not None for name in package.__all__)
+        assert set(package.__all__) <= set(dir(package))
+        with pytest.raises(AttributeError):
+            package.no_such_name  # noqa: B018
+    assert engine.new_game is engine.game.new_game and engine.bots.make_bot is engine.bots.base.make_bot

@@ -15,8 +15,8 @@ from typing import Any
 
 import redis
 
+from devstack.devredis import free_port, server_args, wait_ready
 from engine.cards import CODES
-from tools.devredis import free_port, server_args, wait_ready
 
 PROBLEM = "application/problem+json"
 CARD_CODES = frozenset(CODES)

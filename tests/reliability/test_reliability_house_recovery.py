@@ -11,7 +11,7 @@ import time
 
 import httpx
 
-from core.tables import SeatKind, SeatSpec, TableStore
+from core.tables.store import SeatKind, SeatSpec, TableStore
 from tests.conftest import serving
 
 

@@ -20,9 +20,9 @@ import httpx
 import redis
 
 from core import keys
+from devstack.devredis import free_port, server_args, wait_ready
+from devstack.devserve import stop, wait_healthy
 from tests.conftest import REPO_ROOT
-from tools.devredis import free_port, server_args, wait_ready
-from tools.devserve import stop, wait_healthy
 
 
 class Output:

@@ -19,11 +19,11 @@ import pytest
 import redis
 
 import engine
-from loadtest.verify import table_problems
+from devstack import devserve
+from devstack.devredis import free_port
+from devstack.verify import table_problems
 from tests.conftest import REPO_ROOT, serving
 from tests.reliability.reliability_helpers import OwnRedis, bearer, own_redis_server
-from tools import devserve
-from tools.devredis import free_port
 
 
 @pytest.fixture
@@ -263,12 +263,12 @@ def test_workers_and_the_scheduler_outlive_a_redis_restart(own_redis, key_prefix
     a Redis restart by themselves: under honcho, one process exiting stops the whole service."""
     from rq import Queue
 
-    from core.analysis_store import AnalysisStore, AnalysisSubject
-    from core.arena_model import LadderConfig
-    from core.arena_store import ArenaStore
+    from core.analysis import AnalysisStore, AnalysisSubject
+    from core.arena.model import LadderConfig
+    from core.arena.store import ArenaStore
     from core.keys import analysis_queue, arena_queue, house_queue
     from core.queues import enqueue_analysis, enqueue_drive
-    from core.tables import SeatKind, SeatSpec, TableStore
+    from core.tables.store import SeatKind, SeatSpec, TableStore
 
     conn = redis.Redis.from_url(own_redis.url)
     arena = ArenaStore(conn, key_prefix)

@@ -227,17 +227,17 @@ def test_seat_and_owner_tokens_are_stored_only_as_hashes(client, redis_conn, key
 
 
 def test_live_deal_uses_secrets_commitment_verifies_and_the_revealed_seed_redeals(client, monkeypatch):
-    import core.tables
+    import core.tables.store
 
     drawn: list[int] = []
-    real_randbits = core.tables.secrets.randbits
+    real_randbits = core.tables.store.secrets.randbits
 
     def recording_randbits(bits: int) -> int:
         value = real_randbits(bits)
         drawn.append(value)
         return value
 
-    monkeypatch.setattr(core.tables.secrets, "randbits", recording_randbits)
+    monkeypatch.setattr(core.tables.store.secrets, "randbits", recording_randbits)
     created = client.post(
         "/api/tables", json={"game": "spot-hearts", "seats": ["open"] * 4, "options": {"target": 1}}
     ).get_json()

@@ -18,7 +18,7 @@ import pytest
 import redis
 
 from arena.jobs import check_bot_health
-from core.arena_store import ArenaStore
+from core.arena.store import ArenaStore
 from tests.conftest import serving
 
 ISSUE_URLS = [

@@ -183,12 +183,13 @@ class MoveApiMachine(RuleBasedStateMachine):
 def test_random_seats_random_moves_random_tokens_keep_the_invariants(
     client, redis_conn, key_prefix, monkeypatch
 ):
-    import core.tables
+    import core.tables.store
 
     # The same deals in every run of the machine, so hypothesis can replay and shrink a failing sequence
     # (seeding from `secrets` is tested in test_reliability_secrets).
     seeds = iter(range(10**9))
-    monkeypatch.setattr(core.tables.secrets, "randbits", lambda bits: next(seeds) % len(TABLE_KINDS) + 11)
+    monkeypatch.setattr(core.tables.store.secrets, "randbits",
+                        lambda bits: next(seeds) % len(TABLE_KINDS) + 11)
     run_state_machine_as_test(
         lambda: MoveApiMachine(client, redis_conn, key_prefix),
         settings=settings(

@@ -20,10 +20,10 @@ import pytest
 import redis
 
 from core.errors import StoreFull, StoreUnavailable, store_error
-from loadtest.verify import table_problems
+from devstack.devredis import free_port
+from devstack.verify import table_problems
 from tests.conftest import REPO_ROOT, serving
 from tests.reliability.reliability_helpers import OwnRedis, bearer, own_redis_server
-from tools.devredis import free_port
 
 PROBLEM = "application/problem+json"
 
@@ -194,7 +194,7 @@ class HouseTable:
         from rq import Queue
 
         from core.keys import house_queue
-        from core.tables import SeatKind, SeatSpec, TableStore
+        from core.tables.store import SeatKind, SeatSpec, TableStore
 
         self.key_prefix = key_prefix
         self.queue = Queue(house_queue(key_prefix), connection=conn)

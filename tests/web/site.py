@@ -11,8 +11,8 @@ import redis
 
 import engine
 from arena.jobs import play_match
-from core.arena_model import LadderConfig, MatchSpec, Member
-from core.arena_store import ArenaStore
+from core.arena.model import LadderConfig, MatchSpec, Member
+from core.arena.store import ArenaStore
 from engine.bots import make_bot
 
 HOUSE = ("heuristic", "eps-0.3", "eps-0.6", "random")
@@ -37,7 +37,7 @@ def play_ladder_matches(store: ArenaStore, ladder: LadderConfig, matches: int, s
                          duplicate=ladder.duplicate, entrants=seating, deadline_ms=ladder.deadline_ms,
                          strike_limit=ladder.strike_limit,
                          pre_ratings={m.bot_id: ratings.get(m.bot_id, 1500.0) for m in entrants},
-                         pre_games={m.bot_id: stats[m.bot_id]["games"] for m in entrants}, created=0.0)
+                         pre_matches={m.bot_id: stats[m.bot_id]["matches"] for m in entrants}, created=0.0)
         store.create_match(spec)
         play_match(store, match_id, worker="site-builder")
         ids.append(match_id)
@@ -98,8 +98,8 @@ if __name__ == "__main__":
     import time
 
     from api import create_app
+    from devstack.devredis import start_throwaway
     from tests.conftest import serving
-    from tools.devredis import start_throwaway
 
     server = start_throwaway()
     app = create_app({"REDIS_URL": server.url, "KEY_PREFIX": "demo:", "ALLOW_PRIVATE_BOT_URLS": True})

@@ -163,8 +163,8 @@ def test_replay_analyses_a_seat_and_jumps_to_its_costliest_decision(browser, sit
     import subprocess
     import sys
 
+    from devstack.devserve import stop
     from tests.conftest import REPO_ROOT
-    from tools.devserve import stop
 
     match_id = site["matches"]["sore-spot-4p"][0]
     env = {**os.environ, "PYTHONPATH": str(REPO_ROOT), "REDIS_URL": site["redis_url"],
@@ -233,15 +233,15 @@ def test_live_table_shows_card_backs_only_and_follows_the_game(browser, site, sh
 def test_a_running_ladder_match_can_be_watched_live_with_card_backs_only(browser, site, shots) -> None:
     """A ladder match between bots is played inside a worker; its live feed is what the page shows."""
     import engine
-    from core.arena_model import MatchSpec, Member
-    from core.live import live_snapshot
+    from core.arena.live import live_snapshot
+    from core.arena.model import MatchSpec, Member
 
     store, ladder = site["store"], LADDERS[0]
     entrants = [Member.house(name) for name in ladder.house_bots]
     spec = MatchSpec(match_id="watch-me", ladder_id=ladder.ladder_id, game=ladder.game, players=4,
                      options=ladder.options, seed=77, duplicate=True, entrants=entrants, deadline_ms=1000,
                      strike_limit=5, pre_ratings={m.bot_id: 1500.0 for m in entrants},
-                     pre_games={m.bot_id: 0 for m in entrants})
+                     pre_matches={m.bot_id: 0 for m in entrants})
     store.create_match(spec)
     store.start_attempt("watch-me", "test-worker", 30.0)
     seating = [m.bot_id for m in entrants[1:] + entrants[:1]]  # game 2 of 4: the bots rotated one seat
@@ -322,7 +322,7 @@ def test_a_hostile_bot_name_stays_text_in_the_chart_and_its_tooltip(browser, sit
     from selenium.webdriver.common.action_chains import ActionChains
 
     from core import keys
-    from core.arena_model import Member, MemberKind
+    from core.arena.model import Member, MemberKind
 
     store, ladder = site["store"], LADDERS[1].ladder_id
     hostile = '<img src=x onerror="document.body.dataset.pwned=1">"onmouseover=x'

@@ -21,11 +21,11 @@ import redis
 
 import engine
 from arena.botserver import wait_serving
-from core.arena_model import LadderConfig
-from core.arena_store import ArenaStore
+from core.arena.model import LadderConfig
+from core.arena.store import ArenaStore
+from devstack.devredis import free_port
+from devstack.devserve import stop
 from tests.conftest import REPO_ROOT
-from tools.devredis import free_port
-from tools.devserve import stop
 
 COMMAND_WORDS = ("cp", "python", "trick-arena")
 

@@ -7,8 +7,8 @@ from collections import Counter
 import pytest
 
 import engine
-from api.web.frames import replay_frames
 from engine.bots import make_bot
+from engine.frames import replay_frames
 
 OPTIONS = {"spot-hearts": {"target": 60}, "card-commons": {"target": 30}, "sloppy-seconds": {"target": 150},
            "sore-spot": {"rounds": 2}}

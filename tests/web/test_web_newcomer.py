@@ -17,8 +17,8 @@ from click.testing import CliRunner
 from trickarena import ArenaClient, BotServer
 
 from clients.cli import main as cli
-from core.arena_model import LadderConfig
-from core.arena_store import ArenaStore
+from core.arena.model import LadderConfig
+from core.arena.store import ArenaStore
 from tests.clients.starters import starter_bot
 from tests.conftest import REPO_ROOT
 

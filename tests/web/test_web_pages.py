@@ -11,7 +11,8 @@ from pathlib import Path
 import pytest
 
 from api.web import data
-from core.arena_model import Member, MemberKind
+from core.arena.model import Member, MemberKind
+from core.arena.ranking import ranking
 from tests.web.site import HOUSE, build_site
 
 STATIC = Path(__file__).resolve().parents[2] / "api" / "web" / "static"
@@ -86,7 +87,7 @@ def test_bot_page_has_its_history_chart(site_client, site) -> None:
 def test_bot_page_says_why_a_bot_is_not_matched(site_app, site_client, redis_url) -> None:
     import redis
 
-    from core.arena_store import ArenaStore
+    from core.arena.store import ArenaStore
 
     store = ArenaStore(redis.Redis.from_url(redis_url), site_app[0].config["KEY_PREFIX"])
     url = "/ladders/spot-hearts-4p/bots/house:heuristic"
@@ -144,13 +145,13 @@ def test_unfinished_and_unknown_things_are_error_pages(site_client, site) -> Non
 
 
 def _queued_spec():
-    from core.arena_model import MatchSpec
+    from core.arena.model import MatchSpec
 
     entrants = [Member.house(name) for name in HOUSE]
     return MatchSpec(match_id="m-queued", ladder_id="spot-hearts-4p", game="spot-hearts", players=4,
                      options={}, seed=1, duplicate=True, entrants=entrants, deadline_ms=1000, strike_limit=5,
                      pre_ratings={m.bot_id: 1500.0 for m in entrants},
-                     pre_games={m.bot_id: 0 for m in entrants})
+                     pre_matches={m.bot_id: 0 for m in entrants})
 
 
 def test_empty_arena_says_so(client) -> None:
@@ -171,10 +172,11 @@ def test_ago() -> None:
 
 def test_ranking_rows_win_share_kinds_and_departed_bots() -> None:
     members = {"a": Member("a", MemberKind.HTTP, url="http://x", name="alpha"), "h": Member.house("random")}
-    stats = {"a": {"games": 4, "wins": 1, "strikes": 2, "mean_latency_ms": 3.5},
-             "h": {"games": 0, "wins": 0, "strikes": 0, "mean_latency_ms": None},
-             "gone": {"games": 2, "wins": 2, "strikes": 0, "mean_latency_ms": None}}
-    rows, new = data.ranking_rows([("gone", 1600.4), ("a", 1510.6), ("h", 1500.0)], members, stats, {"a"})
+    stats = {"a": {"matches": 4, "wins": 1, "strikes": 2, "mean_latency_ms": 3.5},
+             "h": {"matches": 0, "wins": 0, "strikes": 0, "mean_latency_ms": None},
+             "gone": {"matches": 2, "wins": 2, "strikes": 0, "mean_latency_ms": None}}
+    rows, new = data.ranking_rows(ranking([("gone", 1600.4), ("a", 1510.6), ("h", 1500.0)], members, stats,
+                                          {"a"}))
     assert [r["rank"] for r in rows] == [1, 2]
     assert rows[0]["name"] == "gone" and rows[0]["kind"] == "left" and rows[0]["rating"] == 1600
     assert rows[1]["win_share"] == 0.25 and rows[1]["paused"] and rows[1]["latency_ms"] == 3.5
@@ -188,8 +190,8 @@ def test_ladder_page_lists_new_bots_apart_and_marks_provisional_ratings(client, 
     import redis
 
     from arena.jobs import play_match
-    from core.arena_model import LadderConfig, MatchSpec
-    from core.arena_store import ArenaStore
+    from core.arena.model import LadderConfig, MatchSpec
+    from core.arena.store import ArenaStore
 
     store = ArenaStore(redis.Redis.from_url(redis_url), key_prefix)
     store.save_ladder(LadderConfig("ss", "sore-spot", 4, {"rounds": 1}, house_bots=HOUSE))
@@ -198,7 +200,7 @@ def test_ladder_page_lists_new_bots_apart_and_marks_provisional_ratings(client, 
                                  options={"rounds": 1}, seed=5, duplicate=False, entrants=entrants,
                                  deadline_ms=1000, strike_limit=3,
                                  pre_ratings={m.bot_id: 1500.0 for m in entrants},
-                                 pre_games={m.bot_id: 0 for m in entrants}))
+                                 pre_matches={m.bot_id: 0 for m in entrants}))
     play_match(store, "m-new", worker="test")
     store.set_members("ss", [Member("b-fresh", MemberKind.HTTP, url="http://127.0.0.1:9", name="freshling")])
     page = client.get("/ladders/ss").get_data(as_text=True)
@@ -236,8 +238,8 @@ def test_bot_page_lists_the_strikes_of_a_misbehaving_http_bot(client, redis_url,
 
     from arena.botserver import BotServerConfig, serve_bot
     from arena.jobs import play_match
-    from core.arena_model import LadderConfig, MatchSpec
-    from core.arena_store import ArenaStore
+    from core.arena.model import LadderConfig, MatchSpec
+    from core.arena.store import ArenaStore
 
     monkeypatch.setenv("ALLOW_PRIVATE_BOT_URLS", "true")  # the bot listens on 127.0.0.1
     store = ArenaStore(redis.Redis.from_url(redis_url), key_prefix)
@@ -249,7 +251,7 @@ def test_bot_page_lists_the_strikes_of_a_misbehaving_http_bot(client, redis_url,
         spec = MatchSpec(match_id="m-strikes", ladder_id="ss", game="sore-spot", players=4,
                          options={"rounds": 1}, seed=3, duplicate=False, entrants=entrants, deadline_ms=1000,
                          strike_limit=3, pre_ratings={m.bot_id: 1500.0 for m in entrants},
-                         pre_games={m.bot_id: 0 for m in entrants})
+                         pre_matches={m.bot_id: 0 for m in entrants})
         store.create_match(spec)
         play_match(store, "m-strikes", worker="test")
     finally:

@@ -16,8 +16,8 @@ import pytest
 import engine
 import trick_rules
 from api.web import markdown
-from core.arena_model import default_ladders
-from core.arena_store import ArenaStore
+from core.arena.model import default_ladders
+from core.arena.store import ArenaStore
 
 ROOT = Path(__file__).resolve().parents[2]
 RULES_DIR = ROOT / "docs" / "rules"

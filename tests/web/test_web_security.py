@@ -10,8 +10,8 @@ import redis
 
 from arena.botserver import BotServerConfig, serve_bot
 from arena.jobs import play_match
-from core.arena_model import LadderConfig, MatchSpec, Member, MemberKind
-from core.arena_store import ArenaStore
+from core.arena.model import LadderConfig, MatchSpec, Member, MemberKind
+from core.arena.store import ArenaStore
 
 HOUSE = ("heuristic", "eps-0.5", "random")
 HOSTILE = '<script>alert(1)</script>"onmouseover=alert(2) x=\''
@@ -36,7 +36,7 @@ def arena(client, redis_url: str, key_prefix: str, monkeypatch) -> dict:
                              options={"rounds": 1}, seed=number, duplicate=False, entrants=entrants,
                              deadline_ms=1000, strike_limit=2,
                              pre_ratings={m.bot_id: ratings.get(m.bot_id, 1500.0) for m in entrants},
-                             pre_games={m.bot_id: number for m in entrants})
+                             pre_matches={m.bot_id: number for m in entrants})
             store.create_match(spec)
             play_match(store, spec.match_id, worker="test")
     finally:

@@ -98,8 +98,8 @@ function normalise(card) {
 
 /**
  * Check a replay record from its own contents: the seed against the commitment (when the record carries
- * one) and every deal against the seed. Dealing version 2 only: records without `dealing` (version 1)
- * were shuffled by CPython's `random` and cannot be checked here.
+ * one) and every deal against the seed. Dealing version 2 only: a record of any other version, or that
+ * does not say its version (`dealing`), is refused.
  * @param {object} record a replay record (GET /api/tables/{id}/replay or /api/matches/{id}/games/{n}/replay)
  * @returns {{ok: boolean, rounds: number, commitment: "verified"|"absent"|"mismatch", problems: string[]}}
  */
@@ -112,11 +112,10 @@ function verifyRecord(record) {
   }
   const { seed, players } = record;
   if (seed === undefined || seed === null) problems.push("the record has no seed (the game is not over?)");
-  const version = record.dealing === undefined ? 1 : record.dealing;
-  if (version !== 2) {
-    problems.push(version === 1
-      ? "dealing version 1 (a record made before version 2): only CPython's random can re-deal it"
-      : `unknown dealing version ${JSON.stringify(version)}`);
+  if (record.dealing !== 2) {
+    problems.push(record.dealing === undefined
+      ? "the record does not say its dealing version"
+      : `unknown dealing version ${JSON.stringify(record.dealing)}`);
   }
   let commitment = "absent";
   if (record.seed_commitment !== undefined && record.seed_commitment !== null) {

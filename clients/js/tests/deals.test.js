@@ -58,9 +58,10 @@ test("verifyRecord accepts an honest record and names what is wrong with a tampe
   const dealer = structuredClone(record);
   dealer.deals[0].dealer = (dealer.deals[0].dealer + 1) % 4;
   assert.match(deals.verifyRecord(dealer).problems[0], /^round 0: dealer is/);
-  const legacy = { ...record };
-  delete legacy.dealing;
-  assert.match(deals.verifyRecord(legacy).problems[0], /dealing version 1/);
+  const unsaid = { ...record };
+  delete unsaid.dealing;
+  assert.match(deals.verifyRecord(unsaid).problems[0], /does not say its dealing version/);
+  assert.match(deals.verifyRecord({ ...record, dealing: 1 }).problems[0], /unknown dealing version 1/);
   const noCommitment = { ...record, seed_commitment: undefined, seed_nonce: undefined };
   assert.equal(deals.verifyRecord(noCommitment).commitment, "absent");
   assert.equal(deals.verifyRecord(noCommitment).ok, true);

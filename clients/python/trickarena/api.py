@@ -54,7 +54,8 @@ class ArenaClient:
         return [Game.from_json(g) for g in self.http.request("GET", "/api/games")]
 
     def create_table(self, game: str, seats: list[str], options: dict[str, Any] | None = None) -> Table:
-        """Seats: "open" (join it for a token) or a house bot name (random, heuristic, eps-0.1 .. eps-0.9)."""
+        """Seats: "open" (join it for a token) or a house bot name (random, heuristic, search, eps-X or
+        search-MS)."""
         body = {"game": game, "seats": seats, "options": options or {}}
         return Table.from_json(self.http.request("POST", "/api/tables", body))
 

@@ -7,6 +7,7 @@ from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
 import engine
+from engine.bots.names import describe_house_bot_names, is_house_bot_name
 from engine.seeds import derive_seed
 
 # The graded house bots under the search bot, strongest first: the strength steps a ladder is measured by.
@@ -102,6 +103,10 @@ class LadderConfig:
             object.__setattr__(self, "duplicate", self.players == 4)
         if self.house_bots is None:
             object.__setattr__(self, "house_bots", house_bots_for(self.game))
+        unknown = [name for name in self.house_bots or () if not is_house_bot_name(name)]
+        if unknown:  # the same names a table seats (engine.bots.names): a ladder plays them with make_bot
+            raise ValueError(f"unknown house bot(s) {', '.join(map(repr, unknown))}; "
+                             f"use {describe_house_bot_names()}")
 
     def to_json(self) -> dict[str, Any]:
         data = asdict(self)
@@ -134,7 +139,7 @@ class MatchSpec:
     deadline_ms: int
     strike_limit: int
     pre_ratings: dict[str, float]
-    pre_games: dict[str, int]
+    pre_matches: dict[str, int]
     created: float = 0.0
 
     @property

@@ -21,8 +21,8 @@ import re
 import unicodedata
 from collections.abc import Iterable
 
-from core.arena_model import GRADED_HOUSE_BOTS, HOUSE_PREFIX, LADDER_SEARCH_BOTS
-from engine.bots import BOT_NAMES
+from core.arena.model import GRADED_HOUSE_BOTS, HOUSE_PREFIX, LADDER_SEARCH_BOTS
+from engine.bots.names import FIXED_HOUSE_BOT_NAMES, HOUSE_BOT_FAMILIES, example_house_bot_names
 
 # Letters that render like a Latin one in common fonts, after case folding (so lower case only). Small on
 # purpose: the Cyrillic and Greek letters a name can be spelled with to pass for a Latin one, not all of
@@ -69,15 +69,11 @@ def skeleton(name: str) -> str:
     return _join(_fold(name).translate(DIGIT_LETTERS))
 
 
-def families(names: Iterable[str]) -> frozenset[str]:
-    """The stems of numbered names (``search-5`` -> ``search``): each stands for a family of house bots."""
-    numbered = (re.fullmatch(r"([a-z]+)-[0-9.]+", name) for name in names)
-    return frozenset(match.group(1) for match in numbered if match)
-
-
-# Every name the engine plays a house bot under, and what the ladders seat ("house" is their owner).
-HOUSE_NAMES = frozenset((*BOT_NAMES, *GRADED_HOUSE_BOTS, *LADDER_SEARCH_BOTS.values(), HOUSE_STEM))
-HOUSE_FAMILIES = families(HOUSE_NAMES)  # search-MS and eps-X: make_bot takes any number
+# The engine's house bot names (engine.bots.names) and what the ladders seat ("house" is their owner); a
+# look-alike of one of these is reported as that name, a look-alike of another family member as the family.
+HOUSE_NAMES = frozenset((*FIXED_HOUSE_BOT_NAMES, *example_house_bot_names(), *GRADED_HOUSE_BOTS,
+                         *LADDER_SEARCH_BOTS.values(), HOUSE_STEM))
+HOUSE_FAMILIES = frozenset(family.stem for family in HOUSE_BOT_FAMILIES)  # search-MS and eps-X: any number
 
 
 def _family_of(name: str, stems: Iterable[str]) -> str | None:

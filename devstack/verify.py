@@ -17,7 +17,7 @@ import redis
 
 import engine
 from core import keys
-from core.elo import INITIAL_RATING
+from core.arena.elo import INITIAL_RATING
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 
@@ -38,7 +38,7 @@ def table_problems(conn: redis.Redis, prefix: str, table_id: str) -> list[str]:
         "players": int(raw["players"]),
         "options": json.loads(raw["options"]),
         "seed": int(raw["seed"]),
-        "dealing": int(raw.get("dealing", 1)),  # tables opened before dealing version 2 have none
+        "dealing": int(raw["dealing"]),
         "moves": moves,
     }
     if "deals" in raw:
@@ -140,8 +140,9 @@ def rating_audit(conn: redis.Redis, prefix: str) -> dict[str, Any]:
     history_checked = 0
     for (ladder, bot), games in expected_games.items():
         stats = conn.hgetall(keys.arena_stats(prefix, ladder, bot))
-        if int(stats.get("games", 0)) != games:
-            problems.append(f"{ladder}/{bot}: stats say {stats.get('games')} games, {games} rated matches")
+        if int(stats.get("matches", 0)) != games:
+            problems.append(f"{ladder}/{bot}: stats say {stats.get('matches')} matches, "
+                            f"{games} rated matches")
         rating = conn.zscore(keys.arena_ratings(prefix, ladder), bot)
         want = INITIAL_RATING + expected_delta[(ladder, bot)]
         if rating is None or not math.isclose(rating, want, abs_tol=1e-6):

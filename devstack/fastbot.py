@@ -10,8 +10,8 @@ send.
 
 The bot parses just enough HTTP (request line, Content-Length, body) and answers the first legal move (the
 first `count` legal cards for a pass). One parent can serve several ports:
-``python -m tools.fastbot --ports 9101,9102``. ``--delay-ms D`` makes every /move answer wait D ms in the bot
-process before it is sent (the latency of a bot across the internet, or of one that thinks): the arena's
+``python -m devstack.fastbot --ports 9101,9102``. ``--delay-ms D`` makes every /move answer wait D ms in the
+bot process before it is sent (the latency of a bot across the internet, or of one that thinks): the arena's
 bench uses it to measure workers against slow bots (``python -m tools.arena_bench``).
 """
 

@@ -12,7 +12,7 @@ from typing import Any
 import redis
 
 from core import keys
-from core.notify import get_watcher
+from core.redis.notify import get_watcher
 
 POLL_SEAT_TTL_S = 24 * 3600
 
@@ -39,7 +39,7 @@ def seats_changed(conn: redis.Redis, prefix: str, bot_id: str) -> None:
     pipe.incr(key)
     pipe.expire(key, POLL_SEAT_TTL_S)
     version, _ = pipe.execute()
-    conn.publish(keys.table_events(prefix, keys.bot_seats_topic(bot_id)), version)
+    conn.publish(keys.bot_seats_events(prefix, bot_id), version)
 
 
 def seats_version(conn: redis.Redis, prefix: str, bot_id: str) -> int:
@@ -47,9 +47,9 @@ def seats_version(conn: redis.Redis, prefix: str, bot_id: str) -> int:
 
 
 def wait_for_seats(conn: redis.Redis, prefix: str, bot_id: str, after: int, timeout: float) -> int:
-    """Block until the bot's seats version exceeds `after` or `timeout` passes (the tables' notifier)."""
+    """Block until the bot's seats version exceeds `after` or `timeout` passes (woken by seats_changed)."""
     watcher = get_watcher(conn, prefix)
-    return watcher.wait(keys.bot_seats_topic(bot_id), after, timeout,
+    return watcher.wait(keys.bot_seats_events(prefix, bot_id), after, timeout,
                         lambda: seats_version(conn, prefix, bot_id))
 
 

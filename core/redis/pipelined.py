@@ -1,6 +1,7 @@
 """Under gevent, the table store's hot Redis calls of every greenlet on one pipelined connection.
 
-Imported only in a process gevent has patched (`core.connections.script_lane` decides): these are gevent's
+Imported only in a process gevent has patched (`core.redis.connections.script_lane` decides): these are
+gevent's
 own primitives, which a threaded process has no use for.
 """
 
@@ -16,9 +17,8 @@ from gevent import Timeout
 from gevent.event import AsyncResult  # type: ignore[import-untyped]
 from gevent.lock import Semaphore  # type: ignore[import-untyped]
 from hiredis import pack_command
-from redis._parsers.hiredis import NOT_ENOUGH_DATA
 
-from core.connections import evalsha
+from core.redis.connections import evalsha
 
 
 class PipelinedLane:
@@ -53,7 +53,8 @@ class PipelinedLane:
 
     @staticmethod
     def suits(client: redis.Redis) -> bool:
-        """RESP2 and the hiredis parser: the reader relies on both (one reply per command, no pushes)."""
+        """RESP2 (one reply per command, no pushes between them) and the hiredis parser: what the lane is
+        tested on."""
         kwargs = client.connection_pool.connection_kwargs
         parser = kwargs.get("parser_class")
         return str(kwargs.get("protocol") or 2) == "2" and (parser is None or "Hiredis" in parser.__name__)
@@ -105,8 +106,6 @@ class _Link:
 
     def __init__(self, conn: Any) -> None:
         self.conn = conn
-        self.sock = conn._sock
-        self.reader = conn._parser._reader
         self.outbox: list[bytes] = []
         self.waiting: deque[Any] = deque()
         self.writing = False
@@ -154,12 +153,14 @@ class _Link:
     def _send_outbox(self) -> None:
         try:
             while self.outbox and self.failure is None:  # and what was queued while a write was under way
-                data = b"".join(self.outbox)
+                data = b"".join(self.outbox)  # one write (send_packed_command writes each item on its own)
                 self.outbox.clear()
-                self.sock.sendall(data)
+                # No health check: its PING's reply would be read here while the reader greenlet reads too.
+                self.conn.send_packed_command([data], check_health=False)
                 self.writes += 1
-        except OSError as error:
-            self.fail(redis.ConnectionError(f"Error talking to Redis: {error}"))
+        except redis.RedisError as error:  # the connection dropped its socket
+            self.fail(error if isinstance(error, redis.ConnectionError)
+                      else redis.ConnectionError(f"Error talking to Redis: {error}"))
         except BaseException:
             # Interrupted inside a write: part of a command may have gone out, so nothing more can follow
             # it on this connection.
@@ -169,21 +170,21 @@ class _Link:
             self.writing = False
 
     def _read(self) -> None:
-        buffer = bytearray(65536)
+        conn = self.conn
         try:
             while self.failure is None:
-                read = self.sock.recv_into(buffer)
-                if not read:
-                    raise redis.ConnectionError("Connection closed by server.")
-                self.reader.feed(buffer, 0, read)
-                while (reply := self.reader.gets()) is not NOT_ENOUGH_DATA:
-                    self.replies += 1
-                    self.waiting.popleft().set(reply)
+                # A reply already read from the socket comes back at once; else this waits for the next read.
+                try:
+                    reply: Any = conn.read_response()
+                except redis.ResponseError as refused:
+                    reply = refused  # the caller's own error, raised by it; the connection is in order
+                self.replies += 1
+                self.waiting.popleft().set(reply)
         except IndexError:
             self.fail(redis.ConnectionError("Redis sent a reply no command was waiting for"))
         except redis.ConnectionError as error:
             self.fail(error)
-        except OSError as error:
+        except redis.RedisError as error:  # a timeout, a reply that does not parse: the socket is dropped
             self.fail(redis.ConnectionError(f"Error talking to Redis: {error}"))
         except BaseException as error:
             # Anything else (a reply hiredis cannot parse, the reader killed): no caller may wait for ever.

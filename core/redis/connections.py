@@ -4,16 +4,14 @@ from __future__ import annotations
 
 import os
 import sys
-import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 import redis
-from hiredis import PushNotification, pack_command
-from redis._parsers.hiredis import NOT_ENOUGH_DATA
+from hiredis import pack_command
 
 if TYPE_CHECKING:
-    from core.pipelined import PipelinedLane
+    from core.redis.pipelined import PipelinedLane
 
 # A client whose replies are decoded to str. redis-py types every reply as `bytes | str` (and leaves a few
 # commands untyped), which is true only of clients in general; the stores use decoding clients alone, so
@@ -46,10 +44,13 @@ def _decoding_twin(conn: redis.Redis) -> StrRedis:
 def script_lane(client: redis.Redis, pipelining: bool = True) -> ScriptLane | PipelinedLane:
     """The lane for a store's hot calls in this process: under gevent (the API's gunicorn workers, which
     monkey-patch the socket module before they build the app) one shared connection that pipelines the
-    commands of all greenlets (`core.pipelined.PipelinedLane`); elsewhere, or with `pipelining` off, a stack
+    commands of all greenlets (`core.redis.pipelined.PipelinedLane`); elsewhere, or with `pipelining` off,
+    a stack
     of connections (`ScriptLane`)."""
     if pipelining and gevent_patched():
-        from core.pipelined import PipelinedLane  # gevent's own modules: only where gevent runs the process
+        from core.redis.pipelined import (
+            PipelinedLane,  # gevent's own modules: only where gevent runs the process
+        )
 
         if PipelinedLane.suits(client):
             return PipelinedLane(client)
@@ -68,7 +69,8 @@ class ScriptLane:
     A call through ``redis.Redis`` takes a connection from its pool, records pool metrics and wraps the
     command in its retry policy: about three times the CPU of sending the command and reading its reply,
     on API requests that each make one Redis call (docs/api.md). The lane keeps a stack of idle connections
-    built like the client's own (same address, options, decoding), sends EVALSHA on one and reads the reply.
+    built like the client's own (same address, options, decoding), sends EVALSHA on one and reads the reply
+    (the connection's own ``send_packed_command`` and ``read_response``).
     The client's semantics stay: a script Redis does not know (restarted, flushed) is loaded and run again;
     a connection that breaks after it sat idle is replaced and the call made once more, as the client's
     retry would; the same redis-py errors come out. Beyond `limit` calls at once, calls go through the
@@ -156,44 +158,9 @@ def evalsha(send: Callable[[bytes], Any], script: Any, keys: list[str], args: li
 
 
 def round_trip(conn: Any, packed: bytes) -> Any:
-    """Send one packed command on ``conn`` and read its reply, as ``send_packed_command`` + ``read_response``
-    do, straight on the connection's socket and hiredis reader.
-
-    redis-py's read goes through three layers (connection, parser, socket read), each with its own checks:
-    a measurable share of the CPU of a seat read (docs/api.md). The replies and errors are the same: a Redis
-    error reply raises its ``ResponseError`` (e.g. ``NoScriptError``), a broken socket
-    ``redis.ConnectionError``, a timeout ``redis.TimeoutError`` (both drop the socket); a push message before
-    the reply goes to the parser's push handler. A connection not yet open, due a health check, or without a
-    hiredis reader takes redis-py's own calls.
-    """
-    sock = conn._sock
-    parser = getattr(conn, "_parser", None)
-    reader = getattr(parser, "_reader", None)
-    interval = conn.health_check_interval
-    if sock is None or reader is None or (interval and time.monotonic() > conn.next_health_check):
-        conn.send_packed_command([packed])  # opens the socket, or PINGs one idle beyond the interval
-        return conn.read_response()
-    buffer = parser._buffer  # type: ignore[union-attr]
-    try:
-        sock.sendall(packed)
-        reply = reader.gets()
-        while reply is NOT_ENOUGH_DATA or isinstance(reply, PushNotification):
-            if reply is not NOT_ENOUGH_DATA:  # RESP3 pushes before the reply: redis-py's handling
-                parser.handle_push_response(reply)  # type: ignore[union-attr]
-            elif not (read := sock.recv_into(buffer)):
-                raise redis.ConnectionError("Connection closed by server.")
-            else:
-                reader.feed(buffer, 0, read)
-            reply = reader.gets()
-    except TimeoutError:
-        conn.disconnect()  # a half-read reply would be taken as the next command's: drop the socket
-        raise redis.TimeoutError("Timeout talking to Redis") from None
-    except OSError as error:
-        conn.disconnect()
-        raise redis.ConnectionError(f"Error talking to Redis: {error}") from None
-    if interval:
-        conn.next_health_check = time.monotonic() + interval
-    if isinstance(reply, redis.ResponseError):
-        raise reply
-    return reply
-
+    """Send one packed command on ``conn`` and read its reply: redis-py's ``send_packed_command`` (which opens
+    the socket, or PINGs one idle beyond the health-check interval) and ``read_response`` (a Redis error
+    reply raises its ``ResponseError``, e.g. ``NoScriptError``; a broken socket ``redis.ConnectionError``, a
+    timeout ``redis.TimeoutError``, both after dropping the socket)."""
+    conn.send_packed_command([packed])
+    return conn.read_response()

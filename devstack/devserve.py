@@ -16,9 +16,9 @@ from pathlib import Path
 GUNICORN_CONF = Path(__file__).resolve().parent.parent / "api" / "gunicorn_conf.py"
 
 
-def gunicorn_command() -> list[str]:
-    """The Procfile's `web:` command, with this interpreter."""
-    return [sys.executable, "-m", "gunicorn", "-c", str(GUNICORN_CONF), "api:create_app()"]
+def gunicorn_command(app: str = "api:create_app()") -> list[str]:
+    """The Procfile's `web:` command, with this interpreter (serving `app`, gunicorn's name of a factory)."""
+    return [sys.executable, "-m", "gunicorn", "-c", str(GUNICORN_CONF), app]
 
 
 def is_healthy(base_url: str, timeout: float = 1.0) -> bool:

@@ -14,7 +14,9 @@ from typing import Any
 import redis
 
 from core import keys
-from core.arena_model import (
+from core.arena.elo import INITIAL_RATING
+from core.arena.live import LIVE_TTL_S
+from core.arena.model import (
     FINAL_STATUSES,
     HOUSE_PREFIX,
     LadderConfig,
@@ -24,9 +26,7 @@ from core.arena_model import (
     Member,
     MemberKind,
 )
-from core.connections import StrRedis, decoding_client
-from core.elo import INITIAL_RATING
-from core.live import LIVE_TTL_S
+from core.redis.connections import StrRedis, decoding_client
 
 # Retention: a finished match's document and replays are kept while anything links to them: the ladder's
 # recent list (its RECENT_KEEP newest matches) or the record of any of its bots (each bot's HISTORY_LIMIT
@@ -64,7 +64,7 @@ URL_DISALLOWED = "url_disallowed"
 # its strikes, forfeits, calls and the bots' records are kept.
 # A bot's versions each keep a rating line: the ladder rating carries on across a new version (its line
 # starts at the previous version's rating), and the versions hash records where each line started and
-# stands, with its rated matches ("games") and wins.
+# stands, with its rated matches and wins.
 APPLY_RESULT_LUA = """
 if redis.call('EXISTS', KEYS[1]) == 1 then
   return {0}
@@ -90,17 +90,17 @@ for i = 0, n - 1 do
   local versions = KEYS[11 + i * 5]
   local version = ARGV[a + 9]
   if rated then
-    redis.call('HINCRBY', stats, 'games', 1)
+    redis.call('HINCRBY', stats, 'matches', 1)
     redis.call('HINCRBY', stats, 'wins', tonumber(ARGV[a + 2]))
     local raw_line = redis.call('HGET', versions, version)
     local line
     if raw_line then
       line = cjson.decode(raw_line)
     else
-      line = {start = tonumber(rating) - delta, games = 0, wins = 0, first = tonumber(ARGV[2])}
+      line = {start = tonumber(rating) - delta, matches = 0, wins = 0, first = tonumber(ARGV[2])}
     end
     line.rating = tonumber(rating)
-    line.games = line.games + 1
+    line.matches = line.matches + 1
     line.wins = line.wins + tonumber(ARGV[a + 2])
     line.last = tonumber(ARGV[2])
     redis.call('HSET', versions, version, cjson.encode(line))
@@ -298,7 +298,7 @@ class ArenaStore:
         for bot_id, raw in zip(bot_ids, pipe.execute(), strict=True):
             calls = int(raw.get("move_calls", 0))
             out[bot_id] = {
-                "games": int(raw.get("games", 0)), "wins": int(raw.get("wins", 0)),
+                "matches": int(raw.get("matches", 0)), "wins": int(raw.get("wins", 0)),
                 "strikes": int(raw.get("strikes", 0)), "forfeits": int(raw.get("forfeits", 0)),
                 "move_calls": calls,
                 "mean_latency_ms": round(float(raw.get("latency_ms_sum", 0)) / calls, 3) if calls else None,
@@ -324,7 +324,8 @@ class ArenaStore:
                 for bot_id, version in zip(bot_ids, pipe.execute(), strict=True)}
 
     def version_lines(self, ladder_id: str, bot_id: str) -> list[dict[str, Any]]:
-        """A bot's rating line per version on a ladder, oldest first: version, start, rating, games, wins."""
+        """A bot's rating line per version on a ladder, oldest first: version, start, rating, matches,
+        wins."""
         raw = self.redis.hgetall(keys.arena_versions(self.prefix, ladder_id, bot_id))
         lines = [{"version": version, **json.loads(line)} for version, line in raw.items()]
         return sorted(lines, key=lambda line: line["first"])
@@ -363,7 +364,8 @@ class ArenaStore:
         return [json.loads(raw) if raw else None for raw in raws]
 
     def publish_live(self, match_id: str, snapshot: dict[str, Any]) -> None:
-        """The public table of the match's current game, for spectators (core.live); expires on its own."""
+        """The public table of the match's current game, for spectators (core.arena.live); expires on its
+        own."""
         self.redis.set(keys.arena_match_live(self.prefix, match_id), json.dumps(snapshot), ex=LIVE_TTL_S)
 
     def live(self, match_id: str) -> dict[str, Any] | None:

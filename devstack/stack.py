@@ -2,7 +2,7 @@
 
 Every process here is a child of the load script (own session, so a restart can kill exactly its group);
 nothing outside 127.0.0.1 is ever contacted, and the Redis is always one this script started (AOF everysec
-in a temporary directory, exactly as `make run` configures it through tools.devredis).
+in a temporary directory, exactly as `make run` configures it through devstack.devredis).
 """
 
 from __future__ import annotations
@@ -22,9 +22,9 @@ import httpx
 import redis
 
 from arena.botserver import serve_bot_command, wait_serving
-from tools import devserve
-from tools.devredis import free_port, server_args, wait_ready
-from tools.procstat import group_cpu_seconds
+from devstack import devserve
+from devstack.devredis import free_port, server_args, wait_ready
+from devstack.procstat import group_cpu_seconds
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 PREFIX = "taload:"
@@ -148,7 +148,7 @@ class Stack:
     # --- components ---------------------------------------------------------------------------------------
 
     def start_redis(self, ignore_sigxfsz: bool = False) -> Child:
-        """redis-server with AOF everysec, the same arguments `make run` uses (tools.devredis.server_args)."""
+        """redis-server with AOF everysec, the arguments `make run` uses (devstack.devredis.server_args)."""
         child = self._add("redis", server_args(self.redis_port, self.data_dir, persistent=True), self.env(),
                           ignore_sigxfsz)
         wait_ready(self.redis_url, timeout=15)
@@ -208,10 +208,10 @@ class Stack:
         return url
 
     def start_fast_bots(self, count: int) -> list[int]:
-        """`count` protocol-v1 bots (tools.fastbot: a forked child per connection); returns their ports."""
+        """`count` protocol-v1 bots (devstack.fastbot: a forked child per connection); returns their ports."""
         ports = [free_port() for _ in range(count)]
         code = (
-            "import sys; from tools.fastbot import run_fast_bots; "
+            "import sys; from devstack.fastbot import run_fast_bots; "
             "run_fast_bots([int(p) for p in sys.argv[1:]], started=lambda p: print('ready', flush=True))"
         )
         self._add("fast-bots", [sys.executable, "-c", code, *map(str, ports)], self.env())

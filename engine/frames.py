@@ -1,37 +1,40 @@
 """Replay frames: a finished game's record turned into the steps the replay viewer shows, all hands open.
 
-Pure (engine only, no I/O). One frame per deal, per completed pass / sore-card phase, per trick and per
-round end; every frame carries every seat's hand at that moment, the trick (with who played what and who
-took it), the running totals and ``moves``: how many of the record's moves it shows (a decision at move
-index i is first seen on the first frame whose ``moves`` exceeds i: the analysis panel jumps there).
-Hands are tracked here from the moves rather than read back from the
-engine, because the engine deals the next round the moment the last trick of a round is taken.
+Pure (no I/O), so the web replay viewer and the terminal's ``trick-arena replay`` step through the same
+frames without the terminal loading the web stack. One frame per deal, per completed pass / sore-card phase,
+per trick and per round end; every frame carries every seat's hand at that moment, the trick (with who played
+what and who took it), the running totals and ``moves``: how many of the record's moves it shows (a decision
+at move index i is first seen on the first frame whose ``moves`` exceeds i: the analysis panel jumps there).
+Hands are tracked here from the moves rather than read back from the engine, because the engine deals the
+next round the moment the last trick of a round is taken.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-import engine
+from .game import start_from_record
+from .shapes import Trick
+from .state import GameState
 
 PASS, SORE, PLAY = "pass", "sore", "play"
 
 
-def _completed_tricks(game: Any) -> int:
+def _completed_tricks(game: GameState[Any]) -> int:
     return sum(len(r["tricks"]) for r in game.history) + len(game.tricks)
 
 
-def _last_trick(game: Any) -> dict[str, Any]:
+def _last_trick(game: GameState[Any]) -> Trick:
     return game.tricks[-1] if game.tricks else game.history[-1]["tricks"][-1]
 
 
-def _hands(game: Any) -> list[list[str]]:
+def _hands(game: GameState[Any]) -> list[list[str]]:
     return [list(game.view(seat)["hand"]) for seat in range(game.players)]
 
 
 def replay_frames(record: dict[str, Any]) -> list[dict[str, Any]]:
     """Every step of the game in `record` (raises engine.EngineError on a record that does not replay)."""
-    game = engine.start_from_record(record)
+    game = start_from_record(record)
     players = game.players
     frames: list[dict[str, Any]] = []
     hands = _hands(game)
@@ -99,5 +102,5 @@ def replay_frames(record: dict[str, Any]) -> list[dict[str, Any]]:
     return frames
 
 
-def _direction(game: Any) -> str:
+def _direction(game: GameState[Any]) -> str:
     return str(game.spectator_view().get("pass_direction") or "")

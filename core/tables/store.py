@@ -1,12 +1,14 @@
 """Tables in Redis: create, load, join, apply a move atomically, wait for a newer version.
 
-Layout (key builders in core.keys): a hash with the table record, a list with the move log and a hash with
-every seat's view (and the spectator's) precomputed at the current version, so reading a seat's state is one
-round trip and never runs the engine.
+Layout (key builders in core.keys): a hash with the table record (core.tables.record, its codec), a list
+with the move log and a hash with every seat's GET answer (core.tables.answer) and the spectator's view
+precomputed at the current version, so reading a seat's state is one round trip and never runs the engine.
 
 A move is computed on an in-process engine game and committed by a Lua script that checks the version the
 move was computed from: two concurrent writers (threads, processes, the API and the house-bot worker) can
-never both commit, and a commit is all-or-nothing. The loser re-reads and re-checks the move.
+never both commit, and a commit is all-or-nothing. The loser re-reads and re-checks the move
+(core.tables.checks). A process keeps the games it moved (core.tables.cache), so the next move on a table
+usually starts from the game it left.
 
 Client-visible optimistic concurrency: a mover sends the version it saw. It is stale if its decision has
 changed since: in a simultaneous phase (passing, laying sore cards) another seat's submission bumps the
@@ -18,35 +20,50 @@ from __future__ import annotations
 import json
 import secrets
 import time
-from dataclasses import dataclass, field, replace
-from enum import StrEnum
+from dataclasses import dataclass, replace
 from typing import Any
 
 import orjson
 import redis
 
 import engine
-import engine.bots
 import engine.deals
-from core import gamecache, keys
-from core.connections import StrRedis, decoding_client, script_lane
+from core import keys
 from core.errors import (
     BadSeats,
-    BadToken,
+    DomainError,
     GameNotOver,
-    NotYourTurn,
     SeatNotFound,
     SeatNotOpen,
     SeatTaken,
-    StaleVersion,
     TableBusy,
     TableNotFound,
-    TableOver,
-    TooManyMovePosts,
 )
-from core.lua_scripts import COMMIT_SCRIPT, JOIN_SCRIPT, SNAPSHOT_SCRIPT, SYNC_SCRIPT
-from core.notify import get_watcher
-from core.tokens import hash_token, new_token, require_token, token_matches, token_tag
+from core.redis.connections import StrRedis, decoding_client, script_lane
+from core.redis.notify import get_watcher
+from core.tables import cache as gamecache
+from core.tables.answer import encode_seat_answer, view_of
+from core.tables.checks import check_move, check_seat, check_seat_token
+from core.tables.lua import COMMIT_SCRIPT, JOIN_SCRIPT, SNAPSHOT_SCRIPT, SYNC_SCRIPT
+from core.tables.posts import PostCount
+from core.tables.posts import PostLimit as PostLimit
+from core.tables.record import (
+    MOVE_FIELDS,
+    REPLAY_FIELD,
+    decode_field,
+    decode_record,
+    encode_fields,
+    encode_record,
+    token_hash_field,
+)
+
+# The record's values live in core.tables.record; they stay importable from here, with the store.
+from core.tables.record import SeatKind as SeatKind
+from core.tables.record import SeatSpec as SeatSpec
+from core.tables.record import TableRecord as TableRecord
+from core.tables.record import TableStatus as TableStatus
+from core.tables.record import house_seats_to_act as house_seats_to_act
+from core.tokens import hash_token, new_token, token_matches, token_tag
 from engine.seeds import new_seed
 
 COMMIT_RETRIES = 20
@@ -56,65 +73,6 @@ FINISHED_TABLE_TTL = 30 * 24 * 3600
 # Seconds an unfinished table is kept after its last move by default ($TA_IDLE_TABLE_TTL): abandoned
 # practice tables do not pile up.
 IDLE_TABLE_TTL = 7 * 24 * 3600
-
-
-class TableStatus(StrEnum):
-    PLAYING = "playing"
-    OVER = "over"
-
-
-class SeatKind(StrEnum):
-    OPEN = "open"  # a polling client joins it and gets a seat token
-    HOUSE = "house"  # played by the house-bot RQ job (engine.bots)
-    BOT = "bot"  # a registered bot, driven by the arena (which applies moves through this store)
-
-
-@dataclass(frozen=True)
-class SeatSpec:
-    kind: SeatKind
-    name: str | None = None  # house bot name or registered bot id; None for an open seat
-
-
-def is_house_bot(name: str) -> bool:
-    return name in engine.bots.BOT_NAMES
-
-
-def house_seats_to_act(seats: list[SeatSpec], to_act: list[int]) -> list[int]:
-    """The seats among `to_act` that the house-bot driver plays."""
-    return [seat for seat in to_act if seats[seat].kind == SeatKind.HOUSE]
-
-
-@dataclass
-class TableRecord:
-    table_id: str
-    game: str
-    players: int
-    options: dict[str, Any]
-    seats: list[SeatSpec]
-    joined: list[bool]
-    seed: int
-    nonce: str
-    commitment: str
-    status: TableStatus
-    version: int
-    to_act: list[int]
-    decision_since: list[int]
-    turn_started: list[float]
-    created: float
-    updated: float
-    deals: list[dict[str, Any]] | None = None
-    move_timeout: float | None = None
-    labels: dict[str, str] = field(default_factory=dict)
-    dealing: int = engine.deals.LEGACY_VERSION  # the engine's dealing version (docs/deals.md); absent = 1
-    token_hashes: dict[int, str] = field(default_factory=dict, repr=False)
-
-    @property
-    def over(self) -> bool:
-        return self.status == TableStatus.OVER
-
-    def deadline(self, seat: int) -> float | None:
-        """When the seat's pending decision is due (advisory for practice tables), None if nothing is due."""
-        return decision_deadline(seat, self.to_act, self.turn_started, self.move_timeout)
 
 
 @dataclass(frozen=True)
@@ -132,20 +90,15 @@ class SeatSnapshot:
     version: int
     status: TableStatus
     to_act: list[int]
-    answer_json: str  # the seat's whole GET answer as the last commit stored it: sent as is
-
-    @property
-    def view(self) -> dict[str, Any]:
-        view: dict[str, Any] = orjson.loads(self.answer_json)["view"]
-        return view
+    answer_json: str  # the seat's GET answer (core.tables.answer) as the last commit stored it: sent as is
 
 
-def decision_deadline(seat: int, to_act: list[int], turn_started: list[float],
-                      move_timeout: float | None) -> float | None:
-    """When `seat`'s pending decision is due, None if it has none or the table sets no timeout."""
-    if move_timeout is None or seat not in to_act:
-        return None
-    return turn_started[seat] + move_timeout
+@dataclass(frozen=True)
+class SeatView:
+    """What the driver of a seat (the house bots) decides from: the seat's view at the table's version."""
+
+    version: int
+    view: dict[str, Any]
 
 
 def answer_field(seat: int) -> str:
@@ -157,47 +110,6 @@ def token_field(seat: int) -> str:
     """The views hash's copy of `seat`'s token hash (the table hash keeps the original), so a plain read of
     the seat's answer checks the token in the same command."""
     return f"t:{seat}"
-
-
-def seat_answer_json(table_id: str, seat: int, version: int, status: TableStatus, to_act: list[int],
-                     deadline: float | None, view: Any) -> bytes:
-    """A seat's GET answer (SeatStateSchema's shape), encoded as a commit stores it; `view` a dict, or stored
-    JSON as an orjson.Fragment."""
-    return orjson.dumps({"table_id": table_id, "seat": seat, "version": version, "status": status.value,
-                         "to_act": to_act, "your_turn": seat in to_act, "deadline": deadline, "view": view})
-
-
-@dataclass(frozen=True)
-class PostLimit:
-    """The per-seat move limit: at most `limit` move posts with one token on one seat at one table version;
-    a count is forgotten `window_s` seconds after its first post. Counted inside the move's own Lua call."""
-
-    limit: int
-    window_s: int
-
-
-class _PostCount:
-    """One move post to count: the first Lua call of the move counts it, later ones (retries) do not."""
-
-    __slots__ = ("key", "limit", "seat", "pending")
-
-    def __init__(self, key: str, limit: PostLimit, seat: int) -> None:
-        self.key, self.limit, self.seat, self.pending = key, limit, seat, True
-
-    def take(self) -> tuple[list[str], list[int]]:
-        """(extra KEYS, ARGV) for the next script: the counter once, then nothing."""
-        if not self.pending:
-            return [], [0, 0]
-        self.pending = False
-        return [self.key], [self.limit.limit, self.limit.window_s]
-
-    def refuse(self, retry_after: int) -> TooManyMovePosts:
-        return TooManyMovePosts(self.seat, self.limit.limit, retry_after)
-
-
-def seed_commitment(seed: int, nonce: str) -> str:
-    """sha256 published at creation; with the nonce and seed revealed at the end anyone can check the deal."""
-    return engine.deals.seed_commitment(seed, nonce)
 
 
 def _dumps(value: Any) -> str:
@@ -235,30 +147,19 @@ class TableStore:
         live = engine.new_game(game, players=players, options=normalized, seed=seed, **extra)
         table_id = secrets.token_hex(8)
         nonce = secrets.token_hex(16)
+        commitment = engine.deals.seed_commitment(seed, nonce)
         now = time.time()
         to_act = list(live.to_act())
         record = TableRecord(
             table_id=table_id, game=game, players=players, options=dict(live.options), seats=list(seats),
-            joined=[False] * players, seed=seed, nonce=nonce, commitment=seed_commitment(seed, nonce),
+            joined=[False] * players, seed=seed, nonce=nonce, commitment=commitment,
             status=TableStatus.OVER if live.over else TableStatus.PLAYING, version=live.version,
             to_act=to_act, decision_since=[live.version] * players, turn_started=[now] * players,
-            created=now, updated=now, deals=deals, move_timeout=move_timeout, labels=dict(labels or {}),
-            dealing=engine.deals.version_of(seed),
+            created=now, updated=now, deals=deals or None, move_timeout=move_timeout,
+            labels=dict(labels or {}), dealing=engine.deals.CURRENT_VERSION,
         )
-        fields = {
-            "game": game, "players": players, "options": _dumps(record.options),
-            "seats": _dumps([{"kind": s.kind.value, "name": s.name} for s in seats]),
-            "seed": str(seed), "nonce": nonce, "commitment": record.commitment,
-            "status": record.status.value, "version": record.version, "to_act": _dumps(to_act),
-            "decision_since": _dumps(record.decision_since), "turn_started": _dumps(record.turn_started),
-            "created": now, "updated": now, "labels": _dumps(record.labels), "dealing": record.dealing,
-        }
-        if deals:
-            fields["deals"] = _dumps(deals)
-        if move_timeout is not None:
-            fields["move_timeout"] = move_timeout
         pipe = self.redis.pipeline(transaction=True)
-        pipe.hset(keys.table(self.prefix, table_id), mapping=fields)
+        pipe.hset(keys.table(self.prefix, table_id), mapping=encode_record(record))
         pipe.hset(keys.table_views(self.prefix, table_id),
                   mapping=self._views(record, live))
         pipe.zadd(keys.tables_index(self.prefix), {table_id: now})
@@ -272,31 +173,10 @@ class TableStore:
         return record
 
     def load_table(self, table_id: str) -> TableRecord:
-        return self._record_from_raw(table_id, self.redis.hgetall(keys.table(self.prefix, table_id)))
-
-    @staticmethod
-    def _record_from_raw(table_id: str, raw: dict[str, str]) -> TableRecord:
-        if not raw:
-            raise TableNotFound(table_id)
-        loads = orjson.loads
-        seats = [SeatSpec(SeatKind(s["kind"]), s["name"]) for s in loads(raw["seats"])]
-        players = int(raw["players"])
-        return TableRecord(
-            table_id=table_id, game=raw["game"], players=players, options=loads(raw["options"]),
-            seats=seats, joined=[f"token:{i}" in raw for i in range(players)], seed=int(raw["seed"]),
-            nonce=raw["nonce"], commitment=raw["commitment"], status=TableStatus(raw["status"]),
-            version=int(raw["version"]), to_act=loads(raw["to_act"]),
-            decision_since=loads(raw["decision_since"]), turn_started=loads(raw["turn_started"]),
-            created=float(raw["created"]), updated=float(raw["updated"]),
-            deals=loads(raw["deals"]) if "deals" in raw else None,
-            move_timeout=float(raw["move_timeout"]) if "move_timeout" in raw else None,
-            labels=loads(raw.get("labels", "{}")),
-            dealing=int(raw.get("dealing", engine.deals.LEGACY_VERSION)),
-            token_hashes={i: raw[f"token:{i}"] for i in range(players) if f"token:{i}" in raw},
-        )
+        return decode_record(table_id, self.redis.hgetall(keys.table(self.prefix, table_id)))
 
     def _sync(self, table_id: str, cached_version: int | None,
-              count: _PostCount | None = None) -> tuple[TableRecord, list[str] | None]:
+              count: PostCount | None = None) -> tuple[TableRecord, list[str] | None]:
         """The table record and, if this process caches the game at `cached_version`, the moves since then:
         one atomic round trip, so a game another process moved on is caught up without a second read.
         With `count`, the move post is counted in the same call (TooManyMovePosts over the limit)."""
@@ -307,7 +187,7 @@ class TableStore:
         if wait and count is not None:
             raise count.refuse(int(wait))
         raw = dict(zip(flat[::2], flat[1::2], strict=True))
-        return self._record_from_raw(table_id, raw), (None if cached_version is None else list(missing))
+        return decode_record(table_id, raw), (None if cached_version is None else list(missing))
 
     def list_tables(self, limit: int = 50) -> list[str]:
         return list(self.redis.zrevrange(keys.tables_index(self.prefix), 0, limit - 1))
@@ -318,14 +198,15 @@ class TableStore:
         pipe = self.redis.pipeline(transaction=False)
         for table_id in table_ids:
             pipe.hmget(keys.table(self.prefix, table_id), ["game", "status", "version"])
-        return [{"table_id": table_id, "game": game, "status": status, "version": int(version)}
+        return [{"table_id": table_id, "game": game, "status": status,
+                 "version": decode_field("version", version)}
                 for table_id, (game, status, version) in zip(table_ids, pipe.execute(), strict=True)
                 if game is not None]
 
     def replay_record(self, table_id: str) -> dict[str, Any]:
         """The engine's replay record; only once the game is over (it contains every hand)."""
         status, record, nonce, commitment = self.redis.hmget(keys.table(self.prefix, table_id),
-                                                             ["status", "record", "nonce", "commitment"])
+                                                             ["status", REPLAY_FIELD, "nonce", "commitment"])
         if status is None:
             raise TableNotFound(table_id)
         if status != TableStatus.OVER or record is None:
@@ -342,39 +223,21 @@ class TableStore:
     def join(self, table_id: str, seat: int) -> str:
         """Claim an open seat: returns its token (shown once; only its hash is stored)."""
         record = self.load_table(table_id)
-        self._check_seat_index(record, seat)
+        check_seat(record, seat)
         if record.seats[seat].kind != SeatKind.OPEN:
             kind = record.seats[seat].kind
             raise SeatNotOpen(seat, kind)
         token = new_token()
         table_keys = [keys.table(self.prefix, table_id), keys.table_views(self.prefix, table_id)]
-        if not self._join(keys=table_keys, args=[f"token:{seat}", token_field(seat), hash_token(token)]):
+        claim = [token_hash_field(seat), token_field(seat), hash_token(token)]
+        if not self._join(keys=table_keys, args=claim):
             raise SeatTaken(seat)
         return token
 
-    def authenticate(self, table_id: str, seat: int, token: str | None) -> None:
-        stored, players = self.redis.hmget(keys.table(self.prefix, table_id), [f"token:{seat}", "players"])
-        self._check_token(table_id, seat, token, stored, players)
-
-    def _check_token(self, table_id: str, seat: int, token: str | None, stored: str | None,
-                     players: str | None) -> None:
-        if players is None:
-            raise TableNotFound(table_id)
-        if not 0 <= seat < int(players):
-            raise SeatNotFound(table_id, seat)
-        token = require_token(token, "seat", "seat")
-        if stored is None or not token_matches(token, stored):
-            raise BadToken(f"this token does not hold seat {seat} of table {table_id}")
-
-    @staticmethod
-    def _check_seat_index(record: TableRecord, seat: int) -> None:
-        if not 0 <= seat < record.players:
-            raise SeatNotFound(record.table_id, seat)
-
     def seat_answer(self, table_id: str, seat: int, token: str | None) -> str | None:
         """The seat's GET answer as the last commit stored it, if `token` holds the seat: one plain command,
-        no script. None for anything else (no such table or seat, no or a wrong token, a table stored before
-        answers were): `seat_snapshot` then reads the table and gives the reason."""
+        no script. None for anything else (no such table or seat, no or a wrong token): `seat_snapshot` then
+        reads the table and gives the reason."""
         if not token or seat < 0:
             return None
         answer, stored = self._lane.execute("HMGET", keys.table_views(self.prefix, table_id),
@@ -388,32 +251,28 @@ class TableStore:
         """A seat's answer with version, status and who must act, in one round trip (token checked if
         asked)."""
         table_keys = [keys.table(self.prefix, table_id), keys.table_views(self.prefix, table_id)]
-        reply = self._lane.run(self._snapshot, table_keys, [f"token:{seat}", answer_field(seat), str(seat)])
+        reply = self._lane.run(self._snapshot, table_keys, [token_hash_field(seat), answer_field(seat)])
         # Lua turns nil into false, and drops trailing nils from the array.
-        stored, players, version, status, to_act, turn_started, move_timeout, answer, view = (
-            [value or None for value in reply] + [None] * 9)[:9]
+        padded = [value or None for value in reply] + [None] * 6
+        stored, players, version, status, to_act, answer = padded[:6]
         if check_token:
-            self._check_token(table_id, seat, token, stored, players)
+            check_seat_token(table_id, seat, token, stored, players)
         elif players is None:
             raise TableNotFound(table_id)
-        if (answer is None and view is None) or version is None or status is None or to_act is None:
+        if answer is None or version is None or status is None or to_act is None:
             raise SeatNotFound(table_id, seat)
-        acting = orjson.loads(to_act)
-        if answer is None:  # a table stored before answers were: its seat's view alone
-            deadline = decision_deadline(seat, acting, orjson.loads(turn_started or "[]"),
-                                         None if move_timeout is None else float(move_timeout))
-            answer = seat_answer_json(table_id, seat, int(version), TableStatus(status), acting, deadline,
-                                      orjson.Fragment(str(view))).decode()
-        return SeatSnapshot(int(version), TableStatus(status), acting, answer)
+        return SeatSnapshot(decode_field("version", version), decode_field("status", status),
+                            decode_field("to_act", to_act), answer)
+
+    def seat_view(self, table_id: str, seat: int) -> SeatView:
+        """The seat's view and the version it is at, for the process that plays the seat (no token)."""
+        snapshot = self.seat_snapshot(table_id, seat, check_token=False)
+        return SeatView(snapshot.version, view_of(snapshot.answer_json))
 
     def spectator_view_json(self, table_id: str) -> str:
         view: str | None = self.redis.hget(keys.table_views(self.prefix, table_id), "spectator")
         if view is None:
             raise TableNotFound(table_id)
-        return view
-
-    def spectator_view(self, table_id: str) -> dict[str, Any]:
-        view: dict[str, Any] = json.loads(self.spectator_view_json(table_id))
         return view
 
     # --- moves ----------------------------------------------------------------------------------------------
@@ -429,106 +288,80 @@ class TableStore:
         With `post_limit` (and a token), this post is counted against the seat's limit by the first Lua call
         the move makes, before anything else is decided: TooManyMovePosts over the limit.
         """
-        cache_key = (self.prefix, table_id)
         count = None
         if post_limit is not None and token:
             counter = keys.seat_posts(self.prefix, table_id, seat, token_tag(token))
-            count = _PostCount(counter, post_limit, seat)
-        with gamecache.table_lock(f"{self.prefix}{table_id}"):
-            result = self._try_on_cached_state(table_id, seat, move, expected_version, authenticate, token,
+            count = PostCount(counter, post_limit, seat)
+        with (gamecache.table_lock(f"{self.prefix}{table_id}"),
+              gamecache.checked_out((self.prefix, table_id)) as cached):
+            result = self._try_on_cached_state(cached, seat, move, expected_version, authenticate, token,
                                                count)
             if result is not None:
                 return result
             for _ in range(COMMIT_RETRIES):
-                cached_version = gamecache.games.version_of(cache_key)
-                record, missing = self._sync(table_id, cached_version, count)
-                self._check_seat_index(record, seat)
-                if authenticate:
-                    stored = record.token_hashes.get(seat)
-                    self._check_token(table_id, seat, token, stored, str(record.players))
-                    authenticate = False  # the token cannot change: once is enough across retries
-                self._check_can_move(record, seat, expected_version)
-                live = self._game_at(record, cached_version, missing)
+                record, missing = self._sync(table_id, cached.version, count)
+                check_move(record, seat, expected_version, authenticate=authenticate, token=token)
+                authenticate = False  # the token cannot change: once is enough across retries
+                live = self._game_at(record, cached, missing)
                 try:
                     live.apply(seat, move)
                 except engine.EngineError as error:
                     if not error.legal:  # e.g. a malformed move: still tell the client what it may play
                         error.legal = live.legal_moves(seat)
-                    gamecache.games.put(cache_key, record.version, live)  # a rejected move changes nothing
-                    raise
+                    raise  # a rejected move changes nothing: the game goes back at the record's version
                 after = self._commit_move(record, live, seat, count)
                 if after is not None:
-                    gamecache.games.put(cache_key, after.version, live, after)
+                    cached.hold(live, after.version, after)
                     return MoveResult(after.version, after.status, list(after.to_act), after.seats)
-                # Another writer committed first: the game we moved on is ahead of nothing; rebuild.
+                cached.drop()  # another writer committed first: the game we moved on is ahead of nothing
         raise TableBusy()
 
-    def _try_on_cached_state(self, table_id: str, seat: int, move: Any, expected_version: int,
-                             authenticate: bool, token: str | None,
-                             count: _PostCount | None = None) -> MoveResult | None:
+    def _try_on_cached_state(self, cached: gamecache.CheckedOutGame, seat: int, move: Any,
+                             expected_version: int, authenticate: bool, token: str | None,
+                             count: PostCount | None = None) -> MoveResult | None:
         """The common case without reading Redis first: this process made the table's last commit and the
         client answers that very version. The Lua commit still checks the version, so a table that moved on
         elsewhere is caught there. Anything unusual (a refusal, a lost race) returns None and the caller takes
         the authoritative path, so every error a client sees was decided on a fresh read."""
-        cache_key = (self.prefix, table_id)
-        entry = gamecache.games.take_entry(cache_key)
-        if entry is None:
-            return None
-        version, live, record = entry
-        if record is None or version != expected_version or not 0 <= seat < record.players:
-            gamecache.games.put(cache_key, version, live, record)
-            return None
-        stored = record.token_hashes.get(seat)
-        token_refused = authenticate and (not token or stored is None or not token_matches(token, stored))
-        if token_refused or record.over or seat not in record.to_act or record.decision_since[seat] > version:
-            gamecache.games.put(cache_key, version, live, record)
+        record, live = cached.record, cached.game
+        if record is None or live is None or cached.version != expected_version:
             return None
         try:
+            check_move(record, seat, expected_version, authenticate=authenticate, token=token)
             live.apply(seat, move)
-        except engine.EngineError:
-            # The game is unchanged; the fresh path below gives the client its answer.
-            gamecache.games.put(cache_key, version, live, record)
-            return None
+        except (DomainError, engine.EngineError):
+            return None  # the game is unchanged; the fresh path gives the client its answer
         after = self._commit_move(record, live, seat, count)
         if after is None:
-            return None  # the game is now ahead of a table that moved elsewhere: dropped, rebuilt on demand
-        gamecache.games.put(cache_key, after.version, live, after)
+            cached.drop()  # the game is now ahead of a table that moved elsewhere: rebuilt on demand
+            return None
+        cached.hold(live, after.version, after)
         return MoveResult(after.version, after.status, list(after.to_act), after.seats)
 
-    def _check_can_move(self, record: TableRecord, seat: int, expected_version: int) -> None:
-        if record.over:
-            raise TableOver()
-        if seat not in record.to_act:
-            raise NotYourTurn(seat, record.to_act, record.version)
-        if not record.decision_since[seat] <= expected_version <= record.version:
-            raise StaleVersion(record.table_id, expected_version, record.version, record.decision_since[seat])
-
-    def _game_at(self, record: TableRecord, synced_version: int | None = None,
+    def _game_at(self, record: TableRecord, cached: gamecache.CheckedOutGame,
                  missing: list[str] | None = None) -> Any:
-        """The engine game at the record's version: cached, caught up from the log, or rebuilt from it.
+        """The engine game at the record's version: the cached one caught up from the log, or one rebuilt
+        from it; `cached` holds it at that version from then on.
 
         With several server processes a table's moves land on different processes; a cached game that is
         a few moves behind only replays those moves (`missing`, read with the record), not the whole log.
         """
-        cached = gamecache.games.take((self.prefix, record.table_id), record.version)
-        if cached is None:
-            return self._rebuild(record)
-        version, live = cached
-        if version < record.version:
-            if version != synced_version or missing is None or version + len(missing) != record.version:
+        version, live = cached.version, cached.game
+        if version is None or live is None or version > record.version:
+            live = self._rebuild(record)
+        elif version < record.version:
+            if missing is None or version + len(missing) != record.version:
                 log_key = keys.table_moves(self.prefix, record.table_id)
                 missing = self.redis.lrange(log_key, version, record.version - 1)
             for raw in missing:
                 entry = orjson.loads(raw)
                 live.apply(entry["seat"], entry["move"])
+        cached.hold(live, record.version)
         return live
 
     def _rebuild(self, record: TableRecord) -> Any:
         extra = {"deals": record.deals} if record.deals else {}
-        seed: int | str = record.seed
-        if record.dealing == engine.deals.LEGACY_VERSION:  # opened before dealing version 2: deal as it did
-            seed = engine.deals.legacy_seed(seed)
-        live = engine.new_game(record.game, players=record.players, options=record.options, seed=seed,
+        live = engine.new_game(record.game, players=record.players, options=record.options, seed=record.seed,
                                **extra)
         for entry in self.moves(record.table_id)[: record.version]:
             live.apply(entry["seat"], entry["move"])
@@ -540,14 +373,14 @@ class TableStore:
         whole GET answer (its view inside, the deadline worked out) and the spectator view, encoded; a read
         sends them as they are. The engine builds the public table once for all the views."""
         seat_views, spectator = live.views()
-        views = {answer_field(seat): seat_answer_json(record.table_id, seat, record.version, record.status,
-                                                      record.to_act, record.deadline(seat), view)
+        views = {answer_field(seat): encode_seat_answer(record.table_id, seat, record.version, record.status,
+                                                        record.to_act, record.deadline(seat), view)
                  for seat, view in enumerate(seat_views)}
         views["spectator"] = orjson.dumps(spectator)
         return views
 
     def _commit_move(self, record: TableRecord, live: Any, seat: int,
-                     count: _PostCount | None = None) -> TableRecord | None:
+                     count: PostCount | None = None) -> TableRecord | None:
         """Commit the move just applied to `live` iff the table is still at `record.version`.
 
         Returns the table record after the move, or None if another writer committed first. With `count`
@@ -567,14 +400,14 @@ class TableStore:
         status = TableStatus.OVER if over else TableStatus.PLAYING
         after = replace(record, version=live.version, status=status, to_act=to_act,
                         decision_since=decision_since, turn_started=turn_started, updated=now)
-        final_record = _dumps(live.record()) if over else ""
-        view_args: list[str | bytes] = []
-        for name, view in self._views(after, live).items():
-            view_args += [name, view]
-        args = [record.version, live.version, _dumps(live.moves[-1]), after.status.value, _dumps(to_act),
-                _dumps(decision_since), _dumps(turn_started), now,
-                keys.table_events(self.prefix, record.table_id), final_record,
-                self.finished_ttl if over else self.idle_ttl, *count_args, *view_args]
+        fields: dict[str, str | int | float] = encode_fields(after, MOVE_FIELDS)
+        if over:
+            fields[REPLAY_FIELD] = _dumps(live.record())
+        field_args = [item for pair in fields.items() for item in pair]
+        view_args = [item for pair in self._views(after, live).items() for item in pair]
+        args = [record.version, live.version, _dumps(live.moves[-1]),
+                keys.table_events(self.prefix, record.table_id), self.finished_ttl if over else self.idle_ttl,
+                *count_args, len(field_args), *field_args, *view_args]
         table_id = record.table_id
         table_keys = [keys.table(self.prefix, table_id), keys.table_moves(self.prefix, table_id),
                       keys.table_views(self.prefix, table_id), *count_keys]
@@ -591,7 +424,8 @@ class TableStore:
         version = self.redis.hget(keys.table(self.prefix, table_id), "version")
         if version is None:
             raise TableNotFound(table_id)
-        return int(version)
+        current: int = decode_field("version", version)
+        return current
 
     def wait_for_version(self, table_id: str, after: int, timeout: float) -> int:
         """Block until the table's version exceeds `after` or `timeout` seconds pass; returns the version.
@@ -599,5 +433,6 @@ class TableStore:
         Wakes on the table's pub/sub notification (one shared listener per process), never sleep-polls.
         """
         watcher = get_watcher(self.redis, self.prefix)
-        return watcher.wait(table_id, after, timeout, lambda: self.current_version(table_id))
+        return watcher.wait(keys.table_events(self.prefix, table_id), after, timeout,
+                            lambda: self.current_version(table_id))
 

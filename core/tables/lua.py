@@ -1,7 +1,7 @@
-"""The Lua scripts of the table store (core.tables): each runs atomically inside Redis."""
+"""The Lua scripts of the table store (core.tables.store): each runs atomically inside Redis."""
 
-# The per-seat move limit (core.tables.PostLimit), counted inside whichever script a move post runs first,
-# so counting costs no round trip of its own. `counter` is a hash {v: table version, n: posts at v} per
+# The per-seat move limit (core.tables.posts.PostLimit), counted inside whichever script a move post runs
+# first, so counting costs no round trip of its own. `counter` is a hash {v: table version, n: posts at v} per
 # (table, seat, poster's token); it starts over when the table's version changes. Returns the seconds left
 # in the window when this post is over `limit`, else 0.
 SEAT_POSTS_FUNCTION = """
@@ -28,38 +28,37 @@ SEAT_POSTS_SCRIPT = SEAT_POSTS_FUNCTION + """
 return over_seat_limit(KEYS[2], redis.call('HGET', KEYS[1], 'version'), tonumber(ARGV[1]), tonumber(ARGV[2]))
 """
 
-# Commit a computed move iff the table is still at the version it was computed from. With KEYS[4] (the
-# poster's counter; ARGV[12] limit, ARGV[13] window s) the post is counted first: -seconds if over the limit.
+# Commit a computed move iff the table is still at the version it was computed from.
+# ARGV: 1 that version, 2 the new one (published on the table's channel ARGV[4]), 3 the move log entry,
+# 5 seconds to keep the table from now (finished: retention; playing: idle limit; 0 = forever), 6 limit and
+# 7 window s of the post counter KEYS[4] if given (then the post is counted first: -seconds if over the
+# limit), 8 the number n of record items that follow: field, value, ... (core.tables.record), then every
+# view: name, JSON, name, JSON, ...
 COMMIT_SCRIPT = SEAT_POSTS_FUNCTION + """
 local version = redis.call('HGET', KEYS[1], 'version')
 if KEYS[4] then
-  local wait = over_seat_limit(KEYS[4], version, tonumber(ARGV[12]), tonumber(ARGV[13]))
+  local wait = over_seat_limit(KEYS[4], version, tonumber(ARGV[6]), tonumber(ARGV[7]))
   if wait > 0 then return -wait end
 end
 if version ~= ARGV[1] then return 0 end
+local n = tonumber(ARGV[8])
 redis.call('RPUSH', KEYS[2], ARGV[3])
-redis.call('HSET', KEYS[1], 'version', ARGV[2], 'status', ARGV[4], 'to_act', ARGV[5],
-           'decision_since', ARGV[6], 'turn_started', ARGV[7], 'updated', ARGV[8])
-redis.call('HSET', KEYS[3], unpack(ARGV, 14))  -- every view: name, JSON, name, JSON, ...
-if ARGV[10] ~= '' then redis.call('HSET', KEYS[1], 'record', ARGV[10]) end
--- ARGV[11]: seconds to keep the table from now (finished: retention; playing: idle limit); 0 = forever
-local ttl = tonumber(ARGV[11])
+redis.call('HSET', KEYS[1], unpack(ARGV, 9, 8 + n))
+redis.call('HSET', KEYS[3], unpack(ARGV, 9 + n))
+local ttl = tonumber(ARGV[5])
 if ttl > 0 then
   for k = 1, 3 do redis.call('EXPIRE', KEYS[k], ttl) end
 end
-redis.call('PUBLISH', ARGV[9], ARGV[2])
+redis.call('PUBLISH', ARGV[4], ARGV[2])
 return 1
 """
 
 
-# A seat's state in one command (one reply to parse), consistent with the last commit: the token hash,
-# table fields and the seat's stored answer (ARGV[2]), or for a table stored before answers were, its view
-# (ARGV[3]).
+# A seat's state in one command (one reply to parse), consistent with the last commit: the token hash
+# (field ARGV[1]), the table fields and the seat's stored answer (ARGV[2]).
 SNAPSHOT_SCRIPT = """
-local t = redis.call('HMGET', KEYS[1], ARGV[1], 'players', 'version', 'status', 'to_act', 'turn_started',
-                     'move_timeout')
-t[8] = redis.call('HGET', KEYS[2], ARGV[2])
-if not t[8] then t[9] = redis.call('HGET', KEYS[2], ARGV[3]) end
+local t = redis.call('HMGET', KEYS[1], ARGV[1], 'players', 'version', 'status', 'to_act')
+t[6] = redis.call('HGET', KEYS[2], ARGV[2])
 return t
 """
 

@@ -31,7 +31,7 @@ from typing import Any
 import redis
 
 from core import keys
-from core.connections import decoding_client
+from core.redis.connections import decoding_client
 
 RESULT_TTL = 24 * 3600
 QUEUED_TTL = 3600

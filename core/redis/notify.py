@@ -1,7 +1,10 @@
 """Long-poll wake-ups: one pattern subscription per process, fanned out to waiting requests.
 
-Hundreds of waiting polls share one Redis pub/sub connection: each waiter registers a threading.Event under
-its table id, and the listener thread sets the events of the waiters a published version satisfies. Under
+Whatever has a version that only grows (a table, a polling bot's ladder seats) publishes each new version on
+its own channel (core.keys: ``table_events``, ``bot_seats_events``). Hundreds of waiting polls share one Redis
+pub/sub connection: each waiter registers a threading.Event under the channel it waits on, and the listener
+thread, subscribed to every such channel by one pattern, sets the events of the waiters a published version
+satisfies. Under
 gevent (monkey-patched) the thread is a greenlet and the events are cooperative, so the same code serves both
 gunicorn worker classes.
 """
@@ -18,7 +21,7 @@ from collections.abc import Callable
 import redis
 
 from core import keys
-from core.connections import StrRedis
+from core.redis.connections import StrRedis
 
 log = logging.getLogger(__name__)
 
@@ -34,6 +37,8 @@ class _Waiter:
 
 
 class VersionWatcher:
+    """Waits for versions published on the channels under ``keys.version_events_pattern(prefix)``."""
+
     def __init__(self, client: redis.Redis, prefix: str) -> None:
         self._client: StrRedis = client
         self._prefix = prefix
@@ -47,15 +52,19 @@ class VersionWatcher:
 
     # --- waiting side ---------------------------------------------------------------------------------------
 
-    def wait(self, table_id: str, after: int, timeout: float, current_version: Callable[[], int]) -> int:
-        """Return the table version once it is > after, or the current version after `timeout` seconds."""
+    def wait(self, channel: str, after: int, timeout: float, current_version: Callable[[], int]) -> int:
+        """Return the version once it is > after, or the current version after `timeout` seconds.
+
+        `channel` is where new versions are published; `current_version` reads the version itself (a
+        message only says when to read it again).
+        """
         version = current_version()
         if version > after or timeout <= 0:
             return version
         self._ensure_listening()
         waiter = _Waiter(after)
         with self._lock:
-            self._waiters.setdefault(table_id, set()).add(waiter)
+            self._waiters.setdefault(channel, set()).add(waiter)
         try:
             deadline = time.monotonic() + timeout
             while True:
@@ -68,11 +77,11 @@ class VersionWatcher:
                 waiter.event.clear()
         finally:
             with self._lock:
-                table_waiters = self._waiters.get(table_id)
-                if table_waiters is not None:
-                    table_waiters.discard(waiter)
-                    if not table_waiters:
-                        del self._waiters[table_id]
+                channel_waiters = self._waiters.get(channel)
+                if channel_waiters is not None:
+                    channel_waiters.discard(waiter)
+                    if not channel_waiters:
+                        del self._waiters[channel]
 
     @property
     def waiting(self) -> int:
@@ -94,7 +103,7 @@ class VersionWatcher:
         self._subscribed.wait(10)
 
     def _listen_forever(self) -> None:
-        pattern = keys.table_events_pattern(self._prefix)
+        pattern = keys.version_events_pattern(self._prefix)
         backoff = BACKOFF_MIN
         while not self._closed.is_set():
             pubsub = self._pubsub = self._client.pubsub(ignore_subscribe_messages=False)
@@ -138,9 +147,8 @@ class VersionWatcher:
             version = int(data)
         except (TypeError, ValueError):
             return
-        table_id = keys.table_id_from_channel(self._prefix, channel)
         with self._lock:
-            for waiter in self._waiters.get(table_id, ()):
+            for waiter in self._waiters.get(channel, ()):
                 if version > waiter.after:
                     waiter.event.set()
 

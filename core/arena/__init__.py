@@ -1,0 +1,1 @@
+"""Bots, ladders and ratings: the registry, the arena store, Elo, the URL guard, presence, live feeds."""

@@ -1,0 +1,75 @@
+"""Ladders, matches and published replays by id, or the domain error that says why not.
+
+The JSON API and the web pages answer these errors alike (``api.problems``): a page about a missing match
+is the same 404 ``match-not-found`` as the match's API URL.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from core.arena.model import LadderConfig, MatchStatus
+from core.arena.store import ArenaStore
+from core.errors import (
+    BotNotOnLadder,
+    LadderNotFound,
+    LadderRequired,
+    MatchGameNotFound,
+    MatchNotFound,
+    MatchNotPublished,
+)
+
+PUBLISHED = (MatchStatus.RATED, MatchStatus.VOID)  # played to the end: replays published
+
+
+def find_ladder(store: ArenaStore, ladder_id: str) -> LadderConfig:
+    ladder = store.ladder(ladder_id)
+    if ladder is None:
+        raise LadderNotFound(ladder_id)
+    return ladder
+
+
+def find_match(store: ArenaStore, match_id: str) -> dict[str, Any]:
+    """The match document."""
+    doc = store.match(match_id)
+    if doc is None:
+        raise MatchNotFound(match_id)
+    return doc
+
+
+def published_games(store: ArenaStore, match_id: str, game_no: int) -> tuple[dict[str, Any],
+                                                                            list[dict[str, Any]]]:
+    """A match's document and replay records, with `game_no` checked.
+
+    Replays hold every hand, so they are published only once the match has been played to the end.
+    """
+    doc = find_match(store, match_id)
+    if doc["status"] not in PUBLISHED:
+        raise MatchNotPublished(match_id, doc["status"])
+    records = store.match_games(match_id) or []
+    if not 0 <= game_no < len(records):
+        raise MatchGameNotFound(match_id, len(records))
+    return doc, records
+
+
+def rating_on_ladder(store: ArenaStore, ladder_id: str, bot_id: str) -> float:
+    """The bot's rating on a ladder found (``find_ladder``) already; a bot keeps it after leaving."""
+    rating = store.ratings(ladder_id).get(bot_id)
+    if rating is None:
+        raise BotNotOnLadder(bot_id, ladder_id)
+    return rating
+
+
+def bot_ladder(store: ArenaStore, bot_id: str, ladder_id: str | None) -> str:
+    """The ladder whose record of `bot_id` is asked for: the one given, or the only one the bot is on."""
+    on = [lad.ladder_id for lad in store.ladders() if bot_id in store.ratings(lad.ladder_id)]
+    if ladder_id is not None:
+        find_ladder(store, ladder_id)
+        if ladder_id not in on:
+            raise BotNotOnLadder(bot_id, ladder_id)
+        return ladder_id
+    if not on:
+        raise BotNotOnLadder(bot_id)
+    if len(on) > 1:
+        raise LadderRequired(bot_id, on)
+    return on[0]

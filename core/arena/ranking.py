@@ -1,0 +1,112 @@
+"""A ladder's ranking as the JSON API, the web pages and the CLI show it: one row per bot, built once here.
+
+Bots with at least one rated match are ranked by rating (rank 1, 2, ... counting only them); bots with none
+are new: listed apart, without a rank, at the initial rating. A rating with fewer than
+``PROVISIONAL_MATCHES`` rated matches is provisional, and every rating carries a rough uncertainty.
+
+>>> table = ranking([("a", 1512.34), ("n", 1500.0)], {}, {"a": {"matches": 4, "wins": 1}}, set())
+>>> [(row.rank, row.bot_id, row.rating, row.win_share) for row in table.ranked]
+[(1, 'a', 1512.3, 0.25)]
+>>> [(row.rank, row.bot_id, row.matches) for row in table.new]
+[(None, 'n', 0)]
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from core.arena.elo import EloConfig
+from core.arena.model import Member, MemberKind
+from core.arena.store import ArenaStore
+
+PROVISIONAL_MATCHES = EloConfig().provisional_games  # fewer rated matches: a provisional rating ("?")
+UNCERTAINTY_SCALE = 350.0  # a rating's rough uncertainty: ± UNCERTAINTY_SCALE / sqrt(matches + 1)
+
+
+def uncertainty(matches: int) -> float:
+    """A rough ± of a rating after `matches` rated matches.
+
+    >>> uncertainty(0), uncertainty(3)
+    (350.0, 175.0)
+    """
+    return round(UNCERTAINTY_SCALE / math.sqrt(max(0, matches) + 1), 1)
+
+
+@dataclass(frozen=True)
+class RankingRow:
+    """One bot of a ladder's ranking. ``name`` and ``kind`` are None for a bot that has left the ladder."""
+
+    bot_id: str
+    name: str | None
+    kind: str | None
+    rating: float  # rounded to 0.1
+    matches: int  # rated matches played (a duplicate match is several games; a void match is not counted)
+    wins: int
+    strikes: int
+    forfeits: int
+    mean_latency_ms: float | None
+    paused: bool
+    version: str | None
+    provisional: bool
+    uncertainty: float
+    rank: int | None  # None: new, no rated match yet
+
+    @property
+    def win_share(self) -> float | None:
+        return self.wins / self.matches if self.matches else None
+
+    def to_json(self) -> dict[str, Any]:
+        """The API's fields (a new bot's row has no ``rank``)."""
+        row: dict[str, Any] = {} if self.rank is None else {"rank": self.rank}
+        row.update(bot_id=self.bot_id, name=self.name, kind=self.kind, rating=self.rating,
+                   matches=self.matches, wins=self.wins, win_share=self.win_share, strikes=self.strikes,
+                   forfeits=self.forfeits, mean_latency_ms=self.mean_latency_ms,
+                   provisional=self.provisional, uncertainty=self.uncertainty, paused=self.paused,
+                   version=self.version)
+        return row
+
+
+@dataclass(frozen=True)
+class Ranking:
+    ranked: list[RankingRow]  # best rating first
+    new: list[RankingRow]  # members with no rated match yet, in rating order
+
+    @property
+    def rows(self) -> list[RankingRow]:
+        return [*self.ranked, *self.new]
+
+
+def ranking(ranked: list[tuple[str, float]], members: Mapping[str, Member],
+            stats: Mapping[str, Mapping[str, Any]], paused: set[str],
+            versions: Mapping[str, str | None] | None = None,
+            provisional_matches: int = PROVISIONAL_MATCHES) -> Ranking:
+    """The ranking of bots `ranked` (rating descending, as the store keeps them), pure: `members` by bot id
+    (a bot missing there has left), `stats` as ``ArenaStore.stats`` gives them (a bot missing there has no
+    rated match), `paused` bot ids, `versions` by bot id."""
+    rows: list[RankingRow] = []
+    new: list[RankingRow] = []
+    for bot_id, rating in ranked:
+        member = members.get(bot_id)
+        bot_stats = stats.get(bot_id, {})
+        matches = int(bot_stats.get("matches", 0))
+        row = RankingRow(
+            bot_id=bot_id, name=member.name if member else None, kind=member.kind.value if member else None,
+            rating=round(rating, 1), matches=matches, wins=int(bot_stats.get("wins", 0)),
+            strikes=int(bot_stats.get("strikes", 0)), forfeits=int(bot_stats.get("forfeits", 0)),
+            mean_latency_ms=bot_stats.get("mean_latency_ms"), paused=bot_id in paused,
+            version=(versions or {}).get(bot_id), provisional=matches < provisional_matches,
+            uncertainty=uncertainty(matches), rank=len(rows) + 1 if matches > 0 else None)
+        (rows if matches > 0 else new).append(row)
+    return Ranking(rows, new)
+
+
+def read_ranking(store: ArenaStore, ladder_id: str) -> Ranking:
+    """A ladder's ranking as stored now: ratings, stats, who is paused and every bot's current version."""
+    members = {m.bot_id: m for m in store.members(ladder_id)}
+    ranked = store.ranked(ladder_id)
+    bot_ids = [bot for bot, _ in ranked]
+    paused = store.paused_bots([bot for bot, m in members.items() if m.kind is MemberKind.HTTP])
+    return ranking(ranked, members, store.stats(ladder_id, bot_ids), paused, store.versions(bot_ids))

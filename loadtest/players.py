@@ -1,0 +1,118 @@
+"""Practice clients of the fault drills (loadtest/faults.py, loadtest/storage.py): players that keep playing
+practice tables through the SDK's polling client across a fault, and the audit of the tables they played.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from typing import Any
+
+from devstack.stack import Stack
+from devstack.verify import all_table_ids, replay_cli_failures, table_problems
+
+PRACTICE_SEATS = ["open", "heuristic", "eps-0.5", "random"]
+
+
+def _same(move: Any) -> Any:
+    # A move as the log and the client may spell it: cards upper case, a pass in any order.
+    return sorted(c.upper() for c in move) if isinstance(move, list) else str(move).upper()
+
+
+class SdkPlayer(threading.Thread):
+    """Plays practice tables with the SDK's polling client until told to stop (after its current table)."""
+
+    def __init__(self, api_url: str, stop: threading.Event, index: int) -> None:
+        super().__init__(name=f"sdk-player-{index}", daemon=True)
+        self.api_url = api_url
+        self.stop_flag = stop
+        self.tables: list[tuple[str, list[Any], bool]] = []  # (table id, accepted moves, finished)
+        self.errors: list[str] = []
+
+    def run(self) -> None:
+        from trickarena import ArenaClient, Bot
+        from trickarena.poll import play_seat
+
+        class FirstLegal(Bot):
+            def choose(self, view: dict) -> Any:
+                decision = view["decision"]
+                return (
+                    decision["legal"][: decision["count"]]
+                    if decision["kind"] == "pass"
+                    else decision["legal"][0]
+                )
+
+        api = ArenaClient(self.api_url, retries=12)  # ~1 minute of backoff: rides out a restart
+        while not self.stop_flag.is_set():
+            accepted: list[Any] = []
+            try:
+                table = api.create_table("spot-hearts", PRACTICE_SEATS, {"target": 1})
+                token = api.join(table.table_id, 0).token
+                entry = (table.table_id, accepted, False)
+                self.tables.append(entry)
+                final = play_seat(
+                    api,
+                    table.table_id,
+                    0,
+                    token,
+                    FirstLegal(),
+                    wait_s=25,
+                    on_move=lambda state, move, acc=accepted: acc.append(move),
+                )
+                self.tables[-1] = (table.table_id, accepted, bool(final.over))
+            except Exception as error:  # reported: the drill fails if any client gave up
+                self.errors.append(f"{type(error).__name__}: {error}")
+                time.sleep(1)
+
+
+def audit_player_tables(stack: Stack, players: list[SdkPlayer]) -> dict[str, Any]:
+    """Every table whole; each player's accepted moves in the log (at most one more: the answer a fault
+    swallowed); every finished table replays with `python -m engine replay`."""
+    conn = stack.redis()
+    table_ids = all_table_ids(conn, stack.prefix)
+    corrupt = [p for table_id in table_ids for p in table_problems(conn, stack.prefix, table_id)]
+    lost_or_doubled = []
+    finished_records = []
+    for player in players:
+        for table_id, accepted, finished in player.tables:
+            logged = [json.loads(m) for m in conn.lrange(f"{stack.prefix}table:{table_id}:moves", 0, -1)]
+            mine = [_same(m["move"]) for m in logged if m["seat"] == 0]
+            seen = [_same(m) for m in accepted]
+            if seen != [m for m in mine if m in seen] or not 0 <= len(mine) - len(seen) <= 1:
+                lost_or_doubled.append(f"{table_id}: accepted {len(seen)}, logged {len(mine)}")
+            if finished:
+                record = json.loads(conn.hget(f"{stack.prefix}table:{table_id}", "record"))
+                finished_records.append(record)
+    cli_failures = replay_cli_failures(finished_records)
+    return {
+        "tables_checked": len(table_ids),
+        "corrupt_tables": corrupt[:20],
+        "client_tables_finished": len(finished_records),
+        "lost_or_doubled": lost_or_doubled[:20],
+        "replays_verified_by_engine_cli": len(finished_records) - len(cli_failures),
+        "replay_cli_failures": cli_failures[:10],
+    }
+
+
+def start_players(stack: Stack, count: int) -> tuple[threading.Event, list[SdkPlayer]]:
+    """`count` players on the stack's API; setting the event returned stops them (see stop_players)."""
+    stop = threading.Event()
+    players = [SdkPlayer(stack.api_url, stop, i) for i in range(count)]
+    for player in players:
+        player.start()
+    return stop, players
+
+
+def stop_players(stop: threading.Event, players: list[SdkPlayer], timeout: float = 180) -> list[str]:
+    """Stop the players after their current tables; the names of those still playing after `timeout`."""
+    stop.set()
+    deadline = time.monotonic() + timeout
+    for player in players:
+        player.join(timeout=max(0.1, deadline - time.monotonic()))
+    return [p.name for p in players if p.is_alive()]
+
+
+def finished_count(players: list[SdkPlayer]) -> int:
+    """Tables the players have played to the end so far."""
+    return sum(1 for p in players for _, _, finished in p.tables if finished)
