@@ -54,7 +54,7 @@ def published_games(store: ArenaStore, match_id: str, game_no: int) -> tuple[dic
 
 def rating_on_ladder(store: ArenaStore, ladder_id: str, bot_id: str) -> float:
     """The bot's rating on a ladder found (``find_ladder``) already; a bot keeps it after leaving."""
-    rating = store.ratings(ladder_id).get(bot_id)
+    rating = store.rating(ladder_id, bot_id)
     if rating is None:
         raise BotNotOnLadder(bot_id, ladder_id)
     return rating
@@ -62,12 +62,11 @@ def rating_on_ladder(store: ArenaStore, ladder_id: str, bot_id: str) -> float:
 
 def bot_ladder(store: ArenaStore, bot_id: str, ladder_id: str | None) -> str:
     """The ladder whose record of `bot_id` is asked for: the one given, or the only one the bot is on."""
-    on = [lad.ladder_id for lad in store.ladders() if bot_id in store.ratings(lad.ladder_id)]
     if ladder_id is not None:
         find_ladder(store, ladder_id)
-        if ladder_id not in on:
-            raise BotNotOnLadder(bot_id, ladder_id)
+        rating_on_ladder(store, ladder_id, bot_id)
         return ladder_id
+    on = [lad.ladder_id for lad in store.ladders() if store.rating(lad.ladder_id, bot_id) is not None]
     if not on:
         raise BotNotOnLadder(bot_id)
     if len(on) > 1:

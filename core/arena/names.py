@@ -22,7 +22,7 @@ import unicodedata
 from collections.abc import Iterable
 
 from core.arena.model import GRADED_HOUSE_BOTS, HOUSE_PREFIX, LADDER_SEARCH_BOTS
-from engine.bots.names import FIXED_HOUSE_BOT_NAMES, HOUSE_BOT_FAMILIES, example_house_bot_names
+from engine.bots.names import HOUSE_BOT_FAMILIES, example_house_bot_names
 
 # Letters that render like a Latin one in common fonts, after case folding (so lower case only). Small on
 # purpose: the Cyrillic and Greek letters a name can be spelled with to pass for a Latin one, not all of
@@ -71,7 +71,7 @@ def skeleton(name: str) -> str:
 
 # The engine's house bot names (engine.bots.names) and what the ladders seat ("house" is their owner); a
 # look-alike of one of these is reported as that name, a look-alike of another family member as the family.
-HOUSE_NAMES = frozenset((*FIXED_HOUSE_BOT_NAMES, *example_house_bot_names(), *GRADED_HOUSE_BOTS,
+HOUSE_NAMES = frozenset((*example_house_bot_names(), *GRADED_HOUSE_BOTS,
                          *LADDER_SEARCH_BOTS.values(), HOUSE_STEM))
 HOUSE_FAMILIES = frozenset(family.stem for family in HOUSE_BOT_FAMILIES)  # search-MS and eps-X: any number
 

@@ -285,6 +285,11 @@ class ArenaStore:
     def ratings(self, ladder_id: str) -> dict[str, float]:
         return dict(self.redis.zrange(keys.arena_ratings(self.prefix, ladder_id), 0, -1, withscores=True))
 
+    def rating(self, ladder_id: str, bot_id: str) -> float | None:
+        """The bot's rating on the ladder, None if it has never been on it."""
+        rating: float | None = self.redis.zscore(keys.arena_ratings(self.prefix, ladder_id), bot_id)
+        return rating
+
     def ranked(self, ladder_id: str) -> list[tuple[str, float]]:
         key = keys.arena_ratings(self.prefix, ladder_id)
         ranked: list[tuple[str, float]] = self.redis.zrevrange(key, 0, -1, withscores=True)

@@ -45,8 +45,7 @@ def script_lane(client: redis.Redis, pipelining: bool = True) -> ScriptLane | Pi
     """The lane for a store's hot calls in this process: under gevent (the API's gunicorn workers, which
     monkey-patch the socket module before they build the app) one shared connection that pipelines the
     commands of all greenlets (`core.redis.pipelined.PipelinedLane`); elsewhere, or with `pipelining` off,
-    a stack
-    of connections (`ScriptLane`)."""
+    a stack of connections (`ScriptLane`)."""
     if pipelining and gevent_patched():
         from core.redis.pipelined import (
             PipelinedLane,  # gevent's own modules: only where gevent runs the process

@@ -59,7 +59,7 @@ _NAME = re.compile(HOUSE_BOT_NAME_PATTERN)
 
 def is_house_bot_name(name: object) -> bool:
     """True if `name` names a house bot (``make_bot`` builds it)."""
-    return isinstance(name, str) and _NAME.fullmatch(name) is not None
+    return parse_house_bot_name(name) is not None
 
 
 def parse_house_bot_name(name: object) -> tuple[str, str | None] | None:

@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 import engine
-from engine.bots import make_bot
+from engine.bots import make_bot, play_game
 
 WEB_STACK = ("flask", "flask_smorest", "marshmallow", "werkzeug", "redis")
 
@@ -26,11 +26,8 @@ print(json.dumps({"web_stack": sorted(top & set(sys.argv[2:])), "frames": "engin
 
 
 def test_replay_from_a_file_loads_no_web_stack(tmp_path: Path) -> None:
-    game = engine.new_game("spot-hearts", 4, {"target": 20}, seed=3)
-    bots = [make_bot("heuristic", s) for s in range(4)]
-    while not game.over:
-        for seat in game.to_act():
-            game.apply(seat, bots[seat].choose(game.view(seat)))
+    game = play_game(engine.new_game("spot-hearts", 4, {"target": 20}, seed=3),
+                     [make_bot("heuristic", s) for s in range(4)])
     path = tmp_path / "game.json"
     path.write_text(json.dumps(game.record()))
     root = Path(__file__).resolve().parents[2]
