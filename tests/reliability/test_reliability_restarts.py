@@ -87,8 +87,11 @@ def test_the_api_recovers_by_itself_after_a_redis_restart(make_app, own_redis, k
         # restart answers as soon as a move lands, not at the end of its wait. The listener reconnects with
         # a back-off of up to 5 s: wait for its subscription rather than guess how long that takes.
         current = http.get(f"/api/tables/{tid}").json()
-        http.get(f"/api/tables/{tid}/seats/0", params={"after": current["version"], "wait": 0.5},
-                 headers=bearer(tokens[0]))  # a first long-poll starts the listener if it is not running
+        http.get(
+            f"/api/tables/{tid}/seats/0",
+            params={"after": current["version"], "wait": 0.5},
+            headers=bearer(tokens[0]),
+        )  # a first long-poll starts the listener if it is not running
         deadline = time.monotonic() + 30
         while conn.execute_command("PUBSUB", "NUMPAT") < 1:
             assert time.monotonic() < deadline, "the version listener never re-subscribed"
@@ -247,18 +250,28 @@ def same(move: object) -> object:
     return sorted(c.upper() for c in move) if isinstance(move, list) else str(move).upper()
 
 
-def _python(*args: str, env: dict[str, str]) -> subprocess.Popen:
-    return subprocess.Popen(
-        [sys.executable, *args],
-        cwd=REPO_ROOT,
-        env=env,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-        start_new_session=True,
-    )
+def _python(*args: str, env: dict[str, str], log: Path) -> subprocess.Popen:
+    with log.open("wb") as out:
+        return subprocess.Popen(
+            [sys.executable, *args],
+            cwd=REPO_ROOT,
+            env=env,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
 
 
-def test_workers_and_the_scheduler_outlive_a_redis_restart(own_redis, key_prefix):
+def _logs_of(processes: dict[str, subprocess.Popen], logs: Path) -> str:
+    """Each process's state and the tail of its output, for a failure message."""
+    parts = []
+    for name, process in processes.items():
+        tail = (logs / f"{name}.log").read_text(errors="replace")[-1500:]
+        parts.append(f"--- {name} (exit {process.poll()}):\n{tail}")
+    return "\n".join(parts)
+
+
+def test_workers_and_the_scheduler_outlive_a_redis_restart(own_redis, key_prefix, tmp_path):
     """The Procfile's long-running processes (house-bot, arena and analysis workers, arena scheduler) ride out
     a Redis restart by themselves: under honcho, one process exiting stops the whole service."""
     from rq import Queue
@@ -292,15 +305,27 @@ def test_workers_and_the_scheduler_outlive_a_redis_restart(own_redis, key_prefix
     }
     # The commands of the Procfile's worker:, arena:, analysis: and scheduler: lines.
     processes = {
-        "house worker": _python("-m", "arena", "worker", "--simple", "--house", env=env),
-        "arena worker": _python("-m", "arena", "worker", "--simple", env=env),
-        "analysis worker": _python("-m", "arena", "worker", "--simple", "--analysis", env=env),
-        "scheduler": _python("-m", "arena", "scheduler", "--no-default-ladders", env=env),
+        "house worker": _python(
+            "-m", "arena", "worker", "--simple", "--house", env=env, log=tmp_path / "house worker.log"
+        ),
+        "arena worker": _python(
+            "-m", "arena", "worker", "--simple", env=env, log=tmp_path / "arena worker.log"
+        ),
+        "analysis worker": _python(
+            "-m", "arena", "worker", "--simple", "--analysis", env=env, log=tmp_path / "analysis worker.log"
+        ),
+        "scheduler": _python(
+            "-m", "arena", "scheduler", "--no-default-ladders", env=env, log=tmp_path / "scheduler.log"
+        ),
     }
     try:
-        deadline = time.monotonic() + 30
+        deadline = time.monotonic() + 60  # four interpreters start on a loaded 2-core machine
         while not arena.recent_matches("ss3"):  # the ladder plays before the fault
-            assert time.monotonic() < deadline, "no match rated before the restart"
+            died = [name for name, process in processes.items() if process.poll() is not None]
+            assert died == [], f"exited before the restart: {died}\n{_logs_of(processes, tmp_path)}"
+            assert time.monotonic() < deadline, (
+                f"no match rated before the restart\n{_logs_of(processes, tmp_path)}"
+            )
             time.sleep(0.1)
         own_redis.stop(hard=False)
         time.sleep(2.0)  # longer than the scheduler tick and the workers' idle poll
@@ -308,7 +333,7 @@ def test_workers_and_the_scheduler_outlive_a_redis_restart(own_redis, key_prefix
         restarted_at = time.time()
         time.sleep(1.0)
         died = [name for name, process in processes.items() if process.poll() is not None]
-        assert died == [], f"exited when Redis restarted: {died}"
+        assert died == [], f"exited when Redis restarted: {died}\n{_logs_of(processes, tmp_path)}"
 
         # And they work again: the ladder rates new matches, the house worker drives a new table, the
         # analysis worker analyses a seat of the table once it is over.
