@@ -45,6 +45,15 @@ FLASK_CONSTANTS: dict[str, Any] = {
 }
 
 
+def words(value: str) -> tuple[str, ...]:
+    """A comma-separated list, blanks dropped.
+
+    >>> words(" 10.0.0.1, fd00::/64,,")
+    ('10.0.0.1', 'fd00::/64')
+    """
+    return tuple(word.strip() for word in value.split(",") if word.strip())
+
+
 @dataclass(frozen=True)
 class Settings:
     """Everything the API and the arena take from the environment; the defaults are a fresh checkout's."""
@@ -88,6 +97,18 @@ class Settings:
     keep_matches: int = RECENT_KEEP  # per ladder: documents and replays of older matches are deleted
     min_lease_s: float = MIN_LEASE_S
     worker_threads: int = WORKER_THREADS  # matches in flight per arena worker process (a thread each)
+    # The reverse proxies whose X-Forwarded-For / Forwarded headers name the client: addresses or CIDR blocks.
+    # Empty: the connection's peer is the client, and those headers are ignored.
+    trusted_proxies: tuple[str, ...] = ()
+    # The operator's bearer token for the admin API and /metrics; None: both are closed.
+    admin_token: str | None = None
+    # Accounts opened per client address (per /64 over IPv6), in the limits library's notation.
+    limit_account_creation: str = "5/day"
+    # Redis Sentinel: when named, every process asks these sentinels for the current primary of the service.
+    redis_sentinels: tuple[str, ...] = ()
+    redis_sentinel_service: str = "trick-arena"
+    # Where the arena processes serve their own Prometheus metrics ("host:port"); None: they serve none.
+    metrics_bind: str | None = None
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> Settings:
@@ -128,6 +149,12 @@ class Settings:
             keep_matches=min(int(env.get("TA_ARENA_KEEP_MATCHES", default.keep_matches)), RECENT_LIMIT),
             min_lease_s=float(env.get("TA_ARENA_MIN_LEASE_S", default.min_lease_s)),
             worker_threads=max(1, int(env.get("TA_ARENA_WORKER_THREADS", default.worker_threads))),
+            trusted_proxies=words(env.get("TA_TRUSTED_PROXIES", "")),
+            admin_token=env.get("TA_ADMIN_TOKEN") or None,
+            limit_account_creation=env.get("TA_LIMIT_ACCOUNT_CREATION", default.limit_account_creation),
+            redis_sentinels=words(env.get("REDIS_SENTINELS", "")),
+            redis_sentinel_service=env.get("REDIS_SENTINEL_SERVICE", default.redis_sentinel_service),
+            metrics_bind=env.get("TA_METRICS_BIND") or None,
         )
 
     @property
@@ -172,6 +199,11 @@ class Settings:
             "FINISHED_TABLE_TTL": self.finished_table_ttl,
             "IDLE_TABLE_TTL": self.idle_table_ttl,
             "SEAT_MOVE_TIMEOUT": self.seat_move_timeout,
+            "TRUSTED_PROXIES": self.trusted_proxies,
+            "ADMIN_TOKEN": self.admin_token,
+            "LIMIT_ACCOUNT_CREATION": self.limit_account_creation,
+            "REDIS_SENTINELS": self.redis_sentinels,
+            "REDIS_SENTINEL_SERVICE": self.redis_sentinel_service,
             **FLASK_CONSTANTS,
             **(overrides or {}),
         }

@@ -44,6 +44,13 @@ ENVIRONMENT = {
     "TA_ARENA_KEEP_MATCHES": ("50", "keep_matches", 50),
     "TA_ARENA_MIN_LEASE_S": ("20", "min_lease_s", 20.0),
     "TA_ARENA_WORKER_THREADS": ("8", "worker_threads", 8),
+    "TA_TRUSTED_PROXIES": ("10.0.0.2, 10.1.0.0/16", "trusted_proxies", ("10.0.0.2", "10.1.0.0/16")),
+    "TA_ADMIN_TOKEN": ("s3cret-operator-token", "admin_token", "s3cret-operator-token"),
+    "TA_LIMIT_ACCOUNT_CREATION": ("2/hour", "limit_account_creation", "2/hour"),
+    "REDIS_SENTINELS": ("10.0.0.5:26379,10.0.0.6:26379", "redis_sentinels",
+                        ("10.0.0.5:26379", "10.0.0.6:26379")),
+    "REDIS_SENTINEL_SERVICE": ("arena-main", "redis_sentinel_service", "arena-main"),
+    "TA_METRICS_BIND": ("127.0.0.1:9108", "metrics_bind", "127.0.0.1:9108"),
 }
 # The Flask config key of each setting the API uses.
 FLASK_KEYS = {
@@ -58,6 +65,9 @@ FLASK_KEYS = {
     "analysis_budget_ms": "ANALYSIS_BUDGET_MS", "redis_pipelining": "REDIS_PIPELINING",
     "max_content_length": "MAX_CONTENT_LENGTH", "finished_table_ttl": "FINISHED_TABLE_TTL",
     "idle_table_ttl": "IDLE_TABLE_TTL", "seat_move_timeout": "SEAT_MOVE_TIMEOUT",
+    "trusted_proxies": "TRUSTED_PROXIES", "admin_token": "ADMIN_TOKEN",
+    "limit_account_creation": "LIMIT_ACCOUNT_CREATION", "redis_sentinels": "REDIS_SENTINELS",
+    "redis_sentinel_service": "REDIS_SENTINEL_SERVICE",
 }
 
 
@@ -116,12 +126,13 @@ def test_the_overrides_win_and_a_given_settings_value_replaces_the_environment(e
 
 
 def test_the_documented_variables_are_the_ones_read():
-    variable = r"\b(TA_[A-Z_]+[A-Z]|REDIS_URL|ALLOW_PRIVATE_BOT_URLS)\b"
+    names = r"TA_[A-Z_]+[A-Z]|REDIS_URL|REDIS_SENTINEL[A-Z_]*[A-Z]|ALLOW_PRIVATE_BOT_URLS"
+    variable = rf"\b({names})\b"
     documented = set()
     for doc in [ROOT / "README.md", *(ROOT / "docs").glob("*.md")]:
         documented |= set(re.findall(variable, doc.read_text()))
     source = Path(core.settings.__file__).read_text()
-    read = set(re.findall(r'"((?:TA_[A-Z_]+|REDIS_URL|ALLOW_PRIVATE_BOT_URLS))"', source))
+    read = set(re.findall(rf'"((?:{names}))"', source))
     assert read == set(ENVIRONMENT)
     assert read <= documented, sorted(read - documented)  # README.md or docs/ name each
 
