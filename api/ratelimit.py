@@ -30,7 +30,9 @@ from limits import RateLimitItem, parse_many
 from limits.storage import storage_from_string
 from limits.strategies import FixedWindowRateLimiter
 
+from api.services import EXTENSION as SERVICES
 from core import keys
+from core.arena.audit import count_refusal
 from core.errors import RateLimited, TooManyMovePosts
 from core.tables.lua import SEAT_POSTS_SCRIPT
 from core.tables.store import PostLimit
@@ -80,6 +82,13 @@ def client_address() -> str:
     return request.remote_addr or "127.0.0.1"
 
 
+def note_refusal(address: str | None = None) -> None:
+    """Count one refused request of client `address` (default: this request's) on the operator's refusal
+    board (core.arena.audit): the per-address limits and the bot quota call it when they refuse."""
+    count_refusal(current_app.extensions[SERVICES].redis, current_app.config["KEY_PREFIX"],
+                  address or client_address())
+
+
 def install_address_limits(app: Flask, limited: Mapping[str, tuple[str, Sequence[str]]]) -> None:
     """Wrap each view of `limited` (endpoint -> (config key with its limit, methods it applies to)) in its
     per-address limit, unless ``RATELIMIT_ENABLED`` is off.
@@ -122,7 +131,12 @@ class AddressLimit:
         @functools.wraps(view)
         def limited_view(*args: Any, **kwargs: Any) -> Any:
             if request.method in methods:
-                self.hit(client_address())
+                address = client_address()
+                try:
+                    self.hit(address)
+                except RateLimited:
+                    note_refusal(address)
+                    raise
             return view(*args, **kwargs)
 
         return limited_view

@@ -46,6 +46,7 @@ from arena.ladder_quality import pair_meetings
 from arena.matchmaking import Candidate, pick_table
 from core import keys
 from core.arena.model import FINAL_STATUSES, LadderConfig, MatchSpec, MatchStatus, Member, MemberKind
+from core.arena.moderation import is_suspended, public_name
 from core.arena.netguard import policy_refusal
 from core.arena.presence import present_bots
 from core.arena.store import HEALTH_FAILURES_TO_PAUSE, STOPPED_REASON, ArenaStore
@@ -58,14 +59,15 @@ HEALTH_BACKOFF_MAX_S = 1800.0  # a paused bot's health checks back off to one pe
 
 
 def registered_members(conn: redis.Redis, prefix: str, game: str) -> list[Member]:
-    """Enabled registered bots that play `game`: HTTP members if they have a URL, polling ones otherwise."""
+    """Enabled registered bots that play `game`, less those an operator suspended (core.arena.moderation):
+    HTTP members if they have a URL, polling ones otherwise, named as the public sees them."""
     index = conn.zrange(keys.bots_index(prefix), 0, -1)
     pipe = conn.pipeline(transaction=False)
     for bot_id in index:
         pipe.hgetall(keys.bot(prefix, bot_id))
     members = []
     for raw in pipe.execute():
-        if not raw or raw.get("enabled") != "1":
+        if not raw or raw.get("enabled") != "1" or is_suspended(raw):
             continue
         try:
             games = json.loads(raw.get("games", "[]"))
@@ -75,7 +77,7 @@ def registered_members(conn: redis.Redis, prefix: str, game: str) -> list[Member
             continue
         url = raw.get("url") or None
         kind = MemberKind.HTTP if url else MemberKind.POLL
-        members.append(Member(raw["bot_id"], kind, url=url, name=raw.get("name")))
+        members.append(Member(raw["bot_id"], kind, url=url, name=public_name(raw)))
     return members
 
 

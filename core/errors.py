@@ -106,6 +106,27 @@ class BadToken(DomainError):
     """A token was given but it does not hold what it was shown for."""
 
 
+class AdminClosed(DomainError):
+    """The admin API is closed: the operator set no token (``TA_ADMIN_TOKEN``)."""
+
+    def __init__(self) -> None:
+        super().__init__("the admin API is closed: this service has no operator token (TA_ADMIN_TOKEN)")
+
+
+class AdminTokenRequired(TokenRequired):
+    """An admin request without a bearer token."""
+
+    def __init__(self) -> None:
+        super().__init__("operator", "admin")
+
+
+class AdminForbidden(DomainError):
+    """A bearer token that is not the operator's (a bot owner's, a seat's, an account's or a wrong one)."""
+
+    def __init__(self) -> None:
+        super().__init__("this token is not the operator's token")
+
+
 # --- requests the rules of the house refuse ----------------------------------------------------------------
 
 
@@ -224,6 +245,25 @@ class MatchNotPublished(Conflict):
         super().__init__(f"match {match_id} is {status}; replays are published when it has been played "
                          "to the end (rated or void)")
         self.match_id = match_id
+
+
+class MatchNotVoidable(Conflict):
+    """Only a rated match can be voided by an operator: ``status`` is the match's (``void`` when it is void
+    already, by the operator (``voided``) or because every bot forfeited)."""
+
+    def __init__(self, match_id: str, status: str, voided: bool = False) -> None:
+        if voided:
+            why = "it has been voided already"
+        elif status == "void":
+            why = "it is void already (every bot forfeited: it moved no rating)"
+        else:
+            why = f"it is {status}; only a rated match can be voided"
+        super().__init__(f"match {match_id} cannot be voided: {why}")
+        self.match_id = match_id
+        self.status = status
+
+    def fields(self) -> dict[str, Any]:
+        return {"match_status": self.status}
 
 
 class MoveConflict(Conflict):

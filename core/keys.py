@@ -216,6 +216,30 @@ def arena_queue(prefix: str) -> str:
     return f"{prefix.rstrip(':')}-arena"
 
 
+# --- moderation ---------------------------------------------------------------------------------------------
+
+def admin_suspended(prefix: str) -> str:
+    """Set: ids of the bots an operator has suspended (the bot hash's ``suspended`` field is the authority;
+    this lists them)."""
+    return f"{prefix}admin:suspended"
+
+
+def admin_hidden(prefix: str) -> str:
+    """Set: ids of the bots whose name an operator has hidden from public views."""
+    return f"{prefix}admin:hidden"
+
+
+def admin_audit(prefix: str) -> str:
+    """Stream, capped: every operator action (who, what, target, reason, when)."""
+    return f"{prefix}admin:audit"
+
+
+def admin_refusals(prefix: str) -> str:
+    """Sorted set, bounded: client address scored by how many requests the per-address limits and the bot
+    quota refused it."""
+    return f"{prefix}admin:refusals"
+
+
 # --- game analysis -----------------------------------------------------------------------------------------
 
 def analysis(prefix: str, subject: str) -> str:

@@ -8,9 +8,10 @@ from flask import request, url_for
 from flask_smorest import Blueprint
 
 from api.auth import bearer_token
-from api.ratelimit import client_address
+from api.ratelimit import client_address, note_refusal
 from api.schemas import BotCreatedSchema, BotCreateSchema, BotListQuerySchema, BotSchema, BotUpdateSchema
 from api.services import services
+from core.errors import QuotaExceeded
 
 blp = Blueprint("bots", __name__, url_prefix="/api/bots", description="Bot registry (records only)")
 
@@ -26,8 +27,12 @@ def register_bot(body: dict[str, Any]) -> tuple[dict[str, Any], int, dict[str, s
     Quotas (409 `bot-quota-exceeded`): at most `MAX_BOTS_PER_ADDRESS` bots registered from one client address,
     and at most `MAX_BOTS_PER_OWNER_PER_LADDER` of them listing one game.
     """
-    record, token = services().bots.register(body["name"], body["games"], body.get("url"),
-                                             address=client_address())
+    try:
+        record, token = services().bots.register(body["name"], body["games"], body.get("url"),
+                                                 address=client_address())
+    except QuotaExceeded:
+        note_refusal()
+        raise
     location = url_for("bots.get_bot", bot_id=record["bot_id"])
     return {**record, "owner_token": token}, 201, {"Location": location}
 
@@ -44,13 +49,14 @@ def list_bots(query: dict[str, Any]) -> list[dict[str, Any]]:
 @blp.response(200, BotSchema())
 def get_bot(bot_id: str) -> dict[str, Any]:
     """One bot, with its rating line per version on every ladder it has played (`versions`), and whether it
-    is out of matchmaking now and why (`paused`, `paused_reason`)."""
+    is out of matchmaking now and why (`paused`, `paused_reason`: failing health checks, benched, a refused
+    URL, or suspended by the operator)."""
     record = services().bots.get(bot_id)
     arena = services().arena
     current = arena.versions([bot_id])[bot_id]
     versions = [{"ladder_id": ladder.ladder_id, **line, "current": line["version"] == current}
                 for ladder in arena.ladders() for line in arena.version_lines(ladder.ladder_id, bot_id)]
-    reason = arena.health(bot_id)["reason"]
+    reason = services().bots.suspension(bot_id) or arena.health(bot_id)["reason"]
     return {**record, "version": current, "versions": versions, "paused": reason is not None,
             "paused_reason": reason}
 
@@ -61,7 +67,11 @@ def get_bot(bot_id: str) -> dict[str, Any]:
 @blp.doc(security=OWNER)
 def update_bot(changes: dict[str, Any], bot_id: str) -> dict[str, Any]:
     """Change games or URL, or disable (`{"enabled": false}`) / re-enable. Owner token required."""
-    return services().bots.update(bot_id, bearer_token(request.headers.get("Authorization")), changes)
+    try:
+        return services().bots.update(bot_id, bearer_token(request.headers.get("Authorization")), changes)
+    except QuotaExceeded:
+        note_refusal()
+        raise
 
 
 @blp.delete("/<bot_id>")

@@ -21,6 +21,7 @@ import redis
 
 import engine
 from core import keys
+from core.arena.moderation import is_suspended, public_name
 from core.arena.names import resembles
 from core.arena.netguard import UnsafeURLError, validate_bot_url
 from core.errors import BadToken, BotNotFound, NameReserved, NameTaken, QuotaExceeded, UnknownGame, UnsafeURL
@@ -165,12 +166,19 @@ class BotRegistry:
 
     @staticmethod
     def _public(raw: dict[str, str]) -> dict[str, Any]:
-        return {"bot_id": raw["bot_id"], "name": raw["name"], "games": json.loads(raw["games"]),
+        return {"bot_id": raw["bot_id"], "name": public_name(raw), "games": json.loads(raw["games"]),
                 "url": raw["url"] or None, "enabled": raw["enabled"] == "1",
                 "created": float(raw["created"]), "updated": float(raw["updated"])}
 
     def get(self, bot_id: str) -> dict[str, Any]:
         return self._public(self._raw(bot_id))
+
+    def suspension(self, bot_id: str) -> str | None:
+        """Why the operator suspended the bot, in words for its owner; None if it is not suspended."""
+        raw = self._raw(bot_id)
+        if not is_suspended(raw):
+            return None
+        return f"suspended by the operator: {raw.get('suspended_reason') or 'no reason given'}"
 
     def list(self, game: str | None = None, limit: int = 100) -> list[dict[str, Any]]:
         bot_ids = self.redis.zrange(keys.bots_index(self.prefix), 0, -1)
