@@ -50,9 +50,12 @@ def create_app(config: dict[str, Any] | None = None, settings: Settings | None =
     api = TrickArenaApi(app, spec_kwargs={"info": {"description": "Play trick-taking card games over HTTP."}})
     api.spec.components.security_scheme("seatToken", {"type": "http", "scheme": "bearer",
                                                        "description": "seat token or bot owner token"})
-    from api.blueprints import analysis, bots, games, health, ladders, seats, tables
+    api.spec.components.security_scheme("operatorToken", {
+        "type": "http", "scheme": "bearer", "description": "the operator token (TA_ADMIN_TOKEN)"})
+    from api.blueprints import admin, analysis, bots, games, health, ladders, seats, tables
 
-    for blueprint in (health.blp, games.blp, tables.blp, seats.blp, bots.blp, ladders.blp, analysis.blp):
+    for blueprint in (health.blp, games.blp, tables.blp, seats.blp, bots.blp, ladders.blp, analysis.blp,
+                      admin.blp):
         api.register_blueprint(blueprint)
     from api.web import blp as web_pages  # the HTML pages at /: not part of the OpenAPI doc
     app.register_blueprint(web_pages)

@@ -17,6 +17,8 @@ from flask import Flask, Response
 from werkzeug.exceptions import HTTPException
 
 from core.errors import (
+    AdminClosed,
+    AdminForbidden,
     AnalysisNotFound,
     AnalysisQueueFull,
     AnalysisShareExhausted,
@@ -31,6 +33,7 @@ from core.errors import (
     MatchGameNotFound,
     MatchNotFound,
     MatchNotPublished,
+    MatchNotVoidable,
     NameReserved,
     NameTaken,
     NotYourTurn,
@@ -106,6 +109,8 @@ PROBLEMS: list[tuple[type[Exception], int, str, str | None]] = [
     (LadderRequired, 400, "ladder-required", None),
     (TokenRequired, 401, "token-required", None),
     (BadToken, 403, "bad-token", None),
+    (AdminClosed, 403, "admin-closed", "Admin API closed"),
+    (AdminForbidden, 403, "not-operator", "Not the operator"),
     (BadSeats, 422, "bad-seats", None),
     (UnknownGame, 422, "unknown-game", None),
     (UnsafeURL, 422, "unsafe-bot-url", None),
@@ -117,6 +122,7 @@ PROBLEMS: list[tuple[type[Exception], int, str, str | None]] = [
     (GameNotOver, 409, "game-not-over", None),
     (UnknownDealing, 409, "unknown-dealing", "Unknown dealing version"),
     (MatchNotPublished, 409, "match-not-finished", None),
+    (MatchNotVoidable, 409, "match-not-voidable", None),
     (TableOver, 409, "game-over", None),
     (NotYourTurn, 409, "not-your-turn", None),
     (StaleVersion, 409, "stale-version", None),
