@@ -1,10 +1,13 @@
-"""`python -m arena COMMAND`: scheduler, worker, ladders, offline ladder simulation, a local bot server."""
+"""`python -m arena COMMAND`: scheduler, worker, ladders, offline ladder simulation, a local bot server,
+and the operator's moderation commands (`admin`, arena/admin.py)."""
 
 from __future__ import annotations
 
 import json
 
 import click
+
+from arena.admin import admin
 
 
 @click.group()
@@ -209,6 +212,8 @@ def serve_bot_command(port: int, behaviour: str, house_bot: str, name: str, dela
     click.echo(f"bot {name!r} ({behaviour}) listening on {bot.url}")
     bot.thread.join()
 
+
+main.add_command(admin)
 
 if __name__ == "__main__":
     main()
