@@ -182,11 +182,12 @@ class NameTaken(Conflict):
 
 
 class NameReserved(Conflict):
-    """The name reads as a house bot's (core.arena.names): ``resembles`` names which, or its family."""
+    """The name reads as a house bot's (core.arena.names): ``resembles`` names which, or its family; or it
+    reads as the name public views give a bot whose name the operator hid (``detail`` says so)."""
 
-    def __init__(self, name: str, resembles: str) -> None:
-        super().__init__(f"{name!r} reads as the house name {resembles!r}: house bot names, their numbered "
-                         "families and look-alikes of them are reserved; choose another name")
+    def __init__(self, name: str, resembles: str, detail: str | None = None) -> None:
+        super().__init__(detail or f"{name!r} reads as the house name {resembles!r}: house bot names, their "
+                         "numbered families and look-alikes of them are reserved; choose another name")
         self.name = name
         self.resembles = resembles
 

@@ -21,7 +21,7 @@ import redis
 
 import engine
 from core import keys
-from core.arena.moderation import is_suspended, public_name
+from core.arena.moderation import HIDDEN_PREFIX, is_suspended, public_name
 from core.arena.names import resembles
 from core.arena.netguard import UnsafeURLError, validate_bot_url
 from core.errors import BadToken, BotNotFound, NameReserved, NameTaken, QuotaExceeded, UnknownGame, UnsafeURL
@@ -116,6 +116,9 @@ class BotRegistry:
         house = resembles(name)
         if house is not None:
             raise NameReserved(name, house)
+        if name.casefold().startswith(HIDDEN_PREFIX):
+            raise NameReserved(name, HIDDEN_PREFIX, f"{name!r} reads as a name the operator hid "
+                               f"({HIDDEN_PREFIX}...): names starting so are reserved; choose another name")
         return name
 
     def _check_url(self, url: str | None) -> str | None:
@@ -232,6 +235,8 @@ class BotRegistry:
         pipe.delete(keys.bot(self.prefix, bot_id))
         pipe.zrem(keys.bots_index(self.prefix), bot_id)
         pipe.delete(keys.bot_name(self.prefix, raw["name"]))
+        pipe.srem(keys.admin_suspended(self.prefix), bot_id)  # the operator's lists name only live bots
+        pipe.srem(keys.admin_hidden(self.prefix), bot_id)
         if raw.get("owner"):  # frees its quota places
             pipe.srem(keys.owner_bots(self.prefix, raw["owner"]), bot_id)
             for game in json.loads(raw["games"]):

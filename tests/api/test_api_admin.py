@@ -5,12 +5,15 @@ from __future__ import annotations
 import pytest
 import redis
 from api_helpers import assert_problem, bearer, join, open_table
+from rq import Queue
 
 from arena.jobs import play_match
+from arena.scheduler import Scheduler
 from core import keys
 from core.arena.model import LadderConfig, MatchSpec, MatchStatus, Member
 from core.arena.moderation import hidden_name
 from core.arena.store import ArenaStore
+from core.settings import Settings
 
 TOKEN = "operator-token-for-the-admin-tests-0123456789"
 OPS = bearer(TOKEN)
@@ -146,3 +149,31 @@ def test_the_strike_board(admin, redis_url: str, key_prefix: str) -> None:
     rows = admin.get("/api/admin/strikes?limit=3", headers=OPS).get_json()
     assert rows[0]["bot_id"] == bot["bot_id"] and rows[0]["name"] == "striker" and rows[0]["strikes"] == 9
     assert_problem(admin.get("/api/admin/strikes?limit=0", headers=OPS), 422, "validation-failed")
+
+
+def test_a_hidden_name_leaves_the_rankings_and_the_web_page(admin, redis_url: str, key_prefix: str) -> None:
+    store = ArenaStore(redis.Redis.from_url(redis_url), key_prefix)
+    store.save_ladder(LadderConfig("ss", "sore-spot", 4, {"rounds": 1}, house_bots=HOUSE, max_active=0))
+    bot = register(admin, "rude-name-bot")
+    Scheduler(store, Queue(keys.arena_queue(key_prefix), connection=redis.Redis.from_url(redis_url)),
+              Settings(redis_url, key_prefix, True)).sync_members(store.ladder("ss"))
+    assert "rude-name-bot" in admin.get("/ladders/ss").get_data(as_text=True)
+    admin.post(f"/api/admin/bots/{bot['bot_id']}/hide-name", json={"reason": "slur"}, headers=OPS)
+    ranking = admin.get("/api/ladders/ss").get_json()
+    names = {row["bot_id"]: row["name"] for row in ranking["ranking"] + ranking["new"]}
+    assert names[bot["bot_id"]] == hidden_name(bot["bot_id"])
+    page = admin.get("/ladders/ss").get_data(as_text=True)
+    assert "rude-name-bot" not in page and hidden_name(bot["bot_id"]) in page
+    # Nobody can pose as a hidden bot; the name itself stays taken.
+    assert_problem(admin.post("/api/bots", json={"name": hidden_name("0" * 16), "games": ["sore-spot"]}),
+                   409, "bot-name-reserved")
+    assert_problem(admin.post("/api/bots", json={"name": "rude-name-bot", "games": ["sore-spot"]}), 409,
+                   "bot-name-taken")
+
+
+def test_a_deleted_bot_leaves_the_operator_lists(admin) -> None:
+    bot = register(admin, "short-lived")
+    admin.post(f"/api/admin/bots/{bot['bot_id']}/suspend", json={"reason": "spam"}, headers=OPS)
+    assert admin.delete(f"/api/bots/{bot['bot_id']}", headers=bearer(bot["owner_token"])).status_code == 204
+    assert_problem(admin.get(f"/api/admin/bots/{bot['bot_id']}", headers=OPS), 404, "bot-not-found")
+    assert [e["target"] for e in admin.get("/api/admin/audit", headers=OPS).get_json()] == [bot["bot_id"]]
