@@ -9,13 +9,12 @@ to any token); any other token — a bot owner's, a seat's, an account's or a wr
 
 from __future__ import annotations
 
-import hmac
 from typing import Any
 
 from flask import current_app, request
 from flask_smorest import Blueprint
 
-from api.auth import bearer_token
+from api.auth import require_operator
 from api.ratelimit import client_address
 from api.schemas import (
     AdminActionSchema,
@@ -30,7 +29,6 @@ from api.schemas import (
 from api.services import services
 from core.arena.audit import top_refusals
 from core.arena.moderation import Moderation
-from core.errors import AdminClosed, AdminForbidden, AdminTokenRequired
 
 blp = Blueprint("admin", __name__, url_prefix="/api/admin",
                 description="Moderation (operator token: TA_ADMIN_TOKEN)")
@@ -39,16 +37,9 @@ OPERATOR = [{"operatorToken": []}]
 
 
 @blp.before_request
-def require_operator() -> None:
+def operator_only() -> None:
     """Every admin route: the operator's token or a problem, before anything is read."""
-    token = bearer_token(request.headers.get("Authorization"))
-    if token is None:
-        raise AdminTokenRequired()
-    expected = current_app.config.get("ADMIN_TOKEN")
-    if not expected:
-        raise AdminClosed()
-    if not hmac.compare_digest(token.encode(), str(expected).encode()):
-        raise AdminForbidden()
+    require_operator(request.headers.get("Authorization"), current_app.config.get("ADMIN_TOKEN"))
 
 
 def moderation() -> Moderation:
