@@ -89,7 +89,14 @@ def bot_page(ladder_id: str, bot_id: str) -> str:
                  record=[data.record_row(entry) for entry in entries], paged=cursor is not None,
                  next_cursor=next_cursor, versions=store.version_lines(ladder_id, bot_id),
                  current_version=store.versions([bot_id])[bot_id],
-                 paused_reason=store.health(bot_id)["reason"])
+                 paused_reason=_suspension(bot_id) or store.health(bot_id)["reason"])
+
+
+def _suspension(bot_id: str) -> str | None:
+    """Why the operator suspended a registered bot (None for a house bot, one deleted since, or none)."""
+    with contextlib.suppress(BotNotFound):
+        return services().bots.suspension(bot_id)
+    return None
 
 
 @blp.get("/matches/<match_id>")

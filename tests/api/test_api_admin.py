@@ -169,6 +169,9 @@ def test_a_hidden_name_leaves_the_rankings_and_the_web_page(admin, redis_url: st
                    409, "bot-name-reserved")
     assert_problem(admin.post("/api/bots", json={"name": "rude-name-bot", "games": ["sore-spot"]}), 409,
                    "bot-name-taken")
+    admin.post(f"/api/admin/bots/{bot['bot_id']}/suspend", json={"reason": "spam"}, headers=OPS)
+    page = admin.get(f"/ladders/ss/bots/{bot['bot_id']}").get_data(as_text=True)
+    assert "suspended by the operator: spam" in page and "rude-name-bot" not in page
 
 
 def test_a_deleted_bot_leaves_the_operator_lists(admin) -> None:
