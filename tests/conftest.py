@@ -158,6 +158,8 @@ def make_app(redis_url: str, key_prefix: str) -> Callable[..., Any]:
             "LIMIT_SEAT_POSTS": 1000,  # tests that hammer one seat on purpose; the limit has its own tests
             "MAX_BOTS_PER_ADDRESS": 1000,
             "MAX_BOTS_PER_OWNER_PER_LADDER": 1000,
+            "MAX_BOTS_PER_ACCOUNT": 1000,
+            "LIMIT_ACCOUNT_CREATION": "1000/minute",
         }
         config.update(overrides)
         return create_app(config)
