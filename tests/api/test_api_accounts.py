@@ -268,3 +268,32 @@ def test_account_creation_is_limited_per_client_address(make_app):
 def test_account_reads_need_the_key_in_the_authorization_header(client, path):
     _account_id, key = open_account(client)
     assert_problem(client.get(f"{path}?key={key}"), 401, "token-required")
+
+
+def test_the_operator_issues_a_new_key_from_the_command_line(client, redis_url, key_prefix, monkeypatch):
+    from click.testing import CliRunner
+
+    from arena.__main__ import main
+
+    account_id, key = open_account(client)
+    assert client.delete("/api/account/key", headers=bearer(key)).status_code == 204
+    monkeypatch.setenv("REDIS_URL", redis_url)
+    monkeypatch.setenv("TA_KEY_PREFIX", key_prefix)
+    result = CliRunner().invoke(main, ["issue-account-key", account_id])
+    assert result.exit_code == 0, result.output
+    issued = result.output.strip()
+    assert client.get("/api/account", headers=bearer(issued)).get_json()["account_id"] == account_id
+    unknown = CliRunner().invoke(main, ["issue-account-key", "no-such-account"])
+    assert unknown.exit_code == 1 and "no account 'no-such-account'" in unknown.output
+    assert "Traceback" not in unknown.output
+
+
+def test_the_pure_parts_say_what_their_docstrings_say():
+    import doctest
+
+    import clients.cli.keyfile
+    import core.arena.accounts
+
+    for module in (core.arena.accounts, clients.cli.keyfile):
+        result = doctest.testmod(module)
+        assert result.failed == 0 and result.attempted >= 1, module.__name__
