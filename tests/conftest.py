@@ -128,6 +128,15 @@ def forget_rq_queues(conn: redis.Redis, prefix: str) -> int:
     return jobs
 
 
+@pytest.fixture(autouse=True)
+def no_account_key_of_the_runner(monkeypatch: pytest.MonkeyPatch,
+                                  tmp_path_factory: pytest.TempPathFactory) -> None:
+    """trick-arena reads an account key from $TRICK_ARENA_KEY or ~/.config/trick-arena/key: the suite (and the
+    commands it starts) must not pick up the key of whoever runs it (the file named here never exists)."""
+    monkeypatch.delenv("TRICK_ARENA_KEY", raising=False)
+    monkeypatch.setenv("TRICK_ARENA_KEY_FILE", str(tmp_path_factory.getbasetemp() / "no-account-key"))
+
+
 @pytest.fixture
 def key_prefix(session_prefix: str) -> str:
     """A key prefix no other test uses."""

@@ -18,8 +18,6 @@ def wide_console(monkeypatch) -> None:
     import clients.cli
 
     monkeypatch.setattr(clients.cli, "console", Console(width=200, force_terminal=False))
-    monkeypatch.delenv("TRICK_ARENA_KEY", raising=False)
-    monkeypatch.delenv("TRICK_ARENA_KEY_FILE", raising=False)
 
 
 def run(*args: str, code: int = 0) -> str:
