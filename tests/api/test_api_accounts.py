@@ -83,6 +83,11 @@ def test_the_key_of_one_account_cannot_touch_another_accounts_bots(client, redis
     assert_problem(client.patch(url, headers=bearer(key_a), json={"enabled": False}), 403, "bad-token")
     assert_problem(client.delete(url, headers=bearer(key_a)), 403, "bad-token")
     assert_problem(client.get(f"{url}/ladder-seats", headers=bearer(key_a)), 403, "bad-token")
+    adopt = f"/api/account/bots/{bot_id}/adopt"  # nor take it over: a bot in an account has no owner token
+    for token in (key_b, key_a, hash_token(key_b)):
+        taken = client.post(adopt, headers=bearer(key_a), json={"owner_token": token})
+        assert_problem(taken, 403, "bad-token")
+    assert_problem(client.post(adopt, headers=bearer(key_a), json={"owner_token": ""}), 422)
     assert redis_conn.hgetall(keys.bot(key_prefix, bot_id)) == before, "nothing changed"
     assert client.get("/api/account/bots", headers=bearer(key_a)).get_json() == []
     # Its own key can poll its ladder seats (a polling bot in an account needs no owner token).
