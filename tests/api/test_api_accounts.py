@@ -302,3 +302,21 @@ def test_the_pure_parts_say_what_their_docstrings_say():
     for module in (core.arena.accounts, clients.cli.keyfile):
         result = doctest.testmod(module)
         assert result.failed == 0 and result.attempted >= 1, module.__name__
+
+
+def test_concurrent_adoptions_never_overshoot_the_account_cap(make_app):
+    app = make_app(MAX_BOTS_PER_ACCOUNT=3)
+    client = app.test_client()
+    _account_id, key = open_account(client)
+    old = [register(client, None, f"stray{i}").get_json() for i in range(8)]
+    with serving(app) as base:
+        def adopt(bot: dict[str, Any]) -> int:
+            return requests.post(f"{base}/api/account/bots/{bot['bot_id']}/adopt", headers=bearer(key),
+                                 json={"owner_token": bot["owner_token"]}, timeout=10).status_code
+
+        with concurrent.futures.ThreadPoolExecutor(max_workers=8) as pool:
+            statuses = sorted(pool.map(adopt, old))
+    assert statuses == [200] * 3 + [409] * 5
+    assert client.get("/api/account", headers=bearer(key)).get_json()["bots"] == 3
+    kept = [bot for bot in old if patch(client, bot["bot_id"], bot["owner_token"], enabled=True) == 200]
+    assert len(kept) == 5, "the bots left out keep their owner tokens"
