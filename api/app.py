@@ -19,6 +19,7 @@ from core.settings import Settings
 # endpoint -> (config key with its per-client-address limit, methods it applies to)
 RATE_LIMITED = {
     "bots.register_bot": ("LIMIT_REGISTRATION", ["POST"]),
+    "accounts.create_account": ("LIMIT_ACCOUNT_CREATION", ["POST"]),
     "tables.create_table": ("LIMIT_TABLE_CREATION", ["POST"]),
     "analysis.request_match_analysis": ("LIMIT_ANALYSIS", ["POST"]),
     "analysis.request_table_analysis": ("LIMIT_ANALYSIS", ["POST"]),
@@ -52,10 +53,12 @@ def create_app(config: dict[str, Any] | None = None, settings: Settings | None =
                                                        "description": "seat token or bot owner token"})
     api.spec.components.security_scheme("operatorToken", {
         "type": "http", "scheme": "bearer", "description": "the operator token (TA_ADMIN_TOKEN)"})
-    from api.blueprints import admin, analysis, bots, games, health, ladders, seats, tables
+    api.spec.components.security_scheme("apiKey", {"type": "http", "scheme": "bearer",
+                                                    "description": "an account's API key"})
+    from api.blueprints import accounts, admin, analysis, bots, games, health, ladders, seats, tables
 
-    for blueprint in (health.blp, games.blp, tables.blp, seats.blp, bots.blp, ladders.blp, analysis.blp,
-                      admin.blp):
+    for blueprint in (health.blp, games.blp, tables.blp, seats.blp, accounts.blp, bots.blp, ladders.blp,
+                      analysis.blp, admin.blp):
         api.register_blueprint(blueprint)
     from api.web import blp as web_pages  # the HTML pages at /: not part of the OpenAPI doc
     app.register_blueprint(web_pages)
@@ -65,7 +68,8 @@ def create_app(config: dict[str, Any] | None = None, settings: Settings | None =
                                                app.config["RQ_QUEUE"], app.config["ALLOW_PRIVATE_BOT_URLS"],
                                                app.config["FINISHED_TABLE_TTL"], app.config["IDLE_TABLE_TTL"],
                                                BotQuota(app.config["MAX_BOTS_PER_ADDRESS"],
-                                                        app.config["MAX_BOTS_PER_OWNER_PER_LADDER"]),
+                                                        app.config["MAX_BOTS_PER_OWNER_PER_LADDER"],
+                                                        app.config["MAX_BOTS_PER_ACCOUNT"]),
                                                app.config["ANALYSIS_QUEUE"],
                                                app.config["MAX_PENDING_ANALYSES"],
                                                app.config["REDIS_PIPELINING"],

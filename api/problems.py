@@ -17,6 +17,8 @@ from flask import Flask, Response
 from werkzeug.exceptions import HTTPException
 
 from core.errors import (
+    AccountDisabled,
+    AccountNotFound,
     AdminClosed,
     AdminForbidden,
     AnalysisNotFound,
@@ -101,6 +103,7 @@ PROBLEMS: list[tuple[type[Exception], int, str, str | None]] = [
     (TableNotFound, 404, "table-not-found", None),
     (SeatNotFound, 404, "seat-not-found", None),
     (BotNotFound, 404, "bot-not-found", None),
+    (AccountNotFound, 404, "account-not-found", None),
     (AnalysisNotFound, 404, "analysis-not-found", None),
     (LadderNotFound, 404, "ladder-not-found", None),
     (MatchNotFound, 404, "match-not-found", None),
@@ -108,6 +111,7 @@ PROBLEMS: list[tuple[type[Exception], int, str, str | None]] = [
     (BotNotOnLadder, 404, "bot-not-on-ladder", None),
     (LadderRequired, 400, "ladder-required", None),
     (TokenRequired, 401, "token-required", None),
+    (AccountDisabled, 403, "account-disabled", None),
     (BadToken, 403, "bad-token", None),
     (AdminClosed, 403, "admin-closed", "Admin API closed"),
     (AdminForbidden, 403, "not-operator", "Not the operator"),

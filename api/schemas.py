@@ -288,12 +288,47 @@ class BotSchema(Schema):
 
 
 class BotCreatedSchema(BotSchema):
-    owner_token = fields.String(required=True, metadata={"description": "shown once; send as Bearer"})
+    owner_token = fields.String(metadata={
+        "description": "only for a bot registered without an account: shown once; send as Bearer to change, "
+                       "delete or poll it (a bot registered with an account's API key is managed by that key "
+                       "and has none)"})
 
 
 class BotListQuerySchema(Schema):
     game = fields.String(metadata={"description": "only bots that play this game"})
     limit = fields.Integer(load_default=100, validate=validate.Range(min=1, max=500))
+
+
+# --- accounts (api.blueprints.accounts) ---------------------------------------------------------------------
+
+
+class AccountQuotasSchema(Schema):
+    bots = fields.Integer(required=True, metadata={"description": "bots the account may hold in all"})
+    bots_per_ladder = fields.Integer(required=True, metadata={
+        "description": "bots of the account that may list one game (so play on each ladder)"})
+
+
+class AccountSchema(Schema):
+    account_id = fields.String(required=True)
+    created = fields.Float(required=True)
+    disabled = fields.Boolean(required=True, metadata={
+        "description": "disabled by the operator: its key is refused (403 account-disabled)"})
+    has_key = fields.Boolean(required=True, metadata={"description": "false after the key was revoked"})
+    key_created = fields.Float(allow_none=True, metadata={"description": "when the current key was issued"})
+    bots = fields.Integer(required=True, metadata={"description": "bots the account holds"})
+    quotas = fields.Nested(AccountQuotasSchema, required=True)
+
+
+class AccountKeySchema(AccountSchema):
+    api_key = fields.String(required=True, metadata={
+        "description": "shown only in this answer and stored hashed: keep it; send it as "
+                       "'Authorization: Bearer <api key>'"})
+
+
+class AdoptSchema(Schema):
+    owner_token = fields.String(required=True, validate=validate.Length(min=1, max=200), metadata={
+        "description": "the owner token shown when the bot was registered without an account; it stops "
+                       "working when the account adopts the bot"})
 
 
 # --- ladders, ratings and matches (api.blueprints.ladders) ------------------------------------------------
@@ -568,6 +603,16 @@ class AdminActionSchema(Schema):
     actor = fields.String(load_default="operator", validate=validate.Length(min=1, max=100),
                           metadata={"description": "who acts (the audit log's `actor`; one token serves "
                                                    "every operator, so say who you are)"})
+
+
+class AdminAccountSchema(Schema):
+    account_id = fields.String(required=True)
+    created = fields.Float(required=True)
+    disabled = fields.Boolean(required=True, metadata={"description": "suspended: its key is refused"})
+    has_key = fields.Boolean(required=True)
+    key_created = fields.Float(allow_none=True)
+    bots_changed = fields.List(fields.String(), required=True,
+                               metadata={"description": "the bots whose suspension this action changed"})
 
 
 class AdminBotSchema(Schema):

@@ -11,6 +11,7 @@ from rq import Queue
 
 from core import keys
 from core.analysis import AnalysisStore
+from core.arena.accounts import AccountStore
 from core.arena.registry import DEFAULT_QUOTA, BotQuota, BotRegistry
 from core.arena.store import ArenaStore
 from core.queues import enqueue_drive
@@ -24,6 +25,7 @@ class Services:
     redis: redis.Redis
     tables: TableStore
     bots: BotRegistry
+    accounts: AccountStore
     arena: ArenaStore
     house_queue: Queue
     analyses: AnalysisStore
@@ -41,11 +43,13 @@ def build_services(redis_url: str, prefix: str, queue_name: str, allow_private_u
     client = redis.Redis(connection_pool=pool)
     # RQ pickles/zlibs job payloads, so its connection must not decode responses.
     rq_client = redis.Redis.from_url(redis_url)
+    bots = BotRegistry(client, prefix, allow_private_urls=allow_private_urls, quota=quota)
     return Services(
         redis=client,
         tables=TableStore(client, prefix, finished_ttl=finished_table_ttl, idle_ttl=idle_table_ttl,
                           pipelining=redis_pipelining),
-        bots=BotRegistry(client, prefix, allow_private_urls=allow_private_urls, quota=quota),
+        bots=bots,
+        accounts=bots.accounts,
         arena=ArenaStore(client, prefix),
         house_queue=Queue(queue_name, connection=rq_client),
         analyses=AnalysisStore(client, prefix, max_pending=max_pending_analyses,

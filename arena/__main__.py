@@ -72,6 +72,26 @@ def add_ladder_command(ladder_id: str, game: str, players: int, options: str, du
     click.echo(json.dumps(ladder.to_json()))
 
 
+@main.command("issue-account-key")
+@click.argument("account_id")
+def issue_account_key_command(account_id: str) -> None:
+    """Issue a new API key for ACCOUNT_ID (its owner lost or revoked theirs): whatever key it had stops
+    working. The key is printed once, here, for the operator to hand to the account's owner."""
+    import redis
+
+    from core.arena.accounts import AccountStore
+    from core.errors import AccountNotFound
+    from core.settings import Settings
+
+    settings = Settings.from_env()
+    store = AccountStore(redis.Redis.from_url(settings.redis_url, decode_responses=True), settings.prefix)
+    try:
+        key = store.issue_key(account_id)
+    except AccountNotFound as error:
+        raise click.ClickException(error.detail) from None
+    click.echo(key)
+
+
 @main.command("worker")
 @click.option("--burst", is_flag=True, help="Exit when the queue is empty.")
 @click.option("--threads", type=int, default=None,

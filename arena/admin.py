@@ -107,6 +107,31 @@ def unsuspend_command(bot_ids: tuple[str, ...], reason: str, actor: str | None) 
     _suspend(bot_ids, reason, actor, False)
 
 
+def _suspend_account(account_id: str, reason: str, actor: str | None, suspended: bool) -> None:
+    _echo(_moderation().suspend_account(account_id, reason, actor or default_actor(), "cli",
+                                        suspended=suspended))
+
+
+@admin.command("suspend-account")
+@click.argument("account_id")
+@REASON
+@ACTOR
+@refusals_as_one_line
+def suspend_account_command(account_id: str, reason: str, actor: str | None) -> None:
+    """Suspend an account: its API key manages nothing and each of its bots is suspended."""
+    _suspend_account(account_id, reason, actor, True)
+
+
+@admin.command("unsuspend-account")
+@click.argument("account_id")
+@REASON
+@ACTOR
+@refusals_as_one_line
+def unsuspend_account_command(account_id: str, reason: str, actor: str | None) -> None:
+    """Lift an account's suspension and the suspensions it gave its bots."""
+    _suspend_account(account_id, reason, actor, False)
+
+
 @admin.command("suspended")
 @refusals_as_one_line
 def suspended_command() -> None:

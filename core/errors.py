@@ -53,6 +53,12 @@ class BotNotFound(NotFound):
         self.bot_id = bot_id
 
 
+class AccountNotFound(NotFound):
+    def __init__(self, account_id: str) -> None:
+        super().__init__(f"no account {account_id!r}")
+        self.account_id = account_id
+
+
 class AnalysisNotFound(NotFound):
     def __init__(self) -> None:
         super().__init__("this analysis was never asked for (or has expired): POST to this URL to start it")
@@ -94,10 +100,12 @@ class BotNotOnLadder(NotFound):
 
 
 class TokenRequired(DomainError):
-    """No token was given; ``kind`` is "seat" or "owner", ``realm`` what it protects ("seat" or "bot")."""
+    """No token was given; ``kind`` is "seat", "owner" or "API key", ``realm`` what it protects ("seat",
+    "bot" or "account")."""
 
     def __init__(self, kind: str, realm: str) -> None:
-        super().__init__(f"send the {kind} token as 'Authorization: Bearer <token>'")
+        noun = kind if kind.endswith("key") else f"{kind} token"
+        super().__init__(f"send the {noun} as 'Authorization: Bearer <token>'")
         self.kind = kind
         self.realm = realm
 
@@ -125,6 +133,14 @@ class AdminForbidden(DomainError):
 
     def __init__(self) -> None:
         super().__init__("this token is not the operator's token")
+class AccountDisabled(BadToken):
+    """The API key is the current key of an account an operator has disabled: it manages nothing until the
+    account is enabled again."""
+
+    def __init__(self, account_id: str) -> None:
+        super().__init__(f"account {account_id} is disabled by the operator: its key manages nothing; "
+                         "ask the operator why")
+        self.account_id = account_id
 
 
 # --- requests the rules of the house refuse ----------------------------------------------------------------
@@ -196,7 +212,7 @@ class NameReserved(Conflict):
 
 
 class QuotaExceeded(Conflict):
-    """A cap on registered bots is reached: ``quota`` names which (``per_address`` or
+    """A cap on registered bots is reached: ``quota`` names which (``per_address``, ``per_account`` or
     ``per_owner_per_ladder``), ``limit`` its value and ``game`` the ladder's game for a per-ladder cap."""
 
     def __init__(self, detail: str, quota: str, limit: int, game: str | None = None) -> None:

@@ -69,6 +69,23 @@ def owner_game_bots(prefix: str, owner: str, game: str) -> str:
     return f"{prefix}owner:{owner}:game:{game}:bots"
 
 
+# --- accounts ----------------------------------------------------------------------------------------------
+
+def account(prefix: str, account_id: str) -> str:
+    """Hash: an account record (created, key_hash — the sha256 of its API key, never the key —, disabled)."""
+    return f"{prefix}account:{account_id}"
+
+
+def account_key(prefix: str, key_hash: str) -> str:
+    """String: the account id whose current API key hashes to `key_hash` (how a key finds its account)."""
+    return f"{prefix}accountkey:{key_hash}"
+
+
+def accounts_index(prefix: str) -> str:
+    """Sorted set: account id scored by creation time."""
+    return f"{prefix}accounts"
+
+
 # --- infrastructure ----------------------------------------------------------------------------------------
 
 def rate_limit_prefix(prefix: str) -> str:

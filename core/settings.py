@@ -77,6 +77,8 @@ class Settings:
     # address) on each ladder, i.e. bots of one owner listing one game.
     max_bots_per_address: int = 10
     max_bots_per_owner_per_ladder: int = 3
+    # Bots one account may hold in all (core/accounts.py); its bots per ladder are capped by the line above.
+    max_bots_per_account: int = 10
     # Game analyses (api/blueprints/analysis.py): analyses queued or running at once (beyond it: 503 with
     # Retry-After) and of one client address (its share: beyond it 429), and the search budget per decision
     # when the request names none.
@@ -134,6 +136,7 @@ class Settings:
             max_bots_per_address=int(env.get("TA_MAX_BOTS_PER_ADDRESS", default.max_bots_per_address)),
             max_bots_per_owner_per_ladder=int(env.get("TA_MAX_BOTS_PER_OWNER_PER_LADDER",
                                                       default.max_bots_per_owner_per_ladder)),
+            max_bots_per_account=int(env.get("TA_MAX_BOTS_PER_ACCOUNT", default.max_bots_per_account)),
             max_pending_analyses=int(env.get("TA_MAX_PENDING_ANALYSES", default.max_pending_analyses)),
             max_pending_analyses_per_client=int(env.get("TA_MAX_PENDING_ANALYSES_PER_CLIENT",
                                                         default.max_pending_analyses_per_client)),
@@ -189,6 +192,7 @@ class Settings:
             "LIMIT_SEAT_POSTS": self.limit_seat_posts,
             "MAX_BOTS_PER_ADDRESS": self.max_bots_per_address,
             "MAX_BOTS_PER_OWNER_PER_LADDER": self.max_bots_per_owner_per_ladder,
+            "MAX_BOTS_PER_ACCOUNT": self.max_bots_per_account,
             "LIMIT_ANALYSIS": self.limit_analysis,
             "MAX_PENDING_ANALYSES": self.max_pending_analyses,
             "MAX_PENDING_ANALYSES_PER_CLIENT": self.max_pending_analyses_per_client,

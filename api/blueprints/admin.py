@@ -17,6 +17,7 @@ from flask_smorest import Blueprint
 from api.auth import require_operator
 from api.ratelimit import client_address
 from api.schemas import (
+    AdminAccountSchema,
     AdminActionSchema,
     AdminBotSchema,
     AdminListQuerySchema,
@@ -83,6 +84,30 @@ def suspend_bot(body: dict[str, Any], bot_id: str) -> dict[str, Any]:
 def unsuspend_bot(body: dict[str, Any], bot_id: str) -> dict[str, Any]:
     """Lift a suspension: the bot is matched again if its owner has it enabled."""
     return _suspend(bot_id, body, False)
+
+
+def _suspend_account(account_id: str, body: dict[str, Any], suspended: bool) -> dict[str, Any]:
+    return moderation().suspend_account(account_id, body["reason"], body["actor"], via(), suspended=suspended)
+
+
+@blp.post("/accounts/<account_id>/suspend")
+@blp.arguments(AdminActionSchema())
+@blp.response(200, AdminAccountSchema())
+@blp.doc(security=OPERATOR)
+def suspend_account(body: dict[str, Any], account_id: str) -> dict[str, Any]:
+    """Suspend an account: its API key manages nothing (403 `account-disabled`) and each of its bots is
+    suspended (out of matchmaking, records and ratings kept)."""
+    return _suspend_account(account_id, body, True)
+
+
+@blp.post("/accounts/<account_id>/unsuspend")
+@blp.arguments(AdminActionSchema())
+@blp.response(200, AdminAccountSchema())
+@blp.doc(security=OPERATOR)
+def unsuspend_account(body: dict[str, Any], account_id: str) -> dict[str, Any]:
+    """Lift an account's suspension: its key works again and the suspensions it gave its bots are lifted
+    (a bot the operator suspended on its own stays suspended)."""
+    return _suspend_account(account_id, body, False)
 
 
 def _hide(bot_id: str, body: dict[str, Any], hidden: bool) -> dict[str, Any]:

@@ -1,4 +1,4 @@
-"""Bot registry: register, list, detail, update / disable, delete (owner token for changes)."""
+"""Bot registry: register, list, detail, update / disable, delete (owner token or account key for changes)."""
 
 from __future__ import annotations
 
@@ -11,30 +11,40 @@ from api.auth import bearer_token
 from api.ratelimit import client_address, note_refusal
 from api.schemas import BotCreatedSchema, BotCreateSchema, BotListQuerySchema, BotSchema, BotUpdateSchema
 from api.services import services
-from core.errors import QuotaExceeded
+from core.errors import BadToken, QuotaExceeded
 
 blp = Blueprint("bots", __name__, url_prefix="/api/bots", description="Bot registry (records only)")
 
-OWNER = [{"seatToken": []}]
+OWNER = [{"seatToken": []}, {"apiKey": []}]
+API_KEY = [{"apiKey": []}, {}]  # optional: without a key the bot gets an owner token
 
 
 @blp.post("")
 @blp.arguments(BotCreateSchema())
 @blp.response(201, BotCreatedSchema())
+@blp.doc(security=API_KEY)
 def register_bot(body: dict[str, Any]) -> tuple[dict[str, Any], int, dict[str, str]]:
-    """Register a bot. The owner token is shown only in this answer.
+    """Register a bot. With an account's API key (`Authorization: Bearer <api key>`) the bot belongs to the
+    account and the key manages it; without one, the answer's owner token (shown only there) does.
 
-    Quotas (409 `bot-quota-exceeded`): at most `MAX_BOTS_PER_ADDRESS` bots registered from one client address,
-    and at most `MAX_BOTS_PER_OWNER_PER_LADDER` of them listing one game.
+    Quotas (409 `bot-quota-exceeded`): an account holds at most `MAX_BOTS_PER_ACCOUNT` bots; without an
+    account, at most `MAX_BOTS_PER_ADDRESS` bots are registered from one client address; and at most
+    `MAX_BOTS_PER_OWNER_PER_LADDER` bots of one owner (account or address) list one game.
     """
+    authorization = request.headers.get("Authorization")
+    key = bearer_token(authorization)
+    if authorization and key is None:
+        raise BadToken("send the account's API key as 'Authorization: Bearer <api key>', or no Authorization "
+                       "header to register without an account")
     try:
         record, token = services().bots.register(body["name"], body["games"], body.get("url"),
-                                                 address=client_address())
+                                                 address=client_address(), key=key)
     except QuotaExceeded:
         note_refusal()
         raise
     location = url_for("bots.get_bot", bot_id=record["bot_id"])
-    return {**record, "owner_token": token}, 201, {"Location": location}
+    created = {**record, "owner_token": token} if token else record
+    return created, 201, {"Location": location}
 
 
 @blp.get("")
@@ -66,7 +76,8 @@ def get_bot(bot_id: str) -> dict[str, Any]:
 @blp.response(200, BotSchema())
 @blp.doc(security=OWNER)
 def update_bot(changes: dict[str, Any], bot_id: str) -> dict[str, Any]:
-    """Change games or URL, or disable (`{"enabled": false}`) / re-enable. Owner token required."""
+    """Change games or URL, or disable (`{"enabled": false}`) / re-enable. The bot's owner token, or its
+    account's API key."""
     try:
         return services().bots.update(bot_id, bearer_token(request.headers.get("Authorization")), changes)
     except QuotaExceeded:
@@ -78,5 +89,5 @@ def update_bot(changes: dict[str, Any], bot_id: str) -> dict[str, Any]:
 @blp.response(204)
 @blp.doc(security=OWNER)
 def delete_bot(bot_id: str) -> None:
-    """Delete the bot record. Owner token required."""
+    """Delete the bot record. The bot's owner token, or its account's API key."""
     services().bots.delete(bot_id, bearer_token(request.headers.get("Authorization")))

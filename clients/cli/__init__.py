@@ -1,7 +1,10 @@
 """``trick-arena``: the bot author's command line.
 
     trick-arena games                                   the games and their options
-    trick-arena register NAME --game G [--url URL]      register a bot (prints its owner token once)
+    trick-arena account create|show|bots|adopt|rotate|revoke   your account and its API key
+    trick-arena register NAME --game G [--url URL]      register a bot (in your account when a key is set)
+    trick-arena update BOT_ID [--game G] [--url URL] [--disable|--enable]   change one of your bots
+    trick-arena delete BOT_ID                           delete one of your bots
     trick-arena serve BOT [--port 9001]                 run a Bot subclass as an HTTP bot
     trick-arena practice BOT --game G                   play a table against house bots through the move API
     trick-arena match URL URL URL URL --game G          a local match between HTTP bots, with a result table
@@ -9,7 +12,9 @@
     trick-arena replay TABLE | --match M [--game-no N] | --file F   a finished game, trick by trick
     trick-arena analyse --table T | --match M [--game-no N] --seat S   one seat's decisions, valued
 
-The API address comes from ``--api`` or ``$TRICK_ARENA_API`` (default http://127.0.0.1:8000).
+The API address comes from ``--api`` or ``$TRICK_ARENA_API`` (default http://127.0.0.1:8000); the account
+key from ``$TRICK_ARENA_KEY`` or the key file (``--key-file``, ``$TRICK_ARENA_KEY_FILE``, default
+``~/.config/trick-arena/key``).
 """
 
 from __future__ import annotations
@@ -26,6 +31,7 @@ from rich.table import Table
 from trickarena import ApiError, ApiUnavailable, ArenaClient
 from trickarena.types import Ranking
 
+from clients.cli.keyfile import KEY_FILE_ENV, default_key_file, read_key
 from clients.cli.loading import load_bot
 
 DEFAULT_API = "http://127.0.0.1:8000"
@@ -64,10 +70,22 @@ class ApiGroup(click.Group):
 @click.group(cls=ApiGroup)
 @click.option("--api", "api_url", envvar="TRICK_ARENA_API", default=DEFAULT_API, show_default=True,
               help="Base URL of the Trick Arena service ($TRICK_ARENA_API).")
+@click.option("--key-file", type=click.Path(dir_okay=False), envvar=KEY_FILE_ENV, default=None,
+              help="Where the account's API key is kept ($TRICK_ARENA_KEY_FILE; default "
+                   "~/.config/trick-arena/key). $TRICK_ARENA_KEY, when set, is used instead.")
 @click.pass_context
-def main(ctx: click.Context, api_url: str) -> None:
-    """Trick Arena for bot authors: register, practice, match, ladder, replay."""
-    ctx.obj = {"api_url": api_url}
+def main(ctx: click.Context, api_url: str, key_file: str | None) -> None:
+    """Trick Arena for bot authors: account, register, practice, match, ladder, replay."""
+    ctx.obj = {"api_url": api_url, "key_file": key_file or str(default_key_file())}
+
+
+def _manager(ctx: click.Context, token: str | None) -> str:
+    """What manages a bot: its owner token when given, else the account key (or a one-line refusal)."""
+    if token:
+        return token
+    from clients.cli.account import account_key
+
+    return account_key(ctx)
 
 
 def _api(ctx: click.Context) -> ArenaClient:
@@ -92,15 +110,56 @@ def games(ctx: click.Context) -> None:
 @click.argument("name")
 @click.option("--game", "games_", multiple=True, required=True, help="A game the bot plays (repeatable).")
 @click.option("--url", default=None, help="Where the arena calls the bot; omit for a polling bot.")
+@click.option("--no-account", is_flag=True, help="Register without the account key even when one is set.")
 @click.pass_context
-def register(ctx: click.Context, name: str, games_: tuple[str, ...], url: str | None) -> None:
-    """Register a bot. Prints the bot id and the owner token (shown only once: keep it)."""
+def register(ctx: click.Context, name: str, games_: tuple[str, ...], url: str | None,
+             no_account: bool) -> None:
+    """Register a bot: in your account when a key is set ($TRICK_ARENA_KEY or the key file), which then
+    manages it; else without one, printing the bot's owner token (shown only once: keep it)."""
+    key = None if no_account else read_key(Path(ctx.obj["key_file"]))[0]
     with _api(ctx) as api:
-        bot = api.register_bot(name, list(games_), url)
+        bot = api.register_bot(name, list(games_), url, key=key)
     console.print(f"registered [bold]{bot.name}[/bold] as [cyan]{bot.bot_id}[/cyan] "
                   f"for {', '.join(bot.games)}")
-    console.print(f"owner token (shown once): [yellow]{bot.owner_token}[/yellow]")
+    if bot.owner_token:
+        console.print(f"owner token (shown once): [yellow]{bot.owner_token}[/yellow]")
+    else:
+        console.print("in your account: your account key manages it")
     console.print(f"it joins the matching ladders within a minute: {ctx.obj['api_url']}/")
+
+
+@main.command()
+@click.argument("bot_id")
+@click.option("--game", "games_", multiple=True, help="The games it plays from now on (repeatable).")
+@click.option("--url", default=None, help="Where the arena calls it from now on.")
+@click.option("--enable/--disable", "enabled", default=None, help="Back in matchmaking, or out of it.")
+@click.option("--token", default=None, help="The bot's owner token, for a bot outside your account.")
+@click.pass_context
+def update(ctx: click.Context, bot_id: str, games_: tuple[str, ...], url: str | None, enabled: bool | None,
+           token: str | None) -> None:
+    """Change one of your bots (with the account key, or --token for a bot registered without one)."""
+    changes: dict[str, Any] = {"games": list(games_)} if games_ else {}
+    if url is not None:
+        changes["url"] = url
+    if enabled is not None:
+        changes["enabled"] = enabled
+    if not changes:
+        raise click.UsageError("nothing to change: give --game, --url, --enable or --disable")
+    with _api(ctx) as api:
+        bot = api.update_bot(bot_id, _manager(ctx, token), **changes)
+    state = "enabled" if bot.enabled else "disabled"
+    console.print(f"{bot.name} ({bot.bot_id}): {', '.join(bot.games)}, {bot.url or '(polling)'}, {state}")
+
+
+@main.command()
+@click.argument("bot_id")
+@click.option("--token", default=None, help="The bot's owner token, for a bot outside your account.")
+@click.pass_context
+def delete(ctx: click.Context, bot_id: str, token: str | None) -> None:
+    """Delete one of your bots (with the account key, or --token for a bot registered without one)."""
+    with _api(ctx) as api:
+        api.delete_bot(bot_id, _manager(ctx, token))
+    console.print(f"deleted {bot_id}")
 
 
 @main.command()
@@ -352,3 +411,8 @@ def analysis_table(report: dict[str, Any]) -> Table:
 
 if __name__ == "__main__":
     main()
+
+
+from clients.cli.account import account  # noqa: E402 - it reads this module's console and _api
+
+main.add_command(account)

@@ -125,10 +125,24 @@ export class ApiUnavailable extends Error {}
 export interface ClientOptions { timeoutMs?: number; retries?: number; backoffMs?: number; maxBackoffMs?: number;
   signal?: AbortSignal }
 
+/** An account as GET /api/account shows it to its key's holder. */
+export interface Account {
+  account_id: string;
+  created: number;
+  disabled: boolean;
+  has_key: boolean;
+  key_created: number | null;
+  bots: number;
+  quotas: { bots: number; bots_per_ladder: number };
+}
+
+/** The answer to opening an account or rotating its key: the only times the key is shown. */
+export interface AccountKey extends Account { api_key: string }
+
 export class ArenaClient {
   constructor(baseUrl: string, options?: ClientOptions);
   request(method: string, path: string, options?: { body?: unknown; params?: Record<string, unknown>;
-    token?: string; timeoutMs?: number }): Promise<any>;
+    token?: string | null; timeoutMs?: number; retry?: boolean }): Promise<any>;
   games(): Promise<any[]>;
   createTable(game: GameId, seats: string[], options?: Record<string, unknown>): Promise<any>;
   table(tableId: string): Promise<any>;
@@ -137,7 +151,16 @@ export class ArenaClient {
     state_url: string; moves_url: string }>;
   seatState(tableId: string, seat: number, token: string, after?: number | null, wait?: number): Promise<SeatState>;
   move(tableId: string, seat: number, token: string, move: Move, expectedVersion: number): Promise<any>;
-  registerBot(name: string, games: GameId[], url?: string | null): Promise<any>;
+  registerBot(name: string, games: GameId[], url?: string | null, key?: string | null): Promise<any>;
+  updateBot(botId: string, token: string, changes: { games?: GameId[]; url?: string | null; enabled?: boolean }):
+    Promise<any>;
+  deleteBot(botId: string, token: string): Promise<null>;
+  createAccount(): Promise<AccountKey>;
+  account(key: string): Promise<Account>;
+  accountBots(key: string): Promise<any[]>;
+  adoptBot(botId: string, key: string, ownerToken: string): Promise<any>;
+  rotateKey(key: string): Promise<AccountKey>;
+  revokeKey(key: string): Promise<null>;
   bot(botId: string): Promise<any>;
   ladderSeats(botId: string, ownerToken: string, version?: string | null): Promise<any[]>;
   watchLadderSeats(botId: string, ownerToken: string, options?: { after?: number | null; waitS?: number; version?: string | null }):

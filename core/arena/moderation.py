@@ -4,8 +4,9 @@ An operator suspension is a flag of its own on the bot (``suspended``), apart fr
 the owner can neither see it lifted by re-enabling nor lift it. The scheduler seats only bots that are
 enabled and not suspended (arena.scheduler.registered_members), so a suspended bot leaves every ladder's
 matchmaking at its next tick; a match it already plays is played to the end. Its record, ratings and
-history stay. Suspending an account is suspending each of its bots (`Moderation.suspend_bots` takes a list)
-and marking the account.
+history stay. Suspending an account (`Moderation.suspend_account`) disables the account, so its API key
+manages nothing, and suspends each of its bots with the reason ``account <id>: <reason>``; reinstating the
+account lifts exactly those suspensions, not one the operator gave a bot on its own.
 
 A hidden name: every public view shows ``hidden-<first 8 characters of the id>`` instead (the registry's
 public record, the ladders' members); the bot hash keeps the real name, which the admin views show.
@@ -28,6 +29,7 @@ from typing import Any
 import redis
 
 from core import keys
+from core.arena.accounts import AccountStore
 from core.arena.audit import AuditLog
 from core.arena.model import HOUSE_PREFIX, MatchStatus
 from core.errors import BotNotFound, MatchNotFound, MatchNotVoidable
@@ -231,6 +233,28 @@ class Moderation:
         for bot_id in dict.fromkeys(bot_ids):
             self.audit.record(actor, action, bot_id, reason, via, {"changed": bot_id in changed})
         return changed
+
+    def suspend_account(self, account_id: str, reason: str, actor: str, via: str,
+                        suspended: bool = True) -> dict[str, Any]:
+        """Disable (``suspended=False``: enable again) an account and suspend (reinstate) its bots.
+
+        Returns the account and the ids of the bots whose suspension changed. A missing account raises
+        AccountNotFound and changes nothing. The audit log gets one ``account.suspend`` /
+        ``account.unsuspend`` entry and one entry per bot changed."""
+        accounts = AccountStore(self.redis, self.prefix)
+        account = accounts.set_disabled(account_id, suspended)
+        tag = f"account {account_id}: "
+        bot_ids = accounts.bot_ids(account_id)
+        raws = [self.redis.hgetall(keys.bot(self.prefix, bot_id)) for bot_id in bot_ids]
+        # A bot suspended on its own keeps that suspension and its reason either way; lifting the account's
+        # lifts only the suspensions it gave.
+        bot_ids = [bot_id for bot_id, raw in zip(bot_ids, raws, strict=True)
+                   if (not is_suspended(raw) if suspended
+                       else raw.get(f"{SUSPENDED}_reason", "").startswith(tag) and is_suspended(raw))]
+        changed = self.suspend_bots(bot_ids, tag + reason, actor, via, suspended=suspended) if bot_ids else []
+        self.audit.record(actor, "account.suspend" if suspended else "account.unsuspend", account_id, reason,
+                          via, {"bots": changed})
+        return {**account, "bots_changed": changed}
 
     def set_name_hidden(self, bot_id: str, hidden: bool, reason: str, actor: str, via: str) -> bool:
         """Hide (or show again) the bot's name in every public view, at once: its member entries on the

@@ -180,3 +180,35 @@ def test_a_deleted_bot_leaves_the_operator_lists(admin) -> None:
     assert admin.delete(f"/api/bots/{bot['bot_id']}", headers=bearer(bot["owner_token"])).status_code == 204
     assert_problem(admin.get(f"/api/admin/bots/{bot['bot_id']}", headers=OPS), 404, "bot-not-found")
     assert [e["target"] for e in admin.get("/api/admin/audit", headers=OPS).get_json()] == [bot["bot_id"]]
+
+
+def test_suspending_an_account_refuses_its_key_and_suspends_its_bots_and_lifting_it_only_undoes_that(
+        admin) -> None:
+    account = admin.post("/api/accounts").get_json()
+    account_id, key = account["account_id"], bearer(account["api_key"])
+    bots = [admin.post("/api/bots", json={"name": f"acct-bot-{i}", "games": ["sore-spot"]}, headers=key)
+            .get_json()["bot_id"] for i in range(3)]
+    alone = bots[0]
+    assert admin.post(f"/api/admin/bots/{alone}/suspend", json={"reason": "its own"}, headers=OPS)\
+        .status_code == 200
+
+    suspended = admin.post(f"/api/admin/accounts/{account_id}/suspend", json={"reason": "ring of fakes"},
+                           headers=OPS)
+    assert suspended.status_code == 200, suspended.get_json()
+    assert suspended.get_json()["disabled"] is True
+    assert sorted(suspended.get_json()["bots_changed"]) == sorted(bots[1:])  # bots[0] was suspended already
+    for bot_id in bots:
+        assert admin.get(f"/api/bots/{bot_id}").get_json()["paused"] is True
+    assert_problem(admin.get("/api/account", headers=key), 403, "account-disabled")
+    assert_problem(admin.post("/api/bots", json={"name": "dodger", "games": ["sore-spot"]}, headers=key), 403,
+                   "account-disabled")
+    assert_problem(admin.delete(f"/api/bots/{bots[1]}", headers=key), 403, "account-disabled")
+
+    lifted = admin.post(f"/api/admin/accounts/{account_id}/unsuspend", json={"reason": "appeal"}, headers=OPS)
+    assert sorted(lifted.get_json()["bots_changed"]) == sorted(bots[1:])
+    assert admin.get("/api/account", headers=key).status_code == 200
+    assert [admin.get(f"/api/bots/{b}").get_json()["paused"] for b in bots] == [True, False, False]
+    actions = [entry["action"] for entry in admin.get("/api/admin/audit", headers=OPS).get_json()]
+    assert actions.count("account.suspend") == 1 and actions.count("account.unsuspend") == 1
+    assert_problem(admin.post("/api/admin/accounts/nope/suspend", json={"reason": "r"}, headers=OPS), 404,
+                   "account-not-found")

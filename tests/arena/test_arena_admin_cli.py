@@ -92,3 +92,19 @@ def test_the_real_command_answers_a_dead_redis_in_one_line(key_prefix: str) -> N
                                "PATH": "/usr/bin:/bin"}, capture_output=True, text=True, timeout=60)
     assert done.returncode == 1
     assert done.stderr.startswith("Error: Redis:") and len(done.stderr.strip().splitlines()) == 1
+
+
+def test_suspend_an_account_from_the_command_line(run, redis_url: str, key_prefix: str) -> None:
+    from core.arena.accounts import AccountStore
+
+    conn = redis.Redis.from_url(redis_url, decode_responses=True)
+    account, key = AccountStore(conn, key_prefix).create()
+    registry = BotRegistry(conn, key_prefix)
+    bot = registry.register("cli-account-bot", ["sore-spot"], None, key=key)[0]["bot_id"]
+    out = run("suspend-account", account["account_id"], "--reason", "spam ring")
+    assert out["disabled"] is True and out["bots_changed"] == [bot]
+    reason = f"account {account['account_id']}: spam ring"
+    assert registry.suspension(bot) == f"suspended by the operator: {reason}"
+    out = run("unsuspend-account", account["account_id"], "--reason", "appeal upheld")
+    assert out["disabled"] is False and out["bots_changed"] == [bot] and registry.suspension(bot) is None
+    assert "nope" in run("suspend-account", "nope", "--reason", "r", status=1)

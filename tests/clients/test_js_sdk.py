@@ -280,3 +280,45 @@ def test_js_practice_stops_cleanly_on_ctrl_c_while_long_polling(node: str, bots_
                                text=True, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     _, err = interrupt_while_long_polling(process, live_server)
     assert "Error" not in err
+
+
+# --- accounts -----------------------------------------------------------------------------------------------
+
+ACCOUNT_SCRIPT = """
+const { ArenaClient, ApiError } = require("trickarena");
+(async () => {
+  const api = new ArenaClient(process.argv[2], { retries: 0 });
+  const opened = await api.createAccount();
+  const out = { account_id: opened.account_id, key: opened.api_key };
+  const bot = await api.registerBot("js-keyed", ["sore-spot"], null, opened.api_key);
+  out.owner_token = bot.owner_token ?? null;
+  await api.updateBot(bot.bot_id, opened.api_key, { enabled: false });
+  const old = await api.registerBot("js-old", ["card-commons"]);
+  await api.adoptBot(old.bot_id, opened.api_key, old.owner_token);
+  out.names = (await api.accountBots(opened.api_key)).map((b) => b.name);
+  const rotated = await api.rotateKey(opened.api_key);
+  out.shown = await api.account(rotated.api_key);
+  try { await api.account(opened.api_key); out.old = "accepted"; }
+  catch (error) { out.old = error instanceof ApiError ? error.problem.type : String(error); }
+  await api.deleteBot(bot.bot_id, rotated.api_key);
+  await api.revokeKey(rotated.api_key);
+  try { await api.accountBots(rotated.api_key); out.revoked = "accepted"; }
+  catch (error) { out.revoked = error.problem.type; }
+  out.bot_id = bot.bot_id;
+  console.log(JSON.stringify(out));
+})().catch((error) => { console.error(error); process.exit(1); });
+"""
+
+
+def test_js_sdk_manages_an_account_and_its_bots(node: str, bots_dir: Path, live_server: str) -> None:
+    (bots_dir / "account_demo.js").write_text(ACCOUNT_SCRIPT)
+    done = run_node(node, ["account_demo.js", live_server], bots_dir, timeout=60)
+    assert done.returncode == 0, done.stderr
+    out = json.loads(done.stdout)
+    assert out["owner_token"] is None, "a bot in an account has no owner token"
+    assert out["names"] == ["js-keyed", "js-old"]
+    assert out["shown"]["account_id"] == out["account_id"] and out["shown"]["bots"] == 2
+    assert "api_key" not in out["shown"]
+    assert out["old"] == "/problems/bad-token" and out["revoked"] == "/problems/bad-token"
+    with ArenaClient(live_server) as api:
+        assert out["bot_id"] not in {bot.bot_id for bot in api.bots()}

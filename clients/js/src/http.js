@@ -64,9 +64,11 @@ class ArenaClient {
 
   /**
    * One request (retried as documented): the decoded JSON answer, or null for an empty one; with
-   * `withHeaders`, `{body, headers}` (the response's Headers) instead.
+   * `withHeaders`, `{body, headers}` (the response's Headers) instead. `retry: false` for a request that
+   * must not be sent twice (opening an account, rotating its key: a lost answer's key is unreachable).
    */
-  async request(method, path, { body, params, token, timeoutMs, withHeaders } = {}) {
+  async request(method, path, { body, params, token, timeoutMs, withHeaders, retry = true } = {}) {
+    const retries = retry ? this.retries : 0;
     const query = new URLSearchParams();
     for (const [key, value] of Object.entries(params || {})) {
       if (value !== undefined && value !== null) query.set(key, String(value));
@@ -92,14 +94,14 @@ class ArenaClient {
         raw = await response.text();
       } catch (error) {
         if (this.signal && this.signal.aborted) throw error;
-        if (attempt >= this.retries) throw new ApiUnavailable(`${method} ${url}: ${error.cause || error}`);
+        if (attempt >= retries) throw new ApiUnavailable(`${method} ${url}: ${error.cause || error}`);
         await sleep(this.delay(attempt, null), this.signal);
         continue;
       } finally {
         clearTimeout(timer);
         if (this.signal) this.signal.removeEventListener("abort", cancel);
       }
-      if (RETRY_STATUSES.has(response.status) && attempt < this.retries) {
+      if (RETRY_STATUSES.has(response.status) && attempt < retries) {
         await sleep(this.delay(attempt, response.headers.get("retry-after")), this.signal);
         continue;
       }
@@ -148,12 +150,34 @@ class ArenaClient {
   }
 
   // --- bots and the arena ---
-  /** Register a bot: with a URL the arena calls, or none for a polling bot. Keep the owner token. */
-  registerBot(name, games, url = null) {
+  /**
+   * Register a bot: with a URL the arena calls, or none for a polling bot. With an account's API `key` the
+   * bot belongs to the account and the key manages it; without one, keep the answer's owner token.
+   */
+  registerBot(name, games, url = null, key = null) {
     const body = { name, games };
     if (url) body.url = url;
-    return this.request("POST", "/api/bots", { body });
+    return this.request("POST", "/api/bots", { body, token: key });
   }
+  /** Change `games`, `url` or `enabled`; `token` is the bot's owner token or its account's key. */
+  updateBot(botId, token, changes) { return this.request("PATCH", `/api/bots/${botId}`, { body: changes, token }); }
+  /** Delete the bot; `token` is the bot's owner token or its account's key. */
+  deleteBot(botId, token) { return this.request("DELETE", `/api/bots/${botId}`, { token }); }
+
+  // --- accounts ---
+  /** Open an account: the answer's `api_key` is shown this once. Never retried. */
+  createAccount() { return this.request("POST", "/api/accounts", { retry: false }); }
+  account(key) { return this.request("GET", "/api/account", { token: key }); }
+  /** The bots of the key's account, oldest first. */
+  accountBots(key) { return this.request("GET", "/api/account/bots", { token: key }); }
+  /** Move a bot registered without an account into the key's account; its owner token stops working. */
+  adoptBot(botId, key, ownerToken) {
+    return this.request("POST", `/api/account/bots/${botId}/adopt`, { body: { owner_token: ownerToken }, token: key });
+  }
+  /** A new API key (in the answer, this once); `key` stops working. Never retried. */
+  rotateKey(key) { return this.request("POST", "/api/account/keys/rotate", { token: key, retry: false }); }
+  /** `key` stops working; no key works for the account until the operator issues one. Its bots stay. */
+  revokeKey(key) { return this.request("DELETE", "/api/account/key", { token: key }); }
   bot(botId) { return this.request("GET", `/api/bots/${botId}`); }
   /** A polling bot's ladder seats; with `version` the bot declares its version (its matches are rated under it). */
   ladderSeats(botId, ownerToken, version = null) {

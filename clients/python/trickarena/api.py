@@ -12,6 +12,8 @@ from typing import Any
 
 from trickarena.http import JsonHttp
 from trickarena.types import (
+    Account,
+    AccountKey,
     BotCreated,
     BotHistory,
     BotRecord,
@@ -91,12 +93,14 @@ class ArenaClient:
 
     # --- bot registry -------------------------------------------------------------------------------------
 
-    def register_bot(self, name: str, games: list[str], url: str | None = None) -> BotCreated:
-        """Register a bot (with a URL the arena calls, or none for a polling bot); keep the owner token."""
+    def register_bot(self, name: str, games: list[str], url: str | None = None,
+                     key: str | None = None) -> BotCreated:
+        """Register a bot (with a URL the arena calls, or none for a polling bot). With an account's API
+        `key` the bot belongs to the account and the key manages it; without one, keep the owner token."""
         body: dict[str, Any] = {"name": name, "games": games}
         if url:
             body["url"] = url
-        return BotCreated.from_json(self.http.request("POST", "/api/bots", body))
+        return BotCreated.from_json(self.http.request("POST", "/api/bots", body, token=key))
 
     def bots(self, game: str | None = None) -> list[BotRecord]:
         return [BotRecord.from_json(b) for b in self.http.request("GET", "/api/bots", params={"game": game})]
@@ -105,11 +109,41 @@ class ArenaClient:
         return BotRecord.from_json(self.http.request("GET", f"/api/bots/{bot_id}"))
 
     def update_bot(self, bot_id: str, owner_token: str, **changes: Any) -> BotRecord:
+        """Change `games`, `url` or `enabled`; `owner_token` is the bot's owner token or its account's key."""
         return BotRecord.from_json(self.http.request("PATCH", f"/api/bots/{bot_id}", changes,
                                                      token=owner_token))
 
     def delete_bot(self, bot_id: str, owner_token: str) -> None:
+        """Delete the bot; `owner_token` is the bot's owner token or its account's key."""
         self.http.request("DELETE", f"/api/bots/{bot_id}", token=owner_token)
+
+    # --- accounts -----------------------------------------------------------------------------------------
+
+    def create_account(self) -> AccountKey:
+        """Open an account: the answer's ``api_key`` is shown this once. Never retried (a lost answer's
+        key would be unreachable); a 429 means this address opened its share of accounts for now."""
+        return AccountKey.from_json(self.http.request("POST", "/api/accounts", retry=False))
+
+    def account(self, key: str) -> Account:
+        return Account.from_json(self.http.request("GET", "/api/account", token=key))
+
+    def account_bots(self, key: str) -> list[BotRecord]:
+        """The bots of the key's account, oldest first."""
+        return [BotRecord.from_json(b) for b in self.http.request("GET", "/api/account/bots", token=key)]
+
+    def adopt_bot(self, bot_id: str, key: str, owner_token: str) -> BotRecord:
+        """Move a bot registered without an account into the key's account; its owner token stops working."""
+        return BotRecord.from_json(self.http.request("POST", f"/api/account/bots/{bot_id}/adopt",
+                                                     {"owner_token": owner_token}, token=key))
+
+    def rotate_key(self, key: str) -> AccountKey:
+        """A new API key (in the answer, this once); `key` stops working. Never retried."""
+        return AccountKey.from_json(self.http.request("POST", "/api/account/keys/rotate", token=key,
+                                                      retry=False))
+
+    def revoke_key(self, key: str) -> None:
+        """`key` stops working and the account has none until the operator issues one; its bots stay."""
+        self.http.request("DELETE", "/api/account/key", token=key)
 
     # --- arena: ladders, ratings, matches -----------------------------------------------------------------
 

@@ -192,7 +192,28 @@ class BotRecord(_Payload):
 
 @dataclass(frozen=True)
 class BotCreated(BotRecord):
-    owner_token: str = ""
+    owner_token: str = ""  # only for a bot registered without an account; "" for an account's bot
+
+
+@dataclass(frozen=True)
+class Account(_Payload):
+    """An account as ``GET /api/account`` shows it to its key's holder."""
+
+    account_id: str
+    created: float
+    disabled: bool
+    has_key: bool
+    bots: int
+    quotas: dict[str, int]  # {"bots": cap in all, "bots_per_ladder": cap per ladder}
+    key_created: float | None = None
+
+
+@dataclass(frozen=True)
+class AccountKey(Account):
+    """An account with its API key: the answer to opening the account or rotating its key, the only times
+    the key is ever shown."""
+
+    api_key: str = ""
 
 
 @dataclass(frozen=True)
