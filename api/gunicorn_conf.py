@@ -40,8 +40,8 @@ def on_starting(server: object) -> None:
     """
     from engine import compiled
 
-    check_settings()
     compiled.activate()
+    check_settings()  # after: the settings import the rule modules, which must load from the build
     if reuse_port:
         for address in server.cfg.address:  # type: ignore[attr-defined]
             refuse_if_taken(address)
