@@ -15,8 +15,9 @@ import shutil
 import socket
 import ssl
 import subprocess
+import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -25,13 +26,16 @@ import httpx
 import pytest
 
 from core import keys
-from tests.conftest import REPO_ROOT
+from tests.conftest import REPO_ROOT, gunicorn_serving
 
 SHIPPED = REPO_ROOT / "deploy" / "nginx" / "trick-arena.conf"
 TABLE = {"game": "spot-hearts", "seats": ["open", "random", "random", "random"]}
 TABLES_PER_MINUTE = 3
 BOTS_PER_ADDRESS = 2
 FORGED = "198.51.100.77"  # an address no client here has
+PLACEHOLDERS = ("SERVER_NAME", "TLS_CERT", "TLS_KEY", "HTTPS_LISTEN", "HTTPS_LISTEN6", "HTTP_LISTEN",
+                "HTTP_LISTEN6",
+                "UPSTREAM")
 
 
 def under_ci() -> bool:
@@ -121,37 +125,49 @@ def rate_limit_keys(redis_conn: Any, key_prefix: str) -> str:
     return "\n".join(sorted(redis_conn.scan_iter(match=f"LIMITS:LIMITER/{prefix}*")))
 
 
-@pytest.fixture
-def behind_nginx(gunicorn_server: Callable[..., Any], tmp_path: Path) -> Iterator[dict[str, Any]]:
-    """gunicorn trusting 127.0.0.1, and nginx on 127.0.0.1 (and ::1 when this host has it) in front of it."""
+@contextmanager
+def nginx_in_front_of(upstream: str, workdir: Path) -> Iterator[dict[str, Any]]:
+    """nginx with the shipped site on 127.0.0.1 (and ::1 when this host has it), TLS with a certificate made
+    here, proxying to `upstream` ("host:port")."""
     nginx = find_nginx()
     import trustme
 
     ca = trustme.CA()
     leaf = ca.issue_cert("localhost", "127.0.0.1", "::1")
-    leaf.cert_chain_pems[0].write_to_path(tmp_path / "cert.pem")
+    leaf.cert_chain_pems[0].write_to_path(workdir / "cert.pem")
     for blob in leaf.cert_chain_pems[1:]:
-        blob.write_to_path(tmp_path / "cert.pem", append=True)
-    leaf.private_key_pem.write_to_path(tmp_path / "key.pem")
+        blob.write_to_path(workdir / "cert.pem", append=True)
+    leaf.private_key_pem.write_to_path(workdir / "key.pem")
     ipv6 = has_ipv6_loopback()
     https, http = free_port(), free_port()
     # Without IPv6 the second pair of listen lines takes other IPv4 ports: the file stays as shipped.
     https6, http6 = (f"[::1]:{https}", f"[::1]:{http}") if ipv6 else \
         (f"127.0.0.1:{free_port()}", f"127.0.0.1:{free_port()}")
+    site = render(SHIPPED.read_text(), {
+        "SERVER_NAME": "localhost", "TLS_CERT": str(workdir / "cert.pem"),
+        "TLS_KEY": str(workdir / "key.pem"),
+        "HTTPS_LISTEN": f"127.0.0.1:{https}", "HTTPS_LISTEN6": https6, "HTTP_LISTEN": f"127.0.0.1:{http}",
+        "HTTP_LISTEN6": http6, "UPSTREAM": upstream})
+    with nginx_serving(nginx, workdir, site) as checked:
+        wait_listening("127.0.0.1", https)
+        trust = ssl.create_default_context()
+        ca.configure_trust(trust)
+        yield {"https": f"https://127.0.0.1:{https}", "http": f"http://127.0.0.1:{http}",
+               "https6": f"https://[::1]:{https}" if ipv6 else None, "trust": trust, "checked": checked}
+
+
+@pytest.fixture(scope="module")
+def behind_nginx(redis_url: str, session_prefix: str, tmp_path_factory: pytest.TempPathFactory
+                 ) -> Iterator[dict[str, Any]]:
+    """gunicorn trusting 127.0.0.1 (its limits low), and nginx in front of it, for the whole module: each
+    test plays from loopback source addresses of its own, so their buckets never meet."""
+    find_nginx()  # before gunicorn starts: skip or fail at once
+    prefix = f"{session_prefix}nginx:"
     env = {"TA_TRUSTED_PROXIES": "127.0.0.1", "TA_LIMIT_TABLE_CREATION": f"{TABLES_PER_MINUTE}/minute",
            "TA_LIMIT_REGISTRATION": "100/minute", "TA_MAX_BOTS_PER_ADDRESS": str(BOTS_PER_ADDRESS)}
-    with gunicorn_server("gevent", workers=1, extra_env=env) as direct:
-        site = render(SHIPPED.read_text(), {
-            "SERVER_NAME": "localhost", "TLS_CERT": str(tmp_path / "cert.pem"),
-            "TLS_KEY": str(tmp_path / "key.pem"), "HTTPS_LISTEN": f"127.0.0.1:{https}",
-            "HTTPS_LISTEN6": https6, "HTTP_LISTEN": f"127.0.0.1:{http}", "HTTP_LISTEN6": http6,
-            "UPSTREAM": direct.removeprefix("http://")})
-        with nginx_serving(nginx, tmp_path, site) as checked:
-            wait_listening("127.0.0.1", https)
-            trust = ssl.create_default_context()
-            ca.configure_trust(trust)
-            yield {"direct": direct, "https": f"https://127.0.0.1:{https}", "http": f"http://127.0.0.1:{http}",
-                   "https6": f"https://[::1]:{https}" if ipv6 else None, "trust": trust, "checked": checked}
+    with gunicorn_serving(redis_url, prefix, "gevent", 1, env) as direct, \
+            nginx_in_front_of(direct.removeprefix("http://"), tmp_path_factory.mktemp("nginx")) as proxy:
+        yield {**proxy, "direct": direct, "prefix": prefix}
 
 
 def client_from(source: str, trust: ssl.SSLContext | None = None) -> httpx.Client:
@@ -171,7 +187,7 @@ def register_bots(client: httpx.Client, base: str, names: list[str], **headers: 
 
 @pytest.mark.timeout(90)
 def test_clients_behind_nginx_get_their_own_limits_and_quotas_and_cannot_forge_another(
-        behind_nginx, redis_conn, key_prefix):
+        behind_nginx, redis_conn):
     https, direct, trust = behind_nginx["https"], behind_nginx["direct"], behind_nginx["trust"]
     assert "syntax is ok" in behind_nginx["checked"].stderr  # the shipped file, as rendered, passes nginx -t
     with client_from("127.0.0.2", trust) as first, client_from("127.0.0.3", trust) as second:
@@ -193,21 +209,59 @@ def test_clients_behind_nginx_get_their_own_limits_and_quotas_and_cannot_forge_a
         assert register_bots(first_direct, direct, ["first-5"], **{"X-Forwarded-For": FORGED}) == [409]
         # A third address is a third client (the limits are not simply spent for everyone).
         assert create_tables(newcomer, direct, 1, **{"X-Forwarded-For": "127.0.0.2"}) == [201]
-    counted = rate_limit_keys(redis_conn, key_prefix)
+    counted = rate_limit_keys(redis_conn, behind_nginx["prefix"])
     for client in ("127.0.0.2", "127.0.0.3", "127.0.0.4"):
         assert f"/{client}/" in counted, counted
     assert FORGED not in counted and "/127.0.0.1/" not in counted, counted
 
 
 @pytest.mark.timeout(90)
-def test_an_ipv6_client_behind_nginx_is_counted_by_its_64(behind_nginx, redis_conn, key_prefix):
+def test_an_ipv6_client_behind_nginx_is_counted_by_its_64(behind_nginx, redis_conn):
     if behind_nginx["https6"] is None:
         pytest.skip("this host has no IPv6 loopback; the /64 grouping is covered by test_api_client_identity")
     with client_from("::1", behind_nginx["trust"]) as client:
         assert create_tables(client, behind_nginx["https6"], TABLES_PER_MINUTE + 1) == \
             [201] * TABLES_PER_MINUTE + [429]
-    counted = rate_limit_keys(redis_conn, key_prefix)
+    counted = rate_limit_keys(redis_conn, behind_nginx["prefix"])
     assert "/::/64/" in counted and "::1" not in counted, counted
+
+
+@pytest.mark.timeout(90)
+def test_a_long_poll_through_nginx_is_answered_when_the_table_moves(behind_nginx):
+    https = behind_nginx["https"]
+    with client_from("127.0.0.6", behind_nginx["trust"]) as client:
+        table_id = client.post(f"{https}/api/tables", json={"game": "spot-hearts", "seats": ["open"] * 4}
+                               ).json()["table_id"]
+        tokens = [client.post(f"{https}/api/tables/{table_id}/seats/{seat}/join").json()["token"]
+                  for seat in range(2)]
+        polled: list[tuple[int, float]] = []
+
+        def poll() -> None:
+            answer = client.get(f"{https}/api/tables/{table_id}/seats/0", params={"after": 0, "wait": 25},
+                                headers={"Authorization": f"Bearer {tokens[0]}"})
+            polled.append((answer.json()["version"], time.monotonic()))
+
+        poller = threading.Thread(target=poll)
+        poller.start()
+        time.sleep(1.0)  # parked in gunicorn, through nginx
+        assert not polled
+        auth = {"Authorization": f"Bearer {tokens[1]}"}
+        legal = client.get(f"{https}/api/tables/{table_id}/seats/1", headers=auth).json()["view"]["legal"]
+        moved = time.monotonic()
+        assert client.post(f"{https}/api/tables/{table_id}/seats/1/moves", headers=auth,
+                           json={"move": legal[:3], "expected_version": 0}).status_code == 200
+        poller.join(timeout=30)
+    assert polled and polled[0][0] == 1
+    assert polled[0][1] - moved < 10  # woken by the move, not by the 25 s wait running out
+
+
+def test_the_shipped_file_documents_every_placeholder_it_has():
+    text = SHIPPED.read_text()
+    documented = {name for line in text.splitlines() if line.startswith("#")
+                  for name in re.findall(r"@([A-Z0-9_]+)@", line)}
+    used = {name for line in text.splitlines() if not line.lstrip().startswith("#")
+            for name in re.findall(r"@([A-Z0-9_]+)@", line)}
+    assert documented == used == set(PLACEHOLDERS)
 
 
 @pytest.mark.timeout(90)
@@ -219,4 +273,18 @@ def test_nginx_redirects_plain_http_and_refuses_oversized_bodies(behind_nginx):
     with client_from("127.0.0.5", behind_nginx["trust"]) as client:
         assert client.get(f"{behind_nginx['https']}/api/games").status_code == 200
         too_big = client.post(f"{behind_nginx['https']}/api/tables", json={**TABLE, "pad": "x" * 17_000})
-        assert too_big.status_code == 413
+    assert too_big.status_code == 413
+    assert too_big.headers["Content-Type"] == "application/problem+json"
+    assert too_big.json() == {"type": "about:blank", "title": "Request Entity Too Large", "status": 413,
+                              "detail": "the request body is over 16 KiB"}
+
+
+@pytest.mark.timeout(60)
+def test_nginx_answers_a_problem_when_the_api_does_not_answer(tmp_path):
+    with nginx_in_front_of(f"127.0.0.1:{free_port()}", tmp_path) as proxy, \
+            client_from("127.0.0.5", proxy["trust"]) as client:
+        answer = client.get(f"{proxy['https']}/api/games")
+    assert answer.status_code == 503
+    assert answer.headers["Content-Type"] == "application/problem+json"
+    assert answer.headers["Retry-After"] == "1"
+    assert answer.json()["status"] == 503
