@@ -5,10 +5,13 @@ from __future__ import annotations
 
 import doctest
 import os
+import re
 import subprocess
 
 import pytest
 from api_helpers import assert_problem
+from hypothesis import assume, given
+from hypothesis import strategies as st
 
 import core.clientaddr
 from core.clientaddr import BadTrustedProxy, client_identity, parse_networks
@@ -148,3 +151,35 @@ def test_ipv6_clients_share_the_bucket_and_quota_of_their_64(make_app):
     assert one.post("/api/bots", json={**bot, "name": "v6-one"}).status_code == 201
     assert_problem(other.post("/api/bots", json={**bot, "name": "v6-other"}), 409, "bot-quota-exceeded")
     assert elsewhere.post("/api/bots", json={**bot, "name": "v6-elsewhere"}).status_code == 201
+
+
+addresses = st.one_of(st.ip_addresses(v=4), st.ip_addresses(v=6)).map(str)
+junk = st.text(alphabet="0123456789abcdef.:[]_ ;=x", max_size=20)
+
+
+@given(forged=st.lists(st.one_of(addresses, junk), max_size=4), client=addresses,
+       proxies=st.lists(st.sampled_from(["10.0.0.1", "10.200.3.4", "fd00:1::9"]), max_size=3))
+def test_nothing_a_client_prepends_changes_who_it_is(forged, client, proxies):
+    """Through any chain of trusted proxies, whatever a client (not itself a trusted proxy) wrote itself, left
+    of what the first proxy appended, leaves its identity as it is; with no proxy trusted the headers count
+    for nothing."""
+    assume(not any(network.overlaps(n) for network in parse_networks([client]) for n in TRUSTED))
+    honest = ", ".join([client, *proxies])
+    expected = client_identity(client, None, None, ())
+    assert client_identity("127.0.0.1", honest, None, TRUSTED) == expected
+    assert client_identity("127.0.0.1", ", ".join([*forged, honest]), None, TRUSTED) == expected
+    assert client_identity("127.0.0.1", ", ".join([*forged, honest]), None, ()) == "127.0.0.1"
+
+
+def test_the_client_address_section_of_the_api_doc_names_what_exists():
+    from tests.conftest import REPO_ROOT
+
+    text = (REPO_ROOT / "docs" / "api.md").read_text()
+    section = text[text.index("### Client address"):text.index("Bodies are capped")]
+    for path in re.findall(r"`((?:api|core|deploy|tests)/[\w./-]+)`", section):
+        assert (REPO_ROOT / path).exists(), path
+    with pytest.raises(BadTrustedProxy) as refused:
+        parse_networks(["10.0.0.1/8"])
+    assert f"(`gunicorn: {refused.value}`)" in section.replace("\n  ", " ")
+    assert "`2001:db8:1:2::/64`" in section and client_identity("2001:db8:1:2::7", None, None, ()) == \
+        "2001:db8:1:2::/64"
