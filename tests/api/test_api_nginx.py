@@ -17,7 +17,7 @@ import ssl
 import subprocess
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -38,16 +38,16 @@ PLACEHOLDERS = ("SERVER_NAME", "TLS_CERT", "TLS_KEY", "HTTPS_LISTEN", "HTTPS_LIS
                 "UPSTREAM")
 
 
-def under_ci() -> bool:
-    return os.environ.get("CI", "").strip().lower() in {"1", "true", "yes"}
+def under_ci(env: Mapping[str, str] = os.environ) -> bool:
+    return env.get("CI", "").strip().lower() in {"1", "true", "yes"}
 
 
-def find_nginx() -> str:
-    found = shutil.which("nginx") or next((p for p in ("/usr/sbin/nginx", "/sbin/nginx") if Path(p).exists()),
-                                          None)
+def find_nginx(which: Callable[[str], str | None] = shutil.which, env: Mapping[str, str] = os.environ) -> str:
+    """nginx's binary (also found in /usr/sbin when that is not on PATH); skip without it, fail under CI."""
+    found = which("nginx") or which("/usr/sbin/nginx")
     if found is None:
         reason = "no nginx here: install Debian's `nginx` (apt-get install -y nginx)"
-        if under_ci():
+        if under_ci(env):
             pytest.fail(f"CI=true but {reason}", pytrace=False)
         pytest.skip(reason)
     return found
@@ -288,3 +288,15 @@ def test_nginx_answers_a_problem_when_the_api_does_not_answer(tmp_path):
     assert answer.headers["Content-Type"] == "application/problem+json"
     assert answer.headers["Retry-After"] == "1"
     assert answer.json()["status"] == 503
+
+
+@pytest.mark.parametrize("ci", ["true", "1"])
+def test_without_nginx_the_tests_fail_under_ci(ci):
+    with pytest.raises(pytest.fail.Exception, match="CI=true but no nginx here"):
+        find_nginx(which=lambda name: None, env={"CI": ci})
+
+
+@pytest.mark.parametrize("env", [{}, {"CI": "false"}])
+def test_without_nginx_the_tests_skip_elsewhere(env):
+    with pytest.raises(pytest.skip.Exception, match="no nginx here"):
+        find_nginx(which=lambda name: None, env=env)
