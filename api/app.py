@@ -10,7 +10,7 @@ from flask_smorest import Api
 from api import headers, jsonio
 from api.fastargs import declares_json
 from api.problems import PROBLEM_MEDIA_TYPE, register_error_handlers
-from api.ratelimit import install_address_limits, install_seat_limit
+from api.ratelimit import install_address_limits, install_seat_limit, install_trusted_proxies
 from api.schemas import ProblemSchema
 from api.services import EXTENSION, build_services
 from core.arena.registry import BotQuota
@@ -46,6 +46,7 @@ def create_app(config: dict[str, Any] | None = None, settings: Settings | None =
     """The app: the Flask config of `settings` (default: read from the environment now), `config` on top."""
     app = Flask(__name__)
     app.config.update((settings or Settings.from_env()).flask_config(config))
+    install_trusted_proxies(app)  # first: a bad TRUSTED_PROXIES stops the app before anything connects
     jsonio.install(app)
 
     api = TrickArenaApi(app, spec_kwargs={"info": {"description": "Play trick-taking card games over HTTP."}})

@@ -41,9 +41,24 @@ def on_starting(server: object) -> None:
     from engine import compiled
 
     compiled.activate()
+    check_settings()  # after: the settings import the rule modules, which must load from the build
     if reuse_port:
         for address in server.cfg.address:  # type: ignore[attr-defined]
             refuse_if_taken(address)
+
+
+def check_settings() -> None:
+    """Refuse to start, in one line, on settings the app would refuse in every worker (each with a
+    traceback): a TA_TRUSTED_PROXIES entry that is no address or CIDR block."""
+    import sys
+
+    from core.clientaddr import BadTrustedProxy, parse_networks
+    from core.settings import Settings
+
+    try:
+        parse_networks(Settings.from_env().trusted_proxies)
+    except BadTrustedProxy as error:
+        sys.exit(f"gunicorn: {error}")
 
 
 def refuse_if_taken(address: object) -> None:

@@ -33,7 +33,9 @@ from limits.strategies import FixedWindowRateLimiter
 from api.services import EXTENSION as SERVICES
 from core import keys
 from core.arena.audit import count_refusal
+from core.clientaddr import client_identity, parse_networks
 from core.errors import RateLimited, TooManyMovePosts
+from core.settings import words
 from core.tables.lua import SEAT_POSTS_SCRIPT
 from core.tables.store import PostLimit
 from core.tokens import token_tag
@@ -76,10 +78,24 @@ def check_seat_posts(table_id: str, seat: int, token: str) -> None:
 View = Callable[..., Any]
 
 
+TRUSTED_PROXIES = "trick_arena_trusted_proxies"
+
+
+def install_trusted_proxies(app: Flask) -> None:
+    """Parse ``TRUSTED_PROXIES`` (addresses or CIDR blocks) once, when the app is created: a bad entry stops
+    the app there (`core.clientaddr.BadTrustedProxy`, a one-line message), not at its first limited request.
+    """
+    entries = app.config.get("TRUSTED_PROXIES") or ()
+    app.extensions[TRUSTED_PROXIES] = parse_networks(words(entries) if isinstance(entries, str) else entries)
+
+
 def client_address() -> str:
-    """The client address the per-address limits, the bot quota and the analysis shares count: the
-    connection's peer as the WSGI server reports it (``REMOTE_ADDR``)."""
-    return request.remote_addr or "127.0.0.1"
+    """The client the per-address limits, the bot quotas and the analysis shares count (core/clientaddr.py):
+    the connection's peer, or the client a trusted proxy names in ``X-Forwarded-For`` / ``Forwarded``; an
+    IPv6 client as its /64 (``2001:db8:1:2::/64``)."""
+    environ = request.environ
+    return client_identity(environ.get("REMOTE_ADDR") or "127.0.0.1", environ.get("HTTP_X_FORWARDED_FOR"),
+                           environ.get("HTTP_FORWARDED"), current_app.extensions[TRUSTED_PROXIES])
 
 
 def note_refusal(address: str | None = None) -> None:
