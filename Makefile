@@ -36,7 +36,9 @@ lint: $(STAMP)
 # scheduler, $(ARENA_WORKERS) match worker processes (64 matches in flight each, a thread per match:
 # TA_ARENA_WORKER_THREADS, docs/arena.md) and a game-analysis worker, under honcho. Ctrl-C stops them all:
 # the workers give their running matches back (an analysis stops after its current decision, recorded as
-# failed: asking again restarts it), and Redis waits for every client to leave before it stops.
+# failed: asking again restarts it), and Redis waits for every client to leave before it stops. A closed
+# terminal (SIGHUP) or a SIGKILL of make's group stops them all too (devstack/tether.py: each line gets SIGTERM
+# when honcho's process for it dies; the embedded redis-server when its wrapper dies).
 DEV_REDIS_PORT ?= 6399
 DEV_REDIS_DIR ?= var/redis
 TA_BIND ?= 127.0.0.1:8000
