@@ -103,6 +103,13 @@ faults: $(STAMP)
 	PYTHONPATH="$(CURDIR)" $(PY) -m loadtest --output $(LOAD_OUT)/faults-redis-disk-full.json faults redis-disk-full --seconds 30 --full-seconds 15 --clients 10 --bots 8
 	PYTHONPATH="$(CURDIR)" $(PY) -m loadtest --output $(LOAD_OUT)/faults-griefing.json faults griefing --seconds 300
 
+# Backup and restore (docs/deploy.md, "Backups"; not a test): rated matches on a stack of its own, BGSAVE and a
+# copy of the RDB, Redis's directory deleted, the copy restored; every key, rating, match and replay compared.
+.PHONY: backup-drill
+backup-drill: $(STAMP)
+	@mkdir -p $(LOAD_OUT)
+	PYTHONPATH="$(CURDIR)" $(PY) -m loadtest --output $(LOAD_OUT)/backup-restore.json backup-restore
+
 # The ceiling of one Redis (docs/scaling.md; not a test): Redis's own counters per rated match and per API
 # move, arena workers in 3 network namespaces (needs root and `ip`; MACHINES=0 runs them on loopback), ~3 min.
 MACHINES ?= 3
