@@ -135,7 +135,7 @@ def main() -> None:
     if options.wait:
         wait_ready(options.wait, timeout=30)
         return
-    # honcho runs this in a session of its own: when honcho's process for it dies (a closed terminal, a
+    # honcho runs this in a process group of its own: when honcho's process for it dies (a closed terminal, a
     # SIGKILL of `make run`), SIGTERM stops Redis as Ctrl-C does (devstack.tether).
     die_with_parent(signal.SIGTERM)
     data_dir = Path(options.data_dir).resolve()

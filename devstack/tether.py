@@ -1,6 +1,6 @@
 """`python -m devstack.tether [--wait-redis URL] COMMAND...`: run COMMAND; it stops when its parent dies.
 
-honcho starts each Procfile line in a session of its own, so neither a closed terminal (SIGHUP to the
+honcho starts each Procfile line in a process group of its own, so neither a closed terminal (SIGHUP to the
 foreground group) nor a SIGKILL of `make run`'s group reaches the servers: honcho died and they kept running
 under PID 1, holding their ports. Each Procfile line therefore runs through this module (or, for Redis,
 devstack.devredis, which does the same), which asks the kernel for SIGTERM when the parent — honcho's process

@@ -51,7 +51,7 @@ def port_free(port: int) -> bool:
 
 
 class Run:
-    """`make run` on ports of its own, in a session of its own like a terminal's foreground job."""
+    """`make run` on ports of its own, in a process group of its own like a terminal's foreground job."""
 
     def __init__(self, tmp_path: Path) -> None:
         self.mark = f"taorphans{os.getpid()}x{time.monotonic_ns()}:"
@@ -106,13 +106,13 @@ def test_sighup_and_sigkill_of_make_run_leave_no_process_and_the_next_run_serves
         run.start()
         assert len(processes_with(run.mark)) >= 8  # make, honcho, 6 lines, redis-server, gunicorn workers
         run.signal_group(signal.SIGHUP)  # the terminal was closed
-        run.wait_all_gone(timeout=15)
+        run.wait_all_gone(timeout=30)
         run.start()  # same ports, same data directory
         run.signal_group(signal.SIGKILL)
-        run.wait_all_gone(timeout=15)
+        run.wait_all_gone(timeout=30)
         run.start()
         run.signal_group(signal.SIGINT)  # Ctrl-C, as ever
-        run.wait_all_gone(timeout=15)
+        run.wait_all_gone(timeout=30)
     finally:
         run.kill_leftovers()
         if run.process is not None and run.process.poll() is None:
@@ -161,7 +161,7 @@ def test_a_tethered_command_refuses_no_command() -> None:
 
 def test_a_redis_server_left_by_an_earlier_run_is_stopped_through_its_pid_file(tmp_path: Path) -> None:
     port = free_port()
-    # Its own session, as devredis starts it: nothing but a signal to its pid reaches it.
+    # A process group of its own, as devredis starts it: nothing but a signal to its pid reaches it.
     stale = subprocess.Popen(server_args(port, tmp_path, persistent=True), stdout=subprocess.DEVNULL,
                              start_new_session=True)
     try:
