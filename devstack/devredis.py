@@ -140,7 +140,10 @@ def main() -> None:
     die_with_parent(signal.SIGTERM)
     data_dir = Path(options.data_dir).resolve()
     data_dir.mkdir(parents=True, exist_ok=True)
-    stale = stop_stale_server(data_dir)
+    try:
+        stale = stop_stale_server(data_dir)
+    except InUse as error:
+        parser.exit(1, f"devredis: {error}\n")
     if stale:
         print(f"devredis: stopped redis-server {stale}, left running on {data_dir} by an earlier run",
               file=sys.stderr, flush=True)
@@ -191,12 +194,17 @@ def serve_foreground(args: list[str], url: str, clients_wait_s: float = CLIENTS_
     return 0 if stopping.is_set() else (process.returncode or 0)
 
 
+class InUse(RuntimeError):
+    """The data directory belongs to the Redis of a `make run` that is still running."""
+
+
 def stop_stale_server(data_dir: Path, timeout: float = 15.0) -> int | None:
     """Stop the redis-server an earlier run left on `data_dir` (its pid file names it); return its pid.
 
     Only a live process whose command line is a redis-server's is signalled: a pid file outliving a reboot
-    may name an unrelated process by now. SIGTERM first (Redis flushes its append-only file), SIGKILL if it
-    is still there after `timeout`.
+    may name an unrelated process by now. One whose devredis wrapper still runs belongs to a `make run` that
+    is still going: that raises :class:`InUse` and nothing is signalled. SIGTERM first (Redis flushes its
+    append-only file), SIGKILL if it is still there after `timeout`.
     """
     pid_file = data_dir / PID_FILE
     try:
@@ -208,6 +216,10 @@ def stop_stale_server(data_dir: Path, timeout: float = 15.0) -> int | None:
     if b"redis-server" not in command:
         pid_file.unlink(missing_ok=True)
         return None
+    parent = _parent(pid)
+    if parent is not None and _running(parent) and b"devstack.devredis" in _command(parent):
+        raise InUse(f"{data_dir} is in use by the redis-server {pid} of a running devredis ({parent}); "
+                    "stop that one first, or give this one another DEV_REDIS_DIR")
     for sig in (signal.SIGTERM, signal.SIGKILL):
         try:
             os.kill(pid, sig)
@@ -220,6 +232,20 @@ def stop_stale_server(data_dir: Path, timeout: float = 15.0) -> int | None:
             break
     pid_file.unlink(missing_ok=True)
     return pid
+
+
+def _parent(pid: int) -> int | None:
+    try:
+        return int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[1])
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+def _command(pid: int) -> bytes:
+    try:
+        return Path(f"/proc/{pid}/cmdline").read_bytes()
+    except OSError:
+        return b""
 
 
 def _running(pid: int) -> bool:

@@ -197,3 +197,21 @@ def test_the_embedded_redis_stops_when_its_wrapper_is_killed(tmp_path: Path) -> 
         if wrapper.poll() is None:
             wrapper.kill()
             wrapper.wait()
+
+
+def test_a_second_run_on_the_same_data_directory_leaves_the_running_redis_alone(tmp_path: Path) -> None:
+    port = free_port()
+    env = {**os.environ, "PYTHONPATH": str(REPO_ROOT)}
+    first = subprocess.Popen([sys.executable, "-m", "devstack.devredis", "--port", str(port), "--data-dir",
+                              str(tmp_path)], cwd=REPO_ROOT, stdout=subprocess.DEVNULL, env=env)
+    try:
+        wait_ready(f"redis://127.0.0.1:{port}/0")
+        second = subprocess.run([sys.executable, "-m", "devstack.devredis", "--port", str(free_port()),
+                                 "--data-dir", str(tmp_path)], cwd=REPO_ROOT, capture_output=True, text=True,
+                                env=env, timeout=30)
+        assert second.returncode == 1 and "Traceback" not in second.stderr, second.stderr
+        assert second.stderr.strip().splitlines()[-1].startswith(f"devredis: {tmp_path} is in use")
+        wait_ready(f"redis://127.0.0.1:{port}/0", timeout=1)  # the first one still serves
+    finally:
+        first.send_signal(signal.SIGTERM)
+        first.wait(timeout=30)
