@@ -36,7 +36,9 @@ lint: $(STAMP)
 # scheduler, $(ARENA_WORKERS) match worker processes (64 matches in flight each, a thread per match:
 # TA_ARENA_WORKER_THREADS, docs/arena.md) and a game-analysis worker, under honcho. Ctrl-C stops them all:
 # the workers give their running matches back (an analysis stops after its current decision, recorded as
-# failed: asking again restarts it), and Redis waits for every client to leave before it stops.
+# failed: asking again restarts it), and Redis waits for every client to leave before it stops. A closed
+# terminal (SIGHUP) or a SIGKILL of make's group stops them all too (devstack/tether.py: each line gets SIGTERM
+# when honcho's process for it dies; the embedded redis-server when its wrapper dies).
 DEV_REDIS_PORT ?= 6399
 DEV_REDIS_DIR ?= var/redis
 TA_BIND ?= 127.0.0.1:8000
@@ -100,6 +102,13 @@ faults: $(STAMP)
 	PYTHONPATH="$(CURDIR)" $(PY) -m loadtest --output $(LOAD_OUT)/faults-redis-full.json faults redis-full --seconds 30 --full-seconds 15 --clients 10 --bots 8
 	PYTHONPATH="$(CURDIR)" $(PY) -m loadtest --output $(LOAD_OUT)/faults-redis-disk-full.json faults redis-disk-full --seconds 30 --full-seconds 15 --clients 10 --bots 8
 	PYTHONPATH="$(CURDIR)" $(PY) -m loadtest --output $(LOAD_OUT)/faults-griefing.json faults griefing --seconds 300
+
+# Backup and restore (docs/deploy.md, "Backups"; not a test): rated matches on a stack of its own, BGSAVE and a
+# copy of the RDB, Redis's directory deleted, the copy restored; every key, rating, match and replay compared.
+.PHONY: backup-drill
+backup-drill: $(STAMP)
+	@mkdir -p $(LOAD_OUT)
+	PYTHONPATH="$(CURDIR)" $(PY) -m loadtest --output $(LOAD_OUT)/backup-restore.json backup-restore
 
 # The ceiling of one Redis (docs/scaling.md; not a test): Redis's own counters per rated match and per API
 # move, arena workers in 3 network namespaces (needs root and `ip`; MACHINES=0 runs them on loopback), ~3 min.

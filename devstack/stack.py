@@ -147,10 +147,11 @@ class Stack:
 
     # --- components ---------------------------------------------------------------------------------------
 
-    def start_redis(self, ignore_sigxfsz: bool = False) -> Child:
-        """redis-server with AOF everysec, the arguments `make run` uses (devstack.devredis.server_args)."""
-        child = self._add("redis", server_args(self.redis_port, self.data_dir, persistent=True), self.env(),
-                          ignore_sigxfsz)
+    def start_redis(self, ignore_sigxfsz: bool = False, extra_args: list[str] | None = None) -> Child:
+        """redis-server with AOF everysec, the arguments `make run` uses (devstack.devredis.server_args);
+        `extra_args` come last and so override them (e.g. ``--appendonly no`` to load an RDB)."""
+        args = server_args(self.redis_port, self.data_dir, persistent=True) + (extra_args or [])
+        child = self._add("redis", args, self.env(), ignore_sigxfsz)
         wait_ready(self.redis_url, timeout=15)
         return child
 

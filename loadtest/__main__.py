@@ -1,4 +1,5 @@
-"""`python -m loadtest {practice,ladder,faults}`: each prints one JSON document, exit 1 if a check failed."""
+"""`python -m loadtest {practice,ladder,faults,backup-restore}`: each prints one JSON document, exit 1 if a
+check failed."""
 
 from __future__ import annotations
 
@@ -62,6 +63,13 @@ def main() -> None:
     faults.add_argument("--griefers", type=int, default=40,
                         help="griefing: most bots the griefer tries to register (stops at the first refusal)")
 
+    backup = commands.add_parser("backup-restore",
+                                 help="rated matches, BGSAVE, Redis wiped, restored, compared")
+    backup.add_argument("--bots", type=int, default=6)
+    backup.add_argument("--min-rated", type=int, default=3, help="rated matches to play before the backup")
+    backup.add_argument("--seconds", type=float, default=120,
+                        help="at most this long for them (and, after the restore, for one more)")
+
     options = parser.parse_args()
     # SIGTERM (e.g. from a CI timeout) unwinds like Ctrl-C, so every script stops the stack it started.
     signal.signal(signal.SIGTERM, signal.default_int_handler)
@@ -83,6 +91,10 @@ def main() -> None:
         from loadtest.ladder import run as run_ladder
 
         result = run_ladder(options.bots, options.seconds, options.arena_workers, options.drain_seconds)
+    elif options.command == "backup-restore":
+        from loadtest.backup import backup_restore
+
+        result = backup_restore(options.bots, options.min_rated, options.seconds)
     else:
         from loadtest.faults import run as run_faults
 
