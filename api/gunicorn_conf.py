@@ -75,6 +75,16 @@ if worker_class == "gevent":
         gevent.sleep(0)
 
 
+def child_exit(server: object, worker: object) -> None:
+    """A worker that ended (stopped, recycled or killed) takes its live gauges (the long-polls it held) out
+    of the machine's metrics; its counters stay, as counters must (docs/metrics.md). Only with
+    PROMETHEUS_MULTIPROC_DIR set: without it nothing was written."""
+    if os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
+        from prometheus_client import multiprocess
+
+        multiprocess.mark_process_dead(worker.pid)  # type: ignore[attr-defined]
+
+
 def post_worker_init(worker: object) -> None:
     """Move everything the loaded app holds (modules, schemas, routes, the OpenAPI document) out of the
     garbage collector's reach: a full collection then scans only what requests allocate, not the whole app,

@@ -31,6 +31,7 @@ from core.errors import (
     MatchGameNotFound,
     MatchNotFound,
     MatchNotPublished,
+    MetricsClosed,
     NameReserved,
     NameTaken,
     NotYourTurn,
@@ -52,6 +53,7 @@ from core.errors import (
     UnsafeURL,
     store_error,
 )
+from core.metrics import count_redis_error
 from engine.errors import (
     EngineError,
     GameOverError,
@@ -106,6 +108,7 @@ PROBLEMS: list[tuple[type[Exception], int, str, str | None]] = [
     (LadderRequired, 400, "ladder-required", None),
     (TokenRequired, 401, "token-required", None),
     (BadToken, 403, "bad-token", None),
+    (MetricsClosed, 404, "metrics-closed", None),
     (BadSeats, 422, "bad-seats", None),
     (UnknownGame, 422, "unknown-game", None),
     (UnsafeURL, 422, "unsafe-bot-url", None),
@@ -148,6 +151,7 @@ def _problem_headers(error: Exception) -> dict[str, str]:
 def problem_for(error: Exception) -> ApiProblem | None:
     """The problem an engine, domain or Redis error answers with; None for anything else."""
     if isinstance(error, redis.RedisError):
+        count_redis_error("api", error)
         # Redis restarting, unreachable, out of memory or disk: temporary, say so (one log line, not a
         # traceback per request). Any other Redis error is a bug and stays a logged 500.
         refused = store_error(error)

@@ -106,6 +106,10 @@ class BadToken(DomainError):
     """A token was given but it does not hold what it was shown for."""
 
 
+class MetricsClosed(DomainError):
+    """``/metrics`` is not served here: no operator token is set, or metrics have an address of their own."""
+
+
 # --- requests the rules of the house refuse ----------------------------------------------------------------
 
 
