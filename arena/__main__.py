@@ -125,14 +125,14 @@ def metrics_command(bind: str | None) -> None:
     settings = Settings.from_env()
     bind = bind or settings.metrics_bind
     if not bind:
-        raise click.UsageError("say where to serve: --bind HOST:PORT or $TA_METRICS_BIND")
+        raise click.ClickException("say where to serve: --bind HOST:PORT or $TA_METRICS_BIND")
     try:
         parse_bind(bind)
     except ValueError as exc:
-        raise click.BadParameter(str(exc), param_hint="--bind") from None
+        raise click.ClickException(f"--bind: {exc}") from None
     if metrics.multiprocess_dir() is None:
-        raise click.UsageError("set $PROMETHEUS_MULTIPROC_DIR: the directory this machine's processes "
-                               "write their metrics to (docs/metrics.md)")
+        raise click.ClickException("set $PROMETHEUS_MULTIPROC_DIR: the directory this machine's processes "
+                                   "write their metrics to (docs/metrics.md)")
     try:
         server = make_metrics_server(settings, bind)
     except OSError as exc:

@@ -4,6 +4,7 @@ too slow for its deadline, one illegal) and writes its samples to the machine's 
 
 from __future__ import annotations
 
+import doctest
 import os
 import subprocess
 import sys
@@ -121,3 +122,21 @@ def test_a_match_with_a_slow_and_an_illegal_bot_is_counted(redis_url, key_prefix
         from_api = samples(httpx.get(f"{base}/metrics", headers=AUTH).text)
     assert value(from_api, "trickarena_matches_started_total", ladder="mx") == 1
     assert value(from_api, "trickarena_bot_decisions_total", ladder="mx", outcome="timeout") == STRIKES
+
+
+def test_the_metrics_command_answers_a_wrong_start_with_one_line(monkeypatch):
+    from click.testing import CliRunner
+
+    import arena.metricsserver
+    from arena.__main__ import main
+
+    monkeypatch.delenv("TA_METRICS_BIND", raising=False)
+    for args in (["metrics"], ["metrics", "--bind", "localhost"], ["metrics", "--bind", "127.0.0.1:9108"]):
+        result = CliRunner().invoke(main, args)
+        assert result.exit_code != 0 and "Traceback" not in result.output, result.output
+        assert len(result.output.strip().splitlines()) == 1, result.output
+        assert result.output.startswith("Error:"), result.output
+    # This test process has no metrics directory: the server refuses to serve an empty view.
+    assert "PROMETHEUS_MULTIPROC_DIR" in CliRunner().invoke(main, ["metrics", "--bind", "127.0.0.1:1"]).output
+    examples = doctest.testmod(arena.metricsserver)
+    assert examples.attempted and not examples.failed
