@@ -19,6 +19,7 @@ The queue gauges are not counted by any process: :class:`QueueCollector` reads t
 
 from __future__ import annotations
 
+import glob
 import hmac
 import os
 from collections.abc import Iterable, Iterator, Mapping
@@ -207,6 +208,31 @@ def process_ended(pid: int | None = None) -> None:
     """Drop the live gauges of a process that has ended (gunicorn's child_exit, an arena process's exit)."""
     if _DIR:
         mark_process_dead(os.getpid() if pid is None else pid, _DIR)  # type: ignore[no-untyped-call]
+
+
+def forget_dead_processes() -> list[int]:
+    """Drop the live gauges of processes that are gone without a word (a gunicorn master killed with
+    SIGKILL never runs its child_exit hook); returns their pids. Counters stay, as for any ended process.
+    gunicorn calls it when it starts: a restarted API shows no long-polls held by a previous one."""
+    if not _DIR:
+        return []
+    gone = []
+    for path in glob.glob(os.path.join(_DIR, "gauge_live*_*.db")):
+        pid = int(path.rsplit("_", 1)[1].removesuffix(".db"))
+        if not _running(pid):
+            process_ended(pid)
+            gone.append(pid)
+    return gone
+
+
+def _running(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True  # someone else's process: alive
+    return True
 
 
 def bearer(authorization: str | None) -> str | None:

@@ -3,6 +3,10 @@
 
 from __future__ import annotations
 
+import os
+import signal
+import subprocess
+import sys
 import threading
 import time
 from pathlib import Path
@@ -15,6 +19,7 @@ from rq import Queue
 
 from arena.workers import ArenaSimpleWorker
 from core import keys
+from tests.conftest import REPO_ROOT
 
 TOKEN = "operator-s3cret"
 AUTH = {"Authorization": f"Bearer {TOKEN}"}
@@ -45,6 +50,14 @@ def test_two_gunicorn_workers_count_into_one_scrape(gunicorn_server, redis_url, 
     ArenaSimpleWorker([queue], connection=connection).work(burst=True)
     for _ in range(3):
         queue.enqueue("builtins.int", "7")
+    # A process killed outright while it held a long-poll: its live gauge file stays behind, and the next
+    # gunicorn to start drops it (a master killed with SIGKILL never ran child_exit for its workers).
+    code = ("import os, signal; from core import metrics; metrics.LONG_POLLS_HELD.labels('seat').inc(); "
+            "os.kill(os.getpid(), signal.SIGKILL)")
+    killed = subprocess.run([sys.executable, "-c", code], cwd=REPO_ROOT,
+                            env={**os.environ, "PYTHONPATH": str(REPO_ROOT), **env})
+    assert killed.returncode == -signal.SIGKILL
+    assert len(list(metrics_dir.glob("gauge_livesum_*.db"))) == 1
     with gunicorn_server("gevent", workers=2, extra_env=env) as base:
         requests = 40
         # A fresh connection each (one client: building one costs an SSL context): the kernel spreads them
