@@ -42,18 +42,25 @@ lint: $(STAMP)
 DEV_REDIS_PORT ?= 6399
 DEV_REDIS_DIR ?= var/redis
 TA_BIND ?= 127.0.0.1:8000
+# Every process writes its metrics to one directory, emptied before they start and removed after
+# (docs/metrics.md); GET /metrics on $(TA_BIND) serves them all (with TA_ADMIN_TOKEN set).
+METRICS_DIR ?= var/metrics
 RUN_ENV = PATH="$(CURDIR)/$(VENV)/bin:$$PATH" PYTHONPATH="$(CURDIR)" TA_BIND="$(TA_BIND)" \
-	ALLOW_PRIVATE_BOT_URLS=$${ALLOW_PRIVATE_BOT_URLS:-true}
+	ALLOW_PRIVATE_BOT_URLS=$${ALLOW_PRIVATE_BOT_URLS:-true} PROMETHEUS_MULTIPROC_DIR="$(abspath $(METRICS_DIR))"
 
 ARENA_WORKERS ?= 2
+# The metrics directory goes when honcho has stopped everything, Ctrl-C included: the recipe's shell outlives
+# the interrupt (its own INT/TERM do nothing, honcho's children still get theirs) and removes it on exit.
+METRICS_CLEANUP = trap 'rm -rf "$(METRICS_DIR)"' EXIT; trap : INT TERM;
 
 run: $(STAMP) $(ENGINE_BUILD)
 	@mkdir -p $(DEV_REDIS_DIR)
+	@rm -rf "$(METRICS_DIR)" && mkdir -p "$(METRICS_DIR)"
 	@echo "Trick Arena: ladder page http://$(TA_BIND)/  API docs http://$(TA_BIND)/api/docs  (Ctrl-C stops all)"
 ifdef REDIS_URL
-	$(RUN_ENV) $(VENV)/bin/honcho start -f Procfile -c arena=$(ARENA_WORKERS) web worker scheduler arena analysis
+	$(METRICS_CLEANUP) $(RUN_ENV) $(VENV)/bin/honcho start -f Procfile -c arena=$(ARENA_WORKERS) web worker scheduler arena analysis
 else
-	$(RUN_ENV) REDIS_URL=redis://127.0.0.1:$(DEV_REDIS_PORT)/0 DEV_REDIS_PORT=$(DEV_REDIS_PORT) DEV_REDIS_DIR="$(DEV_REDIS_DIR)" \
+	$(METRICS_CLEANUP) $(RUN_ENV) REDIS_URL=redis://127.0.0.1:$(DEV_REDIS_PORT)/0 DEV_REDIS_PORT=$(DEV_REDIS_PORT) DEV_REDIS_DIR="$(DEV_REDIS_DIR)" \
 		$(VENV)/bin/honcho start -f Procfile -c arena=$(ARENA_WORKERS)
 endif
 

@@ -8,6 +8,7 @@ from flask import Flask, abort, request, send_from_directory
 from flask_smorest import Api
 
 from api import headers, jsonio
+from api import metrics as request_metrics
 from api.fastargs import declares_json
 from api.problems import PROBLEM_MEDIA_TYPE, register_error_handlers
 from api.ratelimit import install_address_limits, install_seat_limit, install_trusted_proxies
@@ -48,6 +49,7 @@ def create_app(config: dict[str, Any] | None = None, settings: Settings | None =
     app.config.update((settings or Settings.from_env()).flask_config(config))
     install_trusted_proxies(app)  # first: a bad TRUSTED_PROXIES stops the app before anything connects
     jsonio.install(app)
+    request_metrics.install(app)  # first: the other request hooks' refusals are counted and timed too
 
     api = TrickArenaApi(app, spec_kwargs={"info": {"description": "Play trick-taking card games over HTTP."}})
     api.spec.components.security_scheme("seatToken", {"type": "http", "scheme": "bearer",

@@ -36,12 +36,16 @@ def on_starting(server: object) -> None:
     The workers import the app after they fork from this process: they inherit the build on the engine's
     path (engine/compiled.py), so they run the compiled rules when a build matches the source. With
     SO_REUSEPORT a second server on the same port would not fail to bind: it would quietly take half of
-    the connections.
+    the connections. A master killed outright (SIGKILL) never ran child_exit for its workers: their live
+    gauges in the metrics directory are dropped here (core/metrics.py).
     """
     from engine import compiled
 
     compiled.activate()
-    check_settings()  # after: the settings import the rule modules, which must load from the build
+    if os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
+        from core import metrics
+
+        metrics.forget_dead_processes()  # a previous master killed outright left its workers' live gauges
     if reuse_port:
         for address in server.cfg.address:  # type: ignore[attr-defined]
             refuse_if_taken(address)
@@ -88,6 +92,16 @@ if worker_class == "gevent":
         import gevent
 
         gevent.sleep(0)
+
+
+def child_exit(server: object, worker: object) -> None:
+    """A worker that ended (stopped, recycled or killed) takes its live gauges (the long-polls it held) out
+    of the machine's metrics; its counters stay, as counters must (docs/metrics.md). Only with
+    PROMETHEUS_MULTIPROC_DIR set: without it nothing was written."""
+    if os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
+        from prometheus_client import multiprocess
+
+        multiprocess.mark_process_dead(worker.pid)  # type: ignore[attr-defined]
 
 
 def post_worker_init(worker: object) -> None:

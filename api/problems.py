@@ -36,6 +36,7 @@ from core.errors import (
     MatchNotFound,
     MatchNotPublished,
     MatchNotVoidable,
+    MetricsClosed,
     NameReserved,
     NameTaken,
     NotYourTurn,
@@ -57,6 +58,7 @@ from core.errors import (
     UnsafeURL,
     store_error,
 )
+from core.metrics import count_redis_error
 from engine.errors import (
     EngineError,
     GameOverError,
@@ -115,6 +117,7 @@ PROBLEMS: list[tuple[type[Exception], int, str, str | None]] = [
     (BadToken, 403, "bad-token", None),
     (AdminClosed, 403, "admin-closed", "Admin API closed"),
     (AdminForbidden, 403, "not-operator", "Not the operator"),
+    (MetricsClosed, 404, "metrics-closed", None),
     (BadSeats, 422, "bad-seats", None),
     (UnknownGame, 422, "unknown-game", None),
     (UnsafeURL, 422, "unsafe-bot-url", None),
@@ -158,6 +161,7 @@ def _problem_headers(error: Exception) -> dict[str, str]:
 def problem_for(error: Exception) -> ApiProblem | None:
     """The problem an engine, domain or Redis error answers with; None for anything else."""
     if isinstance(error, redis.RedisError):
+        count_redis_error("api", error)
         # Redis restarting, unreachable, out of memory or disk: temporary, say so (one log line, not a
         # traceback per request). Any other Redis error is a bug and stays a logged 500.
         refused = store_error(error)

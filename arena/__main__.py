@@ -35,7 +35,10 @@ def scheduler_command(tick: float | None, no_default_ladders: bool, stop_after: 
     settings = Settings.from_env()
     if tick is not None:
         settings = dataclasses.replace(settings, tick_s=tick)
-    run_forever(settings, [] if no_default_ladders else default_ladders(), stop_after_s=stop_after)
+    try:
+        run_forever(settings, [] if no_default_ladders else default_ladders(), stop_after_s=stop_after)
+    finally:
+        _process_ended()
 
 
 @main.command("add-ladder")
@@ -119,8 +122,51 @@ def worker_command(burst: bool, threads: int | None, simple: bool, queues: tuple
     from arena.workers import run_worker
     from core.settings import Settings
 
-    run_worker(Settings.from_env(), queues, house=house, analysis=analysis, threads=threads, simple=simple,
-               burst=burst, niceness=niceness)
+    try:
+        run_worker(Settings.from_env(), queues, house=house, analysis=analysis, threads=threads,
+                   simple=simple, burst=burst, niceness=niceness)
+    finally:
+        _process_ended()
+
+
+def _process_ended() -> None:
+    """This process's live gauges leave the machine's metrics directory with it (core/metrics.py)."""
+    from core import metrics
+
+    metrics.process_ended()
+
+
+@main.command("metrics")
+@click.option("--bind", default=None, help="host:port to serve on ($TA_METRICS_BIND).")
+def metrics_command(bind: str | None) -> None:
+    """Serve this machine's Prometheus metrics (every process writing to $PROMETHEUS_MULTIPROC_DIR, and the
+    RQ queues) at GET /metrics, for the operator's token ($TA_ADMIN_TOKEN); docs/metrics.md."""
+    from arena.metricsserver import make_metrics_server, parse_bind
+    from core import metrics
+    from core.settings import Settings
+
+    settings = Settings.from_env()
+    bind = bind or settings.metrics_bind
+    if not bind:
+        raise click.ClickException("say where to serve: --bind HOST:PORT or $TA_METRICS_BIND")
+    try:
+        parse_bind(bind)
+    except ValueError as exc:
+        raise click.ClickException(f"--bind: {exc}") from None
+    if metrics.multiprocess_dir() is None:
+        raise click.ClickException("set $PROMETHEUS_MULTIPROC_DIR: the directory this machine's processes "
+                                   "write their metrics to (docs/metrics.md)")
+    try:
+        server = make_metrics_server(settings, bind)
+    except OSError as exc:
+        raise click.ClickException(f"cannot listen on {bind}: {exc.strerror}") from None
+    click.echo(f"metrics of {metrics.multiprocess_dir()} at http://{bind}/metrics", err=True)
+    try:
+        server.serve_forever()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        server.server_close()
 
 
 def _json_object(ctx: click.Context, param: click.Parameter, value: str) -> dict:

@@ -20,6 +20,7 @@ from arena.botclient import BotClient, ClientPool
 from arena.match import MatchAbandoned, MatchRunner, make_drivers
 from arena.policy import Outcome
 from arena.workers import STOPPING
+from core import metrics
 from core.arena.live import LiveFeed
 from core.arena.model import FINAL_STATUSES, LadderConfig, MatchSpec, MatchStatus, MemberKind
 from core.arena.netguard import policy_refusal
@@ -66,8 +67,13 @@ def _connection() -> redis.Redis:
 
 
 def run_match(match_id: str, prefix: str) -> dict[str, Any]:
-    """RQ entry point: play match `match_id` and apply its rating (at most once)."""
-    return play_match(_store(prefix), match_id)
+    """RQ entry point: play match `match_id` and apply its rating (at most once). A Redis error fails the
+    attempt (RQ retries it, the scheduler recovers it after that) and is counted."""
+    try:
+        return play_match(_store(prefix), match_id)
+    except redis.RedisError as exc:
+        metrics.count_redis_error("worker", exc)
+        raise
 
 
 def play_match(store: ArenaStore, match_id: str, worker: str | None = None,
@@ -88,6 +94,7 @@ def play_match(store: ArenaStore, match_id: str, worker: str | None = None,
     if doc is None or doc["status"] in FINAL_STATUSES:
         return {"match": match_id, "status": doc["status"] if doc else "missing", "applied": False}
     spec = spec.for_attempt(doc["attempts"])
+    metrics.MATCHES_STARTED.labels(spec.ladder_id).inc()
     refused = refused_urls(spec, settings.allow_private_urls)
     if refused:
         # Seated before the address policy refused its URL (an operator stopped allowing private URLs): the
@@ -95,6 +102,7 @@ def play_match(store: ArenaStore, match_id: str, worker: str | None = None,
         store.block_urls(refused)
         reason = "the address policy refuses the URL of " + ", ".join(sorted(refused))
         store.abort_match(spec.ladder_id, match_id, reason)
+        metrics.MATCHES_FINISHED.labels(spec.ladder_id, "aborted").inc()
         return {"match": match_id, "status": MatchStatus.ABORTED.value, "applied": False, "aborted": reason}
     urls = [m.url for m in spec.entrants if m.kind is MemberKind.HTTP and m.url]
     with CLIENTS.lease(urls, settings.allow_private_urls) as clients:
@@ -106,10 +114,13 @@ def play_match(store: ArenaStore, match_id: str, worker: str | None = None,
             result = runner.run()
         except MatchAbandoned as stopped:
             store.abandon_attempt(match_id, worker, str(stopped))
+            metrics.MATCHES_GIVEN_BACK.labels(spec.ladder_id).inc()
             return {"match": match_id, "status": MatchStatus.QUEUED.value, "applied": False,
                     "stopped": str(stopped)}
     applied = store.apply_result(spec, result, doc)
     status = MatchStatus.RATED if result.rated else MatchStatus.VOID
+    if applied:  # once per match: a re-run whose result was already applied is not a second ending
+        metrics.MATCHES_FINISHED.labels(spec.ladder_id, status.value).inc()
     return {"match": match_id, "status": status.value, "applied": applied,
             "places": result.places, "deltas": result.deltas}
 

@@ -23,6 +23,7 @@ import engine
 from arena.botclient import PROTOCOL_VERSION, BotClient, CallResult
 from arena.policy import Outcome, fallback_move
 from arena.polling import PollDriver, StaleMove
+from core import metrics
 from core.arena.elo import match_deltas, standings
 from core.arena.model import REFERENCE_BOT, BotCallStats, MatchResult, MatchSpec, Member, MemberKind, Strike
 
@@ -271,11 +272,23 @@ class MatchRunner:
             # illegal move, not an ok call.
             outcome = failure.value if failure is not None else answer.call.outcome.value
             self.calls[bot_id].add("move", outcome, answer.call.latency_ms)
+        if answer.call is not None:
+            metrics.BOT_LATENCY.labels(self.spec.ladder_id).observe(answer.call.latency_ms / 1000.0)
         if answer.move is not None and failure is None:
+            self._count_decision(bot_id, None)
             return
         version = game.version
         if self._apply_fallback(game, seat, decision):
-            self._strike(bot_id, game_no, version, failure or Outcome.PROTOCOL_ERROR, detail)
+            reason = failure or Outcome.PROTOCOL_ERROR
+            self._count_decision(bot_id, reason.value)
+            self._strike(bot_id, game_no, version, reason, detail)
+        else:
+            self._count_decision(bot_id, None)  # a polling bot's own move came in first
+
+    def _count_decision(self, bot_id: str, outcome: str | None) -> None:
+        """One decision of a ladder bot (not a house bot's) in the metrics, by its bounded outcome."""
+        if bot_id in self.calls:
+            metrics.BOT_DECISIONS.labels(self.spec.ladder_id, metrics.decision_outcome(outcome)).inc()
 
     @staticmethod
     def _apply_fallback(game: Any, seat: int, decision: dict[str, Any]) -> bool:

@@ -44,7 +44,7 @@ from rq.job import Job, JobStatus
 from arena.jobs import enqueue_health_check, enqueue_match
 from arena.ladder_quality import pair_meetings
 from arena.matchmaking import Candidate, pick_table
-from core import keys
+from core import keys, metrics
 from core.arena.model import FINAL_STATUSES, LadderConfig, MatchSpec, MatchStatus, Member, MemberKind
 from core.arena.moderation import is_suspended, public_name
 from core.arena.netguard import policy_refusal
@@ -306,6 +306,7 @@ def run_forever(settings: Settings, ladders: list[LadderConfig] | None = None,
                 if any(counts.values()):
                     log.info("tick: %s", counts)
         except redis.RedisError as exc:  # Redis restarting: keep trying, state is all in Redis
+            metrics.count_redis_error("scheduler", exc)
             log.warning("tick failed: %s", exc)
         stopping.wait(settings.tick_s)
     with contextlib.suppress(redis.RedisError):  # let a successor take over at once

@@ -54,6 +54,7 @@ import redis
 from rq import SimpleWorker, Worker
 from rq.timeouts import TimerDeathPenalty
 
+from core import metrics
 from core.errors import store_error
 from core.settings import Settings
 
@@ -151,6 +152,7 @@ def serve_one_job_at_a_time(queues: Sequence[str], connection: redis.Redis, simp
             # jobs (a write refused by a full Redis, a Redis timeout): that is no reason to stop serving.
             reason = "RQ's work loop ended on an error"
         except redis.RedisError as exc:
+            metrics.count_redis_error("worker", exc)
             if store_error(exc) is None:  # not Redis gone or refusing writes (out of memory or disk): a bug
                 raise
             reason = f"lost Redis ({exc})"
@@ -383,6 +385,8 @@ class WorkerPool:
                 backoff = None
             except Exception as exc:  # noqa: BLE001 - a bug must not shrink the pool for good either
                 backoff = restart_delay(backoff, time.monotonic() - started)
+                if isinstance(exc, redis.RedisError):
+                    metrics.count_redis_error("worker", exc)
                 if isinstance(exc, redis.RedisError) and store_error(exc) is not None:  # gone, or out of room
                     LOG.warning("thread %d lost Redis (%s); new worker in %.1f s", index, exc, backoff)
                 else:

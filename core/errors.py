@@ -133,6 +133,8 @@ class AdminForbidden(DomainError):
 
     def __init__(self) -> None:
         super().__init__("this token is not the operator's token")
+
+
 class AccountDisabled(BadToken):
     """The API key is the current key of an account an operator has disabled: it manages nothing until the
     account is enabled again."""
@@ -141,6 +143,10 @@ class AccountDisabled(BadToken):
         super().__init__(f"account {account_id} is disabled by the operator: its key manages nothing; "
                          "ask the operator why")
         self.account_id = account_id
+
+
+class MetricsClosed(DomainError):
+    """``/metrics`` is not served here: no operator token is set, or metrics have an address of their own."""
 
 
 # --- requests the rules of the house refuse ----------------------------------------------------------------

@@ -109,7 +109,8 @@ class Settings:
     # Redis Sentinel: when named, every process asks these sentinels for the current primary of the service.
     redis_sentinels: tuple[str, ...] = ()
     redis_sentinel_service: str = "trick-arena"
-    # Where the arena processes serve their own Prometheus metrics ("host:port"); None: they serve none.
+    # Where `python -m arena metrics` serves this machine's Prometheus metrics ("host:port"); when set, the
+    # API's own /metrics is closed (docs/metrics.md). None: the API serves them.
     metrics_bind: str | None = None
 
     @classmethod
@@ -208,6 +209,7 @@ class Settings:
             "LIMIT_ACCOUNT_CREATION": self.limit_account_creation,
             "REDIS_SENTINELS": self.redis_sentinels,
             "REDIS_SENTINEL_SERVICE": self.redis_sentinel_service,
+            "METRICS_BIND": self.metrics_bind,
             **FLASK_CONSTANTS,
             **(overrides or {}),
         }

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -126,10 +127,19 @@ class Stack:
         path.mkdir(parents=True, exist_ok=True)
         return path
 
+    @property
+    def metrics_dir(self) -> Path:
+        """Where every process of the stack writes its metrics (docs/metrics.md): emptied when the stack is
+        made, before its first process starts, as prometheus-client's multiprocess mode needs."""
+        path = self.workdir / "metrics"
+        path.mkdir(parents=True, exist_ok=True)
+        return path
+
     def env(self, **extra: str) -> dict[str, str]:
         return {
             **os.environ,
             "PYTHONPATH": str(REPO_ROOT),
+            "PROMETHEUS_MULTIPROC_DIR": str(self.metrics_dir),
             "REDIS_URL": self.redis_url,
             "TA_KEY_PREFIX": self.prefix,
             "ALLOW_PRIVATE_BOT_URLS": "true",
@@ -246,9 +256,13 @@ class Stack:
                 counts[name] = child.log_path.read_text(errors="replace").count("Traceback")
         return counts
 
+    def __post_init__(self) -> None:
+        shutil.rmtree(self.workdir / "metrics", ignore_errors=True)  # a reused directory: no old samples
+
     def stop(self) -> None:
         for name in sorted(self.children, key=lambda n: n == "redis"):  # Redis last
             self.children[name].stop()
+        shutil.rmtree(self.workdir / "metrics", ignore_errors=True)  # nothing reads them once all stopped
 
 
 def loadavg() -> list[float]:

@@ -31,9 +31,9 @@ DEPLOY_DOC = REPO_ROOT / "docs" / "deploy.md"
 INSTALLED = "/opt/trick-arena"
 # Files docs/deploy.md names that come with other changes to the service: the nginx, Redis and Sentinel
 # configuration, and the metrics and moderation references. Each must exist once those are in.
-PENDING = {"deploy/redis/redis.conf", "deploy/redis/sentinel.conf", "docs/metrics.md"}
+PENDING = {"deploy/redis/redis.conf", "deploy/redis/sentinel.conf"}
 # `python -m arena` commands ExecStart lines or docs/deploy.md use that come with those changes.
-PENDING_COMMANDS = {"metrics"}
+PENDING_COMMANDS: set[str] = set()
 
 
 def unit_files() -> list[Path]:

@@ -69,7 +69,7 @@ FLASK_KEYS = {
     "idle_table_ttl": "IDLE_TABLE_TTL", "seat_move_timeout": "SEAT_MOVE_TIMEOUT",
     "trusted_proxies": "TRUSTED_PROXIES", "admin_token": "ADMIN_TOKEN",
     "limit_account_creation": "LIMIT_ACCOUNT_CREATION", "redis_sentinels": "REDIS_SENTINELS",
-    "redis_sentinel_service": "REDIS_SENTINEL_SERVICE",
+    "redis_sentinel_service": "REDIS_SENTINEL_SERVICE", "metrics_bind": "METRICS_BIND",
 }
 
 
