@@ -100,6 +100,8 @@ faults: $(STAMP)
 	PYTHONPATH="$(CURDIR)" $(PY) -m loadtest --output $(LOAD_OUT)/faults-redis-full.json faults redis-full --seconds 30 --full-seconds 15 --clients 10 --bots 8
 	PYTHONPATH="$(CURDIR)" $(PY) -m loadtest --output $(LOAD_OUT)/faults-redis-disk-full.json faults redis-disk-full --seconds 30 --full-seconds 15 --clients 10 --bots 8
 	PYTHONPATH="$(CURDIR)" $(PY) -m loadtest --output $(LOAD_OUT)/faults-griefing.json faults griefing --seconds 300
+	PYTHONPATH="$(CURDIR)" $(PY) -m loadtest --output $(LOAD_OUT)/faults-redis-failover.json faults redis-failover --seconds 60
+	PYTHONPATH="$(CURDIR)" $(PY) -m loadtest --output $(LOAD_OUT)/faults-redis-failover-nowait.json faults redis-failover --seconds 60 --wait-ms 0
 
 # The ceiling of one Redis (docs/scaling.md; not a test): Redis's own counters per rated match and per API
 # move, arena workers in 3 network namespaces (needs root and `ip`; MACHINES=0 runs them on loopback), ~3 min.

@@ -1,11 +1,11 @@
-"""A Redis primary, its replica and three Redis Sentinels on loopback: what the failover drill and the
+"""A Redis primary, its replica and three Redis Sentinels on loopback, configured by the sample files an
+operator starts from (deploy/redis/redis.conf, deploy/redis/sentinel.conf): what the failover drill and the
 Sentinel tests run the stack against.
 
-The data servers are `devstack.devredis.server_binary()` with AOF everysec (as `make run`), the sentinels
-Debian's ``redis-sentinel`` (``apt-get install redis-sentinel``). Sentinel rewrites its configuration file
-as it learns the topology, so each sentinel gets a file of its own in the work directory. The timings are
-the drill's: a primary unreachable for `down_after_ms` is down for one sentinel, two agreeing make it
-objectively down, and a failover starts at once (docs/reliability.md has the production values).
+The data servers are `devstack.devredis.server_binary()`, the sentinels Debian's ``redis-sentinel``
+(``apt-get install redis-sentinel``). Only the addresses differ from the samples (loopback, free ports, a
+work directory), and, when asked, the sentinels' ``down-after-milliseconds``. Sentinel rewrites its
+configuration file as it learns the topology, so each sentinel gets a file of its own.
 """
 
 from __future__ import annotations
@@ -19,12 +19,29 @@ from pathlib import Path
 import redis
 
 from core.redis.connections import redis_client
-from devstack.devredis import free_port, server_args, wait_ready
+from devstack.devredis import free_port, server_binary, wait_ready
 
+DEPLOY = Path(__file__).resolve().parent.parent / "deploy" / "redis"
+REDIS_CONF = DEPLOY / "redis.conf"
+SENTINEL_CONF = DEPLOY / "sentinel.conf"
 SERVICE = "trick-arena"
-DOWN_AFTER_MS = 1000  # the drill's down-after-milliseconds: about 1-2 s from SIGKILL to an agreed failure
-FAILOVER_TIMEOUT_MS = 5000  # the drill's failover-timeout (also bounds a retry after a failed attempt)
-QUORUM = 2
+
+
+def sample_setting(name: str, text: str | None = None) -> str:
+    """The value of a ``sentinel NAME trick-arena VALUE`` line of deploy/redis/sentinel.conf.
+
+    >>> sample_setting("down-after-milliseconds"), sample_setting("failover-timeout")
+    ('5000', '10000')
+    """
+    for line in (SENTINEL_CONF.read_text() if text is None else text).splitlines():
+        words = line.split()
+        if words[:3] == ["sentinel", name, SERVICE]:
+            return words[3]
+    raise KeyError(name)
+
+
+DOWN_AFTER_MS = int(sample_setting("down-after-milliseconds"))
+FAILOVER_TIMEOUT_MS = int(sample_setting("failover-timeout"))
 
 
 def sentinel_binary() -> str | None:
@@ -32,24 +49,32 @@ def sentinel_binary() -> str | None:
     return shutil.which("redis-sentinel")
 
 
-def sentinel_conf(port: int, primary_port: int, workdir: Path, service: str = SERVICE,
-                  down_after_ms: int = DOWN_AFTER_MS, failover_timeout_ms: int = FAILOVER_TIMEOUT_MS) -> str:
-    """One sentinel's configuration, watching the primary on 127.0.0.1:`primary_port`.
+def sentinel_conf(port: int, primary_port: int, workdir: Path, down_after_ms: int | None = None) -> str:
+    """deploy/redis/sentinel.conf for a sentinel on 127.0.0.1:`port` watching the primary on
+    127.0.0.1:`primary_port` (the sample's quorum and timings; `down_after_ms` instead of its own).
 
-    >>> print(sentinel_conf(26379, 6379, Path("/tmp/s")).splitlines()[4])
-    sentinel monitor trick-arena 127.0.0.1 6379 2
+    >>> conf = sentinel_conf(26380, 6390, Path("/tmp/s"), down_after_ms=1000).splitlines()
+    >>> [line for line in conf if line.startswith(("port", "bind", "sentinel monitor", "sentinel down"))]
+    ['port 26380', 'bind 127.0.0.1', 'sentinel monitor trick-arena 127.0.0.1 6390 2', \
+'sentinel down-after-milliseconds trick-arena 1000']
     """
-    return "\n".join([
-        f"port {port}",
-        "bind 127.0.0.1",
-        f"dir {workdir}",
-        "sentinel resolve-hostnames no",
-        f"sentinel monitor {service} 127.0.0.1 {primary_port} {QUORUM}",
-        f"sentinel down-after-milliseconds {service} {down_after_ms}",
-        f"sentinel failover-timeout {service} {failover_timeout_ms}",
-        f"sentinel parallel-syncs {service} 1",
-        "",
-    ])
+    lines = []
+    for line in SENTINEL_CONF.read_text().splitlines():
+        words = line.split()
+        if not words or words[0].startswith("#"):
+            continue
+        if words[0] == "port":
+            line = f"port {port}"
+        elif words[0] == "bind":
+            line = "bind 127.0.0.1"
+        elif words[0] == "protected-mode":
+            line = "protected-mode yes"
+        elif words[:2] == ["sentinel", "monitor"]:
+            line = f"sentinel monitor {words[2]} 127.0.0.1 {primary_port} {words[5]}"
+        elif words[:2] == ["sentinel", "down-after-milliseconds"] and down_after_ms is not None:
+            line = f"sentinel down-after-milliseconds {words[2]} {down_after_ms}"
+        lines.append(line)
+    return "\n".join([*lines, f"dir {workdir}", ""])
 
 
 @dataclass
@@ -60,7 +85,6 @@ class SentinelCluster:
     workdir: Path
     service: str = SERVICE
     down_after_ms: int = DOWN_AFTER_MS
-    failover_timeout_ms: int = FAILOVER_TIMEOUT_MS
     data_ports: list[int] = field(default_factory=lambda: [free_port(), free_port()])
     sentinel_ports: list[int] = field(default_factory=lambda: [free_port() for _ in range(3)])
 
@@ -79,7 +103,8 @@ class SentinelCluster:
         replica of the current primary by the sentinels."""
         data_dir = self.workdir / self.node_name(index)
         data_dir.mkdir(parents=True, exist_ok=True)
-        args = server_args(self.data_ports[index], data_dir, persistent=True)
+        args = [server_binary(), str(REDIS_CONF), "--port", str(self.data_ports[index]),
+                "--bind", "127.0.0.1", "--protected-mode", "yes", "--dir", str(data_dir)]
         if index:
             args += ["--replicaof", "127.0.0.1", str(self.data_ports[0])]
         return args
@@ -91,8 +116,8 @@ class SentinelCluster:
         directory = self.workdir / f"sentinel-{index}"
         directory.mkdir(parents=True, exist_ok=True)
         conf = directory / "sentinel.conf"
-        conf.write_text(sentinel_conf(self.sentinel_ports[index], self.data_ports[0], directory, self.service,
-                                      self.down_after_ms, self.failover_timeout_ms))
+        conf.write_text(sentinel_conf(self.sentinel_ports[index], self.data_ports[0], directory,
+                                      self.down_after_ms))
         return [binary, str(conf)]
 
     def launch(self, start: Callable[[str, list[str]], object], timeout: float = 30.0) -> None:

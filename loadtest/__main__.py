@@ -59,6 +59,12 @@ def main() -> None:
                         help="redis-full, redis-disk-full: how long Redis stays without room")
     faults.add_argument("--wait-ms", type=int, default=None,
                         help="redis-failover: TA_REDIS_WAIT_MS of the stack (default 200; 0: no WAIT)")
+    faults.add_argument("--commit-rounds", type=int, default=None,
+                        help="redis-failover: rounds of 100 move commits timed with and without WAIT "
+                             "before the load (default 8; 0: none)")
+    faults.add_argument("--down-after-ms", type=int, default=None,
+                        help="redis-failover: the sentinels' down-after-milliseconds (default: "
+                             "deploy/redis/sentinel.conf's, 5000)")
     faults.add_argument("--clients", type=int, default=20)
     faults.add_argument("--bots", type=int, default=12)
     faults.add_argument("--griefers", type=int, default=40,
@@ -98,6 +104,8 @@ def main() -> None:
             options.griefers,
             options.full_seconds,
             options.wait_ms,
+            options.commit_rounds,
+            options.down_after_ms,
         )
     _emit(result, options.output)
 

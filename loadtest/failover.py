@@ -14,6 +14,7 @@ the cost of ``TA_REDIS_WAIT_MS`` on a move commit, measured before the load on t
 
 from __future__ import annotations
 
+import os
 import statistics
 import time
 from typing import Any
@@ -26,8 +27,8 @@ from arena.policy import fallback_move
 from core.redis.connections import redis_client
 from core.tables.record import SeatKind
 from core.tables.store import SeatSpec, TableStatus, TableStore
-from devstack.sentinel import SentinelCluster
-from devstack.stack import Stack
+from devstack.sentinel import DOWN_AFTER_MS, FAILOVER_TIMEOUT_MS, SentinelCluster
+from devstack.stack import Stack, loadavg
 from devstack.verify import rating_audit
 from loadtest.ladder import drain_and_stop, register_bots
 from loadtest.players import audit_player_tables, finished_count, start_players, stop_players
@@ -37,16 +38,14 @@ WAIT_MS = 200  # the drill's TA_REDIS_WAIT_MS: a move is answered once the repli
 # given back by the scheduler after two shortest leases (arena.scheduler): 3 s here, so a short run sees it.
 MIN_LEASE_S = 3.0
 SETTLE_S = 90.0  # after the load: how long the matches running at the fault may take to end
-COMMIT_SAMPLES = 300  # move commits timed per setting by `commit_latency`
+COMMIT_ROUNDS, COMMIT_MOVES = 8, 100  # `commit_costs`: rounds of move commits timed per setting, alternating
 GOAL_WRITES_BACK_S = 15.0
 FINAL = ("rated", "void", "aborted")
 
 
-def commit_latency(client: redis.Redis, prefix: str, wait_ms: int,
-                   moves: int = COMMIT_SAMPLES) -> dict[str, Any]:
-    """Milliseconds per move commit (`TableStore.apply_move`, one thread, the client's script lane) on
-    tables of four house seats playing their lowest legal cards, with `wait_ms` (0: no WAIT)."""
-    store = TableStore(client, prefix + "commit:", wait_ms=wait_ms)
+def commit_times(store: TableStore, moves: int) -> list[float]:
+    """Milliseconds of `moves` move commits (`TableStore.apply_move`, one thread, the store's script lane)
+    on tables of four house seats playing their lowest legal cards."""
     seats = [SeatSpec(SeatKind.HOUSE, "random")] * 4
     times: list[float] = []
     while len(times) < moves:
@@ -59,10 +58,28 @@ def commit_latency(client: redis.Redis, prefix: str, wait_ms: int,
             store.apply_move(record.table_id, seat, move, expected_version=held.version)
             times.append((time.perf_counter() - started) * 1000)
             record = store.load_table(record.table_id)
-    times.sort()
-    return {"wait_ms": wait_ms, "moves": len(times), "p50_ms": round(statistics.median(times), 3),
-            "p99_ms": round(times[int(len(times) * 0.99) - 1], 3),
-            "mean_ms": round(statistics.fmean(times), 3)}
+    return times
+
+
+def commit_costs(client: redis.Redis, prefix: str, wait_ms: int, rounds: int = COMMIT_ROUNDS,
+                 moves: int = COMMIT_MOVES) -> list[dict[str, Any]]:
+    """A move commit's milliseconds without WAIT and with ``WAIT 1 wait_ms``, in alternating rounds (the
+    machine's other load falls on both alike)."""
+    stores = [TableStore(client, prefix + "commit:", wait_ms=w) for w in (0, wait_ms)]
+    times: list[list[float]] = [[], []]
+    for _ in range(rounds):
+        for index, store in enumerate(stores):
+            times[index] += commit_times(store, moves)
+    summary = []
+    for store, samples in zip(stores, times, strict=True):
+        if not samples:
+            continue
+        samples.sort()
+        summary.append({"wait_ms": store.wait_ms, "moves": len(samples),
+                        "p50_ms": round(statistics.median(samples), 3),
+                        "p90_ms": round(samples[int(len(samples) * 0.9) - 1], 3),
+                        "p99_ms": round(samples[int(len(samples) * 0.99) - 1], 3)})
+    return summary
 
 
 def first_write(client: redis.Redis, key: str, since: float, limit_s: float) -> float | None:
@@ -107,14 +124,15 @@ def rated(conn: redis.Redis, prefix: str) -> dict[str, Any]:
 
 
 def redis_failover(seconds: float, clients: int, bots: int, wait_ms: int = WAIT_MS,
+                   commit_rounds: int = COMMIT_ROUNDS, down_after_ms: int = DOWN_AFTER_MS,
                    arena_workers: int = 2) -> dict[str, Any]:
     stack = Stack()
-    cluster = SentinelCluster(stack.workdir / "cluster")
+    cluster = SentinelCluster(stack.workdir / "cluster", down_after_ms=down_after_ms)
     stack.sentinels, stack.sentinel_service = cluster.sentinels, cluster.service
     try:
         cluster.launch(lambda name, command: stack._add(name, command, stack.env()))
         probe = cluster.client(decode_responses=True, socket_timeout=1.0)
-        costs = [commit_latency(probe, stack.prefix, w) for w in (0, wait_ms or WAIT_MS)]
+        costs = commit_costs(probe, stack.prefix, wait_ms or WAIT_MS, commit_rounds)
         stack.settings.update(TA_REDIS_WAIT_MS=str(wait_ms), TA_ARENA_MIN_LEASE_S=str(MIN_LEASE_S))
         stack.start_api()
         stack.start_house_workers(1)
@@ -125,6 +143,7 @@ def redis_failover(seconds: float, clients: int, bots: int, wait_ms: int = WAIT_
         old_primary = cluster.primary_port()
         finished_before = finished_count(players)
         before = rated(stack.redis(), stack.prefix)
+        load1 = [loadavg()[0]]
         fault_at, fault_wall = time.monotonic(), time.time()
         stack.children[cluster.node_name(0)].kill()
         store_back = first_write(probe, f"{stack.prefix}failover:probe", fault_at, 60)
@@ -134,6 +153,7 @@ def redis_failover(seconds: float, clients: int, bots: int, wait_ms: int = WAIT_
         # replica to wait for again).
         stack._add(cluster.node_name(0), cluster.node_command(0), stack.env())
         time.sleep(max(0.0, seconds - (time.monotonic() - fault_at)))
+        load1.append(loadavg()[0])
         stragglers = stop_players(stop, players)
         settle_s = settle(stack, fault_wall, SETTLE_S)
         crashed = stack.crashed()
@@ -149,10 +169,14 @@ def redis_failover(seconds: float, clients: int, bots: int, wait_ms: int = WAIT_
         rejoined = redis_client(cluster.node_url(0), decode_responses=True).info("replication").get("role")
         result = {
             "command": f"python -m loadtest faults redis-failover --seconds {seconds:g} --clients {clients} "
-            f"--bots {bots} --wait-ms {wait_ms}",
+            f"--bots {bots} --wait-ms {wait_ms}"
+            + ("" if commit_rounds == COMMIT_ROUNDS else f" --commit-rounds {commit_rounds}")
+            + ("" if down_after_ms == DOWN_AFTER_MS else f" --down-after-ms {down_after_ms}"),
             "fault": "SIGKILL the primary redis-server (Sentinel: 1 replica, 3 sentinels)",
+            "machine": {"cpus": os.cpu_count(), "loadavg_1m_max": max(load1),
+                        "note": "Redis, sentinels, API, workers, bots and clients all on this machine"},
             "down_after_ms": cluster.down_after_ms,
-            "failover_timeout_ms": cluster.failover_timeout_ms,
+            "failover_timeout_ms": FAILOVER_TIMEOUT_MS,
             "wait_ms": wait_ms,
             "primary_port_before": old_primary,
             "primary_port_after": new_primary,

@@ -295,7 +295,8 @@ def bad_bots(seconds: float, bots: int) -> dict[str, Any]:
 
 
 def run(scenario: str, seconds: float, hard: bool, down_s: float, clients: int, bots: int,
-        griefers: int = 40, full_s: float = 20, wait_ms: int | None = None) -> dict[str, Any]:
+        griefers: int = 40, full_s: float = 20, wait_ms: int | None = None,
+        commit_rounds: int | None = None, down_after_ms: int | None = None) -> dict[str, Any]:
     if scenario == "griefing":
         from loadtest.griefing import griefing
 
@@ -303,9 +304,12 @@ def run(scenario: str, seconds: float, hard: bool, down_s: float, clients: int, 
     if scenario == "redis-restart":
         return redis_restart(seconds, hard, down_s, clients, bots)
     if scenario == "redis-failover":
-        from loadtest.failover import WAIT_MS, redis_failover
+        from devstack.sentinel import DOWN_AFTER_MS
+        from loadtest.failover import COMMIT_ROUNDS, WAIT_MS, redis_failover
 
-        return redis_failover(seconds, clients, bots, WAIT_MS if wait_ms is None else wait_ms)
+        return redis_failover(seconds, clients, bots, WAIT_MS if wait_ms is None else wait_ms,
+                              COMMIT_ROUNDS if commit_rounds is None else commit_rounds,
+                              DOWN_AFTER_MS if down_after_ms is None else down_after_ms)
     if scenario == "bad-bots":
         return bad_bots(seconds, bots)
     if scenario in ("redis-full", "redis-disk-full"):

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 import time
@@ -23,7 +24,7 @@ from core.redis.connections import ScriptLane, redis_client, settings_client
 from core.settings import Settings
 from core.tables.record import SeatKind
 from core.tables.store import SeatSpec, TableStore
-from devstack.sentinel import SentinelCluster, sentinel_binary
+from devstack.sentinel import SentinelCluster, sample_setting, sentinel_binary
 from devstack.stack import Stack
 from tests.conftest import REPO_ROOT
 
@@ -40,7 +41,7 @@ def sentinel_needed() -> None:
 @pytest.fixture
 def cluster(sentinel_needed: None, tmp_path: Path) -> Iterator[tuple[SentinelCluster, Stack]]:
     stack = Stack(workdir=tmp_path)
-    cluster = SentinelCluster(tmp_path / "cluster")
+    cluster = SentinelCluster(tmp_path / "cluster", down_after_ms=1000)  # a quick failover
     try:
         cluster.launch(lambda name, command: stack._add(name, command, stack.env()))
         yield cluster, stack
@@ -129,7 +130,8 @@ def test_the_failover_drill_with_a_few_seconds_of_load(sentinel_needed, tmp_path
     output = tmp_path / "failover.json"
     done = subprocess.run(
         [sys.executable, "-m", "loadtest", "--output", str(output), "faults", "redis-failover",
-         "--seconds", "4", "--clients", "2", "--bots", "4"],
+         "--seconds", "3", "--clients", "2", "--bots", "4", "--commit-rounds", "1",
+         "--down-after-ms", "1000"],
         cwd=REPO_ROOT, env={**os.environ, "PYTHONPATH": str(REPO_ROOT)}, capture_output=True, text=True,
         timeout=240)
     assert output.exists(), done.stderr[-3000:]
@@ -138,3 +140,19 @@ def test_the_failover_drill_with_a_few_seconds_of_load(sentinel_needed, tmp_path
     assert not result["rating_problems"] and not result["processes_died"], result
     assert result["writes_accepted_after_s"] < 15, result
     assert done.returncode == 0 and result["passed"], result
+
+
+def test_the_sentinel_docs_name_real_files_flags_and_the_sample_timings():
+    doc = (REPO_ROOT / "docs" / "reliability.md").read_text()
+    part = doc[doc.index("### Redis Sentinel failover"):doc.index("## Hostile input")]
+    for path in re.findall(r"`((?:deploy|core|arena|loadtest|tests)/[\w./-]+)`", part):
+        assert (REPO_ROOT / path).exists(), path
+    usage = subprocess.run([sys.executable, "-m", "loadtest", "faults", "--help"], cwd=REPO_ROOT,
+                           capture_output=True, text=True, check=True).stdout
+    assert "redis-failover" in usage
+    for flag in set(re.findall(r"(--[a-z][a-z-]+)", part)):
+        assert flag in usage, flag
+    for name in ("down-after-milliseconds", "failover-timeout"):
+        assert f"`{name}` {sample_setting(name)}" in part or f"{name} {sample_setting(name)}" in part, name
+    readme = (REPO_ROOT / "README.md").read_text()
+    assert "`TA_REDIS_WAIT_MS`" in readme and "`REDIS_SENTINELS`" in readme
