@@ -103,7 +103,10 @@ class SentinelCluster:
         replica of the current primary by the sentinels."""
         data_dir = self.workdir / self.node_name(index)
         data_dir.mkdir(parents=True, exist_ok=True)
-        args = [server_binary(), str(REDIS_CONF), "--port", str(self.data_ports[index]),
+        conf = data_dir / "redis.conf"  # a copy: the sentinels make the servers rewrite it (CONFIG REWRITE)
+        if not conf.exists():
+            shutil.copyfile(REDIS_CONF, conf)
+        args = [server_binary(), str(conf), "--port", str(self.data_ports[index]),
                 "--bind", "127.0.0.1", "--protected-mode", "yes", "--dir", str(data_dir)]
         if index:
             args += ["--replicaof", "127.0.0.1", str(self.data_ports[0])]

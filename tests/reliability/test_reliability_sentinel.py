@@ -24,7 +24,7 @@ from core.redis.connections import ScriptLane, redis_client, settings_client
 from core.settings import Settings
 from core.tables.record import SeatKind
 from core.tables.store import SeatSpec, TableStore
-from devstack.sentinel import SentinelCluster, sample_setting, sentinel_binary
+from devstack.sentinel import REDIS_CONF, SENTINEL_CONF, SentinelCluster, sample_setting, sentinel_binary
 from devstack.stack import Stack
 from tests.conftest import REPO_ROOT
 
@@ -42,11 +42,14 @@ def sentinel_needed() -> None:
 def cluster(sentinel_needed: None, tmp_path: Path) -> Iterator[tuple[SentinelCluster, Stack]]:
     stack = Stack(workdir=tmp_path)
     cluster = SentinelCluster(tmp_path / "cluster", down_after_ms=1000)  # a quick failover
+    samples = {path: path.read_text() for path in (REDIS_CONF, SENTINEL_CONF)}
     try:
         cluster.launch(lambda name, command: stack._add(name, command, stack.env()))
         yield cluster, stack
     finally:
         stack.stop()
+    # The servers and sentinels rewrite their configuration as the topology changes: their own copies.
+    assert {path: path.read_text() for path in samples} == samples
 
 
 def fail_over(cluster: SentinelCluster, stack: Stack, timeout: float = 30.0) -> int:
