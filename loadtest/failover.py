@@ -126,19 +126,24 @@ def rated(conn: redis.Redis, prefix: str) -> dict[str, Any]:
 def redis_failover(seconds: float, clients: int, bots: int, wait_ms: int = WAIT_MS,
                    commit_rounds: int = COMMIT_ROUNDS, down_after_ms: int = DOWN_AFTER_MS,
                    arena_workers: int = 2) -> dict[str, Any]:
+    began = time.monotonic()
+    timeline: dict[str, float] = {}  # seconds from the start to the end of each step
     stack = Stack()
     cluster = SentinelCluster(stack.workdir / "cluster", down_after_ms=down_after_ms)
     stack.sentinels, stack.sentinel_service = cluster.sentinels, cluster.service
     try:
         cluster.launch(lambda name, command: stack._add(name, command, stack.env()))
+        timeline["cluster_ready"] = time.monotonic() - began
         probe = cluster.client(decode_responses=True, socket_timeout=1.0)
         costs = commit_costs(probe, stack.prefix, wait_ms or WAIT_MS, commit_rounds)
         stack.settings.update(TA_REDIS_WAIT_MS=str(wait_ms), TA_ARENA_MIN_LEASE_S=str(MIN_LEASE_S))
         stack.start_api()
+        timeline["api_up"] = time.monotonic() - began
         stack.start_house_workers(1)
         bot_ids = register_bots(stack.api_url, stack.start_fast_bots(bots), list(engine.GAMES))
         stack.start_arena(arena_workers)
         stop, players = start_players(stack, clients)
+        timeline["stack_up"] = time.monotonic() - began
         time.sleep(seconds)
         old_primary = cluster.primary_port()
         finished_before = finished_count(players)
@@ -155,9 +160,12 @@ def redis_failover(seconds: float, clients: int, bots: int, wait_ms: int = WAIT_
         time.sleep(max(0.0, seconds - (time.monotonic() - fault_at)))
         load1.append(loadavg()[0])
         stragglers = stop_players(stop, players)
+        timeline["players_stopped"] = time.monotonic() - began
         settle_s = settle(stack, fault_wall, SETTLE_S)
+        timeline["settled"] = time.monotonic() - began
         crashed = stack.crashed()
         drain_and_stop(stack, 180)
+        timeline["drained"] = time.monotonic() - began
         conn = stack.redis()
         audit = rating_audit(conn, stack.prefix)
         docs = audit.pop("docs")
@@ -165,6 +173,7 @@ def redis_failover(seconds: float, clients: int, bots: int, wait_ms: int = WAIT_
                         if docs.get(m, {}).get("status") != "rated" or docs[m].get("result") != result]
         stuck = {m: d["status"] for m, d in docs.items() if d["status"] not in FINAL}
         tables = audit_player_tables(stack, players)
+        timeline["audited"] = time.monotonic() - began
         client_errors = [e for p in players for e in p.errors]
         rejoined = redis_client(cluster.node_url(0), decode_responses=True).info("replication").get("role")
         result = {
@@ -194,6 +203,7 @@ def redis_failover(seconds: float, clients: int, bots: int, wait_ms: int = WAIT_
             "processes_died": crashed,
             "matches_of_the_fault_ended_after_s": round(settle_s, 1) if settle_s is not None else None,
             "move_commit_cost": costs,
+            "timeline_s": {step: round(at, 1) for step, at in timeline.items()},
             "client_tables_finished_before_fault": finished_before,
             "client_tables_finished_after_fault": finished_count(players) - finished_before,
             "client_errors": client_errors[:5],
