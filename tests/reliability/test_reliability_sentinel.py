@@ -129,6 +129,28 @@ def test_scripts_run_again_on_a_new_primary_that_never_saw_them(cluster, key_pre
     assert replica.info("replication")["role"] == "master"
 
 
+def test_the_gevent_lane_reloads_its_scripts_on_a_new_primary(cluster, key_prefix):
+    """The API's gevent workers run the table store's scripts on one pipelined connection
+    (core/redis/pipelined.py): after a failover it connects to the new primary and loads them there."""
+    cluster, stack = cluster
+    replica = redis_client(cluster.node_url(1), decode_responses=True)
+    scenario = subprocess.Popen([sys.executable, "-m", "tests.api.gevent_lane_scenarios", "sentinel_failover",
+                                 ",".join(cluster.sentinels), key_prefix], cwd=REPO_ROOT, text=True,
+                                stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        first = json.loads(scenario.stdout.readline() or "{}")
+        assert first.get("lane") == "PipelinedLane", first or scenario.stderr.read()
+        replica.execute_command("SCRIPT", "FLUSH")
+        assert fail_over(cluster, stack) == cluster.data_ports[1]
+        out, err = scenario.communicate("failed over\n", timeout=60)
+        assert scenario.returncode == 0, err
+        seen = json.loads(out.splitlines()[-1])
+    finally:
+        scenario.kill()
+    assert seen["after"] == first["version"] + 1 and seen["links_opened"] == 2
+    assert replica.script_exists(first["sha"]) == [True]
+
+
 def test_the_failover_drill_with_a_few_seconds_of_load(sentinel_needed, tmp_path):
     output = tmp_path / "failover.json"
     done = subprocess.run(
