@@ -109,6 +109,8 @@ faults: $(STAMP)
 	PYTHONPATH="$(CURDIR)" $(PY) -m loadtest --output $(LOAD_OUT)/faults-redis-full.json faults redis-full --seconds 30 --full-seconds 15 --clients 10 --bots 8
 	PYTHONPATH="$(CURDIR)" $(PY) -m loadtest --output $(LOAD_OUT)/faults-redis-disk-full.json faults redis-disk-full --seconds 30 --full-seconds 15 --clients 10 --bots 8
 	PYTHONPATH="$(CURDIR)" $(PY) -m loadtest --output $(LOAD_OUT)/faults-griefing.json faults griefing --seconds 300
+	PYTHONPATH="$(CURDIR)" $(PY) -m loadtest --output $(LOAD_OUT)/faults-redis-failover.json faults redis-failover --seconds 60
+	PYTHONPATH="$(CURDIR)" $(PY) -m loadtest --output $(LOAD_OUT)/faults-redis-failover-nowait.json faults redis-failover --seconds 60 --wait-ms 0
 
 # Backup and restore (docs/deploy.md, "Backups"; not a test): rated matches on a stack of its own, BGSAVE and a
 # copy of the RDB, Redis's directory deleted, the copy restored; every key, rating, match and replay compared.

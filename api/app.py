@@ -15,7 +15,7 @@ from api.ratelimit import install_address_limits, install_seat_limit, install_tr
 from api.schemas import ProblemSchema
 from api.services import EXTENSION, build_services
 from core.arena.registry import BotQuota
-from core.settings import Settings
+from core.settings import Settings, words
 
 # endpoint -> (config key with its per-client-address limit, methods it applies to)
 RATE_LIMITED = {
@@ -76,12 +76,20 @@ def create_app(config: dict[str, Any] | None = None, settings: Settings | None =
                                                app.config["ANALYSIS_QUEUE"],
                                                app.config["MAX_PENDING_ANALYSES"],
                                                app.config["REDIS_PIPELINING"],
-                                               app.config["MAX_PENDING_ANALYSES_PER_CLIENT"])
+                                               app.config["MAX_PENDING_ANALYSES_PER_CLIENT"],
+                                               _sentinels(app.config.get("REDIS_SENTINELS") or ()),
+                                               app.config.get("REDIS_SENTINEL_SERVICE") or "trick-arena",
+                                               int(app.config.get("REDIS_WAIT_MS") or 0))
     _install_rate_limits(app)
     _install_swagger_assets(app)
     app.before_request(_require_json_bodies)
     headers.install(app)
     return app
+
+
+def _sentinels(value: Any) -> tuple[str, ...]:
+    """REDIS_SENTINELS as Settings gives it (a tuple), or as a config override may (a comma-separated str)."""
+    return words(value) if isinstance(value, str) else tuple(value)
 
 
 def _install_rate_limits(app: Flask) -> None:

@@ -3,6 +3,7 @@ several blueprints do with them."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import redis
@@ -15,6 +16,7 @@ from core.arena.accounts import AccountStore
 from core.arena.registry import DEFAULT_QUOTA, BotQuota, BotRegistry
 from core.arena.store import ArenaStore
 from core.queues import enqueue_drive
+from core.redis.connections import redis_client
 from core.tables.store import SeatSpec, TableStore, house_seats_to_act
 
 EXTENSION = "trick_arena"
@@ -35,19 +37,20 @@ class Services:
 def build_services(redis_url: str, prefix: str, queue_name: str, allow_private_urls: bool,
                    finished_table_ttl: int, idle_table_ttl: int, quota: BotQuota = DEFAULT_QUOTA,
                    analysis_queue_name: str | None = None, max_pending_analyses: int = 20,
-                   redis_pipelining: bool = True, max_pending_analyses_per_client: int = 3) -> Services:
+                   redis_pipelining: bool = True, max_pending_analyses_per_client: int = 3,
+                   sentinels: Sequence[str] = (), sentinel_service: str = "trick-arena",
+                   wait_ms: int = 0) -> Services:
     # Waiting long-polls hold no connection (one shared subscriber per process), requests hold one briefly;
     # a blocking pool makes a burst beyond the cap wait for a free connection instead of failing.
-    pool = redis.BlockingConnectionPool.from_url(redis_url, decode_responses=True, max_connections=256,
-                                                 timeout=10, health_check_interval=30)
-    client = redis.Redis(connection_pool=pool)
+    client = redis_client(redis_url, sentinels, sentinel_service, decode_responses=True, max_connections=256,
+                          blocking_timeout=10, health_check_interval=30)
     # RQ pickles/zlibs job payloads, so its connection must not decode responses.
-    rq_client = redis.Redis.from_url(redis_url)
+    rq_client = redis_client(redis_url, sentinels, sentinel_service)
     bots = BotRegistry(client, prefix, allow_private_urls=allow_private_urls, quota=quota)
     return Services(
         redis=client,
         tables=TableStore(client, prefix, finished_ttl=finished_table_ttl, idle_ttl=idle_table_ttl,
-                          pipelining=redis_pipelining),
+                          pipelining=redis_pipelining, wait_ms=wait_ms),
         bots=bots,
         accounts=bots.accounts,
         arena=ArenaStore(client, prefix),

@@ -57,10 +57,9 @@ def add_ladder_command(ladder_id: str, game: str, players: int, options: str, du
                        deadline_ms: int, strike_limit: int, house_bots: str | None,
                        presence_s: float) -> None:
     """Create or update a ladder (a game, a player count and options) in $REDIS_URL under $TA_KEY_PREFIX."""
-    import redis
-
     from core.arena.model import LadderConfig
     from core.arena.store import ArenaStore
+    from core.redis.connections import settings_client
     from core.settings import Settings
 
     settings = Settings.from_env()
@@ -71,7 +70,7 @@ def add_ladder_command(ladder_id: str, game: str, players: int, options: str, du
                               presence_s=presence_s)
     except Exception as exc:  # noqa: BLE001 - any invalid option: say what and stop
         raise click.BadParameter(str(exc)) from None
-    ArenaStore(redis.Redis.from_url(settings.redis_url), settings.prefix).save_ladder(ladder)
+    ArenaStore(settings_client(settings), settings.prefix).save_ladder(ladder)
     click.echo(json.dumps(ladder.to_json()))
 
 
@@ -80,14 +79,13 @@ def add_ladder_command(ladder_id: str, game: str, players: int, options: str, du
 def issue_account_key_command(account_id: str) -> None:
     """Issue a new API key for ACCOUNT_ID (its owner lost or revoked theirs): whatever key it had stops
     working. The key is printed once, here, for the operator to hand to the account's owner."""
-    import redis
-
     from core.arena.accounts import AccountStore
     from core.errors import AccountNotFound
+    from core.redis.connections import settings_client
     from core.settings import Settings
 
     settings = Settings.from_env()
-    store = AccountStore(redis.Redis.from_url(settings.redis_url, decode_responses=True), settings.prefix)
+    store = AccountStore(settings_client(settings, decode_responses=True), settings.prefix)
     try:
         key = store.issue_key(account_id)
     except AccountNotFound as error:

@@ -52,13 +52,12 @@ def refusals_as_one_line(command: Callable[..., Any]) -> Callable[..., Any]:
 
 
 def _moderation() -> Any:
-    import redis
-
     from core.arena.moderation import Moderation
+    from core.redis.connections import settings_client
     from core.settings import Settings
 
     settings = Settings.from_env()
-    return Moderation(redis.Redis.from_url(settings.redis_url), settings.prefix)
+    return Moderation(settings_client(settings), settings.prefix)
 
 
 def _echo(value: Any) -> None:

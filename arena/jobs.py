@@ -39,7 +39,7 @@ def _store(prefix: str) -> ArenaStore:
     conn = _connection()
     key = (id(conn.connection_pool), prefix)
     if key not in _STORES:
-        _STORES[key] = ArenaStore(conn, prefix)
+        _STORES[key] = ArenaStore(conn, prefix, wait_ms=Settings.from_env().redis_wait_ms)
     return _STORES[key]
 
 
@@ -150,7 +150,7 @@ def table_hosts(store: ArenaStore, spec: MatchSpec, settings: Settings) -> Any:
     from core.tables.store import TableStore
 
     tables = TableStore(store.redis, store.prefix, finished_ttl=settings.finished_table_ttl,
-                        idle_ttl=settings.idle_table_ttl)
+                        idle_ttl=settings.idle_table_ttl, wait_ms=settings.redis_wait_ms)
     return lambda game_no, seating, seed: TableHost(tables, spec, seating, game_no, seed)
 
 

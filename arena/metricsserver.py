@@ -18,9 +18,8 @@ from collections.abc import Callable, Iterable
 from typing import Any
 from wsgiref.simple_server import WSGIRequestHandler, WSGIServer, make_server
 
-import redis
-
 from core import metrics
+from core.redis.connections import settings_client
 from core.settings import Settings
 
 StartResponse = Callable[..., Any]
@@ -91,7 +90,7 @@ def make_metrics_server(settings: Settings, bind: str) -> WSGIServer:
     """The server on `bind`, not yet serving (``serve_forever``); its queue gauges read `settings`' Redis."""
     import socket
 
-    connection = redis.Redis.from_url(settings.redis_url)
+    connection = settings_client(settings)
     queues = {"arena": settings.queue_name, "house": settings.house_queue_name,
               "analysis": settings.analysis_queue_name}
     app = metrics_app(settings.admin_token, [metrics.QueueCollector(connection, queues)])

@@ -40,6 +40,7 @@ import redis
 from rq import Queue
 from rq.exceptions import NoSuchJobError
 from rq.job import Job, JobStatus
+from rq.utils import now as rq_now
 
 from arena.jobs import enqueue_health_check, enqueue_match
 from arena.ladder_quality import pair_meetings
@@ -50,6 +51,7 @@ from core.arena.moderation import is_suspended, public_name
 from core.arena.netguard import policy_refusal
 from core.arena.presence import present_bots
 from core.arena.store import HEALTH_FAILURES_TO_PAUSE, STOPPED_REASON, ArenaStore
+from core.redis.connections import settings_client
 from core.settings import Settings
 from engine.seeds import new_seed
 
@@ -172,14 +174,31 @@ class Scheduler:
             return "worker lost (lease expired)"
         if status == MatchStatus.QUEUED:
             try:
-                job_status = Job.fetch(match_id, connection=self.queue.connection).get_status()
+                job = Job.fetch(match_id, connection=self.queue.connection)
+                job_status = job.get_status()
             except NoSuchJobError:
                 return "job missing"
             if job_status in (JobStatus.FAILED, JobStatus.STOPPED, JobStatus.CANCELED):
                 return f"job {job_status}"
             if job_status == JobStatus.FINISHED:  # a stopping worker gave the match back (abandon_attempt)
                 return STOPPED_REASON
+            if self._stranded(job, job_status):
+                return "job stranded (its worker lost Redis before the match started)"
         return None
+
+    def _stranded(self, job: Job, job_status: JobStatus | None) -> bool:
+        """Whether a worker took the match's job and lost Redis before the match started (the primary died
+        under it, say): started for RQ, but the match never got a lease; or taken off the queue (into RQ's
+        list of jobs being handed over) and never started. RQ itself gives such a job up only when its
+        timeout has passed (an hour for a match). Both states last milliseconds in a live worker: one older
+        than two shortest leases is stranded.
+        """
+        since = job.started_at if job_status == JobStatus.STARTED else job.enqueued_at
+        if since is None or (rq_now() - since).total_seconds() < 2 * self.settings.min_lease_s:
+            return False
+        if job_status == JobStatus.STARTED:
+            return True
+        return job_status == JobStatus.QUEUED and self.queue.get_job_position(job.id) is None
 
     def fill(self, ladder: LadderConfig, members: list[Member], busy: set[str]) -> int:
         active = len(self.store.active_matches(ladder.ladder_id))
@@ -281,7 +300,7 @@ def health_interval(every_s: float, failures: int, max_s: float = HEALTH_BACKOFF
 def run_forever(settings: Settings, ladders: list[LadderConfig] | None = None,
                 stop_after_s: float | None = None) -> None:
     """The scheduler process: install ladders, then tick until stopped (holding a lock while alive)."""
-    conn = redis.Redis.from_url(settings.redis_url)
+    conn = settings_client(settings)
     store = ArenaStore(conn, settings.prefix)
     for ladder in ladders or []:
         if store.ladder(ladder.ladder_id) is None:

@@ -56,6 +56,7 @@ from rq.timeouts import TimerDeathPenalty
 
 from core import metrics
 from core.errors import store_error
+from core.redis.connections import settings_client
 from core.settings import Settings
 
 POLL_S = 1  # an idle thread's longest blocking dequeue: how long a stop request may take to reach it
@@ -87,7 +88,7 @@ def run_worker(settings: Settings, queues: Sequence[str] = (), *, house: bool = 
         niceness = ANALYSIS_NICENESS
     if niceness:
         lower_priority(niceness)
-    connection = redis.Redis.from_url(settings.redis_url)
+    connection = settings_client(settings)
     names = list(queues) or [settings.house_queue_name if house else
                              settings.analysis_queue_name if analysis else settings.queue_name]
     if threads is None:  # house-bot jobs and analyses wait on no bot (CPU-bound, in-process): one at a time

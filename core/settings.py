@@ -109,6 +109,10 @@ class Settings:
     # Redis Sentinel: when named, every process asks these sentinels for the current primary of the service.
     redis_sentinels: tuple[str, ...] = ()
     redis_sentinel_service: str = "trick-arena"
+    # A move or a match result is acknowledged only once a replica has it (Redis WAIT 1 <ms> on the commit's
+    # connection), or after this many milliseconds without one; 0: acknowledged at once (asynchronous
+    # replication: a failover may lose the last writes). docs/reliability.md has the cost.
+    redis_wait_ms: int = 0
     # Where `python -m arena metrics` serves this machine's Prometheus metrics ("host:port"); when set, the
     # API's own /metrics is closed (docs/metrics.md). None: the API serves them.
     metrics_bind: str | None = None
@@ -158,6 +162,7 @@ class Settings:
             limit_account_creation=env.get("TA_LIMIT_ACCOUNT_CREATION", default.limit_account_creation),
             redis_sentinels=words(env.get("REDIS_SENTINELS", "")),
             redis_sentinel_service=env.get("REDIS_SENTINEL_SERVICE", default.redis_sentinel_service),
+            redis_wait_ms=max(0, int(env.get("TA_REDIS_WAIT_MS", default.redis_wait_ms))),
             metrics_bind=env.get("TA_METRICS_BIND") or None,
         )
 
@@ -210,6 +215,7 @@ class Settings:
             "REDIS_SENTINELS": self.redis_sentinels,
             "REDIS_SENTINEL_SERVICE": self.redis_sentinel_service,
             "METRICS_BIND": self.metrics_bind,
+            "REDIS_WAIT_MS": self.redis_wait_ms,
             **FLASK_CONSTANTS,
             **(overrides or {}),
         }

@@ -24,6 +24,7 @@ from pathlib import Path
 
 import redis
 
+from core.redis.connections import redis_client
 from devstack.devserve import stop
 from devstack.tether import die_with_parent
 
@@ -79,7 +80,7 @@ def server_args(port: int, data_dir: Path, persistent: bool) -> list[str]:
 
 def wait_ready(url: str, timeout: float = 10.0) -> None:
     deadline = time.monotonic() + timeout
-    client = redis.Redis.from_url(url)
+    client = redis_client(url)
     try:
         while True:
             try:
@@ -265,7 +266,7 @@ def other_clients(client: redis.Redis) -> int:
 def wait_for_clients_to_leave(url: str, timeout: float) -> int:
     """Wait until nobody else is connected or `timeout` passes; return how many clients were left."""
     deadline = time.monotonic() + timeout
-    client = redis.Redis.from_url(url, socket_timeout=1.0)
+    client = redis_client(url, socket_timeout=1.0)
     try:
         while True:
             try:

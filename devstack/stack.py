@@ -23,6 +23,7 @@ import httpx
 import redis
 
 from arena.botserver import serve_bot_command, wait_serving
+from core.redis.connections import redis_client
 from devstack import devserve
 from devstack.devredis import free_port, server_args, wait_ready
 from devstack.procstat import group_cpu_seconds
@@ -111,6 +112,11 @@ class Stack:
     worker_class: str = "gevent"
     prefix: str = PREFIX
     real_limits: bool = False  # keep the service's own rate limits instead of lifting them (UNLIMITED)
+    # Redis Sentinel addresses ("host:port"): when named, every process finds the primary through them
+    # (REDIS_SENTINELS; devstack.sentinel starts such a cluster) and REDIS_URL only names the database.
+    sentinels: list[str] = field(default_factory=list)
+    sentinel_service: str = "trick-arena"
+    settings: dict[str, str] = field(default_factory=dict)  # more environment for every process
     children: dict[str, Child] = field(default_factory=dict)
 
     @property
@@ -143,7 +149,10 @@ class Stack:
             "REDIS_URL": self.redis_url,
             "TA_KEY_PREFIX": self.prefix,
             "ALLOW_PRIVATE_BOT_URLS": "true",
+            **({"REDIS_SENTINELS": ",".join(self.sentinels), "REDIS_SENTINEL_SERVICE": self.sentinel_service}
+               if self.sentinels else {}),
             **({} if self.real_limits else UNLIMITED),
+            **self.settings,
             **extra,
         }
 
@@ -153,7 +162,7 @@ class Stack:
         return child
 
     def redis(self) -> redis.Redis:
-        return redis.Redis.from_url(self.redis_url, decode_responses=True)
+        return redis_client(self.redis_url, self.sentinels, self.sentinel_service, decode_responses=True)
 
     # --- components ---------------------------------------------------------------------------------------
 
@@ -172,7 +181,7 @@ class Stack:
             child.kill()
             return
         with contextlib.suppress(redis.RedisError):
-            redis.Redis.from_url(self.redis_url).shutdown(nosave=True)
+            redis_client(self.redis_url).shutdown(nosave=True)
         child.stop(timeout=15)
 
     def start_api(self) -> Child:
@@ -260,7 +269,7 @@ class Stack:
         shutil.rmtree(self.workdir / "metrics", ignore_errors=True)  # a reused directory: no old samples
 
     def stop(self) -> None:
-        for name in sorted(self.children, key=lambda n: n == "redis"):  # Redis last
+        for name in sorted(self.children, key=lambda n: n.startswith(("redis", "sentinel"))):  # Redis last
             self.children[name].stop()
         shutil.rmtree(self.workdir / "metrics", ignore_errors=True)  # nothing reads them once all stopped
 

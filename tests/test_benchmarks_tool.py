@@ -169,3 +169,26 @@ def test_the_contention_table_gives_the_slowdown_and_what_was_analysed(tool) -> 
     assert ("| ladder decisions/s alone → with 1 analysis worker(s) busy at default niceness (19) | 17,660 → "
             "17,181: 2.7 % slower (best runs: 4.9 %); 230 decisions analysed meanwhile on 0.25 cores | "
             "≤ 5 % slower |") in rows
+
+
+def test_the_failover_drill_becomes_its_table(tool, tmp_path: Path) -> None:
+    def drill(wait_ms: int, lost: int) -> dict:
+        return {"command": f"python -m loadtest faults redis-failover --seconds 60 --wait-ms {wait_ms}",
+                "machine": {"cpus": 2, "loadavg_1m_max": 3.5}, "wait_ms": wait_ms, "down_after_ms": 5000,
+                "writes_accepted_after_s": 6.42, "api_writes_accepted_after_s": 6.9,
+                "acknowledged_moves_lost": lost, "ratings_lost": 0, "rated_before_fault": 90,
+                "rating_problems": [], "processes_died": [], "matches": {"rated": 200},
+                "client_tables_finished": 120, "passed": not lost,
+                "move_commit_cost": [
+                    {"wait_ms": 0, "moves": 800, "p50_ms": 0.21, "p90_ms": 0.38, "p99_ms": 5.8},
+                    {"wait_ms": wait_ms or 200, "moves": 800, "p50_ms": 0.3, "p90_ms": 1.37, "p99_ms": 12.8}]}
+
+    (tmp_path / "faults-redis-failover.json").write_text(json.dumps(drill(200, 0)))
+    (tmp_path / "faults-redis-failover-nowait.json").write_text(json.dumps(drill(0, 2)))
+    found = tool.reliability_result(tool.BY_NAME["failover"], tmp_path)
+    page = table(tool.render({"failover": found}), "failover")
+    assert ("| TA_REDIS_WAIT_MS=200: writes accepted again after the SIGKILL (Redis; the API) | 6.4 s; 6.9 s "
+            "(down-after 5,000 ms) | < 15 s |") in page
+    assert "| TA_REDIS_WAIT_MS=200: acknowledged moves lost | 0 | 0 |" in page
+    assert "| no WAIT: acknowledged moves lost | 2 | 0 |" in page and "| no WAIT: drill | **failed**" in page
+    assert "0.21 / 0.38 / 5.80 ms → 0.30 / 1.37 / 12.80 ms" in page

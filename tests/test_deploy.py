@@ -29,11 +29,6 @@ ENV_FILE = REPO_ROOT / "deploy" / "trick-arena.env"
 BACKUP = REPO_ROOT / "deploy" / "trick-arena-backup"
 DEPLOY_DOC = REPO_ROOT / "docs" / "deploy.md"
 INSTALLED = "/opt/trick-arena"
-# Files docs/deploy.md names that come with other changes to the service: the nginx, Redis and Sentinel
-# configuration, and the metrics and moderation references. Each must exist once those are in.
-PENDING = {"deploy/redis/redis.conf", "deploy/redis/sentinel.conf"}
-# `python -m arena` commands ExecStart lines or docs/deploy.md use that come with those changes.
-PENDING_COMMANDS: set[str] = set()
 
 
 def unit_files() -> list[Path]:
@@ -105,8 +100,6 @@ def test_each_exec_start_is_a_command_of_the_project(unit: Path) -> None:
 def _check_arena_command(args: list[str]) -> None:
     name, flags = args[0], [a for a in args[1:] if a.startswith("-")]
     command = arena_cli.commands.get(name)  # type: ignore[attr-defined]
-    if command is None and name in PENDING_COMMANDS:
-        pytest.skip(f"python -m arena {name} comes with the metrics and moderation changes")
     assert isinstance(command, click.Command), f"python -m arena has no command {name}"
     known = {opt for param in command.params for opt in param.opts}
     assert set(flags) <= known, (name, set(flags) - known)
@@ -184,7 +177,7 @@ def _named_paths(text: str) -> set[str]:
 def test_the_deploy_doc_names_only_files_that_exist_and_every_unit() -> None:
     text = DEPLOY_DOC.read_text()
     missing = {p for p in _named_paths(text) if not (REPO_ROOT / p).exists()}
-    assert missing <= PENDING, sorted(missing - PENDING)
+    assert not missing, sorted(missing)
     for unit in unit_files():
         assert unit.name in text, f"docs/deploy.md does not name {unit.name}"
     assert "deploy/trick-arena.env" in text and "deploy/trick-arena-backup" in text
@@ -193,7 +186,7 @@ def test_the_deploy_doc_names_only_files_that_exist_and_every_unit() -> None:
 def test_the_deploy_doc_names_only_commands_that_exist() -> None:
     text = DEPLOY_DOC.read_text()
     for name in set(re.findall(r"python -m arena ([a-z][a-z-]*)", text)):
-        assert name in arena_cli.commands or name in PENDING_COMMANDS, name  # type: ignore[attr-defined]
+        assert name in arena_cli.commands, name  # type: ignore[attr-defined]
     for name in set(re.findall(r"python -m loadtest ([a-z][a-z-]*)", text)):
         done = subprocess.run([sys.executable, "-m", "loadtest", name, "--help"], cwd=REPO_ROOT,
                               capture_output=True, text=True, timeout=60)

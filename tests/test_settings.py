@@ -51,6 +51,7 @@ ENVIRONMENT = {
     "REDIS_SENTINELS": ("10.0.0.5:26379,10.0.0.6:26379", "redis_sentinels",
                         ("10.0.0.5:26379", "10.0.0.6:26379")),
     "REDIS_SENTINEL_SERVICE": ("arena-main", "redis_sentinel_service", "arena-main"),
+    "TA_REDIS_WAIT_MS": ("100", "redis_wait_ms", 100),
     "TA_METRICS_BIND": ("127.0.0.1:9108", "metrics_bind", "127.0.0.1:9108"),
 }
 # The Flask config key of each setting the API uses.
@@ -70,6 +71,7 @@ FLASK_KEYS = {
     "trusted_proxies": "TRUSTED_PROXIES", "admin_token": "ADMIN_TOKEN",
     "limit_account_creation": "LIMIT_ACCOUNT_CREATION", "redis_sentinels": "REDIS_SENTINELS",
     "redis_sentinel_service": "REDIS_SENTINEL_SERVICE", "metrics_bind": "METRICS_BIND",
+    "redis_wait_ms": "REDIS_WAIT_MS",
 }
 
 

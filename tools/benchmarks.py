@@ -288,6 +288,35 @@ def faults_rows(outputs: list[Any]) -> list[Row]:
     return rows
 
 
+def failover_rows(outputs: list[Any]) -> list[Row]:
+    rows = []
+    for out in outputs:
+        wait = dig(out, "wait_ms")
+        setting = f"TA_REDIS_WAIT_MS={wait}" if wait else "no WAIT"
+        store_s, api_s = dig(out, "writes_accepted_after_s"), dig(out, "api_writes_accepted_after_s")
+        rows += [
+            (f"{setting}: writes accepted again after the SIGKILL (Redis; the API)",
+             f"{num(store_s, 1)} s; {num(api_s, 1)} s (down-after {num(dig(out, 'down_after_ms'))} ms)",
+             "< 15 s"),
+            (f"{setting}: acknowledged moves lost", num(dig(out, "acknowledged_moves_lost")), "0"),
+            (f"{setting}: ratings lost / rating problems (applied twice, …)",
+             f"{num(dig(out, 'ratings_lost'))} of {num(dig(out, 'rated_before_fault'))} / "
+             f"{num(len(dig(out, 'rating_problems', default=[]) or []))}", "0 / 0"),
+            (f"{setting}: processes died", num(len(dig(out, "processes_died", default=[]) or [])), "0"),
+            (f"{setting}: drill", f"{yes(dig(out, 'passed'))}: {num(dig(out, 'matches', 'rated'))} matches "
+             f"rated, {num(dig(out, 'client_tables_finished'))} client tables finished", "passed"),
+        ]
+        costs = dig(out, "move_commit_cost", default=[]) or []
+        if wait and len(costs) == 2:
+            bare, waited = costs
+            rows.append((f"move commit p50 / p90 / p99, no WAIT → WAIT 1 {wait} (one replica, loopback, "
+                         f"{num(waited.get('moves'))} commits each)",
+                         f"{num(bare.get('p50_ms'), 2)} / {num(bare.get('p90_ms'), 2)} / "
+                         f"{num(bare.get('p99_ms'), 2)} ms → {num(waited.get('p50_ms'), 2)} / "
+                         f"{num(waited.get('p90_ms'), 2)} / {num(waited.get('p99_ms'), 2)} ms", ""))
+    return rows
+
+
 def redis_rows(outputs: list[Any]) -> list[Row]:
     out = outputs[0] if outputs else {}
     rows = []
@@ -424,6 +453,13 @@ BENCHMARKS = (
               ("python -m loadtest faults ...",), faults_rows,
               reliability_files=("faults-redis.json", "faults-redis-kill.json", "faults-api-kill.json",
                                  "faults-api-term.json", "faults-bad-bots.json"), make_target="make faults"),
+    Benchmark("failover", "Redis Sentinel failover",
+              "The primary Redis SIGKILLed under ladder and practice load; Sentinel promotes the replica "
+              "(deploy/redis/sentinel.conf's timings) and the stack carries on by itself "
+              "(docs/reliability.md).",
+              ("python -m loadtest faults redis-failover ...",), failover_rows,
+              reliability_files=("faults-redis-failover.json", "faults-redis-failover-nowait.json"),
+              make_target="make faults"),
 )
 BY_NAME = {b.name: b for b in BENCHMARKS}
 
