@@ -39,6 +39,7 @@ from engine.shapes import Phase
 Schema = dict[str, Any]
 
 DIALECT = "https://json-schema.org/draft/2020-12/schema"
+COMPONENTS = "#/components/schemas/"
 
 #: Leaf definitions every game's document can hold, by the name ``$defs`` gives them.
 CARD, SUIT, SEAT, PLAYERS, PHASE, DIRECTION, GAME, OPTIONS = (
@@ -323,26 +324,36 @@ def definition(game_id: str, name: str) -> Schema:
 
 
 def _to_openapi(node: Any, game_id: str) -> Any:
-    """A JSON Schema node rewritten for OpenAPI 3.0.3: type lists become ``nullable``, ``{"type": "null"}``
-    alternatives a nullable ``allOf``, refs point at the game's components."""
+    """A JSON Schema node rewritten for OpenAPI 3.0.3: a type list becomes ``nullable``; an alternative
+    ``{"type": "null"}`` becomes ``{"type": T, "nullable": true, "enum": [null]}`` (3.0.3's one way to admit
+    null beside a ``$ref``: ``nullable`` applies only next to its own ``type``); refs point at the game's
+    components."""
     if isinstance(node, list):
         return [_to_openapi(item, game_id) for item in node]
     if not isinstance(node, dict):
         return node
     out = {k: _to_openapi(v, game_id) for k, v in node.items()}
     if "$ref" in out:
-        out["$ref"] = "#/components/schemas/" + component_name(game_id, out["$ref"].rsplit("/", 1)[1])
+        out["$ref"] = COMPONENTS + component_name(game_id, out["$ref"].rsplit("/", 1)[1])
     kind = out.get("type")
     if isinstance(kind, list):
         (out["type"],) = [t for t in kind if t != "null"]
         out["nullable"] = True
-    alternatives = out.get("anyOf")
+    alternatives = node.get("anyOf")
     if isinstance(alternatives, list) and {"type": "null"} in alternatives:
         rest = [a for a in alternatives if a != {"type": "null"}]
         del out["anyOf"]
-        out.update({"allOf": rest} if len(rest) == 1 else {"anyOf": rest})
-        out["nullable"] = True
+        out["oneOf"] = [*_to_openapi(rest, game_id),
+                        {"type": _type_of(rest[0], game_id), "nullable": True, "enum": [None]}]
     return out
+
+
+def _type_of(node: Schema, game_id: str) -> str:
+    """The JSON type a (referenced) schema admits, ``object`` where it does not say."""
+    if "$ref" in node:
+        node = _document(game_id)["$defs"][node["$ref"].rsplit("/", 1)[1]]
+    kind = node.get("type", "object")
+    return kind if isinstance(kind, str) else "object"
 
 
 def openapi_components(game_id: str) -> dict[str, Schema]:
