@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import jsonschema
@@ -83,3 +84,17 @@ def test_openapi_components_resolve_and_use_no_json_schema_2020_keywords(client:
     assert view_components <= set(components)
     walk({name: components[name] for name in view_components})
     walk(spec["components"]["schemas"]["SeatState"])
+
+
+def test_the_endpoint_is_documented_where_it_is_served(client: Any) -> None:
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    api_md = (root / "docs" / "api.md").read_text()
+    assert "| `GET /api/games/{game}/schema` |" in api_md and "## View schemas" in api_md
+    assert "`GET /api/games/{game}/schema`" in (root / "docs" / "bot-protocol.md").read_text()
+    for doc in ("api.md", "bot-protocol.md"):
+        text = (root / "docs" / doc).read_text()
+        for path in re.findall(r"`((?:core|tools|api|engine)/[\w./-]+\.py)`", text):
+            assert (root / path).exists(), f"{doc} names missing {path}"
+    assert "/api/games/{game_id}/schema" in client.get("/api/openapi.json").get_json()["paths"]
