@@ -510,7 +510,7 @@ class LiveMatchSchema(Schema):
     version = fields.Integer(allow_none=True, metadata={"description": "moves played in the game shown"})
     to_act = fields.List(fields.Integer(), required=True)
     game_over = fields.Boolean(required=True)
-    view = fields.Dict(allow_none=True, metadata={
+    view = GameView("SpectatorView", allow_none=True, metadata={
         "description": "spectator view of the game shown (public table, no hands); null before the first"})
     updated = fields.Float(allow_none=True)
     url = fields.String(required=True, metadata={"description": "the match: results and replays once rated"})
