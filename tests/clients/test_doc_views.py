@@ -94,3 +94,32 @@ def test_a_spoiled_example_fails() -> None:
     view = view_examples.view(view_examples.EXAMPLES[2])  # Sloppy Seconds, trump set
     with pytest.raises(jsonschema.ValidationError):
         check({**view, "trump": "trumps"}, "sloppy-seconds", "SeatView")
+
+
+def views_in(node: Any) -> list[dict[str, Any]]:
+    """Every object in a JSON value that is a view: a game's public table, with a hand or without."""
+    if isinstance(node, list):
+        return [view for item in node for view in views_in(item)]
+    if not isinstance(node, dict):
+        return []
+    own = [node] if {"game", "phase", "hand_sizes"} <= set(node) else []
+    return own + [view for value in node.values() for view in views_in(value)]
+
+
+def test_every_view_in_every_doc_matches_its_schema() -> None:
+    docs = [*ROOT.glob("docs/**/*.md"), ROOT / "README.md", *ROOT.glob("clients/*/README.md")]
+    seen = 0
+    for doc in docs:
+        for block in re.findall(r"```json\n(.*?)```", doc.read_text(), flags=re.S):
+            try:
+                value = json.loads(block)
+            except json.JSONDecodeError:
+                continue  # a sketch with placeholders ("..."): not a view this test can read
+            for view in views_in(value):
+                definition = "SeatView" if "hand" in view else "SpectatorView"
+                try:
+                    check(view, view["game"], definition)
+                except jsonschema.ValidationError as error:
+                    raise AssertionError(f"{doc.relative_to(ROOT)}: {error.message}") from None
+                seen += 1
+    assert seen >= len(view_examples.EXAMPLES) + 2
