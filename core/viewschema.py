@@ -113,7 +113,7 @@ def component_name(game_id: str, name: str) -> str:
 
 
 def _nullable(schema: Schema) -> Schema:
-    """``schema`` or null: a type list for a scalar, ``anyOf`` for a reference or an object."""
+    """``schema`` or null: a type list where the schema names its one type, ``anyOf`` around a reference."""
     if isinstance(schema.get("type"), str) and "$ref" not in schema:
         out = {**schema, "type": [schema["type"], "null"]}
         if "enum" in out:
@@ -135,7 +135,7 @@ class _Builder:
         self.public_keys = set(fresh.spectator_view()) & TABLE_OPTIONAL
 
     # ----- per-game domains -------------------------------------------------------------------------------
-    def _seats(self) -> range:
+    def _player_counts(self) -> range:
         return range(self.info.min_players, self.info.max_players + 1)
 
     def phases(self) -> list[str]:
@@ -150,14 +150,14 @@ class _Builder:
 
     def cards(self) -> list[str]:
         dealt: set[int] = set()
-        for players in self._seats():
+        for players in self._player_counts():
             dealt.update(self.rules.deck(players, engine.validate_options(self.game_id, players)))
         if any(spec.kind is not int for spec in self.info.options.values()):
             dealt.update(range(len(CODES)))  # an explicit deck option (Sore Spot) may name any card
         return [CODES[c] for c in sorted(dealt)]
 
     def directions(self) -> list[str]:
-        offsets = {self.rules.pass_offset(players, r) for players in self._seats() for r in range(12)}
+        offsets = {self.rules.pass_offset(players, r) for players in self._player_counts() for r in range(12)}
         return [name for offset, name in DIRECTION_NAMES.items() if offset in offsets]
 
     def options(self) -> Schema:
@@ -360,8 +360,3 @@ def openapi_components(game_id: str) -> dict[str, Schema]:
     """The game's definitions as OpenAPI 3.0.3 components, named by :func:`component_name`."""
     return {component_name(game_id, name): _to_openapi(schema, game_id)
             for name, schema in _document(game_id)["$defs"].items()}
-
-
-def games() -> list[str]:
-    """Every game that has a document: the engine's games."""
-    return list(engine.GAMES)
