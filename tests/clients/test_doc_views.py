@@ -123,3 +123,16 @@ def test_every_view_in_every_doc_matches_its_schema() -> None:
                     raise AssertionError(f"{doc.relative_to(ROOT)}: {error.message}") from None
                 seen += 1
     assert seen >= len(view_examples.EXAMPLES) + 2
+
+
+def test_the_table_of_game_specific_keys_is_true() -> None:
+    text = DOC.read_text().split("The keys only some games have:", 1)[1].split("\n\n", 2)[1]
+    names = {engine.GAMES[game].name: game for game in engine.GAMES}
+    rows = [line.split("|")[1:3] for line in text.splitlines() if line.startswith("| `")]
+    listed = {key: {names[name.strip()] for name in games.split(",")}
+              for keys, games in rows for key in re.findall(r"`(\w+)`", keys)}
+    keys = {game: set(viewschema.game_schema(game)["$defs"]["SeatView"]["properties"])
+            for game in engine.GAMES}
+    everywhere = set.intersection(*keys.values())
+    assert listed == {key: {game for game in engine.GAMES if key in keys[game]}
+                      for key in set.union(*keys.values()) - everywhere}
