@@ -12,7 +12,7 @@ from api import metrics as request_metrics
 from api.fastargs import declares_json
 from api.problems import PROBLEM_MEDIA_TYPE, register_error_handlers
 from api.ratelimit import install_address_limits, install_seat_limit, install_trusted_proxies
-from api.schemas import ProblemSchema
+from api.schemas import ProblemSchema, register_view_components
 from api.services import EXTENSION, build_services
 from core.arena.registry import BotQuota
 from core.settings import Settings, words
@@ -58,6 +58,7 @@ def create_app(config: dict[str, Any] | None = None, settings: Settings | None =
         "type": "http", "scheme": "bearer", "description": "the operator token (TA_ADMIN_TOKEN)"})
     api.spec.components.security_scheme("apiKey", {"type": "http", "scheme": "bearer",
                                                     "description": "an account's API key"})
+    register_view_components(api.spec, api.ma_plugin.converter)
     from api.blueprints import accounts, admin, analysis, bots, games, health, ladders, seats, tables
 
     for blueprint in (health.blp, games.blp, tables.blp, seats.blp, accounts.blp, bots.blp, ladders.blp,

@@ -7,6 +7,7 @@ from typing import Any
 from marshmallow import Schema, ValidationError, fields, validate
 
 import engine
+from core import viewschema
 from core.analysis import AnalysisStatus
 from core.arena.ranking import PROVISIONAL_MATCHES, UNCERTAINTY_SCALE
 from core.arena.store import MAX_VERSION_CHARS
@@ -51,6 +52,33 @@ class JSONObject(fields.Raw):
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.metadata.setdefault("type", "object")
+
+
+class GameView(JSONObject):
+    """A view, typed per game in the OpenAPI doc: ``oneOf`` the games' ``{Game}{SeatView|SpectatorView}``
+    components (core/viewschema.py, registered by :func:`register_view_components`), told apart by
+    ``game``."""
+
+    def __init__(self, view: str, **kwargs: Any) -> None:
+        mapping = {game: viewschema.COMPONENTS + viewschema.component_name(game, view)
+                   for game in engine.GAMES}
+        metadata = {"oneOf": [{"$ref": ref} for ref in mapping.values()],
+                    "discriminator": {"propertyName": "game", "mapping": mapping},
+                    **kwargs.pop("metadata", {})}
+        super().__init__(metadata=metadata, **kwargs)
+
+
+def register_view_components(spec: Any, converter: Any) -> None:
+    """Put every game's view, decision and move schemas in the OpenAPI components, and let fields carry a
+    ``discriminator`` (apispec copies only the properties it knows from a field's metadata)."""
+    for game in engine.GAMES:
+        for name, component in viewschema.openapi_components(game).items():
+            spec.components.schema(name, component=component)
+
+    def discriminator2properties(self: Any, field: fields.Field, **kwargs: Any) -> dict[str, Any]:
+        return {"discriminator": field.metadata["discriminator"]} if "discriminator" in field.metadata else {}
+
+    converter.add_attribute_function(discriminator2properties)
 
 
 def is_move(value: Any) -> bool:
@@ -100,6 +128,21 @@ class GameSchema(Schema):
                                                    "(R-…); in GET /api/games/{game} only"})
 
 
+class ViewSchemaDocSchema(Schema):
+    """A game's JSON Schema document (draft 2020-12): its root is a seat's view, ``$defs`` hold the rest."""
+
+    dialect = fields.String(required=True, data_key="$schema", attribute="$schema",
+                            metadata={"example": viewschema.DIALECT})
+    title = fields.String(required=True)
+    description = fields.String(required=True)
+    root = fields.String(required=True, data_key="$ref", attribute="$ref",
+                         metadata={"example": "#/$defs/SeatView"})
+    defs = fields.Dict(keys=fields.String(), values=fields.Dict(), required=True, data_key="$defs",
+                       attribute="$defs", metadata={
+                           "description": "SeatView, SpectatorView, Decision (one variant per decision "
+                                          "kind), Move, MoveAnswer and what they use: Card, Phase, ..."})
+
+
 # --- tables ----------------------------------------------------------------------------------------------
 
 class TableCreateSchema(Schema):
@@ -133,7 +176,8 @@ class TableSchema(Schema):
         required=True, metadata={"description": "sha256 of '<seed_nonce>:<seed>', published at start"})
     seed = fields.Integer(allow_none=True, metadata={"description": "revealed once the game is over"})
     seed_nonce = fields.String(allow_none=True, metadata={"description": "revealed once the game is over"})
-    view = JSONObject(required=True, metadata={"description": "spectator view: the public table, no hands"})
+    view = GameView("SpectatorView", required=True,
+                    metadata={"description": "spectator view: the public table, no hands"})
     created = fields.Float(required=True)
     updated = fields.Float(required=True)
 
@@ -201,7 +245,9 @@ class SeatStateSchema(Schema):
     to_act = fields.List(fields.Integer(), required=True)
     your_turn = fields.Boolean(required=True)
     deadline = fields.Float(allow_none=True, metadata={"description": "unix time the decision is due"})
-    view = JSONObject(required=True, metadata={"description": "own hand + public table (+ legal, decision)"})
+    view = GameView("SeatView", required=True, metadata={
+        "description": "own hand + public table (+ legal, decision); its schema per game: "
+                       "GET /api/games/{game}/schema"})
 
 
 class MoveRequestSchema(Schema):
@@ -464,7 +510,7 @@ class LiveMatchSchema(Schema):
     version = fields.Integer(allow_none=True, metadata={"description": "moves played in the game shown"})
     to_act = fields.List(fields.Integer(), required=True)
     game_over = fields.Boolean(required=True)
-    view = fields.Dict(allow_none=True, metadata={
+    view = GameView("SpectatorView", allow_none=True, metadata={
         "description": "spectator view of the game shown (public table, no hands); null before the first"})
     updated = fields.Float(allow_none=True)
     url = fields.String(required=True, metadata={"description": "the match: results and replays once rated"})

@@ -3,6 +3,11 @@
 /** Card code: rank 2-9 T J Q K A + suit C D H S, e.g. "QS", "TH". */
 export type CardCode = string;
 export type GameId = "sore-spot" | "card-commons" | "sloppy-seconds" | "spot-hearts";
+/** The values a view's enumerated fields take; GET /api/games/{game}/schema has each game's exact ones. */
+export type Phase = "sore" | "pass" | "play" | "over";
+/** Where a round's pass goes; "hold": a round without a pass. */
+export type PassDirection = "left" | "right" | "across" | "hold";
+export type Suit = "C" | "D" | "H" | "S";
 
 /** What the seat must decide: a card to play, the sore card (Sore Spot), or `count` cards to pass. */
 export interface Decision {
@@ -14,14 +19,26 @@ export interface Decision {
 /** A play (one card) or a pass (a list of `count` distinct legal cards). */
 export type Move = CardCode | CardCode[];
 
-export interface Trick {
+export interface TrickCard { seat: number; card: CardCode }
+
+/** The trick being played (`view.trick`): each card with its seat; `leader` null outside play. */
+export interface CurrentTrick {
   leader: number | null;
-  /** The trick being played: {seat, card}; finished tricks in `tricks` list plain codes. */
-  cards: Array<{ seat: number; card: CardCode } | CardCode>;
-  winner?: number | null;
+  cards: TrickCard[];
 }
 
-/** A seat's view: its own hand plus the public table, and `decision` / `legal` when it must act. */
+/** A finished trick (`view.tricks`): plain codes in play order from the leader; `winner` null only for
+ * Sore Spot's all-Ace trick. */
+export interface Trick {
+  leader: number;
+  cards: CardCode[];
+  winner: number | null;
+}
+
+export interface RoundPoints { dealer: number; points: number[] }
+
+/** A seat's view: its own hand plus the public table; `decision` null and `legal` empty when it has nothing
+ * to decide. The optional members belong to the games that have them. */
 export interface View {
   game: GameId;
   players: number;
@@ -29,29 +46,32 @@ export interface View {
   version: number;
   round: number;
   dealer: number;
-  phase: "sore" | "pass" | "play" | "over";
+  phase: Phase;
   to_act: number[];
   hand_sizes: number[];
-  trick: Trick;
+  trick: CurrentTrick;
   tricks: Trick[];
   scores: number[];
-  rounds: Array<{ dealer: number; points: number[] }>;
+  rounds: RoundPoints[];
   over: boolean;
   winners: number[];
-  seat: number | null;
+  seat: number;
   hand: CardCode[];
-  decision?: Decision;
-  legal?: CardCode[];
-  /** Hearts games. */
+  decision: Decision | null;
+  legal: CardCode[];
+  /** Games with a pass or a sore card: your choice, until every seat has chosen. */
+  chosen?: CardCode[];
+  /** Hearts games, after the pass. */
   passed?: CardCode[];
   received?: CardCode[];
-  pass_direction?: string;
+  pass_direction?: PassDirection;
+  /** Spot Hearts. */
   hearts_broken?: boolean;
-  /** Sloppy Seconds. */
-  trump?: string | null;
-  broken?: string[];
-  /** Sore Spot: each seat's sore card once revealed. */
-  sore_cards?: Array<CardCode | null> | null;
+  /** Sloppy Seconds: trump once set, the suits broken in order. */
+  trump?: Suit | null;
+  broken?: Suit[];
+  /** Sore Spot: each seat's sore card, null until every seat has laid one. */
+  sore_cards?: Array<CardCode | null>;
 }
 
 /** The body of the arena's POST {url}/start and /end notifications. */

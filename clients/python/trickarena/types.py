@@ -9,54 +9,83 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass, field
-from typing import Any, Literal, Self, TypedDict
+from typing import Any, Literal, NotRequired, Self, TypedDict
 
 GAME_IDS = ("sore-spot", "card-commons", "sloppy-seconds", "spot-hearts")
 
 Move = str | list[str]  # a card code ("QS"), or a list of card codes for a pass
 
+# The values a view's enumerated fields take; GET /api/games/{game}/schema has each game's exact ones
+# (tests/clients/test_sdk_view_types.py checks these types against those schemas).
+GameId = Literal["sore-spot", "card-commons", "sloppy-seconds", "spot-hearts"]
+Phase = Literal["sore", "pass", "play", "over"]
+PassDirection = Literal["left", "right", "across", "hold"]  # hold: a round without a pass
+Suit = Literal["C", "D", "H", "S"]
+
 
 class Decision(TypedDict):
     kind: Literal["pass", "sore", "play"]
-    count: int
+    count: int  # 3 for a pass, else 1
     legal: list[str]
 
 
-class Trick(TypedDict, total=False):
+class TrickCard(TypedDict):
+    seat: int
+    card: str
+
+
+class CurrentTrick(TypedDict):
+    """The trick being played (``view["trick"]``): each card with its seat; ``leader`` None outside play."""
+
+    leader: int | None
+    cards: list[TrickCard]
+
+
+class Trick(TypedDict):
+    """A finished trick (``view["tricks"]``): plain codes in play order from the leader; ``winner`` None
+    only for Sore Spot's all-Ace trick."""
+
     leader: int
-    cards: list[Any]
+    cards: list[str]
     winner: int | None
 
 
-class View(TypedDict, total=False):
-    """A seat's view: its own hand plus the public table (and ``decision``/``legal`` when it must act)."""
+class RoundPoints(TypedDict):
+    dealer: int
+    points: list[int]
 
-    game: str
+
+class View(TypedDict):
+    """A seat's view: its own hand plus the public table; ``decision`` None and ``legal`` empty when it has
+    nothing to decide. The optional keys belong to the games that have them."""
+
+    game: GameId
     players: int
     options: dict[str, Any]
     version: int
     round: int
     dealer: int
-    phase: Literal["sore", "pass", "play", "over"]
+    phase: Phase
     to_act: list[int]
     hand_sizes: list[int]
-    trick: Trick
+    trick: CurrentTrick
     tricks: list[Trick]
     scores: list[int]
-    rounds: list[dict[str, Any]]
+    rounds: list[RoundPoints]
     over: bool
     winners: list[int]
-    seat: int | None
+    seat: int
     hand: list[str]
-    decision: Decision
+    decision: Decision | None
     legal: list[str]
-    passed: list[str]
-    received: list[str]
-    pass_direction: str
-    hearts_broken: bool
-    trump: str | None
-    broken: list[str]
-    sore_cards: list[str] | None
+    chosen: NotRequired[list[str]]  # games with a pass or a sore card: your choice, until every seat chose
+    passed: NotRequired[list[str]]  # hearts games, after the pass
+    received: NotRequired[list[str]]
+    pass_direction: NotRequired[PassDirection]  # hearts games
+    hearts_broken: NotRequired[bool]  # Spot Hearts
+    trump: NotRequired[Suit | None]  # Sloppy Seconds
+    broken: NotRequired[list[Suit]]  # Sloppy Seconds: suits broken, in order
+    sore_cards: NotRequired[list[str | None]]  # Sore Spot: None until every seat has laid its card
 
 
 class _Payload:
