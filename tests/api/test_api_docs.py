@@ -100,3 +100,15 @@ def test_each_bearer_endpoint_names_the_token_it_takes() -> None:
         assert security[route] == ["ownerToken", "apiKey"], route
     seat_token_users = sorted(f"{m} {p}" for (m, p), names in security.items() if "seatToken" in names)
     assert all("/seats/" in route for route in seat_token_users), seat_token_users
+
+
+def test_the_seat_docs_name_every_kind_of_house_bot() -> None:
+    """A seat takes every house bot `engine/bots/names.py` makes: the docs that say what a seat takes list
+    them all."""
+    from engine.bots.names import FIXED_HOUSE_BOT_NAMES, HOUSE_BOT_FAMILIES
+
+    for doc in ("docs/api.md", "docs/curl-walkthrough.md"):
+        text = (ROOT / doc).read_text()
+        families = [family.describe().split()[0] for family in HOUSE_BOT_FAMILIES]
+        for name in [*FIXED_HOUSE_BOT_NAMES, *families]:
+            assert f"`{name}`" in text, (doc, name)

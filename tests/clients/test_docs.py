@@ -36,6 +36,15 @@ def test_relative_links_resolve(doc: str) -> None:
         assert (ROOT / doc).parent.joinpath(target).exists(), f"{doc} links to missing {target}"
 
 
+@pytest.mark.parametrize("doc", ALL_DOCS)
+def test_no_table_is_broken_by_a_blank_line(doc: str) -> None:
+    """A row after a blank line starts a new table (or, without its `|---|` line, is shown as text)."""
+    lines = (ROOT / doc).read_text().splitlines()
+    for n, line in enumerate(lines[1:-1], start=1):
+        if line.startswith("|") and not lines[n - 1].strip():
+            assert lines[n + 1].startswith(("|-", "| -")), f"{doc}:{n + 1}: {line[:60]}"
+
+
 def test_starter_bots_are_under_sixty_lines() -> None:
     for filename, _ in STARTERS.values():
         lines = (EXAMPLES / filename).read_text().splitlines()
