@@ -63,3 +63,12 @@ def test_the_readme_bot_plays_a_legal_game() -> None:
         for seat in game.to_act():
             game.apply(seat, bot.choose(game.view(seat)))  # raises if the README's bot breaks a rule
     assert game.winners
+
+
+def test_the_deploy_and_troubleshoot_page_is_linked_where_bot_authors_start() -> None:
+    assert "docs/bot-tips.md" in relative_links("README.md")
+    assert "bot-tips.md" in relative_links("docs/bot-protocol.md")
+    text = (ROOT / "docs" / "bot-tips.md").read_text()
+    for topic in ("HTTPS", "core/arena/netguard.py", "deadline_ms", "strike", "benched", "presence_s",
+                  "GET /api/bots/{bot_id}/matches", "trick-arena ladder"):
+        assert topic in text, topic
