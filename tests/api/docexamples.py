@@ -5,6 +5,11 @@ An example is two fenced blocks in a row, both tagged `http`: a request (`METHOD
 blank line, an optional JSON body) and its response (`HTTP/1.1 STATUS Reason`, headers, a blank line, an
 optional JSON body). `{name}` in a request is a placeholder: a value the running service gave earlier (a
 table id, a seat token, ...), filled from `Placeholders` below.
+
+To document a new endpoint: put its example (request block, then response block) under a `### METHOD
+/path` heading of the page that documents it; a page not yet read here goes into `EXAMPLE_DOCS`; a
+placeholder not yet known gets a `_make_<name>` method on `Placeholders` that creates what it names
+through the API (and sets any companion values, as `_make_bot_id` sets `owner_token`).
 """
 
 from __future__ import annotations
