@@ -32,6 +32,9 @@ MODULE = re.compile(rf"(?<![\w/.$-])((?:{'|'.join(t for t in TOP if t not in ('d
                     r"(?:\.[A-Za-z_]\w*)+)(?![\w/-])")
 MAKE = re.compile(r"(?:^|[\s`(])make ((?:[\w.-]+/?)+)(?=$|[\s`);])")
 COMMAND = re.compile(r"(trick-arena|python -m [\w.]+|python tools/benchmarks\.py)((?:\s+[^\s|;&#`]+)*)")
+# The JavaScript SDK's command line: its commands and flags are the words its sources compare arguments to.
+JS_COMMAND = re.compile(r"(?:npx trickarena|node clients/js/bin/trickarena\.js)((?:\s+[^\s|;&#`]+)*)")
+JS_SOURCES = ("clients/js/bin", "clients/js/src")
 
 
 def code_of(text: str) -> Iterator[tuple[bool, str]]:
@@ -205,6 +208,13 @@ def missing_in_command(program: str, words: list[str], clis: dict[str, Cli | Non
     return [f"{flag} of {' '.join([program, path]).strip()}" for flag in sorted(flags - options)]
 
 
+def missing_in_js_command(words: list[str]) -> list[str]:
+    sources = "".join(path.read_text() for folder in JS_SOURCES for path in (ROOT / folder).rglob("*.js"))
+    named = [w for w in words if re.fullmatch(r"--?[a-z][\w-]*|[a-z][a-z-]+", w.split("=")[0])]
+    return [f"{w} of npx trickarena" for w in named[:1] + [w for w in named[1:] if w.startswith("-")]
+            if f'"{w.split("=")[0]}"' not in sources and f"'{w.split('=')[0]}'" not in sources]
+
+
 def missing_names(doc: str, clis: dict[str, Cli | None], targets: set[str]) -> list[str]:
     missing = []
     for in_span, code in code_of((ROOT / doc).read_text()):
@@ -217,6 +227,8 @@ def missing_names(doc: str, clis: dict[str, Cli | None], targets: set[str]) -> l
         missing += [f"make target {t}" for t in MAKE.findall(code) if t not in targets and "=" not in t]
         for program, words in COMMAND.findall(code):
             missing += missing_in_command(program, words.split(), clis)
+        for words in JS_COMMAND.findall(code):
+            missing += missing_in_js_command(words.split())
     return [f"{doc}: {name}" for name in dict.fromkeys(missing)]
 
 
@@ -232,7 +244,8 @@ def test_the_checks_find_what_is_missing() -> None:
     clis: dict[str, Cli | None] = {}
     text = ("`core/nowhere.py` `core/keys.py::no_such_key` `core.keys.no_such` `make no-such-target` "
             "`trick-arena no-such-command` `trick-arena register --no-such-flag` "
-            "`python -m engine play --no-such-flag` `python -m arena worker --no-such-flag`")
+            "`python -m engine play --no-such-flag` `python -m arena worker --no-such-flag` "
+            "`npx trickarena no-such-js-command`")
     found = []
     for _, code in code_of(text):
         found += filter(None, (missing_path(n) for n in PATH.findall(code)))
@@ -240,10 +253,14 @@ def test_the_checks_find_what_is_missing() -> None:
         found += [t for t in MAKE.findall(code) if t not in make_targets()]
         for program, words in COMMAND.findall(code):
             found += missing_in_command(program, words.split(), clis)
+        for words in JS_COMMAND.findall(code):
+            found += missing_in_js_command(words.split())
     assert found == ["path core/nowhere.py", "no_such_key in core/keys.py", "no_such in core.keys",
                      "no-such-target", "command no-such-command of trick-arena",
                      "--no-such-flag of trick-arena register", "--no-such-flag of python -m engine play",
-                     "--no-such-flag of python -m arena worker"], found
+                     "--no-such-flag of python -m arena worker",
+                     "no-such-js-command of npx trickarena"], found
+    assert missing_in_js_command(["verify-deals", "game.json"]) == []
     for doc_text, kind in [("`make run`", "make"), ("`trick-arena games`", "command"),
                            ("`core/keys.py`", "path")]:
         assert list(code_of(doc_text)), kind
