@@ -150,9 +150,10 @@ class World:
     """What every example may refer to and no example destroys: a sore-spot ladder with a registered HTTP bot
     that has played one rated match against house bots, and a finished API table."""
 
-    def __init__(self, app: Any, redis_url: str, prefix: str, bot_url: str) -> None:
+    def __init__(self, app: Any, redis_url: str, prefix: str, bot_url: str, striking_bot_url: str) -> None:
         from rq import Queue
 
+        from api import create_app
         from arena.jobs import play_match
         from arena.scheduler import Scheduler
         from core import keys
@@ -171,15 +172,22 @@ class World:
         bot = self.client.post("/api/bots", json={"name": "docs-bot", "games": ["sore-spot"], "url": bot_url})
         assert bot.status_code == 201, bot.get_json()
         self.bot_id = bot.get_json()["bot_id"]
+        striker = self.client.post("/api/bots", json={"name": "illegal-moves-bot", "games": ["sore-spot"],
+                                                      "url": striking_bot_url}).get_json()["bot_id"]
         Scheduler(self.store, Queue(keys.arena_queue(prefix), connection=connection), settings
                   ).sync_members(self.store.ladder(LADDER))
         entrants = [Member(self.bot_id, MemberKind.HTTP, url=bot_url, name="docs-bot"),
-                    *(Member.house(name) for name in HOUSE)]
+                    Member(striker, MemberKind.HTTP, url=striking_bot_url, name="illegal-moves-bot"),
+                    *(Member.house(name) for name in HOUSE[:2])]
         self.match_id = f"m{int(time.time())}"
         self.store.create_match(MatchSpec(self.match_id, LADDER, "sore-spot", 4, {"rounds": 1}, 7, False,
                                           entrants, 1000, 5, {m.bot_id: 1500.0 for m in entrants},
                                           {m.bot_id: 0 for m in entrants}))
         play_match(self.store, self.match_id, worker="docs", settings=settings)
+        # One address refused by a per-address limit, for the operator's refusal board.
+        strict = create_app({"TESTING": True, "REDIS_URL": redis_url, "KEY_PREFIX": prefix,
+                             "LIMIT_ACCOUNT_CREATION": "1/hour"}).test_client()
+        assert [strict.post("/api/accounts").status_code for _ in range(2)] == [201, 429]
         table = self.client.post("/api/tables", json={"game": "sore-spot", "players": 4,
                                                       "options": {"rounds": 1}, "seats": ["open"] * 4})
         self.finished_table_id = table.get_json()["table_id"]

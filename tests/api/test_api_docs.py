@@ -44,8 +44,10 @@ def test_every_route_has_an_example_and_every_example_a_route() -> None:
 def test_every_example_is_answered_in_its_documented_shape(make_app, redis_url: str, key_prefix: str) -> None:
     app = make_app(ADMIN_TOKEN=OPERATOR_TOKEN)
     bot = serve_bot(BotServerConfig(behaviour="good"))
+    striker = serve_bot(BotServerConfig(behaviour="illegal"))
     try:
-        world = World(app, redis_url, key_prefix, f"http://127.0.0.1:{bot.port}/")
+        world = World(app, redis_url, key_prefix, f"http://127.0.0.1:{bot.port}/",
+                      f"http://127.0.0.1:{striker.port}/")
         failures = []
         for example in ALL_EXAMPLES:
             values = Placeholders(world)
@@ -67,6 +69,7 @@ def test_every_example_is_answered_in_its_documented_shape(make_app, redis_url: 
         assert not failures, "\n".join(failures)
     finally:
         bot.stop()
+        striker.stop()
 
 
 def raisable_problem_types() -> set[str]:
