@@ -264,3 +264,15 @@ def test_the_checks_find_what_is_missing() -> None:
     for doc_text, kind in [("`make run`", "make"), ("`trick-arena games`", "command"),
                            ("`core/keys.py`", "path")]:
         assert list(code_of(doc_text)), kind
+
+
+def test_the_ladders_search_bots_are_named_where_the_docs_list_search_bots() -> None:
+    from core.arena.model import LADDER_SEARCH_BOTS
+
+    engine_doc = (ROOT / "docs" / "engine.md").read_text()
+    listed = re.search(r"every name `engine/bots/names.py` accepts: ([^)]*)\)", engine_doc.replace("\n", " "))
+    arena_doc = (ROOT / "docs" / "arena.md").read_text()
+    assert listed, "engine.md lists the search bots a table takes"
+    for game, bot in LADDER_SEARCH_BOTS.items():
+        assert f"`{bot}`" in listed.group(1), (bot, listed.group(1))
+        assert re.search(rf"^\| [^|]*{game}[^|]* \| `{bot}, ", arena_doc, re.M), (game, bot)
