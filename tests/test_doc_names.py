@@ -276,3 +276,17 @@ def test_the_ladders_search_bots_are_named_where_the_docs_list_search_bots() -> 
     for game, bot in LADDER_SEARCH_BOTS.items():
         assert f"`{bot}`" in listed.group(1), (bot, listed.group(1))
         assert re.search(rf"^\| [^|]*{game}[^|]* \| `{bot}, ", arena_doc, re.M), (game, bot)
+
+
+def test_the_lease_and_the_graceful_timeout_the_docs_give_are_the_codes() -> None:
+    from arena.jobs import lease_seconds
+
+    times = lease_seconds(1000, 0) - 1  # the deadlines a lease covers
+    graceful = re.search(r'TA_GRACEFUL_TIMEOUT", "(\d+)"', (ROOT / "api" / "gunicorn_conf.py").read_text())
+    assert graceful
+    for doc in DOCS:
+        text = (ROOT / doc).read_text().replace("\n", " ")
+        for stated in re.findall(r"max\(10 s, (\d+) ?× ?deadline", text):
+            assert float(stated) == times, (doc, stated, times)
+        for stated in re.findall(r"`graceful_timeout` = (\d+) s", text):
+            assert stated == graceful.group(1), (doc, stated)
