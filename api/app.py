@@ -53,7 +53,10 @@ def create_app(config: dict[str, Any] | None = None, settings: Settings | None =
 
     api = TrickArenaApi(app, spec_kwargs={"info": {"description": "Play trick-taking card games over HTTP."}})
     api.spec.components.security_scheme("seatToken", {"type": "http", "scheme": "bearer",
-                                                       "description": "seat token or bot owner token"})
+                                                       "description": "a seat token (from joining a seat)"})
+    api.spec.components.security_scheme("ownerToken", {
+        "type": "http", "scheme": "bearer",
+        "description": "a bot's owner token (answered once by POST /api/bots without an API key)"})
     api.spec.components.security_scheme("operatorToken", {
         "type": "http", "scheme": "bearer", "description": "the operator token (TA_ADMIN_TOKEN)"})
     api.spec.components.security_scheme("apiKey", {"type": "http", "scheme": "bearer",

@@ -121,12 +121,23 @@ def test_ladder_pace_rows(tool) -> None:
             "pace_ratio_default_vs_before": {"spot-hearts-4p": 0.8},
             "runs": {"before_search": run(20.0, 0.04), "default": run(16.0, 2.5)}}
     page = table(tool.render({"ladder-pace": result("ladder-pace", [pace])}), "ladder-pace")
+    # Spot Hearts' ladder plays search-5 now: a row measured with search-10 says so.
     assert ("| spot-hearts-4p, with a registered bot 20 ms away: rated matches/min before → with "
-            "`search-10` | 20.0 → 16.0 (0.80×); match 0.04 → 2.50 s | ≥ 0.50× |") in page
+            "`search-10` (measured before the ladder's bot became `search-5`) | 20.0 → 16.0 (0.80×); "
+            "match 0.04 → 2.50 s | ≥ 0.50× |") in page
     # A run that lists each ladder's house set names that ladder's own search bot.
     pace["runs"]["default"]["ladders"]["spot-hearts-4p"]["house_bots"] = ["search-5", "heuristic"]
     page = table(tool.render({"ladder-pace": result("ladder-pace", [pace])}), "ladder-pace")
     assert "rated matches/min before → with `search-5` | 20.0 → 16.0 (0.80×)" in page
+
+
+def test_the_measured_runs_part_is_kept_as_written(tool) -> None:
+    written = f"{tool.MEASURED_RUNS}\n## Measured runs\n\nA run on 2026-12-01 (load average 3): 5/s.\n"
+    page = tool.render({}, previous=tool.render({}) + "\n" + written)
+    assert page.endswith(written) and page.count(tool.MEASURED_RUNS) == 1
+    fresh = tool.render({"ladder-pace": result("ladder-pace", [])}, previous=page)
+    assert fresh.endswith(written)
+    assert tool.MEASURED_RUNS not in tool.render({})
 
 
 def test_reliability_drills_are_read_from_their_json(tool, tmp_path: Path) -> None:

@@ -204,11 +204,23 @@ def pace_rows(outputs: list[Any]) -> list[Row]:
             match_s = f"{num(dig(before, ladder, 'mean_match_s'), 2)} → {num(pace.get('mean_match_s'), 2)} s"
             # The ladder's own search bot (its house set's first); older runs named one for every ladder.
             search_bot = (pace.get("house_bots") or [dig(out, "search_bot")])[0]
-            rows.append((f"{ladder}, {who}: rated matches/min before → with `{search_bot}`",
+            rows.append((f"{ladder}, {who}: rated matches/min before → with `{search_bot}`"
+                         f"{stale_search_bot(ladder, search_bot)}",
                          f"{num(dig(before, ladder, 'rated_per_min'), 1)} → "
                          f"{num(pace.get('rated_per_min'), 1)} ({ratio(share)}); match {match_s}",
                          "≥ 0.50×"))
     return rows
+
+
+def stale_search_bot(ladder: str, measured: str | None) -> str:
+    """A note when a row was measured with another search bot than the ladder's house set has now: such
+    rows (and rows of one table measured under different sets) are not comparable until the next run."""
+    from core.arena.model import LADDER_SEARCH_BOTS
+
+    now = LADDER_SEARCH_BOTS.get(ladder.rsplit("-", 1)[0])
+    if now is None or measured in (None, now):
+        return ""
+    return f" (measured before the ladder's bot became `{now}`)"
 
 
 def contention_rows(outputs: list[Any]) -> list[Row]:
@@ -580,15 +592,24 @@ def sections_of(text: str) -> dict[str, str]:
             for m in re.finditer(r"<!-- benchmark:([\w-]+) -->.*?<!-- /benchmark:\1 -->", text, re.S)}
 
 
+# The hand-written part at the end of the page: runs measured once, by the commands they name, that no
+# benchmark above repeats (dated, with their load). The tool keeps it as it is.
+MEASURED_RUNS = "<!-- measured-runs: written by hand, kept by tools/benchmarks.py -->"
+
+
 def render(results: dict[str, dict[str, Any] | None], previous: str = "") -> str:
-    """The whole page: a fresh table where there is a result, else the previous page's part as it was."""
+    """The whole page: a fresh table where there is a result, else the previous page's part as it was; then
+    the hand-written measured runs, unchanged."""
     kept = sections_of(previous)
     parts = [HEADER]
     for bench in BENCHMARKS:
         result = results.get(bench.name)
         parts.append(section(bench, result) if result is not None or bench.name not in kept
                      else kept[bench.name])
-    return "\n".join(parts) + "\n"
+    page = "\n".join(parts) + "\n"
+    if MEASURED_RUNS in previous:
+        page += "\n" + previous[previous.index(MEASURED_RUNS):]
+    return page
 
 
 def saved(name: str) -> dict[str, Any] | None:

@@ -15,7 +15,7 @@ from core.errors import BadToken, QuotaExceeded
 
 blp = Blueprint("bots", __name__, url_prefix="/api/bots", description="Bot registry (records only)")
 
-OWNER = [{"seatToken": []}, {"apiKey": []}]
+OWNER = [{"ownerToken": []}, {"apiKey": []}]
 API_KEY = [{"apiKey": []}, {}]  # optional: without a key the bot gets an owner token
 
 

@@ -185,7 +185,7 @@ def get_replay(match_id: str, game_no: int) -> dict[str, Any]:
 @blp.response(200, LadderSeatSchema(many=True), headers={"X-Seats-Version": {
     "description": "version of this list; pass it as `after` to long-poll for a change",
     "schema": {"type": "integer"}}})
-@blp.doc(security=[{"seatToken": []}])
+@blp.doc(security=[{"ownerToken": []}, {"apiKey": []}])
 def get_ladder_seats(query: dict[str, Any], bot_id: str) -> tuple[list[dict[str, Any]], int, dict[str, str]]:
     """For a polling bot (registered without URL): its seats at running ladder tables, with seat tokens.
 

@@ -94,7 +94,7 @@ class LadderConfig:
     # stays alive without burning every core; a table with a registered bot is never held back.
     house_only_gap_s: float = 3.0
     # A polling bot is seated only while present: holding a long-poll on its ladder-seats endpoint or having
-    # called it within this many seconds (arena/presence.py). An absent one is skipped, without penalty.
+    # called it within this many seconds (core/arena/presence.py). An absent one is skipped, without penalty.
     presence_s: float = 10.0
 
     def __post_init__(self) -> None:
