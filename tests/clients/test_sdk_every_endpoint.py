@@ -1,7 +1,7 @@
 """Every method of each SDK's `ENDPOINTS` against the live service: the Python `ArenaClient` and the
 JavaScript one (under node) each call every public route on a real HTTP server, with a real bot server in a
-rated match, real house-bot workers finishing a practice table, and an account opened, used, rotated and
-revoked.
+rated match, a table whose four open seats the SDK plays through the move API, and an account opened, used,
+rotated and revoked.
 
 Each client records the route of every request it sends; a route of its `ENDPOINTS` it never sent fails the
 test, so a method added to the table must be exercised here too.
@@ -12,15 +12,16 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import pytest
 import redis
-from trickarena import ApiError, ArenaClient
+from trickarena import ApiError, ArenaClient, SeatState
 from trickarena.api import ENDPOINTS
-from trickarena.poll import practice
+from trickarena.poll import play_seat
 
 from arena.jobs import play_match
 from core.arena.model import LadderConfig, MatchSpec, MatchStatus, Member, MemberKind
@@ -55,9 +56,8 @@ def template(method: str, path: str) -> str | None:
 
 @pytest.fixture
 def arena(live_server: str, redis_url: str, key_prefix: str, bot_process: Callable[..., str],
-          app: Any, rq_worker: Callable[..., Any], monkeypatch: pytest.MonkeyPatch) -> Arena:
+          monkeypatch: pytest.MonkeyPatch) -> Arena:
     monkeypatch.setenv("ALLOW_PRIVATE_BOT_URLS", "true")  # the match runner calls the bot on 127.0.0.1
-    rq_worker(app.config["RQ_QUEUE"])  # the house bots of practice tables
     with ArenaClient(live_server) as api:
         bot = api.register_bot("every-endpoint", ["sore-spot"], bot_process("good"))
         paths = api.get("/api/openapi.json")["paths"]
@@ -73,6 +73,11 @@ def arena(live_server: str, redis_url: str, key_prefix: str, bot_process: Callab
     store.create_match(spec)
     assert play_match(store, "m-every", worker="test")["status"] == MatchStatus.RATED
     return Arena(live_server, "ss", "m-every", bot.bot_id, served)
+
+
+def play_other_seat(api_url: str, table_id: str, seat: int, token: str) -> SeatState:
+    with ArenaClient(api_url) as api:
+        return play_seat(api, table_id, seat, token, starter_bot("sore-spot"), wait_s=10)
 
 
 def required_routes(arena: Arena) -> set[str]:
@@ -98,9 +103,14 @@ def test_every_python_sdk_method_against_the_live_service(arena: Arena) -> None:
             schema = api.game_schema("sore-spot")
             assert isinstance(schema, dict) and {"$schema", "$defs", "type", "properties"} & set(schema)
 
-        # A practice table through the move API (create, join, long-poll the seat, move), then its records.
-        table_id, final = practice(api, starter_bot("sore-spot"), "sore-spot",
-                                   ["heuristic", "random", "random"], QUICK_OPTIONS["sore-spot"])
+        # A table of four open seats played through the move API (join, long-poll each seat, move).
+        table_id = api.create_table("sore-spot", ["open"] * 4, QUICK_OPTIONS["sore-spot"]).table_id
+        tokens = [api.join(table_id, seat).token for seat in range(4)]
+        with ThreadPoolExecutor(3) as others:  # seats 1-3 on clients of their own; seat 0 on this one
+            played = [others.submit(play_other_seat, arena.api_url, table_id, seat, tokens[seat])
+                      for seat in (1, 2, 3)]
+            final = play_seat(api, table_id, 0, tokens[0], starter_bot("sore-spot"), wait_s=10)
+            assert all(seat.result(timeout=60).over for seat in played)
         assert final.over and api.table(table_id).over
         assert table_id in {t.table_id for t in api.tables()}
         assert api.replay(table_id)["moves"]
@@ -152,7 +162,7 @@ def test_every_python_sdk_method_against_the_live_service(arena: Arena) -> None:
 
 
 JS_SCRIPT = r"""
-const { ArenaClient, practice } = require("trickarena");
+const { ArenaClient, playSeat } = require("trickarena");
 const bot = { name: "js-every", games: ["sore-spot"], choose: (view) => {
   const { kind, count, legal } = view.decision;
   return kind === "pass" ? legal.slice(0, count) : legal[0];
@@ -168,8 +178,13 @@ const [apiUrl, ladderId, matchId, botId, schemaServed] = process.argv.slice(2);
   out.games = (await api.games()).map((g) => g.id);
   out.rules = (await api.game("sore-spot")).rules.length;
   if (schemaServed === "yes") out.schema = Object.keys(await api.gameSchema("sore-spot"));
-  const { tableId, final } = await practice(api, bot, "sore-spot", ["heuristic", "random", "random"],
-    { rounds: 1 });
+  // A table of four open seats played through the move API; seats 1-3 on clients of their own.
+  const opened4 = await api.createTable("sore-spot", ["open", "open", "open", "open"], { rounds: 1 });
+  const tableId = opened4.table_id;
+  const tokens = [];
+  for (let seat = 0; seat < 4; seat += 1) tokens.push((await api.join(tableId, seat)).token);
+  const [final] = await Promise.all(tokens.map((token, seat) =>
+    playSeat(seat === 0 ? api : new ArenaClient(apiUrl), tableId, seat, token, bot, { waitS: 10 })));
   out.table = { over: final.status === "over" && (await api.table(tableId)).status === "over",
     listed: (await api.tables()).some((t) => t.table_id === tableId),
     moves: (await api.replay(tableId)).moves.length,
