@@ -99,6 +99,12 @@ def test_the_js_sdk_has_a_method_for_every_public_route(public_routes: set[str],
     assert not not_methods, f"ENDPOINTS names no ArenaClient method for {not_methods}"
 
 
+def test_the_js_types_declare_every_endpoint_method(js_endpoints: dict[str, str]) -> None:
+    """Editors see each method: clients/js/index.d.ts declares every method of `ENDPOINTS`."""
+    declared = set(re.findall(r"^  (\w+)\(", (SDK / "index.d.ts").read_text(), re.M))
+    assert set(js_endpoints.values()) - declared == set()
+
+
 def test_both_sdks_call_each_route_with_the_same_method(js_endpoints: dict[str, str]) -> None:
     """The same table under each language's naming: `bot_matches` in Python is `botMatches` in JavaScript."""
     assert set(js_endpoints) == set(ENDPOINTS), set(js_endpoints) ^ set(ENDPOINTS)
