@@ -85,7 +85,7 @@ class Problem(_Payload):
     pending: int | None = None  # analysis-share-exhausted: your analyses queued or running
     limit: int | None = None  # analysis-share-exhausted: the most one client address may have
     resource: str | None = None  # store-full: memory or disk
-    match_status: str | None = None  # match-not-voidable (the admin API): the match's status
+    match_status: str | None = None  # match-not-voidable: the status that made the match not voidable
 
 
 @dataclass(frozen=True)
