@@ -159,11 +159,21 @@ export interface Account {
 /** The answer to opening an account or rotating its key: the only times the key is shown. */
 export interface AccountKey extends Account { api_key: string }
 
+/** A finished game to analyse: a match's game (`matchId`, `gameNo`) or a table (`tableId`). */
+export interface AnalysisTarget { matchId?: string; gameNo?: number; tableId?: string; budgetMs?: number }
+
+/** Every public route ("GET /api/games/{game_id}") → the ArenaClient method calling it. */
+export const ENDPOINTS: Readonly<Record<string, string>>;
+
 export class ArenaClient {
   constructor(baseUrl: string, options?: ClientOptions);
   request(method: string, path: string, options?: { body?: unknown; params?: Record<string, unknown>;
     token?: string | null; timeoutMs?: number; retry?: boolean }): Promise<any>;
+  health(): Promise<{ status: "ok" | "degraded"; redis: boolean; refusing_writes: string | null }>;
   games(): Promise<any[]>;
+  game(gameId: GameId): Promise<any>;
+  gameSchema(gameId: GameId): Promise<Record<string, unknown>>;
+  tables(limit?: number): Promise<any[]>;
   createTable(game: GameId, seats: string[], options?: Record<string, unknown>): Promise<any>;
   table(tableId: string): Promise<any>;
   replay(tableId: string): Promise<ReplayRecord>;
@@ -182,12 +192,20 @@ export class ArenaClient {
   rotateKey(key: string): Promise<AccountKey>;
   revokeKey(key: string): Promise<null>;
   bot(botId: string): Promise<any>;
+  bots(game?: GameId | null): Promise<any[]>;
+  botMatches(botId: string, options?: { ladder?: string | null; limit?: number | null; cursor?: number | null }):
+    Promise<{ bot_id: string; ladder_id: string; matches: any[]; next_cursor: number | null; next: string | null }>;
   ladderSeats(botId: string, ownerToken: string, version?: string | null): Promise<any[]>;
   watchLadderSeats(botId: string, ownerToken: string, options?: { after?: number | null; waitS?: number; version?: string | null }):
     Promise<{ seats: any[]; version: number }>;
   ladders(): Promise<any[]>;
   ranking(ladderId: string): Promise<any>;
+  botHistory(ladderId: string, botId: string): Promise<any>;
+  recentMatches(ladderId: string): Promise<any[]>;
   match(matchId: string): Promise<any>;
+  liveMatch(matchId: string): Promise<any>;
+  requestAnalysis(seat: number, where: AnalysisTarget): Promise<any>;
+  analysis(seat: number, where: AnalysisTarget): Promise<any>;
   matchReplay(matchId: string, gameNo?: number): Promise<ReplayRecord>;
   get(path: string, params?: Record<string, unknown>): Promise<any>;
 }

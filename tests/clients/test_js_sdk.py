@@ -9,12 +9,9 @@ fail under CI=true: CI must exercise them.
 from __future__ import annotations
 
 import json
-import os
 import re
-import shutil
 import subprocess
 import urllib.request
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -29,74 +26,10 @@ from core.arena.model import LadderConfig, MatchSpec, MatchStatus, Member, Membe
 from core.arena.store import ArenaStore
 from engine import deals
 from engine.errors import UnknownDealingError
-from tests.clients.starters import EXAMPLES, QUICK_OPTIONS, interrupt_while_long_polling, play_http_match
+from tests.clients.nodejs import JS_STARTERS, SDK, NodeBot, run_node
+from tests.clients.starters import QUICK_OPTIONS, interrupt_while_long_polling, play_http_match
 
 REPO = Path(__file__).resolve().parents[2]
-SDK = REPO / "clients" / "js"
-JS_STARTERS = {"spot-hearts": "spot_hearts_bot.js", "card-commons": "card_commons_bot.js",
-               "sloppy-seconds": "sloppy_seconds_bot.js", "sore-spot": "sore_spot_bot.js"}
-LISTENING = re.compile(r"listening on (http://\S+)")
-
-
-@pytest.fixture(scope="session")
-def node() -> str:
-    path = shutil.which("node") or shutil.which("nodejs")
-    if path is None:
-        message = "Node.js >= 18 is needed for the JavaScript SDK tests (Debian: apt-get install nodejs)"
-        if os.environ.get("CI", "").lower() == "true":
-            pytest.fail(message)
-        pytest.skip(message)
-    version = subprocess.run([path, "--version"], capture_output=True, text=True, check=True).stdout
-    assert int(version.strip().lstrip("v").split(".")[0]) >= 18, f"Node {version.strip()} is older than 18"
-    return path
-
-
-@pytest.fixture(scope="session")
-def bots_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """Where a newcomer works: the JS starters copied in, `require("trickarena")` resolving to clients/js."""
-    folder = tmp_path_factory.mktemp("js-bots")
-    (folder / "node_modules").mkdir()
-    (folder / "node_modules" / "trickarena").symlink_to(SDK, target_is_directory=True)
-    for filename in JS_STARTERS.values():
-        shutil.copy(EXAMPLES / filename, folder / filename)
-    return folder
-
-
-class NodeBot:
-    """`node STARTER serve --port 0` as a child process; stopped with SIGTERM (it must exit 0)."""
-
-    def __init__(self, node: str, folder: Path, filename: str) -> None:
-        self.process = subprocess.Popen([node, filename, "serve", "--port", "0"], cwd=folder, text=True,
-                                        stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-        assert self.process.stdout is not None
-        line = self.process.stdout.readline()
-        found = LISTENING.search(line)
-        assert found, (line, self.process.stderr.read() if self.process.poll() is not None else "")
-        self.url = found.group(1)
-
-    def stop(self) -> tuple[int, str]:
-        self.process.terminate()
-        _, err = self.process.communicate(timeout=10)
-        return self.process.returncode, err
-
-
-@pytest.fixture
-def node_bot(node: str, bots_dir: Path) -> Iterator[Any]:
-    started: list[NodeBot] = []
-
-    def start(filename: str) -> NodeBot:
-        bot = NodeBot(node, bots_dir, filename)
-        started.append(bot)
-        return bot
-
-    yield start
-    for bot in started:
-        if bot.process.poll() is None:
-            bot.stop()
-
-
-def run_node(node: str, args: list[str], cwd: Path, timeout: float = 120) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([node, *args], cwd=cwd, capture_output=True, text=True, timeout=timeout)
 
 
 def verify_with_node(node: str, source: str, cwd: Path) -> subprocess.CompletedProcess[str]:

@@ -112,4 +112,4 @@ async function main(bot, argv) {
   }
 }
 
-module.exports = { run };
+module.exports = { COMMANDS, run };

@@ -1,4 +1,8 @@
-"""``ArenaClient``: every endpoint of the Trick Arena API as a typed method.
+"""``ArenaClient``: every public endpoint of the Trick Arena API as a typed method.
+
+``ENDPOINTS`` maps each public route of the service's OpenAPI document ("GET /api/games/{game_id}") to the
+method that calls it; tests/clients/test_sdk_parity.py holds it to the document. The operator's admin API
+(``/api/admin/...``) and ``/metrics`` are not part of the SDK.
 
 >>> api = ArenaClient("http://127.0.0.1:8000")
 >>> table = api.create_table("spot-hearts", ["open", "heuristic", "random", "random"])
@@ -32,6 +36,46 @@ from trickarena.types import (
 
 LONG_POLL_MAX_S = 30.0
 
+# Route -> the method calling it (the JavaScript SDK's `ENDPOINTS` in clients/js/src/http.js is the same
+# table with its own method names).
+ENDPOINTS: dict[str, str] = {
+    "GET /api/health": "health",
+    "GET /api/games": "games",
+    "GET /api/games/{game_id}": "game",
+    "GET /api/games/{game_id}/schema": "game_schema",
+    "POST /api/tables": "create_table",
+    "GET /api/tables": "tables",
+    "GET /api/tables/{table_id}": "table",
+    "GET /api/tables/{table_id}/replay": "replay",
+    "POST /api/tables/{table_id}/seats/{seat}/join": "join",
+    "GET /api/tables/{table_id}/seats/{seat}": "seat_state",
+    "POST /api/tables/{table_id}/seats/{seat}/moves": "move",
+    "POST /api/tables/{table_id}/analysis": "request_analysis",
+    "GET /api/tables/{table_id}/analysis": "analysis",
+    "POST /api/bots": "register_bot",
+    "GET /api/bots": "bots",
+    "GET /api/bots/{bot_id}": "bot",
+    "PATCH /api/bots/{bot_id}": "update_bot",
+    "DELETE /api/bots/{bot_id}": "delete_bot",
+    "GET /api/bots/{bot_id}/ladder-seats": "watch_ladder_seats",
+    "GET /api/bots/{bot_id}/matches": "bot_matches",
+    "POST /api/accounts": "create_account",
+    "GET /api/account": "account",
+    "GET /api/account/bots": "account_bots",
+    "POST /api/account/bots/{bot_id}/adopt": "adopt_bot",
+    "POST /api/account/keys/rotate": "rotate_key",
+    "DELETE /api/account/key": "revoke_key",
+    "GET /api/ladders": "ladders",
+    "GET /api/ladders/{ladder_id}": "ranking",
+    "GET /api/ladders/{ladder_id}/bots/{bot_id}/history": "bot_history",
+    "GET /api/ladders/{ladder_id}/matches": "recent_matches",
+    "GET /api/matches/{match_id}": "match",
+    "GET /api/matches/{match_id}/live": "live_match",
+    "GET /api/matches/{match_id}/games/{game_no}/replay": "match_replay",
+    "POST /api/matches/{match_id}/games/{game_no}/analysis": "request_analysis",
+    "GET /api/matches/{match_id}/games/{game_no}/analysis": "analysis",
+}
+
 
 class ArenaClient:
     def __init__(self, base_url: str, timeout: float = 40.0, retries: int = 6) -> None:
@@ -52,8 +96,20 @@ class ArenaClient:
 
     # --- games and tables ---------------------------------------------------------------------------------
 
+    def health(self) -> dict[str, Any]:
+        """``{status: ok|degraded, redis, refusing_writes}``: is the service up and its store writable."""
+        return self.http.request("GET", "/api/health")
+
     def games(self) -> list[Game]:
         return [Game.from_json(g) for g in self.http.request("GET", "/api/games")]
+
+    def game(self, game_id: str) -> Game:
+        """One game, with its full rules as Markdown (``rules``)."""
+        return Game.from_json(self.http.request("GET", f"/api/games/{game_id}"))
+
+    def game_schema(self, game_id: str) -> dict[str, Any]:
+        """The game's JSON Schema document (its view, what ``choose`` receives, and its moves)."""
+        return self.http.request("GET", f"/api/games/{game_id}/schema")
 
     def create_table(self, game: str, seats: list[str], options: dict[str, Any] | None = None) -> Table:
         """Seats: "open" (join it for a token) or a house bot name (random, heuristic, search, eps-X or
@@ -147,6 +203,14 @@ class ArenaClient:
 
     # --- arena: ladders, ratings, matches -----------------------------------------------------------------
 
+    def bot_matches(self, bot_id: str, ladder: str | None = None, limit: int | None = None,
+                    cursor: int | None = None) -> dict[str, Any]:
+        """A bot's own record on a ladder (its only one when `ladder` is omitted): its finished matches,
+        newest first, with its strikes; a page ``{matches, next_cursor, next}`` (pass ``next_cursor`` as
+        `cursor` for the next, until it is None)."""
+        return self.http.request("GET", f"/api/bots/{bot_id}/matches",
+                                 params={"ladder": ladder, "limit": limit, "cursor": cursor})
+
     def ladder_seats(self, bot_id: str, owner_token: str, version: str | None = None) -> list[LadderSeat]:
         """A polling bot's seats at running ladder tables, with their seat tokens (owner token required).
 
@@ -182,6 +246,10 @@ class ArenaClient:
 
     def match(self, match_id: str) -> MatchSummary:
         return MatchSummary.from_json(self.http.request("GET", f"/api/matches/{match_id}"))
+
+    def live_match(self, match_id: str) -> dict[str, Any]:
+        """The public table of the game a match is playing now (no hands, no seed); poll it."""
+        return self.http.request("GET", f"/api/matches/{match_id}/live")
 
     def match_replay(self, match_id: str, game_no: int = 0) -> dict[str, Any]:
         """The engine's replay record of one game of a rated match."""
