@@ -28,10 +28,8 @@ from core.arena.model import LadderConfig, MatchSpec, MatchStatus, Member, Membe
 from core.arena.store import ArenaStore
 from tests.clients.nodejs import run_node
 from tests.clients.starters import QUICK_OPTIONS, starter_bot
-from tests.clients.test_sdk_parity import AWAITED
 
 HOUSE = ("heuristic", "eps-0.5", "random")
-SCHEMA_ROUTE = "GET /api/games/{game_id}/schema"
 
 
 @dataclass(frozen=True)
@@ -81,8 +79,8 @@ def play_other_seat(api_url: str, table_id: str, seat: int, token: str) -> SeatS
 
 
 def required_routes(arena: Arena) -> set[str]:
-    """Every route of the table, but an awaited one the service does not serve yet."""
-    return {route for route in ENDPOINTS if route in arena.served or route not in AWAITED}
+    """Every route of the table (the parity test holds the table to the routes the service serves)."""
+    return set(ENDPOINTS)
 
 
 def test_every_python_sdk_method_against_the_live_service(arena: Arena) -> None:
@@ -99,9 +97,8 @@ def test_every_python_sdk_method_against_the_live_service(arena: Arena) -> None:
         assert api.health()["status"] == "ok"
         assert "sore-spot" in {game.id for game in api.games()}
         assert "trick" in (api.game("sore-spot").rules or "").lower()
-        if SCHEMA_ROUTE in arena.served:
-            schema = api.game_schema("sore-spot")
-            assert isinstance(schema, dict) and {"$schema", "$defs", "type", "properties"} & set(schema)
+        schema = api.game_schema("sore-spot")
+        assert schema["$ref"] == "#/$defs/SeatView" and "Card" in schema["$defs"]
 
         # A table of four open seats played through the move API (join, long-poll each seat, move).
         table_id = api.create_table("sore-spot", ["open"] * 4, QUICK_OPTIONS["sore-spot"]).table_id
@@ -167,7 +164,7 @@ const bot = { name: "js-every", games: ["sore-spot"], choose: (view) => {
   const { kind, count, legal } = view.decision;
   return kind === "pass" ? legal.slice(0, count) : legal[0];
 } };
-const [apiUrl, ladderId, matchId, botId, schemaServed] = process.argv.slice(2);
+const [apiUrl, ladderId, matchId, botId] = process.argv.slice(2);
 (async () => {
   const api = new ArenaClient(apiUrl, { retries: 0 });
   const sent = [];
@@ -177,7 +174,7 @@ const [apiUrl, ladderId, matchId, botId, schemaServed] = process.argv.slice(2);
   out.health = (await api.health()).status;
   out.games = (await api.games()).map((g) => g.id);
   out.rules = (await api.game("sore-spot")).rules.length;
-  if (schemaServed === "yes") out.schema = Object.keys(await api.gameSchema("sore-spot"));
+  out.schema = Object.keys((await api.gameSchema("sore-spot")).$defs);
   // A table of four open seats played through the move API; seats 1-3 on clients of their own.
   const opened4 = await api.createTable("sore-spot", ["open", "open", "open", "open"], { rounds: 1 });
   const tableId = opened4.table_id;
@@ -226,14 +223,12 @@ const [apiUrl, ladderId, matchId, botId, schemaServed] = process.argv.slice(2);
 
 def test_every_js_sdk_method_against_the_live_service(arena: Arena, node: str, bots_dir: Path) -> None:
     (bots_dir / "every_endpoint.js").write_text(JS_SCRIPT)
-    schema = "yes" if SCHEMA_ROUTE in arena.served else "no"
-    done = run_node(node, ["every_endpoint.js", arena.api_url, arena.ladder_id, arena.match_id, arena.bot_id,
-                           schema], bots_dir, timeout=120)
+    done = run_node(node, ["every_endpoint.js", arena.api_url, arena.ladder_id, arena.match_id, arena.bot_id],
+                    bots_dir, timeout=120)
     assert done.returncode == 0, done.stdout + done.stderr
     out = json.loads(done.stdout)
     assert out["health"] == "ok" and "sore-spot" in out["games"] and out["rules"] > 100
-    if schema == "yes":
-        assert {"$schema", "$defs", "type", "properties"} & set(out["schema"])
+    assert "Card" in out["schema"]
     assert out["table"]["over"] and out["table"]["listed"] and out["table"]["moves"] > 0
     assert set(out["table"]["analysis"]) <= {"queued", "running", "done"}
     assert arena.bot_id in out["bots"] and out["bot"] == "every-endpoint"
