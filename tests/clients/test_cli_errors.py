@@ -114,12 +114,13 @@ def test_the_messages_say_what_is_wrong(tmp_path) -> None:
         assert result.exit_code == 2, result.output
         return one_line(result.output)
 
-    assert "unknown option(s) for sore-spot: target" in out("match", *FOUR, "--game", "sore-spot", "--options",
-                                                           '{"target":60}')
+    target = ("match", *FOUR, "--game", "sore-spot", "--options", '{"target":60}')
+    assert "unknown option(s) for sore-spot: target" in out(*target)
     assert "played by 3 to 6 players, not 2" in out("match", U, U, "--game", "sore-spot")
     assert "unknown game 'chess'" in out("match", *FOUR, "--game", "chess")
     assert "'not-a-url'" in out("match", "not-a-url", U, U, U, "--game", "sore-spot")
-    assert "cannot write to /proc/nope" in out("match", *FOUR, "--game", "sore-spot", "--save-dir", "/proc/nope")
+    assert "cannot write to /proc/nope" in out("match", *FOUR, "--game", "sore-spot",
+                                               "--save-dir", "/proc/nope")
     for option, value in (("--games", "-3"), ("--games", "0"), ("--deadline-ms", "0")):
         assert f"Invalid value for '{option}': {value} is not in the range" in out(
             "match", *FOUR, "--game", "sore-spot", option, value)
@@ -130,7 +131,8 @@ def test_the_installed_command_too(live_server, tmp_path, busy_port) -> None:
     """The console script itself (not click's test runner): stderr is one line, the exit status non-zero."""
     script = Path(sys.executable).with_name("trick-arena")
     env = {**os.environ, "TRICK_ARENA_API": live_server, "TRICK_ARENA_KEY_FILE": str(tmp_path / "no-key")}
-    for args, code in ((["match", U, U, "--game", "sore-spot"], 2), (["serve", BOT, "--port", str(busy_port)], 1),
+    for args, code in ((["match", U, U, "--game", "sore-spot"], 2),
+                       (["serve", BOT, "--port", str(busy_port)], 1),
                        (["status", "no-such-bot"], 1), (["bots"], 1)):
         done = subprocess.run([str(script), *args], capture_output=True, text=True, timeout=60, env=env)
         assert done.returncode == code, done.stderr
@@ -166,8 +168,8 @@ def test_the_starters_answer_a_wrong_bot_id_or_game_in_one_line(language, live_s
         starter = [node, "sore_spot_bot.js"]
     else:
         starter = [sys.executable, BOT]
-    for args, status, says in ((["ladder", "--api", live_server, "--bot-id", "no-such-bot", "--token", "t"], 1,
-                                "404"),
+    wrong_bot = ["ladder", "--api", live_server, "--bot-id", "no-such-bot", "--token", "t"]
+    for args, status, says in ((wrong_bot, 1, "404"),
                                (["practice", "--api", live_server, "--game", "chess"], 1, "chess"),
                                (["serve", "--port", "80000"], 2, "80000"),
                                (["serve", "--port", str(busy_port)], 1, str(busy_port))):
