@@ -71,7 +71,8 @@ def test_nginx_in_front_refuses_the_same_in_problem_json(gunicorn, tmp_path) -> 
 
 
 def test_every_resource_parses_bodies_with_the_apps_json_provider(app) -> None:
-    """A blueprint made from flask-smorest's own class would parse with `json.loads` again (RecursionError)."""
+    """A blueprint made from flask-smorest's own class would parse bodies with `json.loads` again
+    (RecursionError)."""
     import flask_smorest
 
     from api.arguments import Blueprint
