@@ -179,3 +179,15 @@ def test_the_starters_answer_a_wrong_bot_id_or_game_in_one_line(language, live_s
         errors = [line for line in done.stderr.splitlines() if line.strip() and not line.startswith("usage")
                   and not line.startswith(" ")]
         assert len(errors) == 1 and says in errors[0], done.stderr
+
+
+def test_the_pure_parts_say_what_their_docstrings_show() -> None:
+    """one_line (any error as one line), status_text and strike_detail: their examples are run here."""
+    import doctest
+
+    import clients.cli
+    import clients.cli.mybots
+
+    for module in (clients.cli, clients.cli.mybots):
+        failed, tried = doctest.testmod(module)
+        assert tried >= 2 and failed == 0, module.__name__
