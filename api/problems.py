@@ -216,6 +216,10 @@ def _http_problem(error: HTTPException) -> Response:
                                 "the request body or query string does not match the schema; see errors",
                                 headers=headers, errors=_flatten_messages(messages))
     detail = error.description or HTTPStatus(status).description
+    refused_json = getattr(error, "exc", None)
+    if status == 400 and messages is not None and isinstance(refused_json, ValueError):
+        # webargs' answer to a body its JSON parser refused: say what the parser said (e.g. nested too deep).
+        detail = f"the request body is not valid JSON: {refused_json}"
     slug = None
     allowed = getattr(error, "valid_methods", None)
     if status == 405 and allowed:

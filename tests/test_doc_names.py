@@ -213,8 +213,17 @@ def missing_in_command(program: str, words: list[str], clis: dict[str, Cli | Non
 def missing_in_js_command(words: list[str]) -> list[str]:
     sources = "".join(path.read_text() for folder in JS_SOURCES for path in (ROOT / folder).rglob("*.js"))
     named = [w for w in words if re.fullmatch(r"--?[a-z][\w-]*|[a-z][a-z-]+", w.split("=")[0])]
+
+    def known(word: str) -> bool:
+        """A command is a key of the CLI's command table (`record: {`) or a string; a flag is its name as an
+        option key (`"owner-token"`) or a string (`"--seat"`)."""
+        bare = word.split("=")[0]
+        names = {bare, bare.lstrip("-")}
+        return any(f'"{n}"' in sources or f"'{n}'" in sources
+                   or re.search(rf"(?m)^\s*{re.escape(n)}: ", sources) for n in names)
+
     return [f"{w} of npx trickarena" for w in named[:1] + [w for w in named[1:] if w.startswith("-")]
-            if f'"{w.split("=")[0]}"' not in sources and f"'{w.split('=')[0]}'" not in sources]
+            if not known(w)]
 
 
 def missing_names(doc: str, clis: dict[str, Cli | None], targets: set[str]) -> list[str]:

@@ -6,8 +6,8 @@ from __future__ import annotations
 from typing import Any
 
 from flask import current_app, request, url_for
-from flask_smorest import Blueprint
 
+from api.arguments import Blueprint
 from api.auth import bearer_token
 from api.schemas import AccountKeySchema, AccountSchema, AdoptSchema, BotSchema
 from api.services import services

@@ -12,8 +12,8 @@ from __future__ import annotations
 from typing import Any
 
 from flask import current_app, request
-from flask_smorest import Blueprint
 
+from api.arguments import Blueprint
 from api.auth import require_operator
 from api.ratelimit import client_address
 from api.schemas import (

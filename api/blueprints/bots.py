@@ -5,8 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 from flask import request, url_for
-from flask_smorest import Blueprint
 
+from api.arguments import Blueprint
 from api.auth import bearer_token
 from api.ratelimit import client_address, note_refusal
 from api.schemas import BotCreatedSchema, BotCreateSchema, BotListQuerySchema, BotSchema, BotUpdateSchema

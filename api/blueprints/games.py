@@ -5,10 +5,10 @@ from __future__ import annotations
 from typing import Any
 
 from flask import url_for
-from flask_smorest import Blueprint
 
 import engine
 import trick_rules
+from api.arguments import Blueprint
 from api.problems import ApiProblem
 from api.schemas import GameSchema, ViewSchemaDocSchema
 from core import viewschema

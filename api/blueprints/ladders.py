@@ -10,8 +10,8 @@ from collections import Counter
 from typing import Any
 
 from flask import current_app, request, url_for
-from flask_smorest import Blueprint
 
+from api.arguments import Blueprint
 from api.auth import bearer_token
 from api.schemas import (
     BotHistorySchema,

@@ -6,8 +6,8 @@ import time
 from typing import Any
 
 from flask import Response, current_app, request, url_for
-from flask_smorest import Blueprint
 
+from api.arguments import Blueprint
 from api.auth import bearer_token
 from api.fastargs import body_doc, load_json, load_query, query_doc
 from api.jsonio import json_response, stored_json_response

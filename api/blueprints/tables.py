@@ -5,8 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 from flask import current_app, url_for
-from flask_smorest import Blueprint
 
+from api.arguments import Blueprint
 from api.fastargs import load_query, query_doc
 from api.jsonio import fragment
 from api.metrics import long_poll_held

@@ -5,6 +5,9 @@
     trick-arena register NAME --game G [--url URL]      register a bot (in your account when a key is set)
     trick-arena update BOT_ID [--game G] [--url URL] [--disable|--enable]   change one of your bots
     trick-arena delete BOT_ID                           delete one of your bots
+    trick-arena bots                                    your account's bots: rating, matches, strikes, status
+    trick-arena status|strikes BOT_ID                   one bot's standing / its latest strikes
+    trick-arena pause|resume BOT_ID, set-url BOT_ID URL out of matchmaking and back, a new URL
     trick-arena serve BOT [--port 9001]                 run a Bot subclass as an HTTP bot
     trick-arena practice BOT --game G                   play a table against house bots through the move API
     trick-arena match URL URL URL URL --game G          a local match between HTTP bots, with a result table
@@ -22,10 +25,11 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 import click
 from rich.console import Console
+from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 from trickarena import ApiError, ApiUnavailable, ArenaClient
@@ -51,20 +55,68 @@ def _json_option(value: str | None) -> dict[str, Any]:
 
 
 class ApiGroup(click.Group):
-    """Turns API errors into one readable line and exit status 1 instead of a traceback."""
+    """Turns API errors, and any error a command did not foresee, into one readable line and exit status 1
+    instead of a traceback: a bot author's typo must never look like a crash of the tool."""
+
+    def main(self, args: Any = None, prog_name: str | None = None, complete_var: str | None = None,
+             standalone_mode: bool = True, **extra: Any) -> Any:
+        """Click's own main, but a usage error is one line too: what is wrong and where --help is, without
+        the usage block above it."""
+        if not standalone_mode:
+            return super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
+        try:
+            code = super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
+        except click.exceptions.NoArgsIsHelpError as error:
+            click.echo(error.ctx.get_help() if error.ctx is not None else error.format_message(), err=True)
+            sys.exit(error.exit_code)
+        except click.UsageError as error:
+            path = error.ctx.command_path if error.ctx is not None else "trick-arena"
+            click.echo(f"Error: {one_line(error.format_message())} (see: {path} --help)", err=True)
+            sys.exit(error.exit_code)
+        except click.ClickException as error:
+            click.echo(f"Error: {one_line(error.format_message())}", err=True)
+            sys.exit(error.exit_code)
+        except click.Abort:
+            click.echo("Aborted!", err=True)
+            sys.exit(1)
+        sys.exit(code if isinstance(code, int) else 0)
 
     def invoke(self, ctx: click.Context) -> Any:
         try:
             return super().invoke(ctx)
+        except (click.exceptions.ClickException, click.exceptions.Exit, click.exceptions.Abort):
+            raise  # click prints these in one line itself (usage errors exit 2)
         except ApiError as error:
             title = error.problem.get("title", "")
-            console.print(f"[red]API error {error.status}[/red] {title}: {error.detail}")
-            if error.legal:
-                console.print(f"legal moves: {' '.join(error.legal)}")
-            sys.exit(1)
+            legal = f" (legal moves: {' '.join(error.legal)})" if error.legal else ""
+            detail = escape(one_line(error.detail))
+            fail(f"[red]API error {error.status}[/red] {escape(title)}: {detail}{legal}")
         except ApiUnavailable as error:
-            console.print(f"[red]cannot reach the API[/red]: {error} (is `make run` running? --api URL?)")
-            sys.exit(1)
+            fail(f"[red]cannot reach the API[/red]: {escape(one_line(error))} "
+                 "(is `make run` running? --api URL?)")
+        except OSError as error:
+            where = f": {error.filename}" if error.filename else ""
+            fail(f"[red]error[/red]: {escape(error.strerror or one_line(error))}{escape(str(where))}")
+        except Exception as error:  # noqa: BLE001 - the last line of defence against a traceback
+            fail(f"[red]error[/red]: {escape(one_line(error))}")
+
+
+def fail(markup: str, code: int = 1) -> NoReturn:
+    """Print one line on stderr (never wrapped, whatever the terminal's width) and exit with `code`."""
+    Console(stderr=True, soft_wrap=True, highlight=False).print(markup)
+    sys.exit(code)
+
+
+def one_line(error: object) -> str:
+    """An error as one line: its message, or its type when it has none.
+
+    >>> one_line(ValueError("bad\\nvalue"))
+    'bad value'
+    >>> one_line(KeyError())
+    'KeyError'
+    """
+    text = " ".join(str(error).split())
+    return text or type(error).__name__
 
 
 @click.group(cls=ApiGroup)
@@ -162,13 +214,20 @@ def delete(ctx: click.Context, bot_id: str, token: str | None) -> None:
     console.print(f"deleted {bot_id}")
 
 
+PORT = click.IntRange(0, 65535)  # 0: any free port
+
+
 @main.command()
 @click.argument("bot_spec", metavar="BOT")
 @click.option("--host", default="127.0.0.1", show_default=True)
-@click.option("--port", default=9001, show_default=True)
+@click.option("--port", default=9001, show_default=True, type=PORT)
 def serve(bot_spec: str, host: str, port: int) -> None:
     """Serve BOT (a .py file or module[:Class] with a trickarena.Bot subclass) over HTTP until Ctrl-C."""
-    load_bot(bot_spec).serve(host, port)
+    bot = load_bot(bot_spec)
+    try:
+        bot.serve(host, port)
+    except OSError as error:  # the port is taken, or the host is not an address of this machine
+        raise click.ClickException(f"cannot listen on {host}:{port}: {error.strerror or error}") from None
 
 
 @main.command()
@@ -221,21 +280,24 @@ def practice(ctx: click.Context, bot_spec: str, game: str | None, opponents: str
 @main.command("match")
 @click.argument("urls", nargs=-1, required=True)
 @click.option("--game", required=True, help="Game id.")
-@click.option("--games", "game_count", default=None, type=int,
+@click.option("--games", "game_count", default=None, type=click.IntRange(min=1),
               help="Games to play (default: one per player: a duplicate set).")
-@click.option("--seed", default=1, show_default=True)
+@click.option("--seed", default=1, show_default=True, type=click.IntRange(min=0))
 @click.option("--options", "options_json", default=None, help="Game options as JSON.")
-@click.option("--deadline-ms", default=1000, show_default=True, help="Time per decision.")
+@click.option("--deadline-ms", default=1000, show_default=True, type=click.IntRange(min=1),
+              help="Time per decision.")
 @click.option("--save-dir", type=click.Path(file_okay=False), default=None,
               help="Write each game's replay record here (replay with: trick-arena replay --file F).")
 def match_command(urls: tuple[str, ...], game: str, game_count: int | None, seed: int,
                   options_json: str | None, deadline_ms: int, save_dir: str | None) -> None:
-    """Play a local match between bot URLs (the arena's match runner; no service needed)."""
+    """Play a local match between bot URLs (the arena's own match runner; no service needed)."""
     from engine import compiled
 
     compiled.activate()  # the compiled rules when built (make compiled), before the match runner imports them
-    from clients.cli.localmatch import play_local_match
+    from clients.cli.localmatch import check_match, play_local_match
 
+    options = check_match(list(urls), game, _json_option(options_json))
+    folder = _writable_folder(save_dir) if save_dir else None
     count = game_count or len(urls)
     with Progress(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
                   TextColumn("{task.fields[moves]} moves"), TimeElapsedColumn(), console=console) as progress:
@@ -250,7 +312,7 @@ def match_command(urls: tuple[str, ...], game: str, game_count: int | None, seed
         def on_game(number: int, summary: dict[str, Any]) -> None:
             progress.advance(task)
 
-        tallies, records = play_local_match(list(urls), game, count, seed, _json_option(options_json),
+        tallies, records = play_local_match(list(urls), game, count, seed, options,
                                             deadline_ms, on_game=on_game, on_move=on_move)
     import engine
 
@@ -269,12 +331,24 @@ def match_command(urls: tuple[str, ...], game: str, game_count: int | None, seed
         table.add_row(str(place), tally.name, tally.url, str(tally.wins), f"{tally.win_share:.0%}",
                       str(tally.points), strikes, latency)
     console.print(table)
-    if save_dir:
-        folder = Path(save_dir)
-        folder.mkdir(parents=True, exist_ok=True)
+    if folder is not None:
         for number, record in enumerate(records):
             (folder / f"{game}-seed{seed}-game{number}.json").write_text(json.dumps(record))
         console.print(f"{len(records)} replay records in {folder}/ (trick-arena replay --file ...)")
+
+
+def _writable_folder(path: str) -> Path:
+    """The folder, made if missing, or a one-line refusal before a match is played for nothing."""
+    folder = Path(path)
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        probe = folder / ".trick-arena-write-check"
+        probe.write_text("")
+        probe.unlink()
+    except OSError as error:
+        raise click.BadParameter(f"cannot write to {path}: {error.strerror or error}",
+                                 param_hint="'--save-dir'") from None
+    return folder
 
 
 @main.command()
@@ -311,7 +385,8 @@ def ladder_table(ranking: Ranking) -> Table:
 @main.command()
 @click.argument("table_id", required=False)
 @click.option("--match", "match_id", default=None, help="A ladder match id (with --game-no).")
-@click.option("--game-no", default=0, show_default=True, help="Which game of the match.")
+@click.option("--game-no", default=0, show_default=True, type=click.IntRange(min=0),
+              help="Which game of the match.")
 @click.option("--file", "path", type=click.Path(exists=True, dir_okay=False), default=None,
               help="A replay record file (engine format).")
 @click.option("--hands/--no-hands", default=False, help="Print every hand before each round's first trick.")
@@ -323,8 +398,12 @@ def replay(ctx: click.Context, table_id: str | None, match_id: str | None, game_
 
     names: list[str] | None = None
     if path:
-        with open(path, encoding="utf-8") as handle:
-            record = json.load(handle)
+        try:
+            with open(path, encoding="utf-8") as handle:
+                record = json.load(handle)
+        except (ValueError, UnicodeDecodeError) as error:
+            raise click.BadParameter(f"{path} is not a JSON replay record ({one_line(error)})",
+                                     param_hint="'--file'") from None
     elif match_id:
         with _api(ctx) as api:
             record = api.match_replay(match_id, game_no)
@@ -340,17 +419,24 @@ def replay(ctx: click.Context, table_id: str | None, match_id: str | None, game_
         names = [seat.name or f"seat {seat.seat}" for seat in table.seats]
     else:
         raise click.UsageError("give a table id, --match MATCH_ID or --file PATH")
-    print_replay(console, record, names, hands)
+    try:
+        print_replay(console, record, names, hands)
+    except (KeyError, TypeError, ValueError) as error:  # engine errors are ValueErrors too
+        raise click.ClickException(f"not a replay record the engine can read: {one_line(error)}") from None
 
 
 @main.command()
 @click.option("--table", "table_id", default=None, help="A finished API table.")
 @click.option("--match", "match_id", default=None, help="A finished ladder match (with --game-no).")
-@click.option("--game-no", "--game", "game_no", default=0, show_default=True, help="Which game of the match.")
-@click.option("--seat", type=int, required=True, help="The seat whose decisions are analysed.")
-@click.option("--budget-ms", type=int, default=None, help="Search time per decision (default: the server's).")
+@click.option("--game-no", "--game", "game_no", default=0, show_default=True, type=click.IntRange(min=0),
+              help="Which game of the match.")
+@click.option("--seat", type=click.IntRange(min=0), required=True,
+              help="The seat whose decisions are analysed.")
+@click.option("--budget-ms", type=click.IntRange(min=1), default=None,
+              help="Search time per decision (default: the server's).")
 @click.option("--json", "as_json", is_flag=True, help="Print the analysis as JSON (progress on stderr).")
-@click.option("--poll-s", default=1.0, show_default=True, help="Seconds between progress polls.")
+@click.option("--poll-s", default=1.0, show_default=True, type=click.FloatRange(min=0.05),
+              help="Seconds between progress polls.")
 @click.pass_context
 def analyse(ctx: click.Context, table_id: str | None, match_id: str | None, game_no: int, seat: int,
             budget_ms: int | None, as_json: bool, poll_s: float) -> None:
@@ -414,5 +500,8 @@ if __name__ == "__main__":
 
 
 from clients.cli.account import account  # noqa: E402 - it reads this module's console and _api
+from clients.cli.mybots import COMMANDS as BOT_COMMANDS  # noqa: E402 - the same
 
 main.add_command(account)
+for _command in BOT_COMMANDS:
+    main.add_command(_command)

@@ -15,6 +15,7 @@ import sys
 from typing import NoReturn
 
 from trickarena.bot import Bot
+from trickarena.http import ApiError, ApiUnavailable
 
 
 def _interrupt(signum: int, frame: object) -> None:
@@ -49,7 +50,7 @@ def build_parser(bot: Bot) -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command", required=True)
     serve = commands.add_parser("serve", help="serve the bot protocol over HTTP")
     serve.add_argument("--host", default="127.0.0.1")
-    serve.add_argument("--port", type=int, default=9001)
+    serve.add_argument("--port", type=_port, default=9001)
     practice = commands.add_parser("practice", help="play one game against house bots via the move API")
     practice.add_argument("--api", default="http://127.0.0.1:8000")
     practice.add_argument("--game", default=bot.games[0])
@@ -67,10 +68,31 @@ def run(bot: Bot, argv: list[str] | None = None) -> NoReturn:
     args = build_parser(bot).parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
     _stop_on_sigterm()
-    if args.command == "serve":
-        bot.serve(args.host, args.port)
-    elif args.command == "ladder":
-        bot.play_ladder(args.api, args.bot_id, args.token)
-    else:
-        bot.practice(args.api, args.game, args.opponents.split(","), args.options)
+    # A wrong bot id, token, game or port is the user's to fix: one line on stderr and exit 1, no traceback.
+    try:
+        if args.command == "serve":
+            bot.serve(args.host, args.port)
+        elif args.command == "ladder":
+            bot.play_ladder(args.api, args.bot_id, args.token)
+        else:
+            bot.practice(args.api, args.game, args.opponents.split(","), args.options)
+    except ApiError as error:
+        _fail(f"API error {error.status} {error.problem.get('title', '')}: {error.detail}")
+    except ApiUnavailable as error:
+        _fail(f"cannot reach the API at {args.api}: {error}")
+    except OSError as error:
+        where = f"cannot listen on {args.host}:{args.port}" if args.command == "serve" else "error"
+        _fail(f"{where}: {error.strerror or error}")
     sys.exit(0)
+
+
+def _port(text: str) -> int:
+    """A TCP port number, for argparse (which prints a one-line usage error for anything else)."""
+    if not text.isdigit() or not 0 <= int(text) <= 65535:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a port (0-65535; 0: any free one)")
+    return int(text)
+
+
+def _fail(message: str) -> NoReturn:
+    print(" ".join(message.split()), file=sys.stderr, flush=True)
+    sys.exit(1)
