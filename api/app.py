@@ -13,6 +13,7 @@ from api.problems import PROBLEM_MEDIA_TYPE, register_error_handlers
 from api.ratelimit import install_address_limits, install_seat_limit, install_trusted_proxies
 from api.schemas import ProblemSchema
 from api.services import EXTENSION, build_services
+from core.arena.challenges import ChallengeQuota
 from core.arena.registry import BotQuota
 from core.settings import Settings
 
@@ -56,10 +57,21 @@ def create_app(config: dict[str, Any] | None = None, settings: Settings | None =
         "type": "http", "scheme": "bearer", "description": "the operator token (TA_ADMIN_TOKEN)"})
     api.spec.components.security_scheme("apiKey", {"type": "http", "scheme": "bearer",
                                                     "description": "an account's API key"})
-    from api.blueprints import accounts, admin, analysis, bots, games, health, ladders, seats, tables
+    from api.blueprints import (
+        accounts,
+        admin,
+        analysis,
+        bots,
+        challenges,
+        games,
+        health,
+        ladders,
+        seats,
+        tables,
+    )
 
     for blueprint in (health.blp, games.blp, tables.blp, seats.blp, accounts.blp, bots.blp, ladders.blp,
-                      analysis.blp, admin.blp):
+                      challenges.blp, analysis.blp, admin.blp):
         api.register_blueprint(blueprint)
     from api.web import blp as web_pages  # the HTML pages at /: not part of the OpenAPI doc
     app.register_blueprint(web_pages)
@@ -74,7 +86,11 @@ def create_app(config: dict[str, Any] | None = None, settings: Settings | None =
                                                app.config["ANALYSIS_QUEUE"],
                                                app.config["MAX_PENDING_ANALYSES"],
                                                app.config["REDIS_PIPELINING"],
-                                               app.config["MAX_PENDING_ANALYSES_PER_CLIENT"])
+                                               app.config["MAX_PENDING_ANALYSES_PER_CLIENT"],
+                                               app.config["CHALLENGE_QUEUE"],
+                                               ChallengeQuota(app.config["MAX_PENDING_CHALLENGES_PER_OWNER"],
+                                                              app.config["MAX_CHALLENGES_PER_OWNER_PER_DAY"],
+                                                              app.config["MAX_PENDING_CHALLENGES"]))
     _install_rate_limits(app)
     _install_swagger_assets(app)
     app.before_request(_require_json_bodies)

@@ -1,8 +1,9 @@
 """RQ jobs: thin functions over ids. All the work is in arena.match (play) and core.arena.store (persist).
 
-``run_match(match_id, prefix)``: job id = match id. It may run more than once (RQ Retry after an exception,
-or the scheduler re-enqueueing a match whose worker was SIGKILLed); each run plays the match from scratch and
-the rating script applies at most one result per match.
+``run_match(match_id, prefix)``: job id = match id (a ladder match's, or a challenge's: the same code plays
+both and stores a challenge unrated, ``core.arena.challenges``). It may run more than once (RQ Retry after
+an exception, or the scheduler re-enqueueing a match whose worker was SIGKILLed); each run plays the match
+from scratch and the rating script applies at most one result per match.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from arena.botclient import BotClient, ClientPool
 from arena.match import MatchAbandoned, MatchRunner, make_drivers
 from arena.policy import Outcome
 from arena.workers import STOPPING
+from core.arena.challenges import ChallengeStore
 from core.arena.live import LiveFeed
 from core.arena.model import FINAL_STATUSES, LadderConfig, MatchSpec, MatchStatus, MemberKind
 from core.arena.netguard import policy_refusal
@@ -94,7 +96,10 @@ def play_match(store: ArenaStore, match_id: str, worker: str | None = None,
         # arena's refusal is no fault of the bot's. No card is dealt, nobody is rated, the bot is paused.
         store.block_urls(refused)
         reason = "the address policy refuses the URL of " + ", ".join(sorted(refused))
-        store.abort_match(spec.ladder_id, match_id, reason)
+        if spec.challenge:
+            ChallengeStore(store).abort(match_id, reason)
+        else:
+            store.abort_match(spec.ladder_id, match_id, reason)
         return {"match": match_id, "status": MatchStatus.ABORTED.value, "applied": False, "aborted": reason}
     urls = [m.url for m in spec.entrants if m.kind is MemberKind.HTTP and m.url]
     with CLIENTS.lease(urls, settings.allow_private_urls) as clients:
@@ -108,6 +113,10 @@ def play_match(store: ArenaStore, match_id: str, worker: str | None = None,
             store.abandon_attempt(match_id, worker, str(stopped))
             return {"match": match_id, "status": MatchStatus.QUEUED.value, "applied": False,
                     "stopped": str(stopped)}
+    if spec.challenge:  # stored unrated, on no ladder (core.arena.challenges)
+        applied = ChallengeStore(store).finish(spec, result, doc)
+        return {"match": match_id, "status": MatchStatus.PLAYED.value, "applied": applied,
+                "places": result.places}
     applied = store.apply_result(spec, result, doc)
     status = MatchStatus.RATED if result.rated else MatchStatus.VOID
     return {"match": match_id, "status": status.value, "applied": applied,

@@ -28,6 +28,7 @@ from api.schemas import (
     ReplayRecordSchema,
 )
 from api.services import services
+from core.arena.challenges import entrant_names, is_challenge
 from core.arena.lookup import (
     PUBLISHED,
     bot_ladder,
@@ -69,7 +70,8 @@ def _match_json(doc: dict[str, Any]) -> dict[str, Any]:
     replays = [url_for("ladders.get_replay", match_id=doc["match_id"], game_no=g["game_no"])
                for g in result.get("games", [])] if doc["status"] in PUBLISHED else []
     return {
-        "match_id": doc["match_id"], "ladder_id": doc["ladder_id"], "status": doc["status"],
+        "match_id": doc["match_id"], "ladder_id": doc["ladder_id"], "challenge": is_challenge(doc),
+        "status": doc["status"],
         "game": spec["game"], "duplicate": spec["duplicate"],
         "entrants": [m["bot_id"] for m in spec["entrants"]],
         "seed": result.get("seed", spec["seed"]) if finished else None, "attempts": doc.get("attempts", 0),
@@ -160,7 +162,7 @@ def get_live_match(match_id: str) -> dict[str, Any]:
     spec = doc["spec"]
     live = store.live(match_id) or {}
     seating = live.get("seating") or [m["bot_id"] for m in spec["entrants"]]
-    names = store.member_names(doc["ladder_id"])
+    names = {**entrant_names(doc), **(store.member_names(doc["ladder_id"]) if doc["ladder_id"] else {})}
     return {
         "match_id": match_id, "ladder_id": doc["ladder_id"], "match_status": doc["status"],
         "status": "over" if doc["status"] in FINISHED else "playing",
