@@ -282,7 +282,7 @@ class MatchNotPublished(Conflict):
 
     def __init__(self, match_id: str, status: str) -> None:
         super().__init__(f"match {match_id} is {status}; replays are published when it has been played "
-                         "to the end (rated, void or played)")
+                         "to the end (rated or void)")
         self.match_id = match_id
 
 

@@ -29,8 +29,8 @@ def challenge_worker(redis_url: str, key_prefix: str) -> Iterator[Callable[[], s
     started: list[subprocess.Popen] = []
 
     def start() -> subprocess.Popen:
-        env = {**os.environ, "PYTHONPATH": str(REPO_ROOT), "REDIS_URL": redis_url, "TA_KEY_PREFIX": key_prefix,
-               "ALLOW_PRIVATE_BOT_URLS": "true"}
+        env = {**os.environ, "PYTHONPATH": str(REPO_ROOT), "REDIS_URL": redis_url,
+               "TA_KEY_PREFIX": key_prefix, "ALLOW_PRIVATE_BOT_URLS": "true"}
         started.append(subprocess.Popen([sys.executable, "-m", "arena", "worker", "--challenges", "--threads",
                                          "2"], cwd=REPO_ROOT, env=env, stdout=subprocess.DEVNULL,
                                         stderr=subprocess.DEVNULL))
@@ -102,8 +102,9 @@ def test_a_challenge_is_played_unrated_with_replays_and_analyses_and_no_ladder_s
     assert match["challenge"] is True and match["ladder_id"] == ""
     assert match["seed"] is not None and len(match["replays"]) == 3
     assert set(match["deltas"].values()) == {0.0} and match["strikes"] == []
+    house = "house:heuristic"
     assert [g["seating"] for g in match["games"]] == [
-        [mine, theirs, "house:heuristic"], [theirs, "house:heuristic", mine], ["house:heuristic", mine, theirs]]
+        [mine, theirs, house], [theirs, house, mine], [house, mine, theirs]]
     replay = client.get(match["replays"][1])
     assert replay.status_code == 200 and replay.get_json()["game"] == "sore-spot"
     analysis = client.post(f"/api/matches/{done['challenge_id']}/games/0/analysis?seat=1")
