@@ -3,42 +3,16 @@ against real HTTP bots, through the real API (core.arena.challenges, api.bluepri
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 import time
-from collections.abc import Callable, Iterator
-from pathlib import Path
 from typing import Any
 
-import pytest
 import redis
 
 from core.arena.model import LadderConfig
 from core.arena.store import ArenaStore
-from devstack import devserve
 
-REPO_ROOT = Path(__file__).resolve().parents[2]
 HOUSE = ("heuristic", "random", "eps-0.5")
 OPTIONS = {"rounds": 1}
-
-
-@pytest.fixture
-def challenge_worker(redis_url: str, key_prefix: str) -> Iterator[Callable[[], subprocess.Popen]]:
-    """Factory: the challenges' worker as the Procfile runs it, on this test's prefix."""
-    started: list[subprocess.Popen] = []
-
-    def start() -> subprocess.Popen:
-        env = {**os.environ, "PYTHONPATH": str(REPO_ROOT), "REDIS_URL": redis_url,
-               "TA_KEY_PREFIX": key_prefix, "ALLOW_PRIVATE_BOT_URLS": "true"}
-        started.append(subprocess.Popen([sys.executable, "-m", "arena", "worker", "--challenges", "--threads",
-                                         "2"], cwd=REPO_ROOT, env=env, stdout=subprocess.DEVNULL,
-                                        stderr=subprocess.DEVNULL))
-        return started[-1]
-
-    yield start
-    for process in started:
-        devserve.stop(process, timeout=10)
 
 
 def _register(client: Any, name: str, url: str | None, games: tuple[str, ...] = ("sore-spot",)) -> tuple[str,
