@@ -200,6 +200,19 @@ class ArenaClient {
   ranking(ladderId) { return this.request("GET", `/api/ladders/${ladderId}`); }
   match(matchId) { return this.request("GET", `/api/matches/${matchId}`); }
   matchReplay(matchId, gameNo = 0) { return this.request("GET", `/api/matches/${matchId}/games/${gameNo}/replay`); }
+
+  // Challenge: one unrated match between `bots` (bot ids or house bot names, seat order of game 0); `token`
+  // is the owner token of one of them (or its account's key), the others yours or accepting challenges.
+  // Never retried: a lost answer's challenge would still be played, and counted against your quota.
+  challenge(token, game, bots, { games = null, duplicate = null, options = {} } = {}) {
+    const body = { game, bots, options };
+    if (games !== null) body.games = games;
+    if (duplicate !== null) body.duplicate = duplicate;
+    return this.request("POST", "/api/challenges", { body, token, retry: false });
+  }
+
+  // A challenge and its match: poll until `status` is "played" or "aborted".
+  getChallenge(challengeId) { return this.request("GET", `/api/challenges/${challengeId}`); }
   get(path, params = {}) { return this.request("GET", path, { params }); }
 }
 
