@@ -146,7 +146,7 @@ def registered_member(bot_id: str, raw: dict[str, str], game: str, owned: bool) 
     """The member a registered bot plays a challenge as, or why it cannot (a pure check of its record)."""
     if game not in json.loads(raw.get("games") or "[]"):
         raise BadChallenge(f"bot {bot_id} does not play {game}", errors={"bots": [f"{bot_id}: not {game}"]})
-    if raw.get("enabled") != "1":
+    if raw.get("enabled") != "1" and not owned:  # off the ladder: its owner may still challenge with it
         raise ChallengeNotAccepted(bot_id, "it is disabled")
     if is_suspended(raw):
         raise ChallengeNotAccepted(bot_id, "it is suspended by the operator")
