@@ -43,6 +43,10 @@ class ProblemSchema(Schema):
                                                    "(analysis-share-exhausted only)"})
     resource = fields.String(metadata={"description": "memory or disk (store-full only)"})
     match_status = fields.String(metadata={"description": "the match's status (match-not-voidable only)"})
+    quota = fields.String(metadata={"description": "which cap (bot-quota-exceeded, "
+                                                   "challenge-quota-exceeded)"})
+    bot_id = fields.String(metadata={"description": "the bot that cannot be challenged "
+                                                    "(challenge-not-accepted)"})
 
 
 class JSONObject(fields.Raw):

@@ -85,6 +85,7 @@ class Problem(_Payload):
     pending: int | None = None  # analysis-share-exhausted: your analyses queued or running
     limit: int | None = None  # analysis-share-exhausted: the most one client address may have
     resource: str | None = None  # store-full: memory or disk
+    match_status: str | None = None  # match-not-voidable: the match's status
     quota: str | None = None  # bot-quota-exceeded, challenge-quota-exceeded: which cap ("pending", ...)
     bot_id: str | None = None  # challenge-not-accepted: the bot that cannot be challenged
 
@@ -183,6 +184,7 @@ class BotRecord(_Payload):
     name: str
     games: list[str]
     enabled: bool
+    accepts_challenges: bool  # other owners may pick it for a challenge (PATCH to change)
     created: float
     updated: float
     url: str | None = None
@@ -190,7 +192,6 @@ class BotRecord(_Payload):
     versions: list[dict[str, Any]] | None = None  # GET /api/bots/{id}: rating line per version and ladder
     paused: bool | None = None  # GET /api/bots/{id}: out of matchmaking now (paused or benched)
     paused_reason: str | None = None  # GET /api/bots/{id}: why, e.g. "url_disallowed: ..."; else None
-    accepts_challenges: bool = False  # other owners may pick it for a challenge (PATCH to change)
 
 
 @dataclass(frozen=True)
@@ -336,7 +337,7 @@ class MatchSummary(_Payload):
     created: float
     replays: list[str]  # URLs of each game's replay record (once played to the end)
     url: str
-    challenge: bool = False  # a challenge: unrated, on no ladder (ladder_id "")
+    challenge: bool  # a challenge: unrated, on no ladder (ladder_id "")
     seed: int | None = None
     finished: float | None = None
     aborted_because: str | None = None
