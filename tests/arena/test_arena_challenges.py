@@ -173,3 +173,36 @@ def test_nothing_of_a_challenge_deal_shows_before_it_is_played(client, bot_proce
     replays = [client.get(url).get_json() for url in done["match"]["replays"]]
     seeds = {r["seed"] for r in replays}
     assert len(seeds) == 2 and done["match"]["seed"] not in seeds
+
+
+def test_the_scheduler_recovers_a_lost_challenge_and_gives_one_up(client, redis_url, key_prefix) -> None:
+    from rq import Queue
+
+    from arena.scheduler import CHALLENGE_GRACE_S, MAX_ATTEMPTS, Scheduler
+    from core import keys
+    from core.arena.challenges import ChallengeStore
+    from core.settings import Settings
+
+    conn = redis.Redis.from_url(redis_url)
+    store = ArenaStore(conn, key_prefix)
+    challenges = ChallengeStore(store)
+    queue = Queue(keys.challenge_queue(key_prefix), connection=conn)
+    scheduler = Scheduler(store, Queue(keys.arena_queue(key_prefix), connection=conn),
+                          Settings(redis_url, key_prefix, True), challenge_queue=queue)
+    mine, token = _register(client, "lost", "http://127.0.0.1:9/")
+    lost, given_up = (_challenge(client, token, [mine, "heuristic", "random"]).get_json()["challenge_id"]
+                      for _ in range(2))
+    queue.empty()  # both jobs lost (say Redis lost them in a fail-over); the documents say queued
+    counts = {"requeued": 0, "aborted": 0}
+    scheduler.recover_challenges(counts)
+    assert counts == {"requeued": 0, "aborted": 0}, "a challenge just created is given time to be enqueued"
+    for cid in (lost, given_up):
+        store.update_match(cid, created=time.time() - CHALLENGE_GRACE_S - 1)
+    store.update_match(given_up, attempts=MAX_ATTEMPTS)
+    scheduler.recover_challenges(counts)
+    assert counts == {"requeued": 1, "aborted": 1}
+    assert queue.job_ids == [lost] and store.match(lost)["requeued_because"] == "job missing"
+    assert store.match(given_up)["status"] == "aborted" and given_up not in challenges.pending()
+    assert client.get(f"/api/challenges/{given_up}").get_json()["status"] == "aborted"
+    # Its place in the owner's quota is free again, and nobody can store it late.
+    assert store.is_applied(given_up) and challenges.pending() == [lost]
