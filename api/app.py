@@ -14,6 +14,7 @@ from api.problems import PROBLEM_MEDIA_TYPE, register_error_handlers
 from api.ratelimit import install_address_limits, install_seat_limit, install_trusted_proxies
 from api.schemas import ProblemSchema, register_view_components
 from api.services import EXTENSION, build_services
+from core.arena.challenges import ChallengeQuota
 from core.arena.registry import BotQuota
 from core.settings import Settings, words
 
@@ -62,10 +63,21 @@ def create_app(config: dict[str, Any] | None = None, settings: Settings | None =
     api.spec.components.security_scheme("apiKey", {"type": "http", "scheme": "bearer",
                                                     "description": "an account's API key"})
     register_view_components(api.spec, api.ma_plugin.converter)
-    from api.blueprints import accounts, admin, analysis, bots, games, health, ladders, seats, tables
+    from api.blueprints import (
+        accounts,
+        admin,
+        analysis,
+        bots,
+        challenges,
+        games,
+        health,
+        ladders,
+        seats,
+        tables,
+    )
 
     for blueprint in (health.blp, games.blp, tables.blp, seats.blp, accounts.blp, bots.blp, ladders.blp,
-                      analysis.blp, admin.blp):
+                      challenges.blp, analysis.blp, admin.blp):
         api.register_blueprint(blueprint)
     from api.web import blp as web_pages  # the HTML pages at /: not part of the OpenAPI doc
     app.register_blueprint(web_pages)
@@ -83,7 +95,11 @@ def create_app(config: dict[str, Any] | None = None, settings: Settings | None =
                                                app.config["MAX_PENDING_ANALYSES_PER_CLIENT"],
                                                _sentinels(app.config.get("REDIS_SENTINELS") or ()),
                                                app.config.get("REDIS_SENTINEL_SERVICE") or "trick-arena",
-                                               int(app.config.get("REDIS_WAIT_MS") or 0))
+                                               int(app.config.get("REDIS_WAIT_MS") or 0),
+                                               app.config["CHALLENGE_QUEUE"],
+                                               ChallengeQuota(app.config["MAX_PENDING_CHALLENGES_PER_OWNER"],
+                                                              app.config["MAX_CHALLENGES_PER_OWNER_PER_DAY"],
+                                                              app.config["MAX_PENDING_CHALLENGES"]))
     _install_rate_limits(app)
     _install_swagger_assets(app)
     app.before_request(_require_json_bodies)

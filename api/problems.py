@@ -24,10 +24,15 @@ from core.errors import (
     AnalysisNotFound,
     AnalysisQueueFull,
     AnalysisShareExhausted,
+    BadChallenge,
     BadSeats,
     BadToken,
     BotNotFound,
     BotNotOnLadder,
+    ChallengeNotAccepted,
+    ChallengeNotFound,
+    ChallengeQueueFull,
+    ChallengeQuotaExceeded,
     DomainError,
     GameNotOver,
     LadderNotFound,
@@ -110,6 +115,7 @@ PROBLEMS: list[tuple[type[Exception], int, str, str | None]] = [
     (LadderNotFound, 404, "ladder-not-found", None),
     (MatchNotFound, 404, "match-not-found", None),
     (MatchGameNotFound, 404, "game-not-found", None),
+    (ChallengeNotFound, 404, "challenge-not-found", None),
     (BotNotOnLadder, 404, "bot-not-on-ladder", None),
     (LadderRequired, 400, "ladder-required", None),
     (TokenRequired, 401, "token-required", None),
@@ -121,9 +127,11 @@ PROBLEMS: list[tuple[type[Exception], int, str, str | None]] = [
     (BadSeats, 422, "bad-seats", None),
     (UnknownGame, 422, "unknown-game", None),
     (UnsafeURL, 422, "unsafe-bot-url", None),
+    (BadChallenge, 422, "bad-challenge", None),
     (NameTaken, 409, "bot-name-taken", None),
     (NameReserved, 409, "bot-name-reserved", None),
     (QuotaExceeded, 409, "bot-quota-exceeded", "Bot quota exceeded"),
+    (ChallengeNotAccepted, 409, "challenge-not-accepted", None),
     (SeatNotOpen, 409, "seat-not-open", None),
     (SeatTaken, 409, "seat-taken", None),
     (GameNotOver, 409, "game-not-over", None),
@@ -137,6 +145,8 @@ PROBLEMS: list[tuple[type[Exception], int, str, str | None]] = [
     (AnalysisQueueFull, 503, "analysis-queue-full", "Service unavailable"),
     # Not a rate limit (requests over time) but a share of the queue: its own type, with the counts.
     (AnalysisShareExhausted, 429, "analysis-share-exhausted", "Too Many Requests"),
+    (ChallengeQueueFull, 503, "challenge-queue-full", "Service unavailable"),
+    (ChallengeQuotaExceeded, 429, "challenge-quota-exceeded", "Too Many Requests"),
     (StoreFull, 507, "store-full", "Insufficient storage"),
     (StoreUnavailable, 503, "store-unavailable", "Service unavailable"),
     (TooManyMovePosts, 429, RATE_LIMITED_SLUG, "Too Many Requests"),  # the per-seat move limit
@@ -147,7 +157,8 @@ PROBLEMS: list[tuple[type[Exception], int, str, str | None]] = [
 def _problem_headers(error: Exception) -> dict[str, str]:
     if isinstance(error, TokenRequired):
         return {"WWW-Authenticate": f'Bearer realm="{error.realm}"'}
-    if isinstance(error, (AnalysisQueueFull, AnalysisShareExhausted)):
+    if isinstance(error, (AnalysisQueueFull, AnalysisShareExhausted, ChallengeQueueFull,
+                          ChallengeQuotaExceeded)):
         return {"Retry-After": str(error.retry_after)}
     if isinstance(error, StoreFull):
         return {"Retry-After": str(STORE_FULL_RETRY_AFTER_S)}

@@ -44,6 +44,10 @@ class ProblemSchema(Schema):
                                                    "(analysis-share-exhausted only)"})
     resource = fields.String(metadata={"description": "memory or disk (store-full only)"})
     match_status = fields.String(metadata={"description": "the match's status (match-not-voidable only)"})
+    quota = fields.String(metadata={"description": "which cap (bot-quota-exceeded, "
+                                                   "challenge-quota-exceeded)"})
+    bot_id = fields.String(metadata={"description": "the bot that cannot be challenged "
+                                                    "(challenge-not-accepted)"})
 
 
 class JSONObject(fields.Raw):
@@ -297,6 +301,8 @@ class BotUpdateSchema(Schema):
     games = fields.List(fields.String(metadata=GAME_IDS), validate=validate.Length(min=1, max=10))
     url = fields.String(allow_none=True, validate=validate.Length(max=2000), metadata=BOT_URL)
     enabled = fields.Boolean()
+    accepts_challenges = fields.Boolean(metadata={
+        "description": "other owners may pick this bot for a challenge (an unrated match; default false)"})
 
 
 class VersionLineSchema(Schema):
@@ -320,6 +326,8 @@ class BotSchema(Schema):
     games = fields.List(fields.String(), required=True)
     url = fields.String(allow_none=True)
     enabled = fields.Boolean(required=True)
+    accepts_challenges = fields.Boolean(required=True, metadata={
+        "description": "other owners may pick it for a challenge (set with PATCH; house bots always do)"})
     created = fields.Float(required=True)
     updated = fields.Float(required=True)
     version = fields.String(metadata={"description": "GET /api/bots/{id}: the version it reports now"})
@@ -452,10 +460,12 @@ class BotHistorySchema(Schema):
 
 class MatchSummarySchema(Schema):
     match_id = fields.String(required=True)
-    ladder_id = fields.String(required=True)
+    ladder_id = fields.String(required=True, metadata={"description": "empty for a challenge"})
+    challenge = fields.Boolean(required=True, metadata={
+        "description": "a challenge (unrated, on no ladder): its page is /api/challenges/{match_id}"})
     status = fields.String(required=True, metadata={
         "description": "queued, running, rated, void (every bot forfeited: recorded, no winner, no rating "
-                       "change) or aborted"})
+                       "change), played (a challenge played to the end: never rated) or aborted"})
     game = fields.String(required=True)
     duplicate = fields.Boolean(required=True)
     entrants = fields.List(fields.String(), required=True)
@@ -481,6 +491,48 @@ class MatchSummarySchema(Schema):
                        "moves; in a duplicate match also baseline (the reference's total per seat)"})
     replays = fields.List(fields.String(), required=True)
     url = fields.String(required=True)
+
+
+# --- challenges (api.blueprints.challenges) -----------------------------------------------------------------
+
+
+class ChallengeCreateSchema(Schema):
+    game = fields.String(required=True, metadata=GAME_IDS)
+    bots = fields.List(fields.String(validate=validate.Length(min=1, max=64)), required=True,
+                       validate=validate.Length(min=2, max=6), metadata={
+                           "description": "one per seat, in the first game's seat order: registered bot ids "
+                                          "(at least one yours; the others yours or accepting challenges) or "
+                                          f"house bot names ({describe_house_bot_names()}, with or without "
+                                          "the `house:` prefix)"})
+    players = fields.Integer(validate=validate.Range(min=2, max=6), metadata={
+        "description": "defaults to the number of bots, which it must equal"})
+    games = fields.Integer(validate=validate.Range(min=1, max=16), metadata={
+        "description": "games in the match (bots rotate one seat each game); default one per rotation if "
+                       "duplicate, else 1; duplicate: a multiple of players"})
+    duplicate = fields.Boolean(metadata={
+        "description": "score each game against the reference policy on the same deal (as the 4-player "
+                       "ladders do); default true for 4 players"})
+    options = fields.Dict(load_default=dict, metadata={"description": "game options (GET /api/games)"})
+
+
+class ChallengeSchema(Schema):
+    challenge_id = fields.String(required=True, metadata={"description": "also its match's id"})
+    status = fields.String(required=True, metadata={
+        "description": "queued, running, played (finished: results and replays published) or aborted"})
+    challenger = fields.String(required=True, metadata={"description": "the challenger's bot"})
+    game = fields.String(required=True)
+    players = fields.Integer(required=True)
+    games = fields.Integer(required=True)
+    duplicate = fields.Boolean(required=True)
+    options = fields.Dict(required=True)
+    bots = fields.List(fields.String(), required=True, metadata={"description": "bot id per seat of game 0"})
+    names = fields.List(fields.String(), required=True)
+    created = fields.Float(required=True)
+    match = fields.Nested(MatchSummarySchema, required=True, metadata={
+        "description": "the match: seed, places, totals, strikes and replays once it is played"})
+    url = fields.String(required=True)
+    match_url = fields.String(required=True)
+    web_url = fields.String(required=True, metadata={"description": "the challenge's page"})
 
 
 class LadderSeatSchema(Schema):

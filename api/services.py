@@ -13,6 +13,7 @@ from rq import Queue
 from core import keys
 from core.analysis import AnalysisStore
 from core.arena.accounts import AccountStore
+from core.arena.challenges import DEFAULT_CHALLENGE_QUOTA, ChallengeQuota, ChallengeStore
 from core.arena.registry import DEFAULT_QUOTA, BotQuota, BotRegistry
 from core.arena.store import ArenaStore
 from core.queues import enqueue_drive
@@ -32,6 +33,8 @@ class Services:
     house_queue: Queue
     analyses: AnalysisStore
     analysis_queue: Queue
+    challenges: ChallengeStore
+    challenge_queue: Queue
 
 
 def build_services(redis_url: str, prefix: str, queue_name: str, allow_private_urls: bool,
@@ -39,7 +42,8 @@ def build_services(redis_url: str, prefix: str, queue_name: str, allow_private_u
                    analysis_queue_name: str | None = None, max_pending_analyses: int = 20,
                    redis_pipelining: bool = True, max_pending_analyses_per_client: int = 3,
                    sentinels: Sequence[str] = (), sentinel_service: str = "trick-arena",
-                   wait_ms: int = 0) -> Services:
+                   wait_ms: int = 0, challenge_queue_name: str | None = None,
+                   challenge_quota: ChallengeQuota = DEFAULT_CHALLENGE_QUOTA) -> Services:
     # Waiting long-polls hold no connection (one shared subscriber per process), requests hold one briefly;
     # a blocking pool makes a burst beyond the cap wait for a free connection instead of failing.
     client = redis_client(redis_url, sentinels, sentinel_service, decode_responses=True, max_connections=256,
@@ -47,17 +51,20 @@ def build_services(redis_url: str, prefix: str, queue_name: str, allow_private_u
     # RQ pickles/zlibs job payloads, so its connection must not decode responses.
     rq_client = redis_client(redis_url, sentinels, sentinel_service)
     bots = BotRegistry(client, prefix, allow_private_urls=allow_private_urls, quota=quota)
+    arena = ArenaStore(client, prefix)
     return Services(
         redis=client,
         tables=TableStore(client, prefix, finished_ttl=finished_table_ttl, idle_ttl=idle_table_ttl,
                           pipelining=redis_pipelining, wait_ms=wait_ms),
         bots=bots,
         accounts=bots.accounts,
-        arena=ArenaStore(client, prefix),
+        arena=arena,
         house_queue=Queue(queue_name, connection=rq_client),
         analyses=AnalysisStore(client, prefix, max_pending=max_pending_analyses,
                                max_pending_per_owner=max_pending_analyses_per_client),
         analysis_queue=Queue(analysis_queue_name or keys.analysis_queue(prefix), connection=rq_client),
+        challenges=ChallengeStore(arena, challenge_quota),
+        challenge_queue=Queue(challenge_queue_name or keys.challenge_queue(prefix), connection=rq_client),
     )
 
 

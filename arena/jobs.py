@@ -1,8 +1,9 @@
 """RQ jobs: thin functions over ids. All the work is in arena.match (play) and core.arena.store (persist).
 
-``run_match(match_id, prefix)``: job id = match id. It may run more than once (RQ Retry after an exception,
-or the scheduler re-enqueueing a match whose worker was SIGKILLed); each run plays the match from scratch and
-the rating script applies at most one result per match.
+``run_match(match_id, prefix)``: job id = match id (a ladder match's, or a challenge's: the same code plays
+both and stores a challenge unrated, ``core.arena.challenges``). It may run more than once (RQ Retry after
+an exception, or the scheduler re-enqueueing a match whose worker was SIGKILLed); each run plays the match
+from scratch and the rating script applies at most one result per match.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from arena.match import MatchAbandoned, MatchRunner, make_drivers
 from arena.policy import Outcome
 from arena.workers import STOPPING
 from core import metrics
+from core.arena.challenges import ChallengeStore
 from core.arena.live import LiveFeed
 from core.arena.model import FINAL_STATUSES, LadderConfig, MatchSpec, MatchStatus, MemberKind
 from core.arena.netguard import policy_refusal
@@ -101,7 +103,10 @@ def play_match(store: ArenaStore, match_id: str, worker: str | None = None,
         # arena's refusal is no fault of the bot's. No card is dealt, nobody is rated, the bot is paused.
         store.block_urls(refused)
         reason = "the address policy refuses the URL of " + ", ".join(sorted(refused))
-        store.abort_match(spec.ladder_id, match_id, reason)
+        if spec.challenge:
+            ChallengeStore(store).abort(match_id, reason)
+        else:
+            store.abort_match(spec.ladder_id, match_id, reason)
         metrics.MATCHES_FINISHED.labels(spec.ladder_id, "aborted").inc()
         return {"match": match_id, "status": MatchStatus.ABORTED.value, "applied": False, "aborted": reason}
     urls = [m.url for m in spec.entrants if m.kind is MemberKind.HTTP and m.url]
@@ -117,6 +122,12 @@ def play_match(store: ArenaStore, match_id: str, worker: str | None = None,
             metrics.MATCHES_GIVEN_BACK.labels(spec.ladder_id).inc()
             return {"match": match_id, "status": MatchStatus.QUEUED.value, "applied": False,
                     "stopped": str(stopped)}
+    if spec.challenge:  # stored unrated, on no ladder (core.arena.challenges)
+        applied = ChallengeStore(store).finish(spec, result, doc)
+        if applied:
+            metrics.MATCHES_FINISHED.labels(spec.ladder_id, MatchStatus.PLAYED.value).inc()
+        return {"match": match_id, "status": MatchStatus.PLAYED.value, "applied": applied,
+                "places": result.places}
     applied = store.apply_result(spec, result, doc)
     status = MatchStatus.RATED if result.rated else MatchStatus.VOID
     if applied:  # once per match: a re-run whose result was already applied is not a second ending

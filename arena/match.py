@@ -179,11 +179,14 @@ class MatchRunner:
             records.append(game.record())
         low_wins = engine.rules_for(spec.game).low_wins
         standing = standings(dict(totals), low_wins, self.forfeited)
+        # A challenge moves no rating: its deltas are zero and it is not rated, whatever the standings.
+        deltas = ({b: 0.0 for b in totals} if spec.challenge
+                  else match_deltas(spec.pre_ratings, spec.pre_matches, standing))
         return MatchResult(
             match_id=spec.match_id, totals=dict(totals), places=standing.places,
-            deltas=match_deltas(spec.pre_ratings, spec.pre_matches, standing), winners=standing.winners,
+            deltas=deltas, winners=standing.winners,
             forfeited=sorted(self.forfeited), strikes=self.strikes, calls=self.calls, games=games,
-            records=records, seed=spec.seed, rated=standing.rated,
+            records=records, seed=spec.seed, rated=standing.rated and not spec.challenge,
         )
 
     def table_id(self, game_no: int) -> str:

@@ -10,6 +10,7 @@ Each tick, for every ladder:
    is given how often each pair of members has met (counted here as matches are created, starting from the
    ladder's recent matches) and how long each free bot has been free, so bots of fast matches wait a
    bounded time for the slow ones instead of playing only among themselves.
+Challenges (core.arena.challenges) are recovered the same way as step 2, from their own pending set.
 Every `health_every_s`, HTTP members get a health-check job (3 failures in a row pause them; a paused bot's
 checks back off, see health_interval). A bot whose URL the address policy refuses (private addresses no longer
 allowed) is paused with that reason before it can be seated, and matched again once its URL is allowed.
@@ -46,17 +47,21 @@ from arena.jobs import enqueue_health_check, enqueue_match
 from arena.ladder_quality import pair_meetings
 from arena.matchmaking import Candidate, pick_table
 from core import keys, metrics
+from core.arena.challenges import JOB_TIMEOUT_S as CHALLENGE_JOB_TIMEOUT_S
+from core.arena.challenges import ChallengeStore
 from core.arena.model import FINAL_STATUSES, LadderConfig, MatchSpec, MatchStatus, Member, MemberKind
 from core.arena.moderation import is_suspended, public_name
 from core.arena.netguard import policy_refusal
 from core.arena.presence import present_bots
 from core.arena.store import HEALTH_FAILURES_TO_PAUSE, STOPPED_REASON, ArenaStore
+from core.queues import enqueue_challenge
 from core.redis.connections import settings_client
 from core.settings import Settings
 from engine.seeds import new_seed
 
 log = logging.getLogger("arena.scheduler")
 MAX_ATTEMPTS = 3
+CHALLENGE_GRACE_S = 30.0
 HEALTH_BACKOFF_MAX_S = 1800.0  # a paused bot's health checks back off to one per half hour at most
 
 
@@ -102,6 +107,7 @@ class Scheduler:
     _url_checked: dict[tuple[str, str], float] = field(default_factory=dict)  # (bot, url) -> when
     _meetings: dict[str, Counter[frozenset[str]]] = field(default_factory=dict)  # per ladder
     _free_since: dict[str, dict[str, float]] = field(default_factory=dict)  # per ladder: bot -> monotonic
+    challenge_queue: Queue | None = None  # where lost challenges are queued again (None: not recovered here)
 
     def tick(self) -> dict[str, int]:
         counts = {"created": 0, "requeued": 0, "aborted": 0, "health_checks": 0, "forgotten": 0}
@@ -114,6 +120,7 @@ class Scheduler:
             busy = self.recover(ladder, counts)
             counts["created"] += self.fill(ladder, members, busy)
             counts["forgotten"] += self.store.trim_recent(ladder.ladder_id, self.settings.keep_matches)
+        self.recover_challenges(counts)
         counts["health_checks"] = self.schedule_health_checks(http_members)
         # Forget the URLs bots no longer have: a bot that goes back to one is checked again at once.
         self._url_checked = {(bot_id, url): at for (bot_id, url), at in self._url_checked.items()
@@ -166,6 +173,30 @@ class Scheduler:
                 counts["requeued"] += 1
             busy.update(m["bot_id"] for m in doc["spec"]["entrants"])
         return busy
+
+    def recover_challenges(self, counts: dict[str, int]) -> None:
+        """Challenges whose worker died or whose job failed for good: queued again (a re-run deals fresh
+        cards), or aborted after MAX_ATTEMPTS; finished ones stop counting as pending. The API enqueues a
+        challenge just after creating it, so a job missing for less than ``CHALLENGE_GRACE_S`` is not lost."""
+        if self.challenge_queue is None:
+            return
+        challenges = ChallengeStore(self.store)
+        for match_id in challenges.pending():
+            doc = self.store.match(match_id)
+            if doc is None or doc["status"] in FINAL_STATUSES:
+                challenges.release(match_id, doc)
+                continue
+            problem = self._problem(match_id, doc["status"])
+            if problem is None or (problem == "job missing"
+                                   and time.time() - doc.get("created", 0.0) < CHALLENGE_GRACE_S):
+                continue
+            if doc.get("attempts", 0) - doc.get("stopped", 0) >= MAX_ATTEMPTS:
+                challenges.abort(match_id, f"{problem}; gave up after {doc.get('attempts', 0)} attempts")
+                counts["aborted"] += 1
+                continue
+            self.store.requeue_match(match_id, problem)
+            enqueue_challenge(self.challenge_queue, match_id, self.store.prefix, CHALLENGE_JOB_TIMEOUT_S)
+            counts["requeued"] += 1
 
     def _problem(self, match_id: str, status: str) -> str | None:
         # Lease gone but the match not final: the worker died mid-match (or lost Redis for a lease).
@@ -305,7 +336,8 @@ def run_forever(settings: Settings, ladders: list[LadderConfig] | None = None,
     for ladder in ladders or []:
         if store.ladder(ladder.ladder_id) is None:
             store.save_ladder(ladder)
-    scheduler = Scheduler(store, Queue(settings.queue_name, connection=conn), settings)
+    scheduler = Scheduler(store, Queue(settings.queue_name, connection=conn), settings,
+                          challenge_queue=Queue(settings.challenge_queue_name, connection=conn))
     me = f"{socket.gethostname()}:{os.getpid()}"
     lock = keys.arena_scheduler_lock(settings.prefix)
     started = time.monotonic()

@@ -81,6 +81,12 @@ class MatchNotFound(NotFound):
         self.match_id = match_id
 
 
+class ChallengeNotFound(NotFound):
+    def __init__(self, challenge_id: str) -> None:
+        super().__init__(f"no challenge {challenge_id!r}")
+        self.challenge_id = challenge_id
+
+
 class MatchGameNotFound(NotFound):
     def __init__(self, match_id: str, games: int) -> None:
         super().__init__(f"match {match_id} has games 0..{games - 1}")
@@ -181,6 +187,10 @@ class UnsafeURL(Invalid):
         super().__init__(reason, errors={"url": [reason]})
 
 
+class BadChallenge(Invalid):
+    """A challenge whose bots, game or format do not fit together (``errors`` names the field)."""
+
+
 class LadderRequired(Invalid):
     """A bot on several ladders was asked about without saying which one."""
 
@@ -232,6 +242,18 @@ class QuotaExceeded(Conflict):
         if self.game is not None:
             extra["game"] = self.game
         return extra
+
+
+class ChallengeNotAccepted(Conflict):
+    """A bot of another owner that does not take challenges (its owner has not set ``accepts_challenges``),
+    or one that cannot play now (disabled, suspended): ``bot_id`` names it."""
+
+    def __init__(self, bot_id: str, why: str) -> None:
+        super().__init__(f"bot {bot_id} cannot be challenged: {why}")
+        self.bot_id = bot_id
+
+    def fields(self) -> dict[str, Any]:
+        return {"bot_id": self.bot_id}
 
 
 class SeatNotOpen(Conflict):
@@ -353,6 +375,31 @@ class RateLimited(DomainError):
         super().__init__(f"rate limit exceeded ({limit}); retry after the Retry-After delay")
         self.limit = limit
         self.retry_after = max(1, retry_after)
+
+
+class ChallengeQuotaExceeded(DomainError):
+    """One owner has its share of challenges: ``quota`` is ``pending`` (queued or running at once) or
+    ``per_day`` (created this UTC day), ``limit`` its value; ``retry_after`` seconds is a fair wait."""
+
+    def __init__(self, quota: str, limit: int, retry_after: int) -> None:
+        what = ("challenges queued or running at once" if quota == "pending"
+                else "challenges created in one UTC day")
+        super().__init__(f"this owner has reached its {limit} {what}; retry in {retry_after} s")
+        self.quota = quota
+        self.limit = limit
+        self.retry_after = max(1, retry_after)
+
+    def fields(self) -> dict[str, Any]:
+        return {"quota": self.quota, "limit": self.limit}
+
+
+class ChallengeQueueFull(DomainError):
+    """Too many challenges are queued or running, of all owners; ``retry_after`` seconds is a fair wait."""
+
+    def __init__(self, pending: int, retry_after: int) -> None:
+        super().__init__(f"{pending} challenges are queued or running, the most the arena takes at once; "
+                         f"retry in {retry_after} s")
+        self.retry_after = retry_after
 
 
 class AnalysisQueueFull(DomainError):

@@ -233,6 +233,27 @@ def arena_queue(prefix: str) -> str:
     return f"{prefix.rstrip(':')}-arena"
 
 
+def challenge_queue(prefix: str) -> str:
+    """RQ queue name for challenge matches (their own workers, below the ladder's: docs/arena.md)."""
+    return f"{prefix.rstrip(':')}-challenges"
+
+
+def challenges_pending(prefix: str) -> str:
+    """Sorted set: ids of every queued or running challenge, scored by creation time (the global cap counts
+    it, the scheduler recovers from it)."""
+    return f"{prefix}challenges:pending"
+
+
+def challenges_owner_pending(prefix: str, owner: str) -> str:
+    """Sorted set: ids of one owner's queued or running challenges, scored by creation time."""
+    return f"{prefix}challenges:owner:{owner}:pending"
+
+
+def challenges_owner_day(prefix: str, owner: str, day: str) -> str:
+    """Counter with TTL: challenges one owner created on UTC day `day` (YYYYMMDD)."""
+    return f"{prefix}challenges:owner:{owner}:day:{day}"
+
+
 # --- moderation ---------------------------------------------------------------------------------------------
 
 def admin_suspended(prefix: str) -> str:

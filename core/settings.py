@@ -85,6 +85,12 @@ class Settings:
     max_pending_analyses: int = 20
     max_pending_analyses_per_client: int = 3
     analysis_budget_ms: int = ANALYSIS_BUDGET_MS
+    # Challenges (core/arena/challenges.py): queued or running at once per owner (an account, or the address
+    # that registered its bots), created per owner per UTC day (beyond either: 429), and of all owners at
+    # once (beyond it: 503).
+    max_pending_challenges_per_owner: int = 2
+    max_challenges_per_owner_per_day: int = 50
+    max_pending_challenges: int = 20
     # A gevent worker's seat reads and moves share one pipelined Redis connection (docs/api.md); off: a
     # connection per call in flight, for a Redis proxy that does not take pipelined commands.
     redis_pipelining: bool = True
@@ -146,6 +152,11 @@ class Settings:
             max_pending_analyses_per_client=int(env.get("TA_MAX_PENDING_ANALYSES_PER_CLIENT",
                                                         default.max_pending_analyses_per_client)),
             analysis_budget_ms=int(env.get("TA_ANALYSIS_BUDGET_MS", default.analysis_budget_ms)),
+            max_pending_challenges_per_owner=int(env.get("TA_MAX_PENDING_CHALLENGES_PER_OWNER",
+                                                         default.max_pending_challenges_per_owner)),
+            max_challenges_per_owner_per_day=int(env.get("TA_MAX_CHALLENGES_PER_OWNER_PER_DAY",
+                                                         default.max_challenges_per_owner_per_day)),
+            max_pending_challenges=int(env.get("TA_MAX_PENDING_CHALLENGES", default.max_pending_challenges)),
             redis_pipelining=flag("TA_REDIS_PIPELINING", default.redis_pipelining),
             max_content_length=int(env.get("TA_MAX_CONTENT_LENGTH", default.max_content_length)),
             finished_table_ttl=int(env.get("TA_FINISHED_TABLE_TTL", default.finished_table_ttl)),
@@ -182,6 +193,11 @@ class Settings:
         """The game analyses' queue (the API and `python -m arena worker --analysis`)."""
         return self.analysis_queue or keys.analysis_queue(self.prefix)
 
+    @property
+    def challenge_queue_name(self) -> str:
+        """The challenges' queue (the API and `python -m arena worker --challenges`)."""
+        return keys.challenge_queue(self.prefix)
+
     def flask_config(self, overrides: Mapping[str, Any] | None = None) -> dict[str, Any]:
         """The API's Flask config: these settings, then ``overrides`` (create_app's dict) on top.
 
@@ -192,6 +208,7 @@ class Settings:
             "KEY_PREFIX": self.prefix,
             "RQ_QUEUE": self.house_queue,
             "ANALYSIS_QUEUE": self.analysis_queue,
+            "CHALLENGE_QUEUE": None,  # always derived from the final KEY_PREFIX (below), as the worker does
             "ALLOW_PRIVATE_BOT_URLS": self.allow_private_urls,
             "LIMIT_REGISTRATION": self.limit_registration,
             "LIMIT_TABLE_CREATION": self.limit_table_creation,
@@ -203,6 +220,9 @@ class Settings:
             "MAX_PENDING_ANALYSES": self.max_pending_analyses,
             "MAX_PENDING_ANALYSES_PER_CLIENT": self.max_pending_analyses_per_client,
             "ANALYSIS_BUDGET_MS": self.analysis_budget_ms,
+            "MAX_PENDING_CHALLENGES_PER_OWNER": self.max_pending_challenges_per_owner,
+            "MAX_CHALLENGES_PER_OWNER_PER_DAY": self.max_challenges_per_owner_per_day,
+            "MAX_PENDING_CHALLENGES": self.max_pending_challenges,
             "RATELIMIT_ENABLED": self.ratelimit_enabled,
             "REDIS_PIPELINING": self.redis_pipelining,
             "MAX_CONTENT_LENGTH": self.max_content_length,
@@ -221,6 +241,8 @@ class Settings:
         }
         if not config["RQ_QUEUE"]:
             config["RQ_QUEUE"] = keys.house_queue(config["KEY_PREFIX"])
+        if not config["CHALLENGE_QUEUE"]:
+            config["CHALLENGE_QUEUE"] = keys.challenge_queue(config["KEY_PREFIX"])
         if not config["ANALYSIS_QUEUE"]:
             config["ANALYSIS_QUEUE"] = keys.analysis_queue(config["KEY_PREFIX"])
         return config

@@ -218,6 +218,25 @@ def rq_worker(redis_url: str) -> Callable[..., Any]:
         context.__exit__(None, None, None)
 
 
+@pytest.fixture
+def challenge_worker(redis_url: str, key_prefix: str) -> Iterator[Callable[[], subprocess.Popen]]:
+    """Factory: the challenges' worker as the Procfile runs it (``python -m arena worker --challenges``, two
+    threads) on this test's prefix, for the rest of the test."""
+    started: list[subprocess.Popen] = []
+
+    def start() -> subprocess.Popen:
+        env = {**os.environ, "PYTHONPATH": str(REPO_ROOT), "REDIS_URL": redis_url,
+               "TA_KEY_PREFIX": key_prefix, "ALLOW_PRIVATE_BOT_URLS": "true"}
+        command = [sys.executable, "-m", "arena", "worker", "--challenges", "--threads", "2"]
+        started.append(subprocess.Popen(command, cwd=REPO_ROOT, env=env, stdout=subprocess.DEVNULL,
+                                        stderr=subprocess.DEVNULL))
+        return started[-1]
+
+    yield start
+    for process in started:
+        devserve.stop(process, timeout=10)
+
+
 @contextmanager
 def serving(wsgi_app: Any) -> Iterator[str]:
     """Serve a WSGI app on 127.0.0.1:<free port> from a thread (threaded: long-polls do not block others)."""

@@ -140,6 +140,20 @@ def test_the_measured_runs_part_is_kept_as_written(tool) -> None:
     assert tool.MEASURED_RUNS not in tool.render({})
 
 
+def test_challenge_pace_rows(tool) -> None:
+    out = {"flooders": 8, "challenge_workers": 1, "pace_ratio_flooded_vs_alone": 0.95,
+           "alone": {"ladder_rated_per_min": 40.0},
+           "flooded": {"ladder_rated_per_min": 38.0, "challenges_played_per_min": 6.5,
+                       "flood_answers": {"201": 30, "429": 900}}}
+    page = table(tool.render({"challenge-pace": result("challenge-pace", [out])}), "challenge-pace")
+    assert ("| the four ladders' rated matches/min alone → under a flood of challenges from 8 owners (1 "
+            "challenge worker) | 40.0 → 38.0 (0.95×); 6.5 challenges played/min meanwhile | ≥ 0.90× |"
+            ) in page
+    assert "| 30 × 201, 900 × 429 |" in page
+
+
+
+
 def test_reliability_drills_are_read_from_their_json(tool, tmp_path: Path) -> None:
     soak = {"command": "python -m loadtest ladder --bots 40 --seconds 600", "machine": {"loadavg_1m_max": 5},
             "matches": {"rated": 3359}, "problems": [], "stuck": {}, "rated_per_ladder": {"a": 2, "b": 3357},

@@ -35,6 +35,9 @@ ENVIRONMENT = {
     "TA_MAX_PENDING_ANALYSES": ("9", "max_pending_analyses", 9),
     "TA_MAX_PENDING_ANALYSES_PER_CLIENT": ("1", "max_pending_analyses_per_client", 1),
     "TA_ANALYSIS_BUDGET_MS": ("40", "analysis_budget_ms", 40),
+    "TA_MAX_PENDING_CHALLENGES_PER_OWNER": ("1", "max_pending_challenges_per_owner", 1),
+    "TA_MAX_CHALLENGES_PER_OWNER_PER_DAY": ("7", "max_challenges_per_owner_per_day", 7),
+    "TA_MAX_PENDING_CHALLENGES": ("5", "max_pending_challenges", 5),
     "TA_REDIS_PIPELINING": ("0", "redis_pipelining", False),
     "TA_MAX_CONTENT_LENGTH": ("2048", "max_content_length", 2048),
     "TA_FINISHED_TABLE_TTL": ("120", "finished_table_ttl", 120),
@@ -72,6 +75,9 @@ FLASK_KEYS = {
     "limit_account_creation": "LIMIT_ACCOUNT_CREATION", "redis_sentinels": "REDIS_SENTINELS",
     "redis_sentinel_service": "REDIS_SENTINEL_SERVICE", "metrics_bind": "METRICS_BIND",
     "redis_wait_ms": "REDIS_WAIT_MS",
+    "max_pending_challenges_per_owner": "MAX_PENDING_CHALLENGES_PER_OWNER",
+    "max_challenges_per_owner_per_day": "MAX_CHALLENGES_PER_OWNER_PER_DAY",
+    "max_pending_challenges": "MAX_PENDING_CHALLENGES",
 }
 
 
@@ -104,10 +110,11 @@ def test_the_api_and_the_arena_read_the_same_values_from_one_environment(environ
     # The queues each side names: the API enqueues where `python -m arena worker --house/--analysis` listens.
     listened: list[list[str]] = []
     monkeypatch.setattr("arena.workers.WorkerPool.run", lambda pool: listened.append(list(pool.queues)))
-    for flag in ("--house", "--analysis"):
+    for flag in ("--house", "--analysis", "--challenges"):
         result = CliRunner().invoke(arena.__main__.main, ["worker", flag, "--threads", "2", "--nice", "0"])
         assert result.exit_code == 0, result.output
-    assert listened == [[app.config["RQ_QUEUE"]], [app.config["ANALYSIS_QUEUE"]]]
+    assert listened == [[app.config["RQ_QUEUE"]], [app.config["ANALYSIS_QUEUE"]],
+                        [app.config["CHALLENGE_QUEUE"]]]
 
 
 def test_unnamed_queues_follow_the_key_prefix_of_the_app(monkeypatch):

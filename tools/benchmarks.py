@@ -241,6 +241,25 @@ def contention_rows(outputs: list[Any]) -> list[Row]:
     return rows
 
 
+def challenge_pace_rows(outputs: list[Any]) -> list[Row]:
+    rows = []
+    for out in outputs:
+        alone, flooded = (dig(out, name, default={}) or {} for name in ("alone", "flooded"))
+        answers = ", ".join(f"{n} × {status}" for status, n in (flooded.get("flood_answers") or {}).items())
+        rows.append((f"the four ladders' rated matches/min alone → under a flood of challenges from "
+                     f"{num(dig(out, 'flooders'))} owners ({num(dig(out, 'challenge_workers'))} challenge "
+                     "worker)",
+                     f"{num(alone.get('ladder_rated_per_min'), 1)} → "
+                     f"{num(flooded.get('ladder_rated_per_min'), 1)} "
+                     f"({ratio(dig(out, 'pace_ratio_flooded_vs_alone'))}); "
+                     f"{num(flooded.get('challenges_played_per_min'), 1)} challenges played/min meanwhile",
+                     "≥ 0.90×"))
+        if answers:
+            rows.append(("the flood's answers (201 queued, 429 challenge-quota-exceeded, 503 "
+                         "challenge-queue-full)", answers, ""))
+    return rows
+
+
 def load_rows(outputs: list[Any]) -> list[Row]:
     out = outputs[0] if outputs else {}
     rows = [
@@ -443,6 +462,13 @@ BENCHMARKS = (
               "workers' (docs/arena.md).",
               ("python -m tools.analysis_contention",
                "python -m tools.analysis_contention --analysis-nice 0"), contention_rows),
+    Benchmark("challenge-pace", "Challenges and the ladder's pace",
+              "The four default ladders as `make run` plays them (the real scheduler, 2 processes of `python "
+              "-m arena worker`, one registered local bot answering at once, so the ladder is bound by CPU) "
+              "for 2 minutes after a 20 s warm-up, alone and with the challenge worker of the Procfile busy "
+              "on a flood: 8 owners posting 4-player Spot Hearts challenges against the search bot through "
+              "the API as fast as it takes them (docs/arena.md, Challenges).",
+              ("python -m tools.challenge_pace",), challenge_pace_rows),
     Benchmark("redis", "The ceiling of one Redis",
               "Redis's own counters (INFO commandstats, stats, cpu) per rated match (house bots, real "
               "scheduler and RQ workers in 3 network namespaces) and per API move; the matches/s and bots "

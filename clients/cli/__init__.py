@@ -8,6 +8,7 @@
     trick-arena bots                                    your account's bots: rating, matches, strikes, status
     trick-arena status|strikes BOT_ID                   one bot's standing / its latest strikes
     trick-arena pause|resume BOT_ID, set-url BOT_ID URL out of matchmaking and back, a new URL
+    trick-arena challenge BOT BOT BOT --game G          an unrated match between bots you pick
     trick-arena serve BOT [--port 9001]                 run a Bot subclass as an HTTP bot
     trick-arena practice BOT --game G                   play a table against house bots through the move API
     trick-arena match URL URL URL URL --game G          a local match between HTTP bots, with a result table
@@ -185,22 +186,29 @@ def register(ctx: click.Context, name: str, games_: tuple[str, ...], url: str | 
 @click.option("--game", "games_", multiple=True, help="The games it plays from now on (repeatable).")
 @click.option("--url", default=None, help="Where the arena calls it from now on.")
 @click.option("--enable/--disable", "enabled", default=None, help="Back in matchmaking, or out of it.")
+@click.option("--accept-challenges/--refuse-challenges", "accepts", default=None,
+              help="Whether other owners may pick it for a challenge (refused by default).")
 @click.option("--token", default=None, help="The bot's owner token, for a bot outside your account.")
 @click.pass_context
 def update(ctx: click.Context, bot_id: str, games_: tuple[str, ...], url: str | None, enabled: bool | None,
-           token: str | None) -> None:
+           accepts: bool | None, token: str | None) -> None:
     """Change one of your bots (with the account key, or --token for a bot registered without one)."""
     changes: dict[str, Any] = {"games": list(games_)} if games_ else {}
     if url is not None:
         changes["url"] = url
     if enabled is not None:
         changes["enabled"] = enabled
+    if accepts is not None:
+        changes["accepts_challenges"] = accepts
     if not changes:
-        raise click.UsageError("nothing to change: give --game, --url, --enable or --disable")
+        raise click.UsageError("nothing to change: give --game, --url, --enable or --disable, "
+                               "--accept-challenges or --refuse-challenges")
     with _api(ctx) as api:
         bot = api.update_bot(bot_id, _manager(ctx, token), **changes)
     state = "enabled" if bot.enabled else "disabled"
-    console.print(f"{bot.name} ({bot.bot_id}): {', '.join(bot.games)}, {bot.url or '(polling)'}, {state}")
+    challenges = "accepts challenges" if bot.accepts_challenges else "refuses challenges"
+    console.print(f"{bot.name} ({bot.bot_id}): {', '.join(bot.games)}, {bot.url or '(polling)'}, {state}, "
+                  f"{challenges}")
 
 
 @main.command()
@@ -505,3 +513,7 @@ from clients.cli.mybots import COMMANDS as BOT_COMMANDS  # noqa: E402 - the same
 main.add_command(account)
 for _command in BOT_COMMANDS:
     main.add_command(_command)
+
+from clients.cli.challenges import challenge  # noqa: E402 - it reads this module's _api and _manager
+
+main.add_command(challenge)

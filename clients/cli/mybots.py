@@ -52,7 +52,7 @@ def standings(api: ArenaClient, bot_ids: set[str], games: set[str]) -> dict[str,
 def status_text(bot: BotRecord) -> str:
     """Why a bot is or is not in matchmaking, in a few words.
 
-    >>> base = dict(bot_id="b", name="n", games=["g"], created=0.0, updated=0.0)
+    >>> base = dict(bot_id="b", name="n", games=["g"], created=0.0, updated=0.0, accepts_challenges=False)
     >>> status_text(BotRecord(enabled=True, paused=False, **base))
     'active'
     >>> status_text(BotRecord(enabled=False, paused=False, **base))

@@ -164,6 +164,24 @@ export interface AnalysisTarget { matchId?: string; gameNo?: number; tableId?: s
 
 /** Every public route ("GET /api/games/{game_id}") → the ArenaClient method calling it. */
 export const ENDPOINTS: Readonly<Record<string, string>>;
+/** An unrated match between chosen bots (POST /api/challenges, GET /api/challenges/{id}). */
+export interface Challenge {
+  challenge_id: string;  // also its match's id
+  status: "queued" | "running" | "played" | "aborted";
+  challenger: string;
+  game: GameId;
+  players: number;
+  games: number;
+  duplicate: boolean;
+  options: Record<string, unknown>;
+  bots: string[];  // bot id per seat of game 0 (house bots as "house:NAME")
+  names: string[];
+  created: number;
+  match: any;  // the match summary: seed, places, totals, strikes and replays once played
+  url: string;
+  match_url: string;
+  web_url: string;
+}
 
 export class ArenaClient {
   constructor(baseUrl: string, options?: ClientOptions);
@@ -182,8 +200,8 @@ export class ArenaClient {
   seatState(tableId: string, seat: number, token: string, after?: number | null, wait?: number): Promise<SeatState>;
   move(tableId: string, seat: number, token: string, move: Move, expectedVersion: number): Promise<any>;
   registerBot(name: string, games: GameId[], url?: string | null, key?: string | null): Promise<any>;
-  updateBot(botId: string, token: string, changes: { games?: GameId[]; url?: string | null; enabled?: boolean }):
-    Promise<any>;
+  updateBot(botId: string, token: string, changes: { games?: GameId[]; url?: string | null; enabled?: boolean;
+    accepts_challenges?: boolean }): Promise<any>;
   deleteBot(botId: string, token: string): Promise<null>;
   createAccount(): Promise<AccountKey>;
   account(key: string): Promise<Account>;
@@ -207,6 +225,9 @@ export class ArenaClient {
   requestAnalysis(seat: number, where: AnalysisTarget): Promise<any>;
   analysis(seat: number, where: AnalysisTarget): Promise<any>;
   matchReplay(matchId: string, gameNo?: number): Promise<ReplayRecord>;
+  challenge(token: string, game: GameId, bots: string[], options?: { games?: number | null;
+    duplicate?: boolean | null; options?: Record<string, unknown> }): Promise<Challenge>;
+  getChallenge(challengeId: string): Promise<Challenge>;
   get(path: string, params?: Record<string, unknown>): Promise<any>;
 }
 

@@ -43,7 +43,7 @@ from core.errors import (
 from core.redis.connections import StrRedis
 from core.tokens import hash_token, new_token, require_token, token_matches
 
-PUBLIC_FIELDS = ("bot_id", "name", "games", "url", "enabled", "created", "updated")
+PUBLIC_FIELDS = ("bot_id", "name", "games", "url", "enabled", "accepts_challenges", "created", "updated")
 
 
 @dataclass(frozen=True)
@@ -257,6 +257,7 @@ class BotRegistry:
     def _public(raw: dict[str, str]) -> dict[str, Any]:
         return {"bot_id": raw["bot_id"], "name": public_name(raw), "games": json.loads(raw["games"]),
                 "url": raw["url"] or None, "enabled": raw["enabled"] == "1",
+                "accepts_challenges": raw.get("accepts_challenges") == "1",
                 "created": float(raw["created"]), "updated": float(raw["updated"])}
 
     def get(self, bot_id: str) -> dict[str, Any]:
@@ -344,6 +345,8 @@ class BotRegistry:
             fields["url"] = self._check_url(changes["url"]) or ""
         if "enabled" in changes:
             fields["enabled"] = "1" if changes["enabled"] else "0"
+        if "accepts_challenges" in changes:  # other owners may challenge it (core.arena.challenges)
+            fields["accepts_challenges"] = "1" if changes["accepts_challenges"] else "0"
         pipe = self.redis.pipeline(transaction=True)
         pipe.hset(keys.bot(self.prefix, bot_id), mapping=fields)
         if "url" in changes:  # a block was for the old URL; the scheduler checks the new one before seating

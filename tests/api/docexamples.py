@@ -249,6 +249,13 @@ class Placeholders:
 
     _make_owner_token = _make_bot_id
 
+    def _make_challenge_id(self) -> None:
+        answer = self.client.post("/api/challenges", json={"game": "sore-spot",
+                                                           "bots": [self["bot_id"], "random", "heuristic"]},
+                                  headers={"Authorization": f"Bearer {self['owner_token']}"})
+        assert answer.status_code == 201, answer.get_json()
+        self.values["challenge_id"] = answer.get_json()["challenge_id"]
+
     def fill(self, text: str) -> str:
         """`text` with its placeholders filled: `"{name}"` in a JSON body is that value as a JSON string, a
         bare `{name}` (a whole JSON value, like `{version}` or `{legal_move}`) the value's JSON."""

@@ -255,3 +255,38 @@ def test_js_sdk_manages_an_account_and_its_bots(node: str, bots_dir: Path, live_
     assert out["old"] == "/problems/bad-token" and out["revoked"] == "/problems/bad-token"
     with ArenaClient(live_server) as api:
         assert out["bot_id"] not in {bot.bot_id for bot in api.bots()}
+
+
+CHALLENGE_SCRIPT = """
+const { ArenaClient, ApiError } = require("trickarena");
+(async () => {
+  const api = new ArenaClient(process.argv[2], { retries: 0 });
+  const mine = await api.registerBot("js-challenger", ["sore-spot"], process.argv[3]);
+  const out = {};
+  try { await api.challenge("not-a-token", "sore-spot", [mine.bot_id, "random", "heuristic"]); }
+  catch (error) { out.stranger = error instanceof ApiError ? error.problem.type : String(error); }
+  const created = await api.challenge(mine.owner_token, "sore-spot", [mine.bot_id, "random", "heuristic"],
+                                      { games: 2, options: { rounds: 1 } });
+  out.created = created;
+  let shown = created;
+  while (!["played", "aborted"].includes(shown.status)) {
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    shown = await api.getChallenge(created.challenge_id);
+  }
+  out.shown = shown;
+  console.log(JSON.stringify(out));
+})().catch((error) => { console.error(error); process.exit(1); });
+"""
+
+
+def test_js_sdk_challenges_a_house_bot_and_reads_the_result(node: str, bots_dir: Path, live_server: str,
+                                                             bot_process: Any, challenge_worker: Any) -> None:
+    (bots_dir / "challenge_demo.js").write_text(CHALLENGE_SCRIPT)
+    challenge_worker()
+    done = run_node(node, ["challenge_demo.js", live_server, bot_process()], bots_dir, timeout=90)
+    assert done.returncode == 0, done.stderr
+    out = json.loads(done.stdout)
+    assert out["stranger"] == "/problems/bad-token"
+    assert out["created"]["status"] == "queued" and out["created"]["match"]["seed"] is None
+    assert out["shown"]["status"] == "played" and len(out["shown"]["match"]["replays"]) == 2
+    assert out["shown"]["names"] == ["js-challenger", "random", "heuristic"]

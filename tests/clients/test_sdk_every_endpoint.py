@@ -136,6 +136,10 @@ def test_every_python_sdk_method_against_the_live_service(arena: Arena) -> None:
         seats, version = api.watch_ladder_seats(poller.bot_id, poller.owner_token)
         assert seats == [] and version >= 0
 
+        # A challenge of the polling bot against house bots: queued (no challenge worker here), readable.
+        created = api.challenge(poller.owner_token, "sore-spot", [poller.bot_id, "random", "heuristic"])
+        assert api.get_challenge(created.challenge_id).names[0] == "every-poller"
+
         # An account: its bots, adoption, changes, rotation, revocation.
         opened = api.create_account()
         keyed = api.register_bot("every-keyed", ["sore-spot"], key=opened.api_key)
@@ -202,6 +206,9 @@ const [apiUrl, ladderId, matchId, botId] = process.argv.slice(2);
     (await api.analysis(1, { matchId, gameNo: 0 })).status];
   const poller = await api.registerBot("js-every-poller", ["sore-spot"]);
   out.seats = await api.watchLadderSeats(poller.bot_id, poller.owner_token);
+  const challengers = [poller.bot_id, "random", "heuristic"];
+  const created = await api.challenge(poller.owner_token, "sore-spot", challengers);
+  out.challenged = (await api.getChallenge(created.challenge_id)).names[0];
   const opened = await api.createAccount();
   const keyed = await api.registerBot("js-every-keyed", ["sore-spot"], null, opened.api_key);
   out.keyedToken = keyed.owner_token ?? null;
@@ -229,6 +236,7 @@ def test_every_js_sdk_method_against_the_live_service(arena: Arena, node: str, b
     out = json.loads(done.stdout)
     assert out["health"] == "ok" and "sore-spot" in out["games"] and out["rules"] > 100
     assert "Card" in out["schema"]
+    assert out["challenged"] == "js-every-poller"
     assert out["table"]["over"] and out["table"]["listed"] and out["table"]["moves"] > 0
     assert set(out["table"]["analysis"]) <= {"queued", "running", "done"}
     assert arena.bot_id in out["bots"] and out["bot"] == "every-endpoint"

@@ -30,6 +30,7 @@ PAIRS = [
     (types.BotHistory, schemas.BotHistorySchema),
     (types.MatchSummary, schemas.MatchSummarySchema),
     (types.LadderSeat, schemas.LadderSeatSchema),
+    (types.Challenge, schemas.ChallengeSchema),
 ]
 
 

@@ -7,7 +7,8 @@
  *              | revoke [--yes]                                         your account and its API key
  *   trickarena games                                                    the games and their options
  *   trickarena register NAME --game G [--game G2] [--url URL] [--no-account]   register a bot
- *   trickarena update BOT_ID [--game G] [--url URL] [--enable|--disable] [--token T]   change one of your bots
+ *   trickarena update BOT_ID [--game G] [--url URL] [--enable|--disable] [--accept-challenges|--refuse-challenges]
+ *                    [--token T]                                              change one of your bots
  *   trickarena delete BOT_ID [--token T]                                delete one of your bots
  *   trickarena record BOT_ID [--ladder L] [--limit N] [--cursor C]      a bot's finished matches, newest first
  *   trickarena verify-deals FILE|URL ...                                re-deal a table's rounds from its seed
@@ -44,9 +45,12 @@ const COMMANDS = {
   update: {
     options: {
       game: { type: "string", multiple: true }, url: { type: "string" }, enable: { type: "boolean" },
-      disable: { type: "boolean" }, token: { type: "string" },
+      disable: { type: "boolean" }, token: { type: "string" }, "accept-challenges": { type: "boolean" },
+      "refuse-challenges": { type: "boolean" },
     },
-    args: ["BOT_ID"], usage: "update BOT_ID [--game G] [--url URL] [--enable|--disable] [--token OWNER_TOKEN]",
+    args: ["BOT_ID"],
+    usage: "update BOT_ID [--game G] [--url URL] [--enable|--disable] [--accept-challenges|--refuse-challenges] " +
+      "[--token OWNER_TOKEN]",
   },
   delete: { options: { token: { type: "string" } }, args: ["BOT_ID"], usage: "delete BOT_ID [--token OWNER_TOKEN]" },
   record: {
@@ -195,7 +199,15 @@ const HANDLERS = {
     if (values.game && values.game.length) changes.games = values.game;
     if (values.url !== undefined) changes.url = values.url;
     if (values.enable || values.disable) changes.enabled = Boolean(values.enable);
-    if (!Object.keys(changes).length) throw new CliError("nothing to change: give --game, --url, --enable or --disable", 2);
+    if (values["accept-challenges"] && values["refuse-challenges"]) {
+      throw new CliError("give --accept-challenges or --refuse-challenges, not both", 2);
+    }
+    if (values["accept-challenges"] || values["refuse-challenges"]) {
+      changes.accepts_challenges = Boolean(values["accept-challenges"]);
+    }
+    if (!Object.keys(changes).length) {
+      throw new CliError("nothing to change: give --game, --url, --enable, --disable or --accept-challenges", 2);
+    }
     ctx.out(botLine(await ctx.api.updateBot(botId, values.token || ctx.accountKey(), changes)));
   },
   async delete(ctx, values, [botId]) {

@@ -50,6 +50,8 @@ const ENDPOINTS = Object.freeze({
   "GET /api/matches/{match_id}/games/{game_no}/replay": "matchReplay",
   "POST /api/matches/{match_id}/games/{game_no}/analysis": "requestAnalysis",
   "GET /api/matches/{match_id}/games/{game_no}/analysis": "analysis",
+  "POST /api/challenges": "challenge",
+  "GET /api/challenges/{challenge_id}": "getChallenge",
 });
 const USER_AGENT = "trickarena-js/0.1";
 
@@ -285,6 +287,18 @@ class ArenaClient {
     return this.request("GET", analysisPath(where), { params: { seat, budget_ms: where.budgetMs } });
   }
 
+  // Challenge: one unrated match between `bots` (bot ids or house bot names, seat order of game 0); `token`
+  // is the owner token of one of them (or its account's key), the others yours or accepting challenges.
+  // Never retried: a lost answer's challenge would still be played, and counted against your quota.
+  challenge(token, game, bots, { games = null, duplicate = null, options = {} } = {}) {
+    const body = { game, bots, options };
+    if (games !== null) body.games = games;
+    if (duplicate !== null) body.duplicate = duplicate;
+    return this.request("POST", "/api/challenges", { body, token, retry: false });
+  }
+
+  // A challenge and its match: poll until `status` is "played" or "aborted".
+  getChallenge(challengeId) { return this.request("GET", `/api/challenges/${challengeId}`); }
   get(path, params = {}) { return this.request("GET", path, { params }); }
 }
 

@@ -21,6 +21,7 @@ from trickarena.types import (
     BotCreated,
     BotHistory,
     BotRecord,
+    Challenge,
     Game,
     Join,
     Ladder,
@@ -74,6 +75,8 @@ ENDPOINTS: dict[str, str] = {
     "GET /api/matches/{match_id}/games/{game_no}/replay": "match_replay",
     "POST /api/matches/{match_id}/games/{game_no}/analysis": "request_analysis",
     "GET /api/matches/{match_id}/games/{game_no}/analysis": "analysis",
+    "POST /api/challenges": "challenge",
+    "GET /api/challenges/{challenge_id}": "get_challenge",
 }
 
 
@@ -165,7 +168,8 @@ class ArenaClient:
         return BotRecord.from_json(self.http.request("GET", f"/api/bots/{bot_id}"))
 
     def update_bot(self, bot_id: str, owner_token: str, **changes: Any) -> BotRecord:
-        """Change `games`, `url` or `enabled`; `owner_token` is the bot's owner token or its account's key."""
+        """Change `games`, `url`, `enabled` or `accepts_challenges`; `owner_token` is the bot's owner token or
+        its account's key."""
         return BotRecord.from_json(self.http.request("PATCH", f"/api/bots/{bot_id}", changes,
                                                      token=owner_token))
 
@@ -254,6 +258,25 @@ class ArenaClient:
     def match_replay(self, match_id: str, game_no: int = 0) -> dict[str, Any]:
         """The engine's replay record of one game of a rated match."""
         return self.http.request("GET", f"/api/matches/{match_id}/games/{game_no}/replay")
+
+    # --- challenges: unrated matches between chosen bots ----------------------------------------------
+
+    def challenge(self, token: str, game: str, bots: list[str], *, games: int | None = None,
+                  duplicate: bool | None = None, options: dict[str, Any] | None = None) -> Challenge:
+        """Challenge: one unrated match between `bots` (bot ids, or house bot names), seat order of game 0.
+        `token`: the owner token of one of them (or its account's API key); the other bots must be yours or
+        accept challenges. Never retried (a lost answer's challenge would still be played, and counted)."""
+        body: dict[str, Any] = {"game": game, "bots": bots, "options": options or {}}
+        if games is not None:
+            body["games"] = games
+        if duplicate is not None:
+            body["duplicate"] = duplicate
+        answer = self.http.request("POST", "/api/challenges", body, token=token, retry=False)
+        return Challenge.from_json(answer)
+
+    def get_challenge(self, challenge_id: str) -> Challenge:
+        """A challenge and its match (poll until ``.over``; results and replays once ``played``)."""
+        return Challenge.from_json(self.http.request("GET", f"/api/challenges/{challenge_id}"))
 
     # --- analysis of a finished game --------------------------------------------------------------------
 

@@ -115,6 +115,8 @@ class Problem(_Payload):
     limit: int | None = None  # analysis-share-exhausted: the most one client address may have
     resource: str | None = None  # store-full: memory or disk
     match_status: str | None = None  # match-not-voidable: the status that made the match not voidable
+    quota: str | None = None  # bot-quota-exceeded, challenge-quota-exceeded: which cap ("pending", ...)
+    bot_id: str | None = None  # challenge-not-accepted: the bot that cannot be challenged
 
 
 @dataclass(frozen=True)
@@ -211,6 +213,7 @@ class BotRecord(_Payload):
     name: str
     games: list[str]
     enabled: bool
+    accepts_challenges: bool  # other owners may pick it for a challenge (PATCH to change)
     created: float
     updated: float
     url: str | None = None
@@ -355,14 +358,15 @@ class BotHistory(_Payload):
 class MatchSummary(_Payload):
     match_id: str
     ladder_id: str
-    status: str  # queued | running | rated | aborted
+    status: str  # queued | running | rated | void | played (a challenge) | aborted
     game: str
     duplicate: bool
     entrants: list[str]
     attempts: int
     created: float
-    replays: list[str]  # URLs of each game's replay record (rated matches)
+    replays: list[str]  # URLs of each game's replay record (once played to the end)
     url: str
+    challenge: bool  # a challenge: unrated, on no ladder (ladder_id "")
     seed: int | None = None
     finished: float | None = None
     aborted_because: str | None = None
@@ -374,6 +378,39 @@ class MatchSummary(_Payload):
     strikes: list[dict[str, Any]] | None = None
     calls: dict[str, Any] | None = None
     games: list[dict[str, Any]] | None = None
+
+
+@dataclass(frozen=True)
+class Challenge(_Payload):
+    """An unrated match between chosen bots (``POST /api/challenges``, ``GET /api/challenges/{id}``)."""
+
+    challenge_id: str  # also its match's id
+    status: str  # queued | running | played | aborted
+    challenger: str  # the challenger's bot
+    game: str
+    players: int
+    games: int
+    duplicate: bool
+    options: dict[str, Any]
+    bots: list[str]  # bot id per seat of game 0 (house bots as "house:NAME")
+    names: list[str]
+    created: float
+    match: MatchSummary  # seed, places, totals, strikes and replays once played
+    url: str
+    match_url: str
+    web_url: str
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> Challenge:
+        fields = {f.name for f in dataclasses.fields(cls)}
+        values = {key: value for key, value in data.items() if key in fields}
+        values["match"] = MatchSummary.from_json(data["match"])
+        return cls(**values)
+
+    @property
+    def over(self) -> bool:
+        """Played to the end or aborted: it changes no more."""
+        return self.status in ("played", "aborted")
 
 
 @dataclass(frozen=True)
