@@ -49,6 +49,7 @@ def on_starting(server: object) -> None:
     from engine import compiled
 
     compiled.activate()
+    check_settings()  # after: the settings import the rule modules, which must load from the build
     if os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
         from core import metrics
 
