@@ -3,19 +3,10 @@ operator's token."""
 
 from __future__ import annotations
 
-import hmac
-
 from core.errors import AdminClosed, AdminForbidden, AdminTokenRequired
+from core.tokens import bearer_token, operator_token_matches
 
-
-def bearer_token(authorization: str | None) -> str | None:
-    """The token of an `Authorization: Bearer <token>` header, or None."""
-    if not authorization:
-        return None
-    scheme, _, value = authorization.partition(" ")
-    if scheme.lower() != "bearer" or not value.strip():
-        return None
-    return value.strip()
+__all__ = ["bearer_token", "require_operator"]
 
 
 def require_operator(authorization: str | None, expected: str | None) -> None:
@@ -29,5 +20,5 @@ def require_operator(authorization: str | None, expected: str | None) -> None:
         raise AdminTokenRequired()
     if not expected:
         raise AdminClosed()
-    if not hmac.compare_digest(token.encode(), expected.encode()):
+    if not operator_token_matches(token, expected):
         raise AdminForbidden()

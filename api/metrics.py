@@ -21,8 +21,9 @@ from flask import Flask, Response, current_app, request
 
 from api.services import services
 from core import metrics
-from core.errors import BadToken, MetricsClosed, TokenRequired
+from core.errors import AdminForbidden, MetricsClosed, TokenRequired
 from core.keys import arena_queue
+from core.tokens import bearer_token, operator_token_matches
 
 START_KEY = "trickarena.started"
 _REQUESTS: dict[tuple[str, str, int], Any] = {}
@@ -76,11 +77,11 @@ def _metrics() -> Response:
         raise MetricsClosed("metrics are not served on this address")
     if not expected:
         raise MetricsClosed("metrics are closed: no operator token is set")
-    given = metrics.bearer(request.headers.get("Authorization"))
+    given = bearer_token(request.headers.get("Authorization"))
     if given is None:
         raise TokenRequired("operator", "metrics")
-    if not metrics.operator_token_matches(given, expected):
-        raise BadToken("this is not the operator's token")
+    if not operator_token_matches(given, expected):
+        raise AdminForbidden()
     return Response(metrics.scrape([_queue_collector()]), mimetype=None,
                     content_type=metrics.CONTENT_TYPE)
 

@@ -7,7 +7,7 @@ an operator can keep it off the public port (the API's own ``/metrics`` is then 
 
 The same rules as the API's ``/metrics``: only ``GET /metrics`` with the operator's token (compared in
 constant time); the refusals are the API's problem types (``application/problem+json``): 401
-``token-required``, 403 ``bad-token``, 404 ``metrics-closed`` without a token set, 404 for any other path.
+``token-required``, 403 ``not-operator``, 404 ``metrics-closed`` without a token set, 404 for any other path.
 """
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ from wsgiref.simple_server import WSGIRequestHandler, WSGIServer, make_server
 from core import metrics
 from core.redis.connections import settings_client
 from core.settings import Settings
+from core.tokens import bearer_token, operator_token_matches
 
 StartResponse = Callable[..., Any]
 
@@ -46,15 +47,15 @@ def metrics_app(admin_token: str | None, collectors: Iterable[Any]) -> Callable[
             status, headers, body = problem(404, "metrics-closed", "Metrics closed",
                                             "metrics are closed: no operator token is set")
         else:
-            given = metrics.bearer(environ.get("HTTP_AUTHORIZATION"))
+            given = bearer_token(environ.get("HTTP_AUTHORIZATION"))
             if given is None:
                 status, headers, body = problem(
                     401, "token-required", "Token required",
                     "send the operator token as 'Authorization: Bearer <token>'",
                     [("WWW-Authenticate", 'Bearer realm="metrics"')])
-            elif not metrics.operator_token_matches(given, admin_token):
-                status, headers, body = problem(403, "bad-token", "Bad token",
-                                                "this is not the operator's token")
+            elif not operator_token_matches(given, admin_token):
+                status, headers, body = problem(403, "not-operator", "Not the operator",
+                                                "this token is not the operator's token")
             else:
                 status, headers, body = "200 OK", [("Content-Type", metrics.CONTENT_TYPE)], \
                     metrics.scrape(extra)

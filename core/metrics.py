@@ -20,7 +20,6 @@ The queue gauges are not counted by any process: :class:`QueueCollector` reads t
 from __future__ import annotations
 
 import glob
-import hmac
 import os
 from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
@@ -233,26 +232,3 @@ def _running(pid: int) -> bool:
     except PermissionError:
         return True  # someone else's process: alive
     return True
-
-
-def bearer(authorization: str | None) -> str | None:
-    """The token of an ``Authorization: Bearer <token>`` header, or None.
-
-    >>> bearer("Bearer abc"), bearer("bearer  abc "), bearer("Basic abc"), bearer(None)
-    ('abc', 'abc', None, None)
-    """
-    if not authorization:
-        return None
-    scheme, _, value = authorization.partition(" ")
-    if scheme.lower() != "bearer" or not value.strip():
-        return None
-    return value.strip()
-
-
-def operator_token_matches(given: str, expected: str) -> bool:
-    """Whether `given` is the operator's token, in time independent of where they differ.
-
-    >>> operator_token_matches("s3cret", "s3cret"), operator_token_matches("s3creT", "s3cret")
-    (True, False)
-    """
-    return hmac.compare_digest(given.encode(), expected.encode())

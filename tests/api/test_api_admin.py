@@ -212,3 +212,12 @@ def test_suspending_an_account_refuses_its_key_and_suspends_its_bots_and_lifting
     assert actions.count("account.suspend") == 1 and actions.count("account.unsuspend") == 1
     assert_problem(admin.post("/api/admin/accounts/nope/suspend", json={"reason": "r"}, headers=OPS), 404,
                    "account-not-found")
+
+
+def test_the_token_helpers_say_what_their_examples_show() -> None:
+    import doctest
+
+    import core.tokens
+
+    result = doctest.testmod(core.tokens)
+    assert result.attempted >= 4 and result.failed == 0

@@ -74,7 +74,7 @@ def test_two_gunicorn_workers_count_into_one_scrape(gunicorn_server, redis_url, 
         assert unauthorised.json()["type"] == "/problems/token-required"
         assert unauthorised.headers["WWW-Authenticate"] == 'Bearer realm="metrics"'
         wrong = httpx.get(f"{base}/metrics", headers={"Authorization": "Bearer operator-s3creT"})
-        assert wrong.status_code == 403 and wrong.json()["type"] == "/problems/bad-token"
+        assert wrong.status_code == 403 and wrong.json()["type"] == "/problems/not-operator"
 
         # A long-poll parked on a seat shows in the gauge while it waits, and leaves it when answered.
         table_id = httpx.post(f"{base}/api/tables",

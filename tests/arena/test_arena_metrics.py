@@ -94,7 +94,7 @@ def test_a_match_with_a_slow_and_an_illegal_bot_is_counted(redis_url, key_prefix
         refused = httpx.get(url)
         assert refused.status_code == 401 and refused.json()["type"] == "/problems/token-required"
         wrong = httpx.get(url, headers={"Authorization": "Bearer nope"})
-        assert wrong.status_code == 403 and wrong.json()["type"] == "/problems/bad-token"
+        assert wrong.status_code == 403 and wrong.json()["type"] == "/problems/not-operator"
         assert httpx.get(f"http://127.0.0.1:{port}/other", headers=AUTH).status_code == 404
         answer = httpx.get(url, headers=AUTH)
         assert answer.status_code == 200
