@@ -14,28 +14,17 @@ from pathlib import Path
 import httpx
 import pytest
 import redis
-from prometheus_client.parser import text_string_to_metric_families
 from rq import Queue
 
 from arena.workers import ArenaSimpleWorker
 from core import keys
 from tests.conftest import REPO_ROOT
+from tests.scrape import samples, value
 
 TOKEN = "operator-s3cret"
 AUTH = {"Authorization": f"Bearer {TOKEN}"}
 
 
-def samples(text: str) -> dict[tuple[str, tuple[tuple[str, str], ...]], float]:
-    """(sample name, sorted labels) -> value, for every sample of a scrape."""
-    out = {}
-    for family in text_string_to_metric_families(text):
-        for sample in family.samples:
-            out[sample.name, tuple(sorted(sample.labels.items()))] = sample.value
-    return out
-
-
-def value(scraped: dict, name: str, **labels: str) -> float:
-    return scraped.get((name, tuple(sorted(labels.items()))), 0.0)
 
 
 @pytest.mark.timeout(90)

@@ -14,7 +14,6 @@ from pathlib import Path
 import httpx
 import pytest
 import redis
-from prometheus_client.parser import text_string_to_metric_families
 from rq import Queue
 
 from arena.jobs import enqueue_match
@@ -24,22 +23,13 @@ from core.arena.store import ArenaStore
 from devstack import devserve
 from devstack.devredis import free_port
 from tests.conftest import REPO_ROOT
+from tests.scrape import samples, value
 
 TOKEN = "operator-s3cret"
 AUTH = {"Authorization": f"Bearer {TOKEN}"}
 STRIKES = 5
 
 
-def samples(text: str) -> dict[tuple[str, tuple[tuple[str, str], ...]], float]:
-    out = {}
-    for family in text_string_to_metric_families(text):
-        for sample in family.samples:
-            out[sample.name, tuple(sorted(sample.labels.items()))] = sample.value
-    return out
-
-
-def value(scraped: dict, name: str, **labels: str) -> float:
-    return scraped.get((name, tuple(sorted(labels.items()))), 0.0)
 
 
 def wait_listening(url: str, process: subprocess.Popen, timeout: float = 20.0) -> None:
