@@ -11,8 +11,8 @@ from __future__ import annotations
 from typing import Any
 
 from flask import current_app, request, url_for
-from flask_smorest import Blueprint
 
+from api.arguments import Blueprint
 from api.auth import bearer_token
 from api.matchjson import match_json
 from api.schemas import ChallengeCreateSchema, ChallengeSchema
