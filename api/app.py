@@ -8,17 +8,20 @@ from flask import Flask, abort, request, send_from_directory
 from flask_smorest import Api
 
 from api import headers, jsonio
+from api import metrics as request_metrics
 from api.fastargs import declares_json
 from api.problems import PROBLEM_MEDIA_TYPE, register_error_handlers
-from api.ratelimit import install_address_limits, install_seat_limit
-from api.schemas import ProblemSchema
+from api.ratelimit import install_address_limits, install_seat_limit, install_trusted_proxies
+from api.schemas import ProblemSchema, register_view_components
 from api.services import EXTENSION, build_services
+from core.arena.challenges import ChallengeQuota
 from core.arena.registry import BotQuota
-from core.settings import Settings
+from core.settings import Settings, words
 
 # endpoint -> (config key with its per-client-address limit, methods it applies to)
 RATE_LIMITED = {
     "bots.register_bot": ("LIMIT_REGISTRATION", ["POST"]),
+    "accounts.create_account": ("LIMIT_ACCOUNT_CREATION", ["POST"]),
     "tables.create_table": ("LIMIT_TABLE_CREATION", ["POST"]),
     "analysis.request_match_analysis": ("LIMIT_ANALYSIS", ["POST"]),
     "analysis.request_table_analysis": ("LIMIT_ANALYSIS", ["POST"]),
@@ -45,14 +48,36 @@ def create_app(config: dict[str, Any] | None = None, settings: Settings | None =
     """The app: the Flask config of `settings` (default: read from the environment now), `config` on top."""
     app = Flask(__name__)
     app.config.update((settings or Settings.from_env()).flask_config(config))
+    install_trusted_proxies(app)  # first: a bad TRUSTED_PROXIES stops the app before anything connects
     jsonio.install(app)
+    request_metrics.install(app)  # first: the other request hooks' refusals are counted and timed too
 
     api = TrickArenaApi(app, spec_kwargs={"info": {"description": "Play trick-taking card games over HTTP."}})
     api.spec.components.security_scheme("seatToken", {"type": "http", "scheme": "bearer",
-                                                       "description": "seat token or bot owner token"})
-    from api.blueprints import analysis, bots, games, health, ladders, seats, tables
+                                                       "description": "a seat token (from joining a seat)"})
+    api.spec.components.security_scheme("ownerToken", {
+        "type": "http", "scheme": "bearer",
+        "description": "a bot's owner token (answered once by POST /api/bots without an API key)"})
+    api.spec.components.security_scheme("operatorToken", {
+        "type": "http", "scheme": "bearer", "description": "the operator token (TA_ADMIN_TOKEN)"})
+    api.spec.components.security_scheme("apiKey", {"type": "http", "scheme": "bearer",
+                                                    "description": "an account's API key"})
+    register_view_components(api.spec, api.ma_plugin.converter)
+    from api.blueprints import (
+        accounts,
+        admin,
+        analysis,
+        bots,
+        challenges,
+        games,
+        health,
+        ladders,
+        seats,
+        tables,
+    )
 
-    for blueprint in (health.blp, games.blp, tables.blp, seats.blp, bots.blp, ladders.blp, analysis.blp):
+    for blueprint in (health.blp, games.blp, tables.blp, seats.blp, accounts.blp, bots.blp, ladders.blp,
+                      challenges.blp, analysis.blp, admin.blp):
         api.register_blueprint(blueprint)
     from api.web import blp as web_pages  # the HTML pages at /: not part of the OpenAPI doc
     app.register_blueprint(web_pages)
@@ -62,16 +87,29 @@ def create_app(config: dict[str, Any] | None = None, settings: Settings | None =
                                                app.config["RQ_QUEUE"], app.config["ALLOW_PRIVATE_BOT_URLS"],
                                                app.config["FINISHED_TABLE_TTL"], app.config["IDLE_TABLE_TTL"],
                                                BotQuota(app.config["MAX_BOTS_PER_ADDRESS"],
-                                                        app.config["MAX_BOTS_PER_OWNER_PER_LADDER"]),
+                                                        app.config["MAX_BOTS_PER_OWNER_PER_LADDER"],
+                                                        app.config["MAX_BOTS_PER_ACCOUNT"]),
                                                app.config["ANALYSIS_QUEUE"],
                                                app.config["MAX_PENDING_ANALYSES"],
                                                app.config["REDIS_PIPELINING"],
-                                               app.config["MAX_PENDING_ANALYSES_PER_CLIENT"])
+                                               app.config["MAX_PENDING_ANALYSES_PER_CLIENT"],
+                                               _sentinels(app.config.get("REDIS_SENTINELS") or ()),
+                                               app.config.get("REDIS_SENTINEL_SERVICE") or "trick-arena",
+                                               int(app.config.get("REDIS_WAIT_MS") or 0),
+                                               app.config["CHALLENGE_QUEUE"],
+                                               ChallengeQuota(app.config["MAX_PENDING_CHALLENGES_PER_OWNER"],
+                                                              app.config["MAX_CHALLENGES_PER_OWNER_PER_DAY"],
+                                                              app.config["MAX_PENDING_CHALLENGES"]))
     _install_rate_limits(app)
     _install_swagger_assets(app)
     app.before_request(_require_json_bodies)
     headers.install(app)
     return app
+
+
+def _sentinels(value: Any) -> tuple[str, ...]:
+    """REDIS_SENTINELS as Settings gives it (a tuple), or as a config override may (a comma-separated str)."""
+    return words(value) if isinstance(value, str) else tuple(value)
 
 
 def _install_rate_limits(app: Flask) -> None:

@@ -24,6 +24,13 @@ keepalive = 30
 # keep-alive clients stay where they landed: measured with 16 bench connections on 2 workers, one worker got
 # every connection while the other idled (moves/s halved, p99 doubled). TA_REUSE_PORT=0: one shared socket.
 reuse_port = os.environ.get("TA_REUSE_PORT", "1") != "0"
+# What gunicorn refuses before the app sees a request: a request line (method, path, query string) over 8190
+# bytes (414; gunicorn's most), a header field over 8190 bytes or more than 100 of them (431). nginx in front
+# (deploy/nginx/trick-arena.conf, large_client_header_buffers 4 8k) refuses at about the same sizes. Both
+# answer in application/problem+json like every API error: gunicorn through `write_problem` below.
+limit_request_line = 8190
+limit_request_field_size = 8190
+limit_request_fields = 100
 accesslog = os.environ.get("TA_ACCESS_LOG") or None
 errorlog = "-"
 loglevel = os.environ.get("TA_LOG_LEVEL", "info")
@@ -36,14 +43,34 @@ def on_starting(server: object) -> None:
     The workers import the app after they fork from this process: they inherit the build on the engine's
     path (engine/compiled.py), so they run the compiled rules when a build matches the source. With
     SO_REUSEPORT a second server on the same port would not fail to bind: it would quietly take half of
-    the connections.
+    the connections. A master killed outright (SIGKILL) never ran child_exit for its workers: their live
+    gauges in the metrics directory are dropped here (core/metrics.py).
     """
     from engine import compiled
 
     compiled.activate()
+    check_settings()  # after: the settings import the rule modules, which must load from the build
+    if os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
+        from core import metrics
+
+        metrics.forget_dead_processes()  # a previous master killed outright left its workers' live gauges
     if reuse_port:
         for address in server.cfg.address:  # type: ignore[attr-defined]
             refuse_if_taken(address)
+
+
+def check_settings() -> None:
+    """Refuse to start, in one line, on settings the app would refuse in every worker (each with a
+    traceback): a TA_TRUSTED_PROXIES entry that is no address or CIDR block."""
+    import sys
+
+    from core.clientaddr import BadTrustedProxy, parse_networks
+    from core.settings import Settings
+
+    try:
+        parse_networks(Settings.from_env().trusted_proxies)
+    except BadTrustedProxy as error:
+        sys.exit(f"gunicorn: {error}")
 
 
 def refuse_if_taken(address: object) -> None:
@@ -75,11 +102,50 @@ if worker_class == "gevent":
         gevent.sleep(0)
 
 
+def child_exit(server: object, worker: object) -> None:
+    """A worker that ended (stopped, recycled or killed) takes its live gauges (the long-polls it held) out
+    of the machine's metrics; its counters stay, as counters must (docs/metrics.md). Only with
+    PROMETHEUS_MULTIPROC_DIR set: without it nothing was written."""
+    if os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
+        from prometheus_client import multiprocess
+
+        multiprocess.mark_process_dead(worker.pid)  # type: ignore[attr-defined]
+
+
+LIMIT_DETAILS = {
+    414: f"the request line (method, path and query string) is over {limit_request_line} bytes",
+    431: f"a request header is over {limit_request_field_size} bytes, or there are more than "
+         f"{limit_request_fields} headers",
+}
+
+
+def write_problem(sock: object, status_int: int, reason: str, mesg: str) -> None:
+    """gunicorn's own error answer (a request it cannot parse or will not take, before the app sees it), in
+    application/problem+json as the app answers every error, instead of gunicorn's HTML page.
+
+    Installed in each worker over ``gunicorn.util.write_error``, the one function gunicorn's workers write
+    those answers with (``Worker.handle_error``)."""
+    import json
+
+    from gunicorn import util
+
+    detail = LIMIT_DETAILS.get(status_int) or mesg or "the server failed to handle this request"
+    problem = {"type": "about:blank", "title": reason, "status": status_int, "detail": detail}
+    body = json.dumps(problem).encode()
+    head = (f"HTTP/1.1 {status_int} {reason}\r\nConnection: close\r\n"
+            f"Content-Type: application/problem+json\r\nContent-Length: {len(body)}\r\n\r\n")
+    util.write_nonblock(sock, head.encode("latin-1") + body)
+
+
 def post_worker_init(worker: object) -> None:
     """Move everything the loaded app holds (modules, schemas, routes, the OpenAPI document) out of the
     garbage collector's reach: a full collection then scans only what requests allocate, not the whole app,
-    which shortens the pauses that show in the slowest requests (p99)."""
+    which shortens the pauses that show in the slowest requests (p99). And answer what gunicorn refuses
+    itself in application/problem+json (`write_problem`)."""
     import gc
 
+    from gunicorn import util
+
+    util.write_error = write_problem
     gc.collect()
     gc.freeze()

@@ -17,13 +17,22 @@ from flask import Flask, Response
 from werkzeug.exceptions import HTTPException
 
 from core.errors import (
+    AccountDisabled,
+    AccountNotFound,
+    AdminClosed,
+    AdminForbidden,
     AnalysisNotFound,
     AnalysisQueueFull,
     AnalysisShareExhausted,
+    BadChallenge,
     BadSeats,
     BadToken,
     BotNotFound,
     BotNotOnLadder,
+    ChallengeNotAccepted,
+    ChallengeNotFound,
+    ChallengeQueueFull,
+    ChallengeQuotaExceeded,
     DomainError,
     GameNotOver,
     LadderNotFound,
@@ -31,6 +40,8 @@ from core.errors import (
     MatchGameNotFound,
     MatchNotFound,
     MatchNotPublished,
+    MatchNotVoidable,
+    MetricsClosed,
     NameReserved,
     NameTaken,
     NotYourTurn,
@@ -52,6 +63,7 @@ from core.errors import (
     UnsafeURL,
     store_error,
 )
+from core.metrics import count_redis_error
 from engine.errors import (
     EngineError,
     GameOverError,
@@ -98,25 +110,34 @@ PROBLEMS: list[tuple[type[Exception], int, str, str | None]] = [
     (TableNotFound, 404, "table-not-found", None),
     (SeatNotFound, 404, "seat-not-found", None),
     (BotNotFound, 404, "bot-not-found", None),
+    (AccountNotFound, 404, "account-not-found", None),
     (AnalysisNotFound, 404, "analysis-not-found", None),
     (LadderNotFound, 404, "ladder-not-found", None),
     (MatchNotFound, 404, "match-not-found", None),
     (MatchGameNotFound, 404, "game-not-found", None),
+    (ChallengeNotFound, 404, "challenge-not-found", None),
     (BotNotOnLadder, 404, "bot-not-on-ladder", None),
     (LadderRequired, 400, "ladder-required", None),
     (TokenRequired, 401, "token-required", None),
+    (AccountDisabled, 403, "account-disabled", None),
     (BadToken, 403, "bad-token", None),
+    (AdminClosed, 403, "admin-closed", "Admin API closed"),
+    (AdminForbidden, 403, "not-operator", "Not the operator"),
+    (MetricsClosed, 404, "metrics-closed", None),
     (BadSeats, 422, "bad-seats", None),
     (UnknownGame, 422, "unknown-game", None),
     (UnsafeURL, 422, "unsafe-bot-url", None),
+    (BadChallenge, 422, "bad-challenge", None),
     (NameTaken, 409, "bot-name-taken", None),
     (NameReserved, 409, "bot-name-reserved", None),
     (QuotaExceeded, 409, "bot-quota-exceeded", "Bot quota exceeded"),
+    (ChallengeNotAccepted, 409, "challenge-not-accepted", None),
     (SeatNotOpen, 409, "seat-not-open", None),
     (SeatTaken, 409, "seat-taken", None),
     (GameNotOver, 409, "game-not-over", None),
     (UnknownDealing, 409, "unknown-dealing", "Unknown dealing version"),
     (MatchNotPublished, 409, "match-not-finished", None),
+    (MatchNotVoidable, 409, "match-not-voidable", None),
     (TableOver, 409, "game-over", None),
     (NotYourTurn, 409, "not-your-turn", None),
     (StaleVersion, 409, "stale-version", None),
@@ -124,6 +145,8 @@ PROBLEMS: list[tuple[type[Exception], int, str, str | None]] = [
     (AnalysisQueueFull, 503, "analysis-queue-full", "Service unavailable"),
     # Not a rate limit (requests over time) but a share of the queue: its own type, with the counts.
     (AnalysisShareExhausted, 429, "analysis-share-exhausted", "Too Many Requests"),
+    (ChallengeQueueFull, 503, "challenge-queue-full", "Service unavailable"),
+    (ChallengeQuotaExceeded, 429, "challenge-quota-exceeded", "Too Many Requests"),
     (StoreFull, 507, "store-full", "Insufficient storage"),
     (StoreUnavailable, 503, "store-unavailable", "Service unavailable"),
     (TooManyMovePosts, 429, RATE_LIMITED_SLUG, "Too Many Requests"),  # the per-seat move limit
@@ -134,7 +157,8 @@ PROBLEMS: list[tuple[type[Exception], int, str, str | None]] = [
 def _problem_headers(error: Exception) -> dict[str, str]:
     if isinstance(error, TokenRequired):
         return {"WWW-Authenticate": f'Bearer realm="{error.realm}"'}
-    if isinstance(error, (AnalysisQueueFull, AnalysisShareExhausted)):
+    if isinstance(error, (AnalysisQueueFull, AnalysisShareExhausted, ChallengeQueueFull,
+                          ChallengeQuotaExceeded)):
         return {"Retry-After": str(error.retry_after)}
     if isinstance(error, StoreFull):
         return {"Retry-After": str(STORE_FULL_RETRY_AFTER_S)}
@@ -148,6 +172,7 @@ def _problem_headers(error: Exception) -> dict[str, str]:
 def problem_for(error: Exception) -> ApiProblem | None:
     """The problem an engine, domain or Redis error answers with; None for anything else."""
     if isinstance(error, redis.RedisError):
+        count_redis_error("api", error)
         # Redis restarting, unreachable, out of memory or disk: temporary, say so (one log line, not a
         # traceback per request). Any other Redis error is a bug and stays a logged 500.
         refused = store_error(error)
@@ -202,6 +227,10 @@ def _http_problem(error: HTTPException) -> Response:
                                 "the request body or query string does not match the schema; see errors",
                                 headers=headers, errors=_flatten_messages(messages))
     detail = error.description or HTTPStatus(status).description
+    refused_json = getattr(error, "exc", None)
+    if status == 400 and messages is not None and isinstance(refused_json, ValueError):
+        # webargs' answer to a body its JSON parser refused: say what the parser said (e.g. nested too deep).
+        detail = f"the request body is not valid JSON: {refused_json}"
     slug = None
     allowed = getattr(error, "valid_methods", None)
     if status == 405 and allowed:

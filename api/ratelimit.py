@@ -29,9 +29,14 @@ from flask import Flask, current_app, request
 from limits import RateLimitItem, parse_many
 from limits.storage import storage_from_string
 from limits.strategies import FixedWindowRateLimiter
+from redis.connection import parse_url
 
+from api.services import EXTENSION as SERVICES
 from core import keys
+from core.arena.audit import count_refusal
+from core.clientaddr import client_identity, parse_networks
 from core.errors import RateLimited, TooManyMovePosts
+from core.settings import words
 from core.tables.lua import SEAT_POSTS_SCRIPT
 from core.tables.store import PostLimit
 from core.tokens import token_tag
@@ -74,10 +79,31 @@ def check_seat_posts(table_id: str, seat: int, token: str) -> None:
 View = Callable[..., Any]
 
 
+TRUSTED_PROXIES = "trick_arena_trusted_proxies"
+
+
+def install_trusted_proxies(app: Flask) -> None:
+    """Parse ``TRUSTED_PROXIES`` (addresses or CIDR blocks) once, when the app is created: a bad entry stops
+    the app there (`core.clientaddr.BadTrustedProxy`, a one-line message), not at its first limited request.
+    """
+    entries = app.config.get("TRUSTED_PROXIES") or ()
+    app.extensions[TRUSTED_PROXIES] = parse_networks(words(entries) if isinstance(entries, str) else entries)
+
+
 def client_address() -> str:
-    """The client address the per-address limits, the bot quota and the analysis shares count: the
-    connection's peer as the WSGI server reports it (``REMOTE_ADDR``)."""
-    return request.remote_addr or "127.0.0.1"
+    """The client the per-address limits, the bot quotas and the analysis shares count (core/clientaddr.py):
+    the connection's peer, or the client a trusted proxy names in ``X-Forwarded-For`` / ``Forwarded``; an
+    IPv6 client as its /64 (``2001:db8:1:2::/64``)."""
+    environ = request.environ
+    return client_identity(environ.get("REMOTE_ADDR") or "127.0.0.1", environ.get("HTTP_X_FORWARDED_FOR"),
+                           environ.get("HTTP_FORWARDED"), current_app.extensions[TRUSTED_PROXIES])
+
+
+def note_refusal(address: str | None = None) -> None:
+    """Count one refused request of client `address` (default: this request's) on the operator's refusal
+    board (core.arena.audit): the per-address limits and the bot quota call it when they refuse."""
+    count_refusal(current_app.extensions[SERVICES].redis, current_app.config["KEY_PREFIX"],
+                  address or client_address())
 
 
 def install_address_limits(app: Flask, limited: Mapping[str, tuple[str, Sequence[str]]]) -> None:
@@ -88,12 +114,17 @@ def install_address_limits(app: Flask, limited: Mapping[str, tuple[str, Sequence
     all of which apply), counted per client address and endpoint in a fixed window on the Redis at
     ``RATELIMIT_STORAGE_URI`` (default: the app's Redis) under ``RATELIMIT_KEY_PREFIX``.
     """
-    app.config.setdefault("RATELIMIT_STORAGE_URI", storage_uri(app.config["REDIS_URL"]))
+    sentinels = app.config.get("REDIS_SENTINELS") or ()
+    sentinels = words(sentinels) if isinstance(sentinels, str) else tuple(sentinels)
+    app.config.setdefault("RATELIMIT_STORAGE_URI", storage_uri(
+        app.config["REDIS_URL"], sentinels, app.config.get("REDIS_SENTINEL_SERVICE") or "trick-arena"))
     app.config.setdefault("RATELIMIT_KEY_PREFIX", keys.rate_limit_prefix(app.config["KEY_PREFIX"]))
     if not app.config.get("RATELIMIT_ENABLED", True):
         return
     # One storage per app (tests build many apps on different prefixes); it connects on its first hit.
-    limiter = FixedWindowRateLimiter(storage_from_string(app.config["RATELIMIT_STORAGE_URI"]))
+    uri = app.config["RATELIMIT_STORAGE_URI"]
+    storage = storage_from_string(uri, **storage_options(uri, app.config["REDIS_URL"]))
+    limiter = FixedWindowRateLimiter(storage)
     for endpoint, (config_key, methods) in limited.items():
         limit = AddressLimit(limiter, parse_many(app.config[config_key]), app.config["RATELIMIT_KEY_PREFIX"],
                              endpoint)
@@ -122,19 +153,48 @@ class AddressLimit:
         @functools.wraps(view)
         def limited_view(*args: Any, **kwargs: Any) -> Any:
             if request.method in methods:
-                self.hit(client_address())
+                address = client_address()
+                try:
+                    self.hit(address)
+                except RateLimited:
+                    note_refusal(address)
+                    raise
             return view(*args, **kwargs)
 
         return limited_view
 
 
-def storage_uri(redis_url: str) -> str:
+def storage_uri(redis_url: str, sentinels: Sequence[str] = (), service: str = "trick-arena") -> str:
     """The limits library's name for the Redis at `redis_url`: it spells a unix socket ``redis+unix://``
-    where redis-py spells it ``unix://``.
+    where redis-py spells it ``unix://``, and the primary of a Sentinel service
+    ``redis+sentinel://sentinel,sentinel/service`` (the database and password: `storage_options`).
 
     >>> storage_uri("unix:///run/redis.sock?db=0")
     'redis+unix:///run/redis.sock?db=0'
     >>> storage_uri("redis://127.0.0.1:6379/0")
     'redis://127.0.0.1:6379/0'
+    >>> storage_uri("redis://127.0.0.1:6379/0", ["10.0.0.5:26379", "10.0.0.6:26379"], "arena")
+    'redis+sentinel://10.0.0.5:26379,10.0.0.6:26379/arena'
     """
+    if sentinels:
+        return f"redis+sentinel://{','.join(sentinels)}/{service}"
     return "redis+" + redis_url if redis_url.startswith("unix://") else redis_url
+
+
+def storage_options(uri: str, redis_url: str) -> dict[str, Any]:
+    """The storage's options beyond its URI: on Sentinel, REDIS_URL's database and password (a Sentinel URI
+    names neither) and every count on the primary (a replica's copy may lag behind).
+
+    >>> storage_options("redis+sentinel://s1:26379/arena", "redis://:pw@ignored:6379/2")
+    {'use_replicas': False, 'db': 2, 'password': 'pw'}
+    >>> storage_options("redis://127.0.0.1:6379/0", "redis://127.0.0.1:6379/0")
+    {}
+    """
+    if not uri.startswith("redis+sentinel://"):
+        return {}
+    target = parse_url(redis_url)
+    options: dict[str, Any] = {"use_replicas": False, "db": int(target.get("db") or 0)}
+    if target.get("password"):
+        options["password"] = target["password"]
+        options["sentinel_kwargs"] = {"password": None}  # the password is the primary's, not the sentinels'
+    return options

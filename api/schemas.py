@@ -7,6 +7,7 @@ from typing import Any
 from marshmallow import Schema, ValidationError, fields, validate
 
 import engine
+from core import viewschema
 from core.analysis import AnalysisStatus
 from core.arena.ranking import PROVISIONAL_MATCHES, UNCERTAINTY_SCALE
 from core.arena.store import MAX_VERSION_CHARS
@@ -42,6 +43,11 @@ class ProblemSchema(Schema):
     limit = fields.Integer(metadata={"description": "analyses one client address may have pending "
                                                    "(analysis-share-exhausted only)"})
     resource = fields.String(metadata={"description": "memory or disk (store-full only)"})
+    match_status = fields.String(metadata={"description": "the match's status (match-not-voidable only)"})
+    quota = fields.String(metadata={"description": "which cap (bot-quota-exceeded, "
+                                                   "challenge-quota-exceeded)"})
+    bot_id = fields.String(metadata={"description": "the bot that cannot be challenged "
+                                                    "(challenge-not-accepted)"})
 
 
 class JSONObject(fields.Raw):
@@ -50,6 +56,33 @@ class JSONObject(fields.Raw):
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.metadata.setdefault("type", "object")
+
+
+class GameView(JSONObject):
+    """A view, typed per game in the OpenAPI doc: ``oneOf`` the games' ``{Game}{SeatView|SpectatorView}``
+    components (core/viewschema.py, registered by :func:`register_view_components`), told apart by
+    ``game``."""
+
+    def __init__(self, view: str, **kwargs: Any) -> None:
+        mapping = {game: viewschema.COMPONENTS + viewschema.component_name(game, view)
+                   for game in engine.GAMES}
+        metadata = {"oneOf": [{"$ref": ref} for ref in mapping.values()],
+                    "discriminator": {"propertyName": "game", "mapping": mapping},
+                    **kwargs.pop("metadata", {})}
+        super().__init__(metadata=metadata, **kwargs)
+
+
+def register_view_components(spec: Any, converter: Any) -> None:
+    """Put every game's view, decision and move schemas in the OpenAPI components, and let fields carry a
+    ``discriminator`` (apispec copies only the properties it knows from a field's metadata)."""
+    for game in engine.GAMES:
+        for name, component in viewschema.openapi_components(game).items():
+            spec.components.schema(name, component=component)
+
+    def discriminator2properties(self: Any, field: fields.Field, **kwargs: Any) -> dict[str, Any]:
+        return {"discriminator": field.metadata["discriminator"]} if "discriminator" in field.metadata else {}
+
+    converter.add_attribute_function(discriminator2properties)
 
 
 def is_move(value: Any) -> bool:
@@ -99,6 +132,21 @@ class GameSchema(Schema):
                                                    "(R-…); in GET /api/games/{game} only"})
 
 
+class ViewSchemaDocSchema(Schema):
+    """A game's JSON Schema document (draft 2020-12): its root is a seat's view, ``$defs`` hold the rest."""
+
+    dialect = fields.String(required=True, data_key="$schema", attribute="$schema",
+                            metadata={"example": viewschema.DIALECT})
+    title = fields.String(required=True)
+    description = fields.String(required=True)
+    root = fields.String(required=True, data_key="$ref", attribute="$ref",
+                         metadata={"example": "#/$defs/SeatView"})
+    defs = fields.Dict(keys=fields.String(), values=fields.Dict(), required=True, data_key="$defs",
+                       attribute="$defs", metadata={
+                           "description": "SeatView, SpectatorView, Decision (one variant per decision "
+                                          "kind), Move, MoveAnswer and what they use: Card, Phase, ..."})
+
+
 # --- tables ----------------------------------------------------------------------------------------------
 
 class TableCreateSchema(Schema):
@@ -132,7 +180,8 @@ class TableSchema(Schema):
         required=True, metadata={"description": "sha256 of '<seed_nonce>:<seed>', published at start"})
     seed = fields.Integer(allow_none=True, metadata={"description": "revealed once the game is over"})
     seed_nonce = fields.String(allow_none=True, metadata={"description": "revealed once the game is over"})
-    view = JSONObject(required=True, metadata={"description": "spectator view: the public table, no hands"})
+    view = GameView("SpectatorView", required=True,
+                    metadata={"description": "spectator view: the public table, no hands"})
     created = fields.Float(required=True)
     updated = fields.Float(required=True)
 
@@ -200,7 +249,9 @@ class SeatStateSchema(Schema):
     to_act = fields.List(fields.Integer(), required=True)
     your_turn = fields.Boolean(required=True)
     deadline = fields.Float(allow_none=True, metadata={"description": "unix time the decision is due"})
-    view = JSONObject(required=True, metadata={"description": "own hand + public table (+ legal, decision)"})
+    view = GameView("SeatView", required=True, metadata={
+        "description": "own hand + public table (+ legal, decision); its schema per game: "
+                       "GET /api/games/{game}/schema"})
 
 
 class MoveRequestSchema(Schema):
@@ -250,6 +301,8 @@ class BotUpdateSchema(Schema):
     games = fields.List(fields.String(metadata=GAME_IDS), validate=validate.Length(min=1, max=10))
     url = fields.String(allow_none=True, validate=validate.Length(max=2000), metadata=BOT_URL)
     enabled = fields.Boolean()
+    accepts_challenges = fields.Boolean(metadata={
+        "description": "other owners may pick this bot for a challenge (an unrated match; default false)"})
 
 
 class VersionLineSchema(Schema):
@@ -273,6 +326,8 @@ class BotSchema(Schema):
     games = fields.List(fields.String(), required=True)
     url = fields.String(allow_none=True)
     enabled = fields.Boolean(required=True)
+    accepts_challenges = fields.Boolean(required=True, metadata={
+        "description": "other owners may pick it for a challenge (set with PATCH; house bots always do)"})
     created = fields.Float(required=True)
     updated = fields.Float(required=True)
     version = fields.String(metadata={"description": "GET /api/bots/{id}: the version it reports now"})
@@ -287,12 +342,47 @@ class BotSchema(Schema):
 
 
 class BotCreatedSchema(BotSchema):
-    owner_token = fields.String(required=True, metadata={"description": "shown once; send as Bearer"})
+    owner_token = fields.String(metadata={
+        "description": "only for a bot registered without an account: shown once; send as Bearer to change, "
+                       "delete or poll it (a bot registered with an account's API key is managed by that key "
+                       "and has none)"})
 
 
 class BotListQuerySchema(Schema):
     game = fields.String(metadata={"description": "only bots that play this game"})
     limit = fields.Integer(load_default=100, validate=validate.Range(min=1, max=500))
+
+
+# --- accounts (api.blueprints.accounts) ---------------------------------------------------------------------
+
+
+class AccountQuotasSchema(Schema):
+    bots = fields.Integer(required=True, metadata={"description": "bots the account may hold in all"})
+    bots_per_ladder = fields.Integer(required=True, metadata={
+        "description": "bots of the account that may list one game (so play on each ladder)"})
+
+
+class AccountSchema(Schema):
+    account_id = fields.String(required=True)
+    created = fields.Float(required=True)
+    disabled = fields.Boolean(required=True, metadata={
+        "description": "disabled by the operator: its key is refused (403 account-disabled)"})
+    has_key = fields.Boolean(required=True, metadata={"description": "false after the key was revoked"})
+    key_created = fields.Float(allow_none=True, metadata={"description": "when the current key was issued"})
+    bots = fields.Integer(required=True, metadata={"description": "bots the account holds"})
+    quotas = fields.Nested(AccountQuotasSchema, required=True)
+
+
+class AccountKeySchema(AccountSchema):
+    api_key = fields.String(required=True, metadata={
+        "description": "shown only in this answer and stored hashed: keep it; send it as "
+                       "'Authorization: Bearer <api key>'"})
+
+
+class AdoptSchema(Schema):
+    owner_token = fields.String(required=True, validate=validate.Length(min=1, max=200), metadata={
+        "description": "the owner token shown when the bot was registered without an account; it stops "
+                       "working when the account adopts the bot"})
 
 
 # --- ladders, ratings and matches (api.blueprints.ladders) ------------------------------------------------
@@ -370,10 +460,12 @@ class BotHistorySchema(Schema):
 
 class MatchSummarySchema(Schema):
     match_id = fields.String(required=True)
-    ladder_id = fields.String(required=True)
+    ladder_id = fields.String(required=True, metadata={"description": "empty for a challenge"})
+    challenge = fields.Boolean(required=True, metadata={
+        "description": "a challenge (unrated, on no ladder): its page is /api/challenges/{match_id}"})
     status = fields.String(required=True, metadata={
         "description": "queued, running, rated, void (every bot forfeited: recorded, no winner, no rating "
-                       "change) or aborted"})
+                       "change), played (a challenge played to the end: never rated) or aborted"})
     game = fields.String(required=True)
     duplicate = fields.Boolean(required=True)
     entrants = fields.List(fields.String(), required=True)
@@ -399,6 +491,48 @@ class MatchSummarySchema(Schema):
                        "moves; in a duplicate match also baseline (the reference's total per seat)"})
     replays = fields.List(fields.String(), required=True)
     url = fields.String(required=True)
+
+
+# --- challenges (api.blueprints.challenges) -----------------------------------------------------------------
+
+
+class ChallengeCreateSchema(Schema):
+    game = fields.String(required=True, metadata=GAME_IDS)
+    bots = fields.List(fields.String(validate=validate.Length(min=1, max=64)), required=True,
+                       validate=validate.Length(min=2, max=6), metadata={
+                           "description": "one per seat, in the first game's seat order: registered bot ids "
+                                          "(at least one yours; the others yours or accepting challenges) or "
+                                          f"house bot names ({describe_house_bot_names()}, with or without "
+                                          "the `house:` prefix)"})
+    players = fields.Integer(validate=validate.Range(min=2, max=6), metadata={
+        "description": "defaults to the number of bots, which it must equal"})
+    games = fields.Integer(validate=validate.Range(min=1, max=16), metadata={
+        "description": "games in the match (bots rotate one seat each game); default one per rotation if "
+                       "duplicate, else 1; duplicate: a multiple of players"})
+    duplicate = fields.Boolean(metadata={
+        "description": "score each game against the reference policy on the same deal (as the 4-player "
+                       "ladders do); default true for 4 players"})
+    options = fields.Dict(load_default=dict, metadata={"description": "game options (GET /api/games)"})
+
+
+class ChallengeSchema(Schema):
+    challenge_id = fields.String(required=True, metadata={"description": "also its match's id"})
+    status = fields.String(required=True, metadata={
+        "description": "queued, running, played (finished: results and replays published) or aborted"})
+    challenger = fields.String(required=True, metadata={"description": "the challenger's bot"})
+    game = fields.String(required=True)
+    players = fields.Integer(required=True)
+    games = fields.Integer(required=True)
+    duplicate = fields.Boolean(required=True)
+    options = fields.Dict(required=True)
+    bots = fields.List(fields.String(), required=True, metadata={"description": "bot id per seat of game 0"})
+    names = fields.List(fields.String(), required=True)
+    created = fields.Float(required=True)
+    match = fields.Nested(MatchSummarySchema, required=True, metadata={
+        "description": "the match: seed, places, totals, strikes and replays once it is played"})
+    url = fields.String(required=True)
+    match_url = fields.String(required=True)
+    web_url = fields.String(required=True, metadata={"description": "the challenge's page"})
 
 
 class LadderSeatSchema(Schema):
@@ -428,7 +562,7 @@ class LiveMatchSchema(Schema):
     version = fields.Integer(allow_none=True, metadata={"description": "moves played in the game shown"})
     to_act = fields.List(fields.Integer(), required=True)
     game_over = fields.Boolean(required=True)
-    view = fields.Dict(allow_none=True, metadata={
+    view = GameView("SpectatorView", allow_none=True, metadata={
         "description": "spectator view of the game shown (public table, no hands); null before the first"})
     updated = fields.Float(allow_none=True)
     url = fields.String(required=True, metadata={"description": "the match: results and replays once rated"})
@@ -557,3 +691,92 @@ class AnalysisStateSchema(Schema):
     seat = fields.Integer(required=True)
     budget_ms = fields.Integer(required=True)
     url = fields.String(required=True, metadata={"description": "poll it with GET"})
+
+
+# --- the admin API (operator token) -------------------------------------------------------------------------
+
+class AdminActionSchema(Schema):
+    reason = fields.String(required=True, validate=validate.Length(min=1, max=500),
+                           metadata={"description": "why: kept in the audit log"})
+    actor = fields.String(load_default="operator", validate=validate.Length(min=1, max=100),
+                          metadata={"description": "who acts (the audit log's `actor`; one token serves "
+                                                   "every operator, so say who you are)"})
+
+
+class AdminAccountSchema(Schema):
+    account_id = fields.String(required=True)
+    created = fields.Float(required=True)
+    disabled = fields.Boolean(required=True, metadata={"description": "suspended: its key is refused"})
+    has_key = fields.Boolean(required=True)
+    key_created = fields.Float(allow_none=True)
+    bots_changed = fields.List(fields.String(), required=True,
+                               metadata={"description": "the bots whose suspension this action changed"})
+
+
+class AdminBotSchema(Schema):
+    bot_id = fields.String(required=True)
+    name = fields.String(required=True, metadata={"description": "the real name, hidden or not"})
+    public_name = fields.String(required=True, metadata={"description": "the name public views show"})
+    games = fields.List(fields.String(), required=True)
+    url = fields.String(allow_none=True, required=True)
+    enabled = fields.Boolean(required=True, metadata={"description": "the owner's own flag"})
+    owner = fields.String(allow_none=True, required=True, metadata={"description": "the owner id"})
+    suspended = fields.Boolean(required=True, metadata={"description": "the operator's suspension"})
+    suspended_reason = fields.String(allow_none=True, required=True)
+    suspended_at = fields.Float(allow_none=True, required=True)
+    name_hidden = fields.Boolean(required=True)
+    created = fields.Float(required=True)
+    changed = fields.Boolean(metadata={"description": "whether this action changed anything (actions only)"})
+
+
+class VoidedSchema(Schema):
+    at = fields.Float(required=True)
+    by = fields.String(required=True)
+    reason = fields.String(required=True)
+    deltas = fields.Dict(keys=fields.String(), values=fields.Float(), required=True,
+                         metadata={"description": "the rating changes undone, by bot id"})
+
+
+class VoidedMatchSchema(Schema):
+    match_id = fields.String(required=True)
+    ladder_id = fields.String(required=True)
+    status = fields.String(required=True, metadata={"description": "void"})
+    voided = fields.Nested(VoidedSchema, required=True)
+
+
+class AdminListQuerySchema(Schema):
+    limit = fields.Integer(load_default=20, validate=validate.Range(min=1, max=500))
+
+
+class StrikeBoardRowSchema(Schema):
+    bot_id = fields.String(required=True)
+    name = fields.String(allow_none=True, required=True,
+                         metadata={"description": "the real name; null for a bot deleted since"})
+    strikes = fields.Integer(required=True)
+    forfeits = fields.Integer(required=True)
+    matches = fields.Integer(required=True, metadata={"description": "rated matches, every ladder"})
+    ladders = fields.Dict(keys=fields.String(), values=fields.Integer(), required=True,
+                          metadata={"description": "strikes per ladder"})
+
+
+class RefusalRowSchema(Schema):
+    address = fields.String(required=True, metadata={"description": "the client address (api.ratelimit)"})
+    refusals = fields.Integer(required=True)
+
+
+class AuditQuerySchema(Schema):
+    limit = fields.Integer(load_default=50, validate=validate.Range(min=1, max=500))
+    before = fields.String(validate=validate.Length(min=1, max=40),
+                           metadata={"description": "an entry id: the page of entries older than it"})
+
+
+class AuditEntrySchema(Schema):
+    id = fields.String(required=True, metadata={"description": "time-ordered entry id"})
+    at = fields.Float(required=True)
+    actor = fields.String(required=True)
+    action = fields.String(required=True, metadata={
+        "description": "bot.suspend, bot.unsuspend, bot.hide-name, bot.show-name, match.void"})
+    target = fields.String(required=True, metadata={"description": "bot id or match id"})
+    reason = fields.String(required=True)
+    via = fields.String(required=True, metadata={"description": "api or cli"})
+    detail = fields.Dict(required=True)

@@ -1,10 +1,13 @@
-"""`python -m arena COMMAND`: scheduler, worker, ladders, offline ladder simulation, a local bot server."""
+"""`python -m arena COMMAND`: scheduler, worker, ladders, offline ladder simulation, a local bot server,
+and the operator's moderation commands (`admin`, arena/admin.py)."""
 
 from __future__ import annotations
 
 import json
 
 import click
+
+from arena.admin import admin
 
 
 @click.group()
@@ -32,7 +35,10 @@ def scheduler_command(tick: float | None, no_default_ladders: bool, stop_after: 
     settings = Settings.from_env()
     if tick is not None:
         settings = dataclasses.replace(settings, tick_s=tick)
-    run_forever(settings, [] if no_default_ladders else default_ladders(), stop_after_s=stop_after)
+    try:
+        run_forever(settings, [] if no_default_ladders else default_ladders(), stop_after_s=stop_after)
+    finally:
+        _process_ended()
 
 
 @main.command("add-ladder")
@@ -51,10 +57,9 @@ def add_ladder_command(ladder_id: str, game: str, players: int, options: str, du
                        deadline_ms: int, strike_limit: int, house_bots: str | None,
                        presence_s: float) -> None:
     """Create or update a ladder (a game, a player count and options) in $REDIS_URL under $TA_KEY_PREFIX."""
-    import redis
-
     from core.arena.model import LadderConfig
     from core.arena.store import ArenaStore
+    from core.redis.connections import settings_client
     from core.settings import Settings
 
     settings = Settings.from_env()
@@ -65,8 +70,27 @@ def add_ladder_command(ladder_id: str, game: str, players: int, options: str, du
                               presence_s=presence_s)
     except Exception as exc:  # noqa: BLE001 - any invalid option: say what and stop
         raise click.BadParameter(str(exc)) from None
-    ArenaStore(redis.Redis.from_url(settings.redis_url), settings.prefix).save_ladder(ladder)
+    ArenaStore(settings_client(settings), settings.prefix).save_ladder(ladder)
     click.echo(json.dumps(ladder.to_json()))
+
+
+@main.command("issue-account-key")
+@click.argument("account_id")
+def issue_account_key_command(account_id: str) -> None:
+    """Issue a new API key for ACCOUNT_ID (its owner lost or revoked theirs): whatever key it had stops
+    working. The key is printed once, here, for the operator to hand to the account's owner."""
+    from core.arena.accounts import AccountStore
+    from core.errors import AccountNotFound
+    from core.redis.connections import settings_client
+    from core.settings import Settings
+
+    settings = Settings.from_env()
+    store = AccountStore(settings_client(settings, decode_responses=True), settings.prefix)
+    try:
+        key = store.issue_key(account_id)
+    except AccountNotFound as error:
+        raise click.ClickException(error.detail) from None
+    click.echo(key)
 
 
 @main.command("worker")
@@ -82,11 +106,13 @@ def add_ladder_command(ladder_id: str, game: str, players: int, options: str, du
               "else derived from $TA_KEY_PREFIX as the API does).")
 @click.option("--analysis", is_flag=True, help="Serve the game-analysis queue ($TA_ANALYSIS_QUEUE, else "
               "derived from $TA_KEY_PREFIX as the API does).")
+@click.option("--challenges", is_flag=True, help="Serve the challenges' queue (derived from $TA_KEY_PREFIX "
+              "as the API does), 4 threads at niceness 10 unless told otherwise: below the ladder's workers.")
 @click.option("--nice", "niceness", type=click.IntRange(0, 19), default=None,
               help="Run at this OS niceness (default 19 with --analysis: analyses get the CPU the match "
-                   "workers leave idle; else unchanged).")
+                   "workers leave idle; 10 with --challenges; else unchanged).")
 def worker_command(burst: bool, threads: int | None, simple: bool, queues: tuple[str, ...],
-                   house: bool, analysis: bool, niceness: int | None) -> None:
+                   house: bool, analysis: bool, challenges: bool, niceness: int | None) -> None:
     """RQ workers on the arena queue ($REDIS_URL, $TA_KEY_PREFIX); run as many processes as you like.
 
     It outlives Redis restarts and a Redis out of memory or disk: RQ's work loop exits on a lost connection
@@ -96,8 +122,51 @@ def worker_command(burst: bool, threads: int | None, simple: bool, queues: tuple
     from arena.workers import run_worker
     from core.settings import Settings
 
-    run_worker(Settings.from_env(), queues, house=house, analysis=analysis, threads=threads, simple=simple,
-               burst=burst, niceness=niceness)
+    try:
+        run_worker(Settings.from_env(), queues, house=house, analysis=analysis, challenges=challenges,
+                   threads=threads, simple=simple, burst=burst, niceness=niceness)
+    finally:
+        _process_ended()
+
+
+def _process_ended() -> None:
+    """This process's live gauges leave the machine's metrics directory with it (core/metrics.py)."""
+    from core import metrics
+
+    metrics.process_ended()
+
+
+@main.command("metrics")
+@click.option("--bind", default=None, help="host:port to serve on ($TA_METRICS_BIND).")
+def metrics_command(bind: str | None) -> None:
+    """Serve this machine's Prometheus metrics (every process writing to $PROMETHEUS_MULTIPROC_DIR, and the
+    RQ queues) at GET /metrics, for the operator's token ($TA_ADMIN_TOKEN); docs/metrics.md."""
+    from arena.metricsserver import make_metrics_server, parse_bind
+    from core import metrics
+    from core.settings import Settings
+
+    settings = Settings.from_env()
+    bind = bind or settings.metrics_bind
+    if not bind:
+        raise click.ClickException("say where to serve: --bind HOST:PORT or $TA_METRICS_BIND")
+    try:
+        parse_bind(bind)
+    except ValueError as exc:
+        raise click.ClickException(f"--bind: {exc}") from None
+    if metrics.multiprocess_dir() is None:
+        raise click.ClickException("set $PROMETHEUS_MULTIPROC_DIR: the directory this machine's processes "
+                                   "write their metrics to (docs/metrics.md)")
+    try:
+        server = make_metrics_server(settings, bind)
+    except OSError as exc:
+        raise click.ClickException(f"cannot listen on {bind}: {exc.strerror}") from None
+    click.echo(f"metrics of {metrics.multiprocess_dir()} at http://{bind}/metrics", err=True)
+    try:
+        server.serve_forever()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        server.server_close()
 
 
 def _json_object(ctx: click.Context, param: click.Parameter, value: str) -> dict:
@@ -209,6 +278,8 @@ def serve_bot_command(port: int, behaviour: str, house_bot: str, name: str, dela
     click.echo(f"bot {name!r} ({behaviour}) listening on {bot.url}")
     bot.thread.join()
 
+
+main.add_command(admin)
 
 if __name__ == "__main__":
     main()

@@ -18,6 +18,7 @@ from rq.job import get_current_job
 import engine.bots
 from arena.policy import fallback_move
 from core.errors import MoveConflict
+from core.redis.connections import settings_client
 from core.settings import Settings
 from core.tables.store import TableStatus, TableStore, house_seats_to_act
 
@@ -51,9 +52,9 @@ def drive_table(table_id: str, prefix: str, connection: redis.Redis | None = Non
     settings = Settings.from_env()
     if connection is None:
         job = get_current_job()
-        connection = job.connection if job is not None else redis.Redis.from_url(settings.redis_url)
+        connection = job.connection if job is not None else settings_client(settings)
     store = TableStore(connection, prefix, finished_ttl=settings.finished_table_ttl,
-                       idle_ttl=settings.idle_table_ttl)
+                       idle_ttl=settings.idle_table_ttl, wait_ms=settings.redis_wait_ms)
     made = 0
     while made < MAX_MOVES_PER_JOB:
         record = store.load_table(table_id)

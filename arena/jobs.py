@@ -1,8 +1,9 @@
 """RQ jobs: thin functions over ids. All the work is in arena.match (play) and core.arena.store (persist).
 
-``run_match(match_id, prefix)``: job id = match id. It may run more than once (RQ Retry after an exception,
-or the scheduler re-enqueueing a match whose worker was SIGKILLed); each run plays the match from scratch and
-the rating script applies at most one result per match.
+``run_match(match_id, prefix)``: job id = match id (a ladder match's, or a challenge's: the same code plays
+both and stores a challenge unrated, ``core.arena.challenges``). It may run more than once (RQ Retry after
+an exception, or the scheduler re-enqueueing a match whose worker was SIGKILLed); each run plays the match
+from scratch and the rating script applies at most one result per match.
 """
 
 from __future__ import annotations
@@ -20,6 +21,8 @@ from arena.botclient import BotClient, ClientPool
 from arena.match import MatchAbandoned, MatchRunner, make_drivers
 from arena.policy import Outcome
 from arena.workers import STOPPING
+from core import metrics
+from core.arena.challenges import ChallengeStore
 from core.arena.live import LiveFeed
 from core.arena.model import FINAL_STATUSES, LadderConfig, MatchSpec, MatchStatus, MemberKind
 from core.arena.netguard import policy_refusal
@@ -38,7 +41,7 @@ def _store(prefix: str) -> ArenaStore:
     conn = _connection()
     key = (id(conn.connection_pool), prefix)
     if key not in _STORES:
-        _STORES[key] = ArenaStore(conn, prefix)
+        _STORES[key] = ArenaStore(conn, prefix, wait_ms=Settings.from_env().redis_wait_ms)
     return _STORES[key]
 
 
@@ -66,8 +69,13 @@ def _connection() -> redis.Redis:
 
 
 def run_match(match_id: str, prefix: str) -> dict[str, Any]:
-    """RQ entry point: play match `match_id` and apply its rating (at most once)."""
-    return play_match(_store(prefix), match_id)
+    """RQ entry point: play match `match_id` and apply its rating (at most once). A Redis error fails the
+    attempt (RQ retries it, the scheduler recovers it after that) and is counted."""
+    try:
+        return play_match(_store(prefix), match_id)
+    except redis.RedisError as exc:
+        metrics.count_redis_error("worker", exc)
+        raise
 
 
 def play_match(store: ArenaStore, match_id: str, worker: str | None = None,
@@ -88,13 +96,18 @@ def play_match(store: ArenaStore, match_id: str, worker: str | None = None,
     if doc is None or doc["status"] in FINAL_STATUSES:
         return {"match": match_id, "status": doc["status"] if doc else "missing", "applied": False}
     spec = spec.for_attempt(doc["attempts"])
+    metrics.MATCHES_STARTED.labels(spec.ladder_id).inc()
     refused = refused_urls(spec, settings.allow_private_urls)
     if refused:
         # Seated before the address policy refused its URL (an operator stopped allowing private URLs): the
         # arena's refusal is no fault of the bot's. No card is dealt, nobody is rated, the bot is paused.
         store.block_urls(refused)
         reason = "the address policy refuses the URL of " + ", ".join(sorted(refused))
-        store.abort_match(spec.ladder_id, match_id, reason)
+        if spec.challenge:
+            ChallengeStore(store).abort(match_id, reason)
+        else:
+            store.abort_match(spec.ladder_id, match_id, reason)
+        metrics.MATCHES_FINISHED.labels(spec.ladder_id, "aborted").inc()
         return {"match": match_id, "status": MatchStatus.ABORTED.value, "applied": False, "aborted": reason}
     urls = [m.url for m in spec.entrants if m.kind is MemberKind.HTTP and m.url]
     with CLIENTS.lease(urls, settings.allow_private_urls) as clients:
@@ -106,10 +119,19 @@ def play_match(store: ArenaStore, match_id: str, worker: str | None = None,
             result = runner.run()
         except MatchAbandoned as stopped:
             store.abandon_attempt(match_id, worker, str(stopped))
+            metrics.MATCHES_GIVEN_BACK.labels(spec.ladder_id).inc()
             return {"match": match_id, "status": MatchStatus.QUEUED.value, "applied": False,
                     "stopped": str(stopped)}
+    if spec.challenge:  # stored unrated, on no ladder (core.arena.challenges)
+        applied = ChallengeStore(store).finish(spec, result, doc)
+        if applied:
+            metrics.MATCHES_FINISHED.labels(spec.ladder_id, MatchStatus.PLAYED.value).inc()
+        return {"match": match_id, "status": MatchStatus.PLAYED.value, "applied": applied,
+                "places": result.places}
     applied = store.apply_result(spec, result, doc)
     status = MatchStatus.RATED if result.rated else MatchStatus.VOID
+    if applied:  # once per match: a re-run whose result was already applied is not a second ending
+        metrics.MATCHES_FINISHED.labels(spec.ladder_id, status.value).inc()
     return {"match": match_id, "status": status.value, "applied": applied,
             "places": result.places, "deltas": result.deltas}
 
@@ -139,7 +161,7 @@ def table_hosts(store: ArenaStore, spec: MatchSpec, settings: Settings) -> Any:
     from core.tables.store import TableStore
 
     tables = TableStore(store.redis, store.prefix, finished_ttl=settings.finished_table_ttl,
-                        idle_ttl=settings.idle_table_ttl)
+                        idle_ttl=settings.idle_table_ttl, wait_ms=settings.redis_wait_ms)
     return lambda game_no, seating, seed: TableHost(tables, spec, seating, game_no, seed)
 
 

@@ -23,6 +23,7 @@ import engine
 from arena.botclient import PROTOCOL_VERSION, BotClient, CallResult
 from arena.policy import Outcome, fallback_move
 from arena.polling import PollDriver, StaleMove
+from core import metrics
 from core.arena.elo import match_deltas, standings
 from core.arena.model import REFERENCE_BOT, BotCallStats, MatchResult, MatchSpec, Member, MemberKind, Strike
 
@@ -178,11 +179,14 @@ class MatchRunner:
             records.append(game.record())
         low_wins = engine.rules_for(spec.game).low_wins
         standing = standings(dict(totals), low_wins, self.forfeited)
+        # A challenge moves no rating: its deltas are zero and it is not rated, whatever the standings.
+        deltas = ({b: 0.0 for b in totals} if spec.challenge
+                  else match_deltas(spec.pre_ratings, spec.pre_matches, standing))
         return MatchResult(
             match_id=spec.match_id, totals=dict(totals), places=standing.places,
-            deltas=match_deltas(spec.pre_ratings, spec.pre_matches, standing), winners=standing.winners,
+            deltas=deltas, winners=standing.winners,
             forfeited=sorted(self.forfeited), strikes=self.strikes, calls=self.calls, games=games,
-            records=records, seed=spec.seed, rated=standing.rated,
+            records=records, seed=spec.seed, rated=standing.rated and not spec.challenge,
         )
 
     def table_id(self, game_no: int) -> str:
@@ -271,11 +275,23 @@ class MatchRunner:
             # illegal move, not an ok call.
             outcome = failure.value if failure is not None else answer.call.outcome.value
             self.calls[bot_id].add("move", outcome, answer.call.latency_ms)
+        if answer.call is not None:
+            metrics.BOT_LATENCY.labels(self.spec.ladder_id).observe(answer.call.latency_ms / 1000.0)
         if answer.move is not None and failure is None:
+            self._count_decision(bot_id, None)
             return
         version = game.version
         if self._apply_fallback(game, seat, decision):
-            self._strike(bot_id, game_no, version, failure or Outcome.PROTOCOL_ERROR, detail)
+            reason = failure or Outcome.PROTOCOL_ERROR
+            self._count_decision(bot_id, reason.value)
+            self._strike(bot_id, game_no, version, reason, detail)
+        else:
+            self._count_decision(bot_id, None)  # a polling bot's own move came in first
+
+    def _count_decision(self, bot_id: str, outcome: str | None) -> None:
+        """One decision of a ladder bot (not a house bot's) in the metrics, by its bounded outcome."""
+        if bot_id in self.calls:
+            metrics.BOT_DECISIONS.labels(self.spec.ladder_id, metrics.decision_outcome(outcome)).inc()
 
     @staticmethod
     def _apply_fallback(game: Any, seat: int, decision: dict[str, Any]) -> bool:

@@ -10,6 +10,7 @@ Each tick, for every ladder:
    is given how often each pair of members has met (counted here as matches are created, starting from the
    ladder's recent matches) and how long each free bot has been free, so bots of fast matches wait a
    bounded time for the slow ones instead of playing only among themselves.
+Challenges (core.arena.challenges) are recovered the same way as step 2, from their own pending set.
 Every `health_every_s`, HTTP members get a health-check job (3 failures in a row pause them; a paused bot's
 checks back off, see health_interval). A bot whose URL the address policy refuses (private addresses no longer
 allowed) is paused with that reason before it can be seated, and matched again once its URL is allowed.
@@ -40,32 +41,40 @@ import redis
 from rq import Queue
 from rq.exceptions import NoSuchJobError
 from rq.job import Job, JobStatus
+from rq.utils import now as rq_now
 
 from arena.jobs import enqueue_health_check, enqueue_match
 from arena.ladder_quality import pair_meetings
 from arena.matchmaking import Candidate, pick_table
-from core import keys
+from core import keys, metrics
+from core.arena.challenges import JOB_TIMEOUT_S as CHALLENGE_JOB_TIMEOUT_S
+from core.arena.challenges import ChallengeStore
 from core.arena.model import FINAL_STATUSES, LadderConfig, MatchSpec, MatchStatus, Member, MemberKind
+from core.arena.moderation import is_suspended, public_name
 from core.arena.netguard import policy_refusal
 from core.arena.presence import present_bots
 from core.arena.store import HEALTH_FAILURES_TO_PAUSE, STOPPED_REASON, ArenaStore
+from core.queues import enqueue_challenge
+from core.redis.connections import settings_client
 from core.settings import Settings
 from engine.seeds import new_seed
 
 log = logging.getLogger("arena.scheduler")
 MAX_ATTEMPTS = 3
+CHALLENGE_GRACE_S = 30.0
 HEALTH_BACKOFF_MAX_S = 1800.0  # a paused bot's health checks back off to one per half hour at most
 
 
 def registered_members(conn: redis.Redis, prefix: str, game: str) -> list[Member]:
-    """Enabled registered bots that play `game`: HTTP members if they have a URL, polling ones otherwise."""
+    """Enabled registered bots that play `game`, less those an operator suspended (core.arena.moderation):
+    HTTP members if they have a URL, polling ones otherwise, named as the public sees them."""
     index = conn.zrange(keys.bots_index(prefix), 0, -1)
     pipe = conn.pipeline(transaction=False)
     for bot_id in index:
         pipe.hgetall(keys.bot(prefix, bot_id))
     members = []
     for raw in pipe.execute():
-        if not raw or raw.get("enabled") != "1":
+        if not raw or raw.get("enabled") != "1" or is_suspended(raw):
             continue
         try:
             games = json.loads(raw.get("games", "[]"))
@@ -75,7 +84,7 @@ def registered_members(conn: redis.Redis, prefix: str, game: str) -> list[Member
             continue
         url = raw.get("url") or None
         kind = MemberKind.HTTP if url else MemberKind.POLL
-        members.append(Member(raw["bot_id"], kind, url=url, name=raw.get("name")))
+        members.append(Member(raw["bot_id"], kind, url=url, name=public_name(raw)))
     return members
 
 
@@ -98,6 +107,7 @@ class Scheduler:
     _url_checked: dict[tuple[str, str], float] = field(default_factory=dict)  # (bot, url) -> when
     _meetings: dict[str, Counter[frozenset[str]]] = field(default_factory=dict)  # per ladder
     _free_since: dict[str, dict[str, float]] = field(default_factory=dict)  # per ladder: bot -> monotonic
+    challenge_queue: Queue | None = None  # where lost challenges are queued again (None: not recovered here)
 
     def tick(self) -> dict[str, int]:
         counts = {"created": 0, "requeued": 0, "aborted": 0, "health_checks": 0, "forgotten": 0}
@@ -110,6 +120,7 @@ class Scheduler:
             busy = self.recover(ladder, counts)
             counts["created"] += self.fill(ladder, members, busy)
             counts["forgotten"] += self.store.trim_recent(ladder.ladder_id, self.settings.keep_matches)
+        self.recover_challenges(counts)
         counts["health_checks"] = self.schedule_health_checks(http_members)
         # Forget the URLs bots no longer have: a bot that goes back to one is checked again at once.
         self._url_checked = {(bot_id, url): at for (bot_id, url), at in self._url_checked.items()
@@ -163,6 +174,30 @@ class Scheduler:
             busy.update(m["bot_id"] for m in doc["spec"]["entrants"])
         return busy
 
+    def recover_challenges(self, counts: dict[str, int]) -> None:
+        """Challenges whose worker died or whose job failed for good: queued again (a re-run deals fresh
+        cards), or aborted after MAX_ATTEMPTS; finished ones stop counting as pending. The API enqueues a
+        challenge just after creating it, so a job missing for less than ``CHALLENGE_GRACE_S`` is not lost."""
+        if self.challenge_queue is None:
+            return
+        challenges = ChallengeStore(self.store)
+        for match_id in challenges.pending():
+            doc = self.store.match(match_id)
+            if doc is None or doc["status"] in FINAL_STATUSES:
+                challenges.release(match_id, doc)
+                continue
+            problem = self._problem(match_id, doc["status"])
+            if problem is None or (problem == "job missing"
+                                   and time.time() - doc.get("created", 0.0) < CHALLENGE_GRACE_S):
+                continue
+            if doc.get("attempts", 0) - doc.get("stopped", 0) >= MAX_ATTEMPTS:
+                challenges.abort(match_id, f"{problem}; gave up after {doc.get('attempts', 0)} attempts")
+                counts["aborted"] += 1
+                continue
+            self.store.requeue_match(match_id, problem)
+            enqueue_challenge(self.challenge_queue, match_id, self.store.prefix, CHALLENGE_JOB_TIMEOUT_S)
+            counts["requeued"] += 1
+
     def _problem(self, match_id: str, status: str) -> str | None:
         # Lease gone but the match not final: the worker died mid-match (or lost Redis for a lease).
         if (status == MatchStatus.RUNNING and self.store.lease_holder(match_id) is None
@@ -170,14 +205,31 @@ class Scheduler:
             return "worker lost (lease expired)"
         if status == MatchStatus.QUEUED:
             try:
-                job_status = Job.fetch(match_id, connection=self.queue.connection).get_status()
+                job = Job.fetch(match_id, connection=self.queue.connection)
+                job_status = job.get_status()
             except NoSuchJobError:
                 return "job missing"
             if job_status in (JobStatus.FAILED, JobStatus.STOPPED, JobStatus.CANCELED):
                 return f"job {job_status}"
             if job_status == JobStatus.FINISHED:  # a stopping worker gave the match back (abandon_attempt)
                 return STOPPED_REASON
+            if self._stranded(job, job_status):
+                return "job stranded (its worker lost Redis before the match started)"
         return None
+
+    def _stranded(self, job: Job, job_status: JobStatus | None) -> bool:
+        """Whether a worker took the match's job and lost Redis before the match started (the primary died
+        under it, say): started for RQ, but the match never got a lease; or taken off the queue (into RQ's
+        list of jobs being handed over) and never started. RQ itself gives such a job up only when its
+        timeout has passed (an hour for a match). Both states last milliseconds in a live worker: one older
+        than two shortest leases is stranded.
+        """
+        since = job.started_at if job_status == JobStatus.STARTED else job.enqueued_at
+        if since is None or (rq_now() - since).total_seconds() < 2 * self.settings.min_lease_s:
+            return False
+        if job_status == JobStatus.STARTED:
+            return True
+        return job_status == JobStatus.QUEUED and self.queue.get_job_position(job.id) is None
 
     def fill(self, ladder: LadderConfig, members: list[Member], busy: set[str]) -> int:
         active = len(self.store.active_matches(ladder.ladder_id))
@@ -279,12 +331,13 @@ def health_interval(every_s: float, failures: int, max_s: float = HEALTH_BACKOFF
 def run_forever(settings: Settings, ladders: list[LadderConfig] | None = None,
                 stop_after_s: float | None = None) -> None:
     """The scheduler process: install ladders, then tick until stopped (holding a lock while alive)."""
-    conn = redis.Redis.from_url(settings.redis_url)
+    conn = settings_client(settings)
     store = ArenaStore(conn, settings.prefix)
     for ladder in ladders or []:
         if store.ladder(ladder.ladder_id) is None:
             store.save_ladder(ladder)
-    scheduler = Scheduler(store, Queue(settings.queue_name, connection=conn), settings)
+    scheduler = Scheduler(store, Queue(settings.queue_name, connection=conn), settings,
+                          challenge_queue=Queue(settings.challenge_queue_name, connection=conn))
     me = f"{socket.gethostname()}:{os.getpid()}"
     lock = keys.arena_scheduler_lock(settings.prefix)
     started = time.monotonic()
@@ -304,6 +357,7 @@ def run_forever(settings: Settings, ladders: list[LadderConfig] | None = None,
                 if any(counts.values()):
                     log.info("tick: %s", counts)
         except redis.RedisError as exc:  # Redis restarting: keep trying, state is all in Redis
+            metrics.count_redis_error("scheduler", exc)
             log.warning("tick failed: %s", exc)
         stopping.wait(settings.tick_s)
     with contextlib.suppress(redis.RedisError):  # let a successor take over at once

@@ -54,7 +54,9 @@ import redis
 from rq import SimpleWorker, Worker
 from rq.timeouts import TimerDeathPenalty
 
+from core import metrics
 from core.errors import store_error
+from core.redis.connections import settings_client
 from core.settings import Settings
 
 POLL_S = 1  # an idle thread's longest blocking dequeue: how long a stop request may take to reach it
@@ -72,11 +74,16 @@ STEADY_S = 30.0
 # An analysis is CPU-bound for as long as its budget allows and nobody waits on it by the second; a match has
 # deadlines. At the lowest priority the analysis worker runs on the CPU the match workers leave idle.
 ANALYSIS_NICENESS = 19
+# Challenges (unrated matches people ask for) run in workers of their own, below the ladder's: at this nice
+# level the ladder's match workers take the CPU first, and a flood of challenges never slows the ladder much
+# (``python -m tools.challenge_pace`` measures it). Their matches wait on bots as ladder matches do: threads.
+CHALLENGE_NICENESS = 10
+CHALLENGE_THREADS = 4
 
 
 def run_worker(settings: Settings, queues: Sequence[str] = (), *, house: bool = False,
-               analysis: bool = False, threads: int | None = None, simple: bool = False, burst: bool = False,
-               niceness: int | None = None) -> None:
+               analysis: bool = False, challenges: bool = False, threads: int | None = None,
+               simple: bool = False, burst: bool = False, niceness: int | None = None) -> None:
     """Serve the queues until stopped by SIGTERM/SIGINT (or, with `burst`, until they are empty).
 
     `threads`: matches in flight (default ``settings.worker_threads``; 1 for house bots and analyses, which
@@ -84,11 +91,16 @@ def run_worker(settings: Settings, queues: Sequence[str] = (), *, house: bool = 
     """
     if niceness is None and analysis:
         niceness = ANALYSIS_NICENESS
+    if niceness is None and challenges:
+        niceness = CHALLENGE_NICENESS
     if niceness:
         lower_priority(niceness)
-    connection = redis.Redis.from_url(settings.redis_url)
+    connection = settings_client(settings)
     names = list(queues) or [settings.house_queue_name if house else
-                             settings.analysis_queue_name if analysis else settings.queue_name]
+                             settings.analysis_queue_name if analysis else
+                             settings.challenge_queue_name if challenges else settings.queue_name]
+    if threads is None and challenges:
+        threads = CHALLENGE_THREADS
     if threads is None:  # house-bot jobs and analyses wait on no bot (CPU-bound, in-process): one at a time
         threads = 1 if house or analysis else settings.worker_threads
     if threads > 1:
@@ -151,6 +163,7 @@ def serve_one_job_at_a_time(queues: Sequence[str], connection: redis.Redis, simp
             # jobs (a write refused by a full Redis, a Redis timeout): that is no reason to stop serving.
             reason = "RQ's work loop ended on an error"
         except redis.RedisError as exc:
+            metrics.count_redis_error("worker", exc)
             if store_error(exc) is None:  # not Redis gone or refusing writes (out of memory or disk): a bug
                 raise
             reason = f"lost Redis ({exc})"
@@ -383,6 +396,8 @@ class WorkerPool:
                 backoff = None
             except Exception as exc:  # noqa: BLE001 - a bug must not shrink the pool for good either
                 backoff = restart_delay(backoff, time.monotonic() - started)
+                if isinstance(exc, redis.RedisError):
+                    metrics.count_redis_error("worker", exc)
                 if isinstance(exc, redis.RedisError) and store_error(exc) is not None:  # gone, or out of room
                     LOG.warning("thread %d lost Redis (%s); new worker in %.1f s", index, exc, backoff)
                 else:

@@ -53,6 +53,12 @@ class BotNotFound(NotFound):
         self.bot_id = bot_id
 
 
+class AccountNotFound(NotFound):
+    def __init__(self, account_id: str) -> None:
+        super().__init__(f"no account {account_id!r}")
+        self.account_id = account_id
+
+
 class AnalysisNotFound(NotFound):
     def __init__(self) -> None:
         super().__init__("this analysis was never asked for (or has expired): POST to this URL to start it")
@@ -75,6 +81,12 @@ class MatchNotFound(NotFound):
         self.match_id = match_id
 
 
+class ChallengeNotFound(NotFound):
+    def __init__(self, challenge_id: str) -> None:
+        super().__init__(f"no challenge {challenge_id!r}")
+        self.challenge_id = challenge_id
+
+
 class MatchGameNotFound(NotFound):
     def __init__(self, match_id: str, games: int) -> None:
         super().__init__(f"match {match_id} has games 0..{games - 1}")
@@ -94,16 +106,53 @@ class BotNotOnLadder(NotFound):
 
 
 class TokenRequired(DomainError):
-    """No token was given; ``kind`` is "seat" or "owner", ``realm`` what it protects ("seat" or "bot")."""
+    """No token was given; ``kind`` is "seat", "owner" or "API key", ``realm`` what it protects ("seat",
+    "bot" or "account")."""
 
     def __init__(self, kind: str, realm: str) -> None:
-        super().__init__(f"send the {kind} token as 'Authorization: Bearer <token>'")
+        noun = kind if kind.endswith("key") else f"{kind} token"
+        super().__init__(f"send the {noun} as 'Authorization: Bearer <token>'")
         self.kind = kind
         self.realm = realm
 
 
 class BadToken(DomainError):
     """A token was given but it does not hold what it was shown for."""
+
+
+class AdminClosed(DomainError):
+    """The admin API is closed: the operator set no token (``TA_ADMIN_TOKEN``)."""
+
+    def __init__(self) -> None:
+        super().__init__("the admin API is closed: this service has no operator token (TA_ADMIN_TOKEN)")
+
+
+class AdminTokenRequired(TokenRequired):
+    """An admin request without a bearer token."""
+
+    def __init__(self) -> None:
+        super().__init__("operator", "admin")
+
+
+class AdminForbidden(DomainError):
+    """A bearer token that is not the operator's (a bot owner's, a seat's, an account's or a wrong one)."""
+
+    def __init__(self) -> None:
+        super().__init__("this token is not the operator's token")
+
+
+class AccountDisabled(BadToken):
+    """The API key is the current key of an account an operator has disabled: it manages nothing until the
+    account is enabled again."""
+
+    def __init__(self, account_id: str) -> None:
+        super().__init__(f"account {account_id} is disabled by the operator: its key manages nothing; "
+                         "ask the operator why")
+        self.account_id = account_id
+
+
+class MetricsClosed(DomainError):
+    """``/metrics`` is not served here: no operator token is set, or metrics have an address of their own."""
 
 
 # --- requests the rules of the house refuse ----------------------------------------------------------------
@@ -138,6 +187,10 @@ class UnsafeURL(Invalid):
         super().__init__(reason, errors={"url": [reason]})
 
 
+class BadChallenge(Invalid):
+    """A challenge whose bots, game or format do not fit together (``errors`` names the field)."""
+
+
 class LadderRequired(Invalid):
     """A bot on several ladders was asked about without saying which one."""
 
@@ -161,11 +214,12 @@ class NameTaken(Conflict):
 
 
 class NameReserved(Conflict):
-    """The name reads as a house bot's (core.arena.names): ``resembles`` names which, or its family."""
+    """The name reads as a house bot's (core.arena.names): ``resembles`` names which, or its family; or it
+    reads as the name public views give a bot whose name the operator hid (``detail`` says so)."""
 
-    def __init__(self, name: str, resembles: str) -> None:
-        super().__init__(f"{name!r} reads as the house name {resembles!r}: house bot names, their numbered "
-                         "families and look-alikes of them are reserved; choose another name")
+    def __init__(self, name: str, resembles: str, detail: str | None = None) -> None:
+        super().__init__(detail or f"{name!r} reads as the house name {resembles!r}: house bot names, their "
+                         "numbered families and look-alikes of them are reserved; choose another name")
         self.name = name
         self.resembles = resembles
 
@@ -174,7 +228,7 @@ class NameReserved(Conflict):
 
 
 class QuotaExceeded(Conflict):
-    """A cap on registered bots is reached: ``quota`` names which (``per_address`` or
+    """A cap on registered bots is reached: ``quota`` names which (``per_address``, ``per_account`` or
     ``per_owner_per_ladder``), ``limit`` its value and ``game`` the ladder's game for a per-ladder cap."""
 
     def __init__(self, detail: str, quota: str, limit: int, game: str | None = None) -> None:
@@ -188,6 +242,18 @@ class QuotaExceeded(Conflict):
         if self.game is not None:
             extra["game"] = self.game
         return extra
+
+
+class ChallengeNotAccepted(Conflict):
+    """A bot of another owner that does not take challenges (its owner has not set ``accepts_challenges``),
+    or one that cannot play now (disabled, suspended): ``bot_id`` names it."""
+
+    def __init__(self, bot_id: str, why: str) -> None:
+        super().__init__(f"bot {bot_id} cannot be challenged: {why}")
+        self.bot_id = bot_id
+
+    def fields(self) -> dict[str, Any]:
+        return {"bot_id": self.bot_id}
 
 
 class SeatNotOpen(Conflict):
@@ -224,6 +290,25 @@ class MatchNotPublished(Conflict):
         super().__init__(f"match {match_id} is {status}; replays are published when it has been played "
                          "to the end (rated or void)")
         self.match_id = match_id
+
+
+class MatchNotVoidable(Conflict):
+    """Only a rated match can be voided by an operator: ``status`` is the match's (``void`` when it is void
+    already, by the operator (``voided``) or because every bot forfeited)."""
+
+    def __init__(self, match_id: str, status: str, voided: bool = False) -> None:
+        if voided:
+            why = "it has been voided already"
+        elif status == "void":
+            why = "it is void already (every bot forfeited: it moved no rating)"
+        else:
+            why = f"it is {status}; only a rated match can be voided"
+        super().__init__(f"match {match_id} cannot be voided: {why}")
+        self.match_id = match_id
+        self.status = status
+
+    def fields(self) -> dict[str, Any]:
+        return {"match_status": self.status}
 
 
 class MoveConflict(Conflict):
@@ -290,6 +375,31 @@ class RateLimited(DomainError):
         super().__init__(f"rate limit exceeded ({limit}); retry after the Retry-After delay")
         self.limit = limit
         self.retry_after = max(1, retry_after)
+
+
+class ChallengeQuotaExceeded(DomainError):
+    """One owner has its share of challenges: ``quota`` is ``pending`` (queued or running at once) or
+    ``per_day`` (created this UTC day), ``limit`` its value; ``retry_after`` seconds is a fair wait."""
+
+    def __init__(self, quota: str, limit: int, retry_after: int) -> None:
+        what = ("challenges queued or running at once" if quota == "pending"
+                else "challenges created in one UTC day")
+        super().__init__(f"this owner has reached its {limit} {what}; retry in {retry_after} s")
+        self.quota = quota
+        self.limit = limit
+        self.retry_after = max(1, retry_after)
+
+    def fields(self) -> dict[str, Any]:
+        return {"quota": self.quota, "limit": self.limit}
+
+
+class ChallengeQueueFull(DomainError):
+    """Too many challenges are queued or running, of all owners; ``retry_after`` seconds is a fair wait."""
+
+    def __init__(self, pending: int, retry_after: int) -> None:
+        super().__init__(f"{pending} challenges are queued or running, the most the arena takes at once; "
+                         f"retry in {retry_after} s")
+        self.retry_after = retry_after
 
 
 class AnalysisQueueFull(DomainError):

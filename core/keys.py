@@ -69,6 +69,23 @@ def owner_game_bots(prefix: str, owner: str, game: str) -> str:
     return f"{prefix}owner:{owner}:game:{game}:bots"
 
 
+# --- accounts ----------------------------------------------------------------------------------------------
+
+def account(prefix: str, account_id: str) -> str:
+    """Hash: an account record (created, key_hash — the sha256 of its API key, never the key —, disabled)."""
+    return f"{prefix}account:{account_id}"
+
+
+def account_key(prefix: str, key_hash: str) -> str:
+    """String: the account id whose current API key hashes to `key_hash` (how a key finds its account)."""
+    return f"{prefix}accountkey:{key_hash}"
+
+
+def accounts_index(prefix: str) -> str:
+    """Sorted set: account id scored by creation time."""
+    return f"{prefix}accounts"
+
+
 # --- infrastructure ----------------------------------------------------------------------------------------
 
 def rate_limit_prefix(prefix: str) -> str:
@@ -214,6 +231,51 @@ def arena_scheduler_lock(prefix: str) -> str:
 def arena_queue(prefix: str) -> str:
     """RQ queue name for match jobs."""
     return f"{prefix.rstrip(':')}-arena"
+
+
+def challenge_queue(prefix: str) -> str:
+    """RQ queue name for challenge matches (their own workers, below the ladder's: docs/arena.md)."""
+    return f"{prefix.rstrip(':')}-challenges"
+
+
+def challenges_pending(prefix: str) -> str:
+    """Sorted set: ids of every queued or running challenge, scored by creation time (the global cap counts
+    it, the scheduler recovers from it)."""
+    return f"{prefix}challenges:pending"
+
+
+def challenges_owner_pending(prefix: str, owner: str) -> str:
+    """Sorted set: ids of one owner's queued or running challenges, scored by creation time."""
+    return f"{prefix}challenges:owner:{owner}:pending"
+
+
+def challenges_owner_day(prefix: str, owner: str, day: str) -> str:
+    """Counter with TTL: challenges one owner created on UTC day `day` (YYYYMMDD)."""
+    return f"{prefix}challenges:owner:{owner}:day:{day}"
+
+
+# --- moderation ---------------------------------------------------------------------------------------------
+
+def admin_suspended(prefix: str) -> str:
+    """Set: ids of the bots an operator has suspended (the bot hash's ``suspended`` field is the authority;
+    this lists them)."""
+    return f"{prefix}admin:suspended"
+
+
+def admin_hidden(prefix: str) -> str:
+    """Set: ids of the bots whose name an operator has hidden from public views."""
+    return f"{prefix}admin:hidden"
+
+
+def admin_audit(prefix: str) -> str:
+    """Stream, capped: every operator action (who, what, target, reason, when)."""
+    return f"{prefix}admin:audit"
+
+
+def admin_refusals(prefix: str) -> str:
+    """Sorted set, bounded: client address scored by how many requests the per-address limits and the bot
+    quota refused it."""
+    return f"{prefix}admin:refusals"
 
 
 # --- game analysis -----------------------------------------------------------------------------------------

@@ -23,3 +23,14 @@ def enqueue_analysis(queue: Queue, subject_key: str, prefix: str) -> None:
     so RQ keeps the job itself only briefly and never retries it (a new request does)."""
     queue.enqueue(ANALYSE_GAME, subject_key, prefix, job_timeout=ANALYSIS_JOB_TIMEOUT_S, result_ttl=60,
                   failure_ttl=3600, description=f"analysis {subject_key}")
+
+
+RUN_MATCH = "arena.jobs.run_match"
+
+
+def enqueue_challenge(queue: Queue, match_id: str, prefix: str, timeout_s: int) -> None:
+    """Play a challenge's match (``arena.jobs.run_match``, which stores it unrated) on the challenges' queue;
+    the job id is the match id, as for ladder matches, and exceptions re-run it at once."""
+    queue.enqueue_call(RUN_MATCH, args=(match_id, prefix), job_id=match_id, timeout=timeout_s,
+                       retry=Retry(max=2), result_ttl=3600, failure_ttl=7 * 24 * 3600,
+                       description=f"challenge {match_id}")

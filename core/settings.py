@@ -77,12 +77,20 @@ class Settings:
     # address) on each ladder, i.e. bots of one owner listing one game.
     max_bots_per_address: int = 10
     max_bots_per_owner_per_ladder: int = 3
+    # Bots one account may hold in all (core/accounts.py); its bots per ladder are capped by the line above.
+    max_bots_per_account: int = 10
     # Game analyses (api/blueprints/analysis.py): analyses queued or running at once (beyond it: 503 with
     # Retry-After) and of one client address (its share: beyond it 429), and the search budget per decision
     # when the request names none.
     max_pending_analyses: int = 20
     max_pending_analyses_per_client: int = 3
     analysis_budget_ms: int = ANALYSIS_BUDGET_MS
+    # Challenges (core/arena/challenges.py): queued or running at once per owner (an account, or the address
+    # that registered its bots), created per owner per UTC day (beyond either: 429), and of all owners at
+    # once (beyond it: 503).
+    max_pending_challenges_per_owner: int = 2
+    max_challenges_per_owner_per_day: int = 50
+    max_pending_challenges: int = 20
     # A gevent worker's seat reads and moves share one pipelined Redis connection (docs/api.md); off: a
     # connection per call in flight, for a Redis proxy that does not take pipelined commands.
     redis_pipelining: bool = True
@@ -107,7 +115,12 @@ class Settings:
     # Redis Sentinel: when named, every process asks these sentinels for the current primary of the service.
     redis_sentinels: tuple[str, ...] = ()
     redis_sentinel_service: str = "trick-arena"
-    # Where the arena processes serve their own Prometheus metrics ("host:port"); None: they serve none.
+    # A move or a match result is acknowledged only once a replica has it (Redis WAIT 1 <ms> on the commit's
+    # connection), or after this many milliseconds without one; 0: acknowledged at once (asynchronous
+    # replication: a failover may lose the last writes). docs/reliability.md has the cost.
+    redis_wait_ms: int = 0
+    # Where `python -m arena metrics` serves this machine's Prometheus metrics ("host:port"); when set, the
+    # API's own /metrics is closed (docs/metrics.md). None: the API serves them.
     metrics_bind: str | None = None
 
     @classmethod
@@ -134,10 +147,16 @@ class Settings:
             max_bots_per_address=int(env.get("TA_MAX_BOTS_PER_ADDRESS", default.max_bots_per_address)),
             max_bots_per_owner_per_ladder=int(env.get("TA_MAX_BOTS_PER_OWNER_PER_LADDER",
                                                       default.max_bots_per_owner_per_ladder)),
+            max_bots_per_account=int(env.get("TA_MAX_BOTS_PER_ACCOUNT", default.max_bots_per_account)),
             max_pending_analyses=int(env.get("TA_MAX_PENDING_ANALYSES", default.max_pending_analyses)),
             max_pending_analyses_per_client=int(env.get("TA_MAX_PENDING_ANALYSES_PER_CLIENT",
                                                         default.max_pending_analyses_per_client)),
             analysis_budget_ms=int(env.get("TA_ANALYSIS_BUDGET_MS", default.analysis_budget_ms)),
+            max_pending_challenges_per_owner=int(env.get("TA_MAX_PENDING_CHALLENGES_PER_OWNER",
+                                                         default.max_pending_challenges_per_owner)),
+            max_challenges_per_owner_per_day=int(env.get("TA_MAX_CHALLENGES_PER_OWNER_PER_DAY",
+                                                         default.max_challenges_per_owner_per_day)),
+            max_pending_challenges=int(env.get("TA_MAX_PENDING_CHALLENGES", default.max_pending_challenges)),
             redis_pipelining=flag("TA_REDIS_PIPELINING", default.redis_pipelining),
             max_content_length=int(env.get("TA_MAX_CONTENT_LENGTH", default.max_content_length)),
             finished_table_ttl=int(env.get("TA_FINISHED_TABLE_TTL", default.finished_table_ttl)),
@@ -154,6 +173,7 @@ class Settings:
             limit_account_creation=env.get("TA_LIMIT_ACCOUNT_CREATION", default.limit_account_creation),
             redis_sentinels=words(env.get("REDIS_SENTINELS", "")),
             redis_sentinel_service=env.get("REDIS_SENTINEL_SERVICE", default.redis_sentinel_service),
+            redis_wait_ms=max(0, int(env.get("TA_REDIS_WAIT_MS", default.redis_wait_ms))),
             metrics_bind=env.get("TA_METRICS_BIND") or None,
         )
 
@@ -173,6 +193,11 @@ class Settings:
         """The game analyses' queue (the API and `python -m arena worker --analysis`)."""
         return self.analysis_queue or keys.analysis_queue(self.prefix)
 
+    @property
+    def challenge_queue_name(self) -> str:
+        """The challenges' queue (the API and `python -m arena worker --challenges`)."""
+        return keys.challenge_queue(self.prefix)
+
     def flask_config(self, overrides: Mapping[str, Any] | None = None) -> dict[str, Any]:
         """The API's Flask config: these settings, then ``overrides`` (create_app's dict) on top.
 
@@ -183,16 +208,21 @@ class Settings:
             "KEY_PREFIX": self.prefix,
             "RQ_QUEUE": self.house_queue,
             "ANALYSIS_QUEUE": self.analysis_queue,
+            "CHALLENGE_QUEUE": None,  # always derived from the final KEY_PREFIX (below), as the worker does
             "ALLOW_PRIVATE_BOT_URLS": self.allow_private_urls,
             "LIMIT_REGISTRATION": self.limit_registration,
             "LIMIT_TABLE_CREATION": self.limit_table_creation,
             "LIMIT_SEAT_POSTS": self.limit_seat_posts,
             "MAX_BOTS_PER_ADDRESS": self.max_bots_per_address,
             "MAX_BOTS_PER_OWNER_PER_LADDER": self.max_bots_per_owner_per_ladder,
+            "MAX_BOTS_PER_ACCOUNT": self.max_bots_per_account,
             "LIMIT_ANALYSIS": self.limit_analysis,
             "MAX_PENDING_ANALYSES": self.max_pending_analyses,
             "MAX_PENDING_ANALYSES_PER_CLIENT": self.max_pending_analyses_per_client,
             "ANALYSIS_BUDGET_MS": self.analysis_budget_ms,
+            "MAX_PENDING_CHALLENGES_PER_OWNER": self.max_pending_challenges_per_owner,
+            "MAX_CHALLENGES_PER_OWNER_PER_DAY": self.max_challenges_per_owner_per_day,
+            "MAX_PENDING_CHALLENGES": self.max_pending_challenges,
             "RATELIMIT_ENABLED": self.ratelimit_enabled,
             "REDIS_PIPELINING": self.redis_pipelining,
             "MAX_CONTENT_LENGTH": self.max_content_length,
@@ -204,11 +234,15 @@ class Settings:
             "LIMIT_ACCOUNT_CREATION": self.limit_account_creation,
             "REDIS_SENTINELS": self.redis_sentinels,
             "REDIS_SENTINEL_SERVICE": self.redis_sentinel_service,
+            "METRICS_BIND": self.metrics_bind,
+            "REDIS_WAIT_MS": self.redis_wait_ms,
             **FLASK_CONSTANTS,
             **(overrides or {}),
         }
         if not config["RQ_QUEUE"]:
             config["RQ_QUEUE"] = keys.house_queue(config["KEY_PREFIX"])
+        if not config["CHALLENGE_QUEUE"]:
+            config["CHALLENGE_QUEUE"] = keys.challenge_queue(config["KEY_PREFIX"])
         if not config["ANALYSIS_QUEUE"]:
             config["ANALYSIS_QUEUE"] = keys.analysis_queue(config["KEY_PREFIX"])
         return config

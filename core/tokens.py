@@ -1,4 +1,5 @@
-"""Seat and bot-owner tokens: random, shown once, stored as a sha256 hash, compared in constant time."""
+"""Tokens: seat and bot-owner tokens and API keys (random, shown once, stored as a sha256 hash, compared in
+constant time), the bearer header that carries them, and the operator's token."""
 
 from __future__ import annotations
 
@@ -38,3 +39,28 @@ def require_token(token: str | None, kind: str, realm: str) -> str:
     if not token:
         raise TokenRequired(kind, realm)
     return token
+
+
+def bearer_token(authorization: str | None) -> str | None:
+    """The token of an ``Authorization: Bearer <token>`` header, or None.
+
+    >>> bearer_token("Bearer abc"), bearer_token("bearer  abc "), bearer_token("Basic abc")
+    ('abc', 'abc', None)
+    >>> bearer_token(None) is None
+    True
+    """
+    if not authorization:
+        return None
+    scheme, _, value = authorization.partition(" ")
+    if scheme.lower() != "bearer" or not value.strip():
+        return None
+    return value.strip()
+
+
+def operator_token_matches(given: str, expected: str) -> bool:
+    """Whether `given` is the operator's token (TA_ADMIN_TOKEN), in time independent of where they differ.
+
+    >>> operator_token_matches("s3cret", "s3cret"), operator_token_matches("s3creT", "s3cret")
+    (True, False)
+    """
+    return hmac.compare_digest(given.encode(), expected.encode())

@@ -24,7 +24,9 @@ from pathlib import Path
 
 import redis
 
+from core.redis.connections import redis_client
 from devstack.devserve import stop
+from devstack.tether import die_with_parent
 
 
 def server_binary() -> str:
@@ -78,7 +80,7 @@ def server_args(port: int, data_dir: Path, persistent: bool) -> list[str]:
 
 def wait_ready(url: str, timeout: float = 10.0) -> None:
     deadline = time.monotonic() + timeout
-    client = redis.Redis.from_url(url)
+    client = redis_client(url)
     try:
         while True:
             try:
@@ -134,25 +136,47 @@ def main() -> None:
     if options.wait:
         wait_ready(options.wait, timeout=30)
         return
+    # honcho runs this in a process group of its own: when honcho's process for it dies (a closed terminal, a
+    # SIGKILL of `make run`), SIGTERM stops Redis as Ctrl-C does (devstack.tether).
+    die_with_parent(signal.SIGTERM)
     data_dir = Path(options.data_dir).resolve()
     data_dir.mkdir(parents=True, exist_ok=True)
+    try:
+        stale = stop_stale_server(data_dir)
+    except InUse as error:
+        parser.exit(1, f"devredis: {error}\n")
+    if stale:
+        print(f"devredis: stopped redis-server {stale}, left running on {data_dir} by an earlier run",
+              file=sys.stderr, flush=True)
     args = server_args(options.port, data_dir, persistent=True)
-    sys.exit(serve_foreground(args, f"redis://127.0.0.1:{options.port}/0", options.clients_wait))
+    sys.exit(serve_foreground(args, f"redis://127.0.0.1:{options.port}/0", options.clients_wait, data_dir))
 
 
 # honcho SIGKILLs whatever still runs 5 s after the first process stopped: Redis must be down before that.
 CLIENTS_WAIT_S = 4.0
 
 
-def serve_foreground(args: list[str], url: str, clients_wait_s: float = CLIENTS_WAIT_S) -> int:
+# In the data directory: the pid of the redis-server a `make run` started, while it runs.
+PID_FILE = "devredis.pid"
+
+
+def serve_foreground(args: list[str], url: str, clients_wait_s: float = CLIENTS_WAIT_S,
+                     data_dir: Path | None = None) -> int:
     """Run redis-server until SIGINT/SIGTERM, then stop it last.
 
     On Ctrl-C honcho signals every process at once. This wrapper then waits until every other client has
     disconnected — the API, the scheduler and the workers (which give their running match back) have exited
     — or `clients_wait_s` has passed, and only then shuts Redis down cleanly (the append-only file is
-    flushed). redis-server runs in its own session so no signal reaches it but ours.
+    flushed). redis-server runs in its own session so no signal reaches it but ours; should this wrapper die
+    without stopping it (SIGKILL), the kernel sends it SIGTERM (``PR_SET_PDEATHSIG``), and a pid file in
+    `data_dir` lets the next run find it in any case.
     """
-    process = subprocess.Popen(args, start_new_session=True)
+    wrapper = os.getpid()
+    process = subprocess.Popen(args, start_new_session=True,
+                               preexec_fn=lambda: die_with_parent(signal.SIGTERM, parent=wrapper))
+    pid_file = data_dir / PID_FILE if data_dir is not None else None
+    if pid_file is not None:
+        pid_file.write_text(f"{process.pid}\n")
     stopping = threading.Event()
     for signum in (signal.SIGINT, signal.SIGTERM):
         signal.signal(signum, lambda *_: stopping.set())
@@ -166,7 +190,72 @@ def serve_foreground(args: list[str], url: str, clients_wait_s: float = CLIENTS_
         else:
             print("devredis: every client has left; stopping Redis", file=sys.stderr, flush=True)
         stop(process, timeout=20)
+    if pid_file is not None:
+        pid_file.unlink(missing_ok=True)
     return 0 if stopping.is_set() else (process.returncode or 0)
+
+
+class InUse(RuntimeError):
+    """The data directory belongs to the Redis of a `make run` that is still running."""
+
+
+def stop_stale_server(data_dir: Path, timeout: float = 15.0) -> int | None:
+    """Stop the redis-server an earlier run left on `data_dir` (its pid file names it); return its pid.
+
+    Only a live process whose command line is a redis-server's is signalled: a pid file outliving a reboot
+    may name an unrelated process by now. One whose devredis wrapper still runs belongs to a `make run` that
+    is still going: that raises :class:`InUse` and nothing is signalled. SIGTERM first (Redis flushes its
+    append-only file), SIGKILL if it is still there after `timeout`.
+    """
+    pid_file = data_dir / PID_FILE
+    try:
+        pid = int(pid_file.read_text().split()[0])
+        command = Path(f"/proc/{pid}/cmdline").read_bytes()
+    except (OSError, ValueError, IndexError):
+        pid_file.unlink(missing_ok=True)
+        return None
+    if b"redis-server" not in command:
+        pid_file.unlink(missing_ok=True)
+        return None
+    parent = _parent(pid)
+    if parent is not None and _running(parent) and b"devstack.devredis" in _command(parent):
+        raise InUse(f"{data_dir} is in use by the redis-server {pid} of a running devredis ({parent}); "
+                    "stop that one first, or give this one another DEV_REDIS_DIR")
+    for sig in (signal.SIGTERM, signal.SIGKILL):
+        try:
+            os.kill(pid, sig)
+        except ProcessLookupError:
+            break
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline and _running(pid):
+            time.sleep(0.05)
+        if not _running(pid):
+            break
+    pid_file.unlink(missing_ok=True)
+    return pid
+
+
+def _parent(pid: int) -> int | None:
+    try:
+        return int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[1])
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+def _command(pid: int) -> bytes:
+    try:
+        return Path(f"/proc/{pid}/cmdline").read_bytes()
+    except OSError:
+        return b""
+
+
+def _running(pid: int) -> bool:
+    """Whether `pid` is a live process (not a zombie, which holds no port)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return False
+    return fields[0] != "Z"
 
 
 def other_clients(client: redis.Redis) -> int:
@@ -177,7 +266,7 @@ def other_clients(client: redis.Redis) -> int:
 def wait_for_clients_to_leave(url: str, timeout: float) -> int:
     """Wait until nobody else is connected or `timeout` passes; return how many clients were left."""
     deadline = time.monotonic() + timeout
-    client = redis.Redis.from_url(url, socket_timeout=1.0)
+    client = redis_client(url, socket_timeout=1.0)
     try:
         while True:
             try:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -22,6 +23,7 @@ import httpx
 import redis
 
 from arena.botserver import serve_bot_command, wait_serving
+from core.redis.connections import redis_client
 from devstack import devserve
 from devstack.devredis import free_port, server_args, wait_ready
 from devstack.procstat import group_cpu_seconds
@@ -110,6 +112,11 @@ class Stack:
     worker_class: str = "gevent"
     prefix: str = PREFIX
     real_limits: bool = False  # keep the service's own rate limits instead of lifting them (UNLIMITED)
+    # Redis Sentinel addresses ("host:port"): when named, every process finds the primary through them
+    # (REDIS_SENTINELS; devstack.sentinel starts such a cluster) and REDIS_URL only names the database.
+    sentinels: list[str] = field(default_factory=list)
+    sentinel_service: str = "trick-arena"
+    settings: dict[str, str] = field(default_factory=dict)  # more environment for every process
     children: dict[str, Child] = field(default_factory=dict)
 
     @property
@@ -126,14 +133,26 @@ class Stack:
         path.mkdir(parents=True, exist_ok=True)
         return path
 
+    @property
+    def metrics_dir(self) -> Path:
+        """Where every process of the stack writes its metrics (docs/metrics.md): emptied when the stack is
+        made, before its first process starts, as prometheus-client's multiprocess mode needs."""
+        path = self.workdir / "metrics"
+        path.mkdir(parents=True, exist_ok=True)
+        return path
+
     def env(self, **extra: str) -> dict[str, str]:
         return {
             **os.environ,
             "PYTHONPATH": str(REPO_ROOT),
+            "PROMETHEUS_MULTIPROC_DIR": str(self.metrics_dir),
             "REDIS_URL": self.redis_url,
             "TA_KEY_PREFIX": self.prefix,
             "ALLOW_PRIVATE_BOT_URLS": "true",
+            **({"REDIS_SENTINELS": ",".join(self.sentinels), "REDIS_SENTINEL_SERVICE": self.sentinel_service}
+               if self.sentinels else {}),
             **({} if self.real_limits else UNLIMITED),
+            **self.settings,
             **extra,
         }
 
@@ -143,14 +162,15 @@ class Stack:
         return child
 
     def redis(self) -> redis.Redis:
-        return redis.Redis.from_url(self.redis_url, decode_responses=True)
+        return redis_client(self.redis_url, self.sentinels, self.sentinel_service, decode_responses=True)
 
     # --- components ---------------------------------------------------------------------------------------
 
-    def start_redis(self, ignore_sigxfsz: bool = False) -> Child:
-        """redis-server with AOF everysec, the arguments `make run` uses (devstack.devredis.server_args)."""
-        child = self._add("redis", server_args(self.redis_port, self.data_dir, persistent=True), self.env(),
-                          ignore_sigxfsz)
+    def start_redis(self, ignore_sigxfsz: bool = False, extra_args: list[str] | None = None) -> Child:
+        """redis-server with AOF everysec, the arguments `make run` uses (devstack.devredis.server_args);
+        `extra_args` come last and so override them (e.g. ``--appendonly no`` to load an RDB)."""
+        args = server_args(self.redis_port, self.data_dir, persistent=True) + (extra_args or [])
+        child = self._add("redis", args, self.env(), ignore_sigxfsz)
         wait_ready(self.redis_url, timeout=15)
         return child
 
@@ -161,7 +181,7 @@ class Stack:
             child.kill()
             return
         with contextlib.suppress(redis.RedisError):
-            redis.Redis.from_url(self.redis_url).shutdown(nosave=True)
+            redis_client(self.redis_url).shutdown(nosave=True)
         child.stop(timeout=15)
 
     def start_api(self) -> Child:
@@ -245,9 +265,13 @@ class Stack:
                 counts[name] = child.log_path.read_text(errors="replace").count("Traceback")
         return counts
 
+    def __post_init__(self) -> None:
+        shutil.rmtree(self.workdir / "metrics", ignore_errors=True)  # a reused directory: no old samples
+
     def stop(self) -> None:
-        for name in sorted(self.children, key=lambda n: n == "redis"):  # Redis last
+        for name in sorted(self.children, key=lambda n: n.startswith(("redis", "sentinel"))):  # Redis last
             self.children[name].stop()
+        shutil.rmtree(self.workdir / "metrics", ignore_errors=True)  # nothing reads them once all stopped
 
 
 def loadavg() -> list[float]:

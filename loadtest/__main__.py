@@ -1,4 +1,5 @@
-"""`python -m loadtest {practice,ladder,faults}`: each prints one JSON document, exit 1 if a check failed."""
+"""`python -m loadtest {practice,ladder,faults,backup-restore}`: each prints one JSON document, exit 1 if a
+check failed."""
 
 from __future__ import annotations
 
@@ -51,16 +52,31 @@ def main() -> None:
 
     faults = commands.add_parser("faults", help="scripted fault drills")
     faults.add_argument("scenario", choices=["redis-restart", "api-restart", "bad-bots", "griefing",
-                                                  "redis-full", "redis-disk-full"])
+                                                  "redis-full", "redis-disk-full", "redis-failover"])
     faults.add_argument("--seconds", type=float, default=60, help="load before and after the fault, each")
     faults.add_argument("--hard", action="store_true", help="SIGKILL instead of a clean shutdown")
     faults.add_argument("--down-seconds", type=float, default=5)
     faults.add_argument("--full-seconds", type=float, default=20,
                         help="redis-full, redis-disk-full: how long Redis stays without room")
+    faults.add_argument("--wait-ms", type=int, default=None,
+                        help="redis-failover: TA_REDIS_WAIT_MS of the stack (default 200; 0: no WAIT)")
+    faults.add_argument("--commit-rounds", type=int, default=None,
+                        help="redis-failover: rounds of 100 move commits timed with and without WAIT "
+                             "before the load (default 8; 0: none)")
+    faults.add_argument("--down-after-ms", type=int, default=None,
+                        help="redis-failover: the sentinels' down-after-milliseconds (default: "
+                             "deploy/redis/sentinel.conf's, 5000)")
     faults.add_argument("--clients", type=int, default=20)
     faults.add_argument("--bots", type=int, default=12)
     faults.add_argument("--griefers", type=int, default=40,
                         help="griefing: most bots the griefer tries to register (stops at the first refusal)")
+
+    backup = commands.add_parser("backup-restore",
+                                 help="rated matches, BGSAVE, Redis wiped, restored, compared")
+    backup.add_argument("--bots", type=int, default=6)
+    backup.add_argument("--min-rated", type=int, default=3, help="rated matches to play before the backup")
+    backup.add_argument("--seconds", type=float, default=120,
+                        help="at most this long for them (and, after the restore, for one more)")
 
     options = parser.parse_args()
     # SIGTERM (e.g. from a CI timeout) unwinds like Ctrl-C, so every script stops the stack it started.
@@ -83,6 +99,10 @@ def main() -> None:
         from loadtest.ladder import run as run_ladder
 
         result = run_ladder(options.bots, options.seconds, options.arena_workers, options.drain_seconds)
+    elif options.command == "backup-restore":
+        from loadtest.backup import backup_restore
+
+        result = backup_restore(options.bots, options.min_rated, options.seconds)
     else:
         from loadtest.faults import run as run_faults
 
@@ -95,6 +115,9 @@ def main() -> None:
             options.bots,
             options.griefers,
             options.full_seconds,
+            options.wait_ms,
+            options.commit_rounds,
+            options.down_after_ms,
         )
     _emit(result, options.output)
 

@@ -13,6 +13,8 @@
   answer the crash swallowed), every table whole, replays verify.
 * ``redis-full``, ``redis-disk-full``: Redis out of memory or out of disk under the same load, then given room
   again (loadtest/storage.py).
+* ``redis-failover``: the stack on Redis Sentinel (a primary, a replica, three sentinels); the primary is
+  SIGKILLed under load and the replica promoted (loadtest/failover.py).
 """
 
 from __future__ import annotations
@@ -293,13 +295,21 @@ def bad_bots(seconds: float, bots: int) -> dict[str, Any]:
 
 
 def run(scenario: str, seconds: float, hard: bool, down_s: float, clients: int, bots: int,
-        griefers: int = 40, full_s: float = 20) -> dict[str, Any]:
+        griefers: int = 40, full_s: float = 20, wait_ms: int | None = None,
+        commit_rounds: int | None = None, down_after_ms: int | None = None) -> dict[str, Any]:
     if scenario == "griefing":
         from loadtest.griefing import griefing
 
         return griefing(seconds, griefers)
     if scenario == "redis-restart":
         return redis_restart(seconds, hard, down_s, clients, bots)
+    if scenario == "redis-failover":
+        from devstack.sentinel import DOWN_AFTER_MS
+        from loadtest.failover import COMMIT_ROUNDS, WAIT_MS, redis_failover
+
+        return redis_failover(seconds, clients, bots, WAIT_MS if wait_ms is None else wait_ms,
+                              COMMIT_ROUNDS if commit_rounds is None else commit_rounds,
+                              DOWN_AFTER_MS if down_after_ms is None else down_after_ms)
     if scenario == "bad-bots":
         return bad_bots(seconds, bots)
     if scenario in ("redis-full", "redis-disk-full"):

@@ -63,7 +63,7 @@ def drain_and_stop(stack: Stack, limit_s: float, drained_hook: Callable[[], None
     if drained_hook is not None:
         drained_hook()
     for name in list(stack.children):
-        if name != "redis":
+        if not name.startswith(("redis", "sentinel")):  # the store (and its sentinels) stays for the audit
             stack.children[name].stop()
     return drained
 

@@ -128,6 +128,15 @@ def forget_rq_queues(conn: redis.Redis, prefix: str) -> int:
     return jobs
 
 
+@pytest.fixture(autouse=True)
+def no_account_key_of_the_runner(monkeypatch: pytest.MonkeyPatch,
+                                  tmp_path_factory: pytest.TempPathFactory) -> None:
+    """trick-arena reads an account key from $TRICK_ARENA_KEY or ~/.config/trick-arena/key: the suite (and the
+    commands it starts) must not pick up the key of whoever runs it (the file named here never exists)."""
+    monkeypatch.delenv("TRICK_ARENA_KEY", raising=False)
+    monkeypatch.setenv("TRICK_ARENA_KEY_FILE", str(tmp_path_factory.getbasetemp() / "no-account-key"))
+
+
 @pytest.fixture
 def key_prefix(session_prefix: str) -> str:
     """A key prefix no other test uses."""
@@ -158,6 +167,8 @@ def make_app(redis_url: str, key_prefix: str) -> Callable[..., Any]:
             "LIMIT_SEAT_POSTS": 1000,  # tests that hammer one seat on purpose; the limit has its own tests
             "MAX_BOTS_PER_ADDRESS": 1000,
             "MAX_BOTS_PER_OWNER_PER_LADDER": 1000,
+            "MAX_BOTS_PER_ACCOUNT": 1000,
+            "LIMIT_ACCOUNT_CREATION": "1000/minute",
         }
         config.update(overrides)
         return create_app(config)
@@ -205,6 +216,25 @@ def rq_worker(redis_url: str) -> Callable[..., Any]:
     yield start
     for context in reversed(stack):
         context.__exit__(None, None, None)
+
+
+@pytest.fixture
+def challenge_worker(redis_url: str, key_prefix: str) -> Iterator[Callable[[], subprocess.Popen]]:
+    """Factory: the challenges' worker as the Procfile runs it (``python -m arena worker --challenges``, two
+    threads) on this test's prefix, for the rest of the test."""
+    started: list[subprocess.Popen] = []
+
+    def start() -> subprocess.Popen:
+        env = {**os.environ, "PYTHONPATH": str(REPO_ROOT), "REDIS_URL": redis_url,
+               "TA_KEY_PREFIX": key_prefix, "ALLOW_PRIVATE_BOT_URLS": "true"}
+        command = [sys.executable, "-m", "arena", "worker", "--challenges", "--threads", "2"]
+        started.append(subprocess.Popen(command, cwd=REPO_ROOT, env=env, stdout=subprocess.DEVNULL,
+                                        stderr=subprocess.DEVNULL))
+        return started[-1]
+
+    yield start
+    for process in started:
+        devserve.stop(process, timeout=10)
 
 
 @contextmanager

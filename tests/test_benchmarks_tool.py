@@ -121,12 +121,37 @@ def test_ladder_pace_rows(tool) -> None:
             "pace_ratio_default_vs_before": {"spot-hearts-4p": 0.8},
             "runs": {"before_search": run(20.0, 0.04), "default": run(16.0, 2.5)}}
     page = table(tool.render({"ladder-pace": result("ladder-pace", [pace])}), "ladder-pace")
+    # Spot Hearts' ladder plays search-5 now: a row measured with search-10 says so.
     assert ("| spot-hearts-4p, with a registered bot 20 ms away: rated matches/min before → with "
-            "`search-10` | 20.0 → 16.0 (0.80×); match 0.04 → 2.50 s | ≥ 0.50× |") in page
+            "`search-10` (measured before the ladder's bot became `search-5`) | 20.0 → 16.0 (0.80×); "
+            "match 0.04 → 2.50 s | ≥ 0.50× |") in page
     # A run that lists each ladder's house set names that ladder's own search bot.
     pace["runs"]["default"]["ladders"]["spot-hearts-4p"]["house_bots"] = ["search-5", "heuristic"]
     page = table(tool.render({"ladder-pace": result("ladder-pace", [pace])}), "ladder-pace")
     assert "rated matches/min before → with `search-5` | 20.0 → 16.0 (0.80×)" in page
+
+
+def test_the_measured_runs_part_is_kept_as_written(tool) -> None:
+    written = f"{tool.MEASURED_RUNS}\n## Measured runs\n\nA run on 2026-12-01 (load average 3): 5/s.\n"
+    page = tool.render({}, previous=tool.render({}) + "\n" + written)
+    assert page.endswith(written) and page.count(tool.MEASURED_RUNS) == 1
+    fresh = tool.render({"ladder-pace": result("ladder-pace", [])}, previous=page)
+    assert fresh.endswith(written)
+    assert tool.MEASURED_RUNS not in tool.render({})
+
+
+def test_challenge_pace_rows(tool) -> None:
+    out = {"flooders": 8, "challenge_workers": 1, "pace_ratio_flooded_vs_alone": 0.95,
+           "alone": {"ladder_rated_per_min": 40.0},
+           "flooded": {"ladder_rated_per_min": 38.0, "challenges_played_per_min": 6.5,
+                       "flood_answers": {"201": 30, "429": 900}}}
+    page = table(tool.render({"challenge-pace": result("challenge-pace", [out])}), "challenge-pace")
+    assert ("| the four ladders' rated matches/min alone → under a flood of challenges from 8 owners (1 "
+            "challenge worker) | 40.0 → 38.0 (0.95×); 6.5 challenges played/min meanwhile | ≥ 0.90× |"
+            ) in page
+    assert "| 30 × 201, 900 × 429 |" in page
+
+
 
 
 def test_reliability_drills_are_read_from_their_json(tool, tmp_path: Path) -> None:
@@ -169,3 +194,26 @@ def test_the_contention_table_gives_the_slowdown_and_what_was_analysed(tool) -> 
     assert ("| ladder decisions/s alone → with 1 analysis worker(s) busy at default niceness (19) | 17,660 → "
             "17,181: 2.7 % slower (best runs: 4.9 %); 230 decisions analysed meanwhile on 0.25 cores | "
             "≤ 5 % slower |") in rows
+
+
+def test_the_failover_drill_becomes_its_table(tool, tmp_path: Path) -> None:
+    def drill(wait_ms: int, lost: int) -> dict:
+        return {"command": f"python -m loadtest faults redis-failover --seconds 60 --wait-ms {wait_ms}",
+                "machine": {"cpus": 2, "loadavg_1m_max": 3.5}, "wait_ms": wait_ms, "down_after_ms": 5000,
+                "writes_accepted_after_s": 6.42, "api_writes_accepted_after_s": 6.9,
+                "acknowledged_moves_lost": lost, "ratings_lost": 0, "rated_before_fault": 90,
+                "rating_problems": [], "processes_died": [], "matches": {"rated": 200},
+                "client_tables_finished": 120, "passed": not lost,
+                "move_commit_cost": [
+                    {"wait_ms": 0, "moves": 800, "p50_ms": 0.21, "p90_ms": 0.38, "p99_ms": 5.8},
+                    {"wait_ms": wait_ms or 200, "moves": 800, "p50_ms": 0.3, "p90_ms": 1.37, "p99_ms": 12.8}]}
+
+    (tmp_path / "faults-redis-failover.json").write_text(json.dumps(drill(200, 0)))
+    (tmp_path / "faults-redis-failover-nowait.json").write_text(json.dumps(drill(0, 2)))
+    found = tool.reliability_result(tool.BY_NAME["failover"], tmp_path)
+    page = table(tool.render({"failover": found}), "failover")
+    assert ("| TA_REDIS_WAIT_MS=200: writes accepted again after the SIGKILL (Redis; the API) | 6.4 s; 6.9 s "
+            "(down-after 5,000 ms) | < 15 s |") in page
+    assert "| TA_REDIS_WAIT_MS=200: acknowledged moves lost | 0 | 0 |" in page
+    assert "| no WAIT: acknowledged moves lost | 2 | 0 |" in page and "| no WAIT: drill | **failed**" in page
+    assert "0.21 / 0.38 / 5.80 ms → 0.30 / 1.37 / 12.80 ms" in page

@@ -31,9 +31,13 @@ ENVIRONMENT = {
     "TA_RATELIMIT_ENABLED": ("off", "ratelimit_enabled", False),
     "TA_MAX_BOTS_PER_ADDRESS": ("6", "max_bots_per_address", 6),
     "TA_MAX_BOTS_PER_OWNER_PER_LADDER": ("2", "max_bots_per_owner_per_ladder", 2),
+    "TA_MAX_BOTS_PER_ACCOUNT": ("4", "max_bots_per_account", 4),
     "TA_MAX_PENDING_ANALYSES": ("9", "max_pending_analyses", 9),
     "TA_MAX_PENDING_ANALYSES_PER_CLIENT": ("1", "max_pending_analyses_per_client", 1),
     "TA_ANALYSIS_BUDGET_MS": ("40", "analysis_budget_ms", 40),
+    "TA_MAX_PENDING_CHALLENGES_PER_OWNER": ("1", "max_pending_challenges_per_owner", 1),
+    "TA_MAX_CHALLENGES_PER_OWNER_PER_DAY": ("7", "max_challenges_per_owner_per_day", 7),
+    "TA_MAX_PENDING_CHALLENGES": ("5", "max_pending_challenges", 5),
     "TA_REDIS_PIPELINING": ("0", "redis_pipelining", False),
     "TA_MAX_CONTENT_LENGTH": ("2048", "max_content_length", 2048),
     "TA_FINISHED_TABLE_TTL": ("120", "finished_table_ttl", 120),
@@ -50,6 +54,7 @@ ENVIRONMENT = {
     "REDIS_SENTINELS": ("10.0.0.5:26379,10.0.0.6:26379", "redis_sentinels",
                         ("10.0.0.5:26379", "10.0.0.6:26379")),
     "REDIS_SENTINEL_SERVICE": ("arena-main", "redis_sentinel_service", "arena-main"),
+    "TA_REDIS_WAIT_MS": ("100", "redis_wait_ms", 100),
     "TA_METRICS_BIND": ("127.0.0.1:9108", "metrics_bind", "127.0.0.1:9108"),
 }
 # The Flask config key of each setting the API uses.
@@ -60,6 +65,7 @@ FLASK_KEYS = {
     "limit_seat_posts": "LIMIT_SEAT_POSTS", "ratelimit_enabled": "RATELIMIT_ENABLED",
     "max_bots_per_address": "MAX_BOTS_PER_ADDRESS",
     "max_bots_per_owner_per_ladder": "MAX_BOTS_PER_OWNER_PER_LADDER",
+    "max_bots_per_account": "MAX_BOTS_PER_ACCOUNT",
     "max_pending_analyses": "MAX_PENDING_ANALYSES",
     "max_pending_analyses_per_client": "MAX_PENDING_ANALYSES_PER_CLIENT",
     "analysis_budget_ms": "ANALYSIS_BUDGET_MS", "redis_pipelining": "REDIS_PIPELINING",
@@ -67,7 +73,11 @@ FLASK_KEYS = {
     "idle_table_ttl": "IDLE_TABLE_TTL", "seat_move_timeout": "SEAT_MOVE_TIMEOUT",
     "trusted_proxies": "TRUSTED_PROXIES", "admin_token": "ADMIN_TOKEN",
     "limit_account_creation": "LIMIT_ACCOUNT_CREATION", "redis_sentinels": "REDIS_SENTINELS",
-    "redis_sentinel_service": "REDIS_SENTINEL_SERVICE",
+    "redis_sentinel_service": "REDIS_SENTINEL_SERVICE", "metrics_bind": "METRICS_BIND",
+    "redis_wait_ms": "REDIS_WAIT_MS",
+    "max_pending_challenges_per_owner": "MAX_PENDING_CHALLENGES_PER_OWNER",
+    "max_challenges_per_owner_per_day": "MAX_CHALLENGES_PER_OWNER_PER_DAY",
+    "max_pending_challenges": "MAX_PENDING_CHALLENGES",
 }
 
 
@@ -100,10 +110,11 @@ def test_the_api_and_the_arena_read_the_same_values_from_one_environment(environ
     # The queues each side names: the API enqueues where `python -m arena worker --house/--analysis` listens.
     listened: list[list[str]] = []
     monkeypatch.setattr("arena.workers.WorkerPool.run", lambda pool: listened.append(list(pool.queues)))
-    for flag in ("--house", "--analysis"):
+    for flag in ("--house", "--analysis", "--challenges"):
         result = CliRunner().invoke(arena.__main__.main, ["worker", flag, "--threads", "2", "--nice", "0"])
         assert result.exit_code == 0, result.output
-    assert listened == [[app.config["RQ_QUEUE"]], [app.config["ANALYSIS_QUEUE"]]]
+    assert listened == [[app.config["RQ_QUEUE"]], [app.config["ANALYSIS_QUEUE"]],
+                        [app.config["CHALLENGE_QUEUE"]]]
 
 
 def test_unnamed_queues_follow_the_key_prefix_of_the_app(monkeypatch):

@@ -204,11 +204,23 @@ def pace_rows(outputs: list[Any]) -> list[Row]:
             match_s = f"{num(dig(before, ladder, 'mean_match_s'), 2)} → {num(pace.get('mean_match_s'), 2)} s"
             # The ladder's own search bot (its house set's first); older runs named one for every ladder.
             search_bot = (pace.get("house_bots") or [dig(out, "search_bot")])[0]
-            rows.append((f"{ladder}, {who}: rated matches/min before → with `{search_bot}`",
+            rows.append((f"{ladder}, {who}: rated matches/min before → with `{search_bot}`"
+                         f"{stale_search_bot(ladder, search_bot)}",
                          f"{num(dig(before, ladder, 'rated_per_min'), 1)} → "
                          f"{num(pace.get('rated_per_min'), 1)} ({ratio(share)}); match {match_s}",
                          "≥ 0.50×"))
     return rows
+
+
+def stale_search_bot(ladder: str, measured: str | None) -> str:
+    """A note when a row was measured with another search bot than the ladder's house set has now: such
+    rows (and rows of one table measured under different sets) are not comparable until the next run."""
+    from core.arena.model import LADDER_SEARCH_BOTS
+
+    now = LADDER_SEARCH_BOTS.get(ladder.rsplit("-", 1)[0])
+    if now is None or measured in (None, now):
+        return ""
+    return f" (measured before the ladder's bot became `{now}`)"
 
 
 def contention_rows(outputs: list[Any]) -> list[Row]:
@@ -226,6 +238,25 @@ def contention_rows(outputs: list[Any]) -> list[Row]:
                      f"(best runs: {num(dig(out, 'slowdown_percent_best'), 1)} %); {num(analysed)} decisions "
                      f"analysed meanwhile on {num(sum(cores) / len(cores) if cores else None, 2)} cores",
                      "≤ 5 % slower" if nice is None else "reference"))
+    return rows
+
+
+def challenge_pace_rows(outputs: list[Any]) -> list[Row]:
+    rows = []
+    for out in outputs:
+        alone, flooded = (dig(out, name, default={}) or {} for name in ("alone", "flooded"))
+        answers = ", ".join(f"{n} × {status}" for status, n in (flooded.get("flood_answers") or {}).items())
+        rows.append((f"the four ladders' rated matches/min alone → under a flood of challenges from "
+                     f"{num(dig(out, 'flooders'))} owners ({num(dig(out, 'challenge_workers'))} challenge "
+                     "worker)",
+                     f"{num(alone.get('ladder_rated_per_min'), 1)} → "
+                     f"{num(flooded.get('ladder_rated_per_min'), 1)} "
+                     f"({ratio(dig(out, 'pace_ratio_flooded_vs_alone'))}); "
+                     f"{num(flooded.get('challenges_played_per_min'), 1)} challenges played/min meanwhile",
+                     "≥ 0.90×"))
+        if answers:
+            rows.append(("the flood's answers (201 queued, 429 challenge-quota-exceeded, 503 "
+                         "challenge-queue-full)", answers, ""))
     return rows
 
 
@@ -285,6 +316,35 @@ def faults_rows(outputs: list[Any]) -> list[Row]:
             detail = (f"{num(dig(out, 'matches', 'rated'))} matches rated, "
                       f"{num(len(dig(out, 'strikes_on_good_bots', default=[]) or []))} strikes on good bots")
         rows.append((f"`{command}`", f"{yes(dig(out, 'passed'))}: {detail}", "passed"))
+    return rows
+
+
+def failover_rows(outputs: list[Any]) -> list[Row]:
+    rows = []
+    for out in outputs:
+        wait = dig(out, "wait_ms")
+        setting = f"TA_REDIS_WAIT_MS={wait}" if wait else "no WAIT"
+        store_s, api_s = dig(out, "writes_accepted_after_s"), dig(out, "api_writes_accepted_after_s")
+        rows += [
+            (f"{setting}: writes accepted again after the SIGKILL (Redis; the API)",
+             f"{num(store_s, 1)} s; {num(api_s, 1)} s (down-after {num(dig(out, 'down_after_ms'))} ms)",
+             "< 15 s"),
+            (f"{setting}: acknowledged moves lost", num(dig(out, "acknowledged_moves_lost")), "0"),
+            (f"{setting}: ratings lost / rating problems (applied twice, …)",
+             f"{num(dig(out, 'ratings_lost'))} of {num(dig(out, 'rated_before_fault'))} / "
+             f"{num(len(dig(out, 'rating_problems', default=[]) or []))}", "0 / 0"),
+            (f"{setting}: processes died", num(len(dig(out, "processes_died", default=[]) or [])), "0"),
+            (f"{setting}: drill", f"{yes(dig(out, 'passed'))}: {num(dig(out, 'matches', 'rated'))} matches "
+             f"rated, {num(dig(out, 'client_tables_finished'))} client tables finished", "passed"),
+        ]
+        costs = dig(out, "move_commit_cost", default=[]) or []
+        if wait and len(costs) == 2:
+            bare, waited = costs
+            rows.append((f"move commit p50 / p90 / p99, no WAIT → WAIT 1 {wait} (one replica, loopback, "
+                         f"{num(waited.get('moves'))} commits each)",
+                         f"{num(bare.get('p50_ms'), 2)} / {num(bare.get('p90_ms'), 2)} / "
+                         f"{num(bare.get('p99_ms'), 2)} ms → {num(waited.get('p50_ms'), 2)} / "
+                         f"{num(waited.get('p90_ms'), 2)} / {num(waited.get('p99_ms'), 2)} ms", ""))
     return rows
 
 
@@ -402,6 +462,13 @@ BENCHMARKS = (
               "workers' (docs/arena.md).",
               ("python -m tools.analysis_contention",
                "python -m tools.analysis_contention --analysis-nice 0"), contention_rows),
+    Benchmark("challenge-pace", "Challenges and the ladder's pace",
+              "The four default ladders as `make run` plays them (the real scheduler, 2 processes of `python "
+              "-m arena worker`, one registered local bot answering at once, so the ladder is bound by CPU) "
+              "for 2 minutes after a 20 s warm-up, alone and with the challenge worker of the Procfile busy "
+              "on a flood: 8 owners posting 4-player Spot Hearts challenges against the search bot through "
+              "the API as fast as it takes them (docs/arena.md, Challenges).",
+              ("python -m tools.challenge_pace",), challenge_pace_rows),
     Benchmark("redis", "The ceiling of one Redis",
               "Redis's own counters (INFO commandstats, stats, cpu) per rated match (house bots, real "
               "scheduler and RQ workers in 3 network namespaces) and per API move; the matches/s and bots "
@@ -424,6 +491,13 @@ BENCHMARKS = (
               ("python -m loadtest faults ...",), faults_rows,
               reliability_files=("faults-redis.json", "faults-redis-kill.json", "faults-api-kill.json",
                                  "faults-api-term.json", "faults-bad-bots.json"), make_target="make faults"),
+    Benchmark("failover", "Redis Sentinel failover",
+              "The primary Redis SIGKILLed under ladder and practice load; Sentinel promotes the replica "
+              "(deploy/redis/sentinel.conf's timings) and the stack carries on by itself "
+              "(docs/reliability.md).",
+              ("python -m loadtest faults redis-failover ...",), failover_rows,
+              reliability_files=("faults-redis-failover.json", "faults-redis-failover-nowait.json"),
+              make_target="make faults"),
 )
 BY_NAME = {b.name: b for b in BENCHMARKS}
 
@@ -544,15 +618,24 @@ def sections_of(text: str) -> dict[str, str]:
             for m in re.finditer(r"<!-- benchmark:([\w-]+) -->.*?<!-- /benchmark:\1 -->", text, re.S)}
 
 
+# The hand-written part at the end of the page: runs measured once, by the commands they name, that no
+# benchmark above repeats (dated, with their load). The tool keeps it as it is.
+MEASURED_RUNS = "<!-- measured-runs: written by hand, kept by tools/benchmarks.py -->"
+
+
 def render(results: dict[str, dict[str, Any] | None], previous: str = "") -> str:
-    """The whole page: a fresh table where there is a result, else the previous page's part as it was."""
+    """The whole page: a fresh table where there is a result, else the previous page's part as it was; then
+    the hand-written measured runs, unchanged."""
     kept = sections_of(previous)
     parts = [HEADER]
     for bench in BENCHMARKS:
         result = results.get(bench.name)
         parts.append(section(bench, result) if result is not None or bench.name not in kept
                      else kept[bench.name])
-    return "\n".join(parts) + "\n"
+    page = "\n".join(parts) + "\n"
+    if MEASURED_RUNS in previous:
+        page += "\n" + previous[previous.index(MEASURED_RUNS):]
+    return page
 
 
 def saved(name: str) -> dict[str, Any] | None:

@@ -19,8 +19,8 @@ from typing import Any
 
 import redis
 from flask import current_app, url_for
-from flask_smorest import Blueprint
 
+from api.arguments import Blueprint
 from api.ratelimit import client_address
 from api.schemas import AnalysisQuerySchema, AnalysisStateSchema
 from api.services import services

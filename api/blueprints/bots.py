@@ -1,35 +1,50 @@
-"""Bot registry: register, list, detail, update / disable, delete (owner token for changes)."""
+"""Bot registry: register, list, detail, update / disable, delete (owner token or account key for changes)."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from flask import request, url_for
-from flask_smorest import Blueprint
 
+from api.arguments import Blueprint
 from api.auth import bearer_token
-from api.ratelimit import client_address
+from api.ratelimit import client_address, note_refusal
 from api.schemas import BotCreatedSchema, BotCreateSchema, BotListQuerySchema, BotSchema, BotUpdateSchema
 from api.services import services
+from core.errors import BadToken, QuotaExceeded
 
 blp = Blueprint("bots", __name__, url_prefix="/api/bots", description="Bot registry (records only)")
 
-OWNER = [{"seatToken": []}]
+OWNER = [{"ownerToken": []}, {"apiKey": []}]
+API_KEY = [{"apiKey": []}, {}]  # optional: without a key the bot gets an owner token
 
 
 @blp.post("")
 @blp.arguments(BotCreateSchema())
 @blp.response(201, BotCreatedSchema())
+@blp.doc(security=API_KEY)
 def register_bot(body: dict[str, Any]) -> tuple[dict[str, Any], int, dict[str, str]]:
-    """Register a bot. The owner token is shown only in this answer.
+    """Register a bot. With an account's API key (`Authorization: Bearer <api key>`) the bot belongs to the
+    account and the key manages it; without one, the answer's owner token (shown only there) does.
 
-    Quotas (409 `bot-quota-exceeded`): at most `MAX_BOTS_PER_ADDRESS` bots registered from one client address,
-    and at most `MAX_BOTS_PER_OWNER_PER_LADDER` of them listing one game.
+    Quotas (409 `bot-quota-exceeded`): an account holds at most `MAX_BOTS_PER_ACCOUNT` bots; without an
+    account, at most `MAX_BOTS_PER_ADDRESS` bots are registered from one client address; and at most
+    `MAX_BOTS_PER_OWNER_PER_LADDER` bots of one owner (account or address) list one game.
     """
-    record, token = services().bots.register(body["name"], body["games"], body.get("url"),
-                                             address=client_address())
+    authorization = request.headers.get("Authorization")
+    key = bearer_token(authorization)
+    if authorization and key is None:
+        raise BadToken("send the account's API key as 'Authorization: Bearer <api key>', or no Authorization "
+                       "header to register without an account")
+    try:
+        record, token = services().bots.register(body["name"], body["games"], body.get("url"),
+                                                 address=client_address(), key=key)
+    except QuotaExceeded:
+        note_refusal()
+        raise
     location = url_for("bots.get_bot", bot_id=record["bot_id"])
-    return {**record, "owner_token": token}, 201, {"Location": location}
+    created = {**record, "owner_token": token} if token else record
+    return created, 201, {"Location": location}
 
 
 @blp.get("")
@@ -44,13 +59,14 @@ def list_bots(query: dict[str, Any]) -> list[dict[str, Any]]:
 @blp.response(200, BotSchema())
 def get_bot(bot_id: str) -> dict[str, Any]:
     """One bot, with its rating line per version on every ladder it has played (`versions`), and whether it
-    is out of matchmaking now and why (`paused`, `paused_reason`)."""
+    is out of matchmaking now and why (`paused`, `paused_reason`: failing health checks, benched, a refused
+    URL, or suspended by the operator)."""
     record = services().bots.get(bot_id)
     arena = services().arena
     current = arena.versions([bot_id])[bot_id]
     versions = [{"ladder_id": ladder.ladder_id, **line, "current": line["version"] == current}
                 for ladder in arena.ladders() for line in arena.version_lines(ladder.ladder_id, bot_id)]
-    reason = arena.health(bot_id)["reason"]
+    reason = services().bots.suspension(bot_id) or arena.health(bot_id)["reason"]
     return {**record, "version": current, "versions": versions, "paused": reason is not None,
             "paused_reason": reason}
 
@@ -60,13 +76,18 @@ def get_bot(bot_id: str) -> dict[str, Any]:
 @blp.response(200, BotSchema())
 @blp.doc(security=OWNER)
 def update_bot(changes: dict[str, Any], bot_id: str) -> dict[str, Any]:
-    """Change games or URL, or disable (`{"enabled": false}`) / re-enable. Owner token required."""
-    return services().bots.update(bot_id, bearer_token(request.headers.get("Authorization")), changes)
+    """Change games or URL, or disable (`{"enabled": false}`) / re-enable. The bot's owner token, or its
+    account's API key."""
+    try:
+        return services().bots.update(bot_id, bearer_token(request.headers.get("Authorization")), changes)
+    except QuotaExceeded:
+        note_refusal()
+        raise
 
 
 @blp.delete("/<bot_id>")
 @blp.response(204)
 @blp.doc(security=OWNER)
 def delete_bot(bot_id: str) -> None:
-    """Delete the bot record. Owner token required."""
+    """Delete the bot record. The bot's owner token, or its account's API key."""
     services().bots.delete(bot_id, bearer_token(request.headers.get("Authorization")))

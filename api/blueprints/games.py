@@ -5,12 +5,13 @@ from __future__ import annotations
 from typing import Any
 
 from flask import url_for
-from flask_smorest import Blueprint
 
 import engine
 import trick_rules
+from api.arguments import Blueprint
 from api.problems import ApiProblem
-from api.schemas import GameSchema
+from api.schemas import GameSchema, ViewSchemaDocSchema
+from core import viewschema
 
 blp = Blueprint("games", __name__, url_prefix="/api/games", description="Games and their options")
 
@@ -29,11 +30,24 @@ def list_games() -> list[dict[str, Any]]:
     return [_game(info) for info in engine.GAMES.values()]
 
 
+def _info(game_id: str) -> Any:
+    info = engine.GAMES.get(game_id)
+    if info is None:
+        raise ApiProblem(404, "game-not-found", f"no game {game_id!r}; known: {', '.join(engine.GAMES)}")
+    return info
+
+
 @blp.get("/<game_id>")
 @blp.response(200, GameSchema())
 def get_game(game_id: str) -> dict[str, Any]:
     """One game, with its full rules as Markdown (`rules`)."""
-    info = engine.GAMES.get(game_id)
-    if info is None:
-        raise ApiProblem(404, "game-not-found", f"no game {game_id!r}; known: {', '.join(engine.GAMES)}")
+    info = _info(game_id)
     return {**_game(info), "rules": trick_rules.text(info.id)}
+
+
+@blp.get("/<game_id>/schema")
+@blp.response(200, ViewSchemaDocSchema())
+def get_game_schema(game_id: str) -> dict[str, Any]:
+    """The game's JSON Schema (draft 2020-12): a seat's view at its root; in `$defs` the spectator view, the
+    decision (one variant per kind: pass, sore, play) and the move that answers it."""
+    return viewschema.game_schema(_info(game_id).id)

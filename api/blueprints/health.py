@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from flask_smorest import Blueprint
-
+from api.arguments import Blueprint
 from api.schemas import HealthSchema
 from api.services import services
 from core.redis.health import store_health

@@ -6,13 +6,13 @@ match are shown only once the match is finished (rated or aborted): before that 
 
 from __future__ import annotations
 
-from collections import Counter
 from typing import Any
 
 from flask import current_app, request, url_for
-from flask_smorest import Blueprint
 
+from api.arguments import Blueprint
 from api.auth import bearer_token
+from api.matchjson import match_json
 from api.schemas import (
     BotHistorySchema,
     BotMatchesQuerySchema,
@@ -28,8 +28,8 @@ from api.schemas import (
     ReplayRecordSchema,
 )
 from api.services import services
+from core.arena.challenges import entrant_names
 from core.arena.lookup import (
-    PUBLISHED,
     bot_ladder,
     find_ladder,
     find_match,
@@ -52,34 +52,6 @@ def _ladder_json(store: ArenaStore, ladder: LadderConfig) -> dict[str, Any]:
     return {**ladder.to_json(), "members": len(store.members(ladder.ladder_id)),
             "active_matches": len(store.active_matches(ladder.ladder_id)),
             "url": url_for("ladders.get_ladder", ladder_id=ladder.ladder_id)}
-
-
-def _match_json(doc: dict[str, Any]) -> dict[str, Any]:
-    spec = doc["spec"]
-    finished = doc["status"] in FINISHED
-    result = doc.get("result") or {}
-    calls = None
-    if result.get("calls"):
-        calls = {}
-        for bot, stats in result["calls"].items():
-            outcomes = Counter(outcome for kind, outcome, _ in stats["log"] if kind == "move")
-            calls[bot] = {"moves": stats["moves"], "outcomes": dict(outcomes),
-                          "mean_latency_ms": round(stats["latency_ms_sum"] / stats["moves"], 3)
-                          if stats["moves"] else None}
-    replays = [url_for("ladders.get_replay", match_id=doc["match_id"], game_no=g["game_no"])
-               for g in result.get("games", [])] if doc["status"] in PUBLISHED else []
-    return {
-        "match_id": doc["match_id"], "ladder_id": doc["ladder_id"], "status": doc["status"],
-        "game": spec["game"], "duplicate": spec["duplicate"],
-        "entrants": [m["bot_id"] for m in spec["entrants"]],
-        "seed": result.get("seed", spec["seed"]) if finished else None, "attempts": doc.get("attempts", 0),
-        "created": doc.get("created", 0.0), "finished": doc.get("finished"),
-        "aborted_because": doc.get("aborted_because"), "totals": result.get("totals"),
-        "places": result.get("places"), "deltas": result.get("deltas"), "winners": result.get("winners"),
-        "forfeited": result.get("forfeited"), "strikes": result.get("strikes"), "calls": calls,
-        "games": result.get("games"), "replays": replays,
-        "url": url_for("ladders.get_match", match_id=doc["match_id"]),
-    }
 
 
 @blp.get("/ladders")
@@ -136,7 +108,7 @@ def list_recent_matches(args: dict[str, Any], ladder_id: str) -> dict[str, Any]:
     docs = store.match_docs(ids[:limit])
     nxt = (url_for("ladders.list_recent_matches", ladder_id=ladder_id, limit=limit, after=ids[limit - 1])
            if len(ids) > limit else None)
-    return {"ladder_id": ladder_id, "matches": [_match_json(doc) for doc in docs if doc is not None],
+    return {"ladder_id": ladder_id, "matches": [match_json(doc) for doc in docs if doc is not None],
             "next": nxt}
 
 
@@ -144,7 +116,7 @@ def list_recent_matches(args: dict[str, Any], ladder_id: str) -> dict[str, Any]:
 @blp.response(200, MatchSummarySchema)
 def get_match(match_id: str) -> dict[str, Any]:
     """One match: entrants, status; once finished also places, rating deltas, strikes and replay links."""
-    return _match_json(find_match(services().arena, match_id))
+    return match_json(find_match(services().arena, match_id))
 
 
 @blp.get("/matches/<match_id>/live")
@@ -160,7 +132,7 @@ def get_live_match(match_id: str) -> dict[str, Any]:
     spec = doc["spec"]
     live = store.live(match_id) or {}
     seating = live.get("seating") or [m["bot_id"] for m in spec["entrants"]]
-    names = store.member_names(doc["ladder_id"])
+    names = {**entrant_names(doc), **(store.member_names(doc["ladder_id"]) if doc["ladder_id"] else {})}
     return {
         "match_id": match_id, "ladder_id": doc["ladder_id"], "match_status": doc["status"],
         "status": "over" if doc["status"] in FINISHED else "playing",
@@ -185,7 +157,7 @@ def get_replay(match_id: str, game_no: int) -> dict[str, Any]:
 @blp.response(200, LadderSeatSchema(many=True), headers={"X-Seats-Version": {
     "description": "version of this list; pass it as `after` to long-poll for a change",
     "schema": {"type": "integer"}}})
-@blp.doc(security=[{"seatToken": []}])
+@blp.doc(security=[{"ownerToken": []}, {"apiKey": []}])
 def get_ladder_seats(query: dict[str, Any], bot_id: str) -> tuple[list[dict[str, Any]], int, dict[str, str]]:
     """For a polling bot (registered without URL): its seats at running ladder tables, with seat tokens.
 

@@ -6,11 +6,12 @@ import time
 from typing import Any
 
 from flask import Response, current_app, request, url_for
-from flask_smorest import Blueprint
 
+from api.arguments import Blueprint
 from api.auth import bearer_token
 from api.fastargs import body_doc, load_json, load_query, query_doc
 from api.jsonio import json_response, stored_json_response
+from api.metrics import long_poll_held
 from api.ratelimit import check_seat_posts, seat_post_limit
 from api.schemas import JoinSchema, MoveRequestSchema, MoveResultSchema, SeatStateQuerySchema, SeatStateSchema
 from api.services import kick_house_bots, services
@@ -58,7 +59,8 @@ def get_seat_state(table_id: str, seat: int) -> Response:
     snapshot = store.seat_snapshot(table_id, seat, token)  # also says what is wrong with the request
     wait = min(query["wait"], current_app.config["LONG_POLL_MAX_SECONDS"])
     if after is not None and snapshot.version <= after and wait > 0 and snapshot.status == "playing":
-        store.wait_for_version(table_id, after, wait)
+        with long_poll_held("seat"):
+            store.wait_for_version(table_id, after, wait)
         snapshot = store.seat_snapshot(table_id, seat, token)
         if snapshot.version <= after and snapshot.status == "playing":
             revive_stalled_house_bots(table_id)

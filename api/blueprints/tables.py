@@ -5,10 +5,11 @@ from __future__ import annotations
 from typing import Any
 
 from flask import current_app, url_for
-from flask_smorest import Blueprint
 
+from api.arguments import Blueprint
 from api.fastargs import load_query, query_doc
 from api.jsonio import fragment
+from api.metrics import long_poll_held
 from api.problems import ApiProblem
 from api.schemas import (
     LongPollQuerySchema,
@@ -94,8 +95,9 @@ def get_table(table_id: str) -> dict[str, Any]:
     query = load_query(TABLE_QUERY)
     store = services().tables
     if query.get("after") is not None and query["wait"] > 0:
-        store.wait_for_version(table_id, query["after"], min(query["wait"],
-                                                              current_app.config["LONG_POLL_MAX_SECONDS"]))
+        with long_poll_held("table"):
+            store.wait_for_version(table_id, query["after"], min(query["wait"],
+                                                                  current_app.config["LONG_POLL_MAX_SECONDS"]))
     record = store.load_table(table_id)
     return public_table(record, fragment(store.spectator_view_json(table_id)))
 

@@ -20,6 +20,7 @@ from api.problems import ApiProblem, problem_for
 from api.services import services
 from api.web import data
 from api.web.markdown import render
+from core.arena.challenges import entrant_names
 from core.arena.lookup import find_ladder, find_match, published_games, rating_on_ladder
 from core.arena.model import HOUSE_PREFIX
 from core.arena.ranking import PROVISIONAL_MATCHES, read_ranking
@@ -89,15 +90,37 @@ def bot_page(ladder_id: str, bot_id: str) -> str:
                  record=[data.record_row(entry) for entry in entries], paged=cursor is not None,
                  next_cursor=next_cursor, versions=store.version_lines(ladder_id, bot_id),
                  current_version=store.versions([bot_id])[bot_id],
-                 paused_reason=store.health(bot_id)["reason"])
+                 paused_reason=_suspension(bot_id) or store.health(bot_id)["reason"])
+
+
+def _suspension(bot_id: str) -> str | None:
+    """Why the operator suspended a registered bot (None for a house bot, one deleted since, or none)."""
+    with contextlib.suppress(BotNotFound):
+        return services().bots.suspension(bot_id)
+    return None
 
 
 @blp.get("/matches/<match_id>")
 def match_page(match_id: str) -> str:
+    return _match_page(find_match(services().arena, match_id))
+
+
+@blp.get("/challenges/<challenge_id>")
+def challenge_page(challenge_id: str) -> str:
+    """A challenge (an unrated match between chosen bots): the match page, on no ladder, without Elo."""
+    return _match_page(services().challenges.get(challenge_id))
+
+
+def _names(doc: dict[str, Any]) -> dict[str, str]:
+    """Entrants' names: as the ladder shows them now, else as they were when the match was made."""
+    ladder = services().arena.member_names(doc["ladder_id"]) if doc["ladder_id"] else {}
+    return {**entrant_names(doc), **ladder}
+
+
+def _match_page(doc: dict[str, Any]) -> str:
     store = services().arena
-    doc = find_match(store, match_id)
-    names = store.member_names(doc["ladder_id"])
-    return _page("match.html", tabs=data.ladder_tabs(store), current=doc["ladder_id"],
+    names = _names(doc)
+    return _page("match.html", tabs=data.ladder_tabs(store), current=doc["ladder_id"] or None,
                  match=data.match_summary(doc, names),
                  seatings=[data.seat_names_for_game(doc, g["game_no"], names)
                            for g in (doc.get("result") or {}).get("games", [])])
@@ -108,9 +131,10 @@ def match_live_page(match_id: str) -> str:
     """Spectate the game a worker is playing in a ladder match (the public table, refreshed every second)."""
     store = services().arena
     doc = find_match(store, match_id)
-    names = store.member_names(doc["ladder_id"])
+    names = _names(doc)
     game = doc["spec"]["game"]
-    return _page("live.html", tabs=data.ladder_tabs(store), current=doc["ladder_id"], match_id=match_id,
+    return _page("live.html", tabs=data.ladder_tabs(store), current=doc["ladder_id"] or None,
+                 match_id=match_id,
                  table_id=None, game=game, name=data.game_name(game),
                  seat_names=[names.get(m["bot_id"], m["bot_id"]) for m in doc["spec"]["entrants"]],
                  state_url=url_for("ladders.get_live_match", match_id=match_id),
@@ -121,9 +145,9 @@ def match_live_page(match_id: str) -> str:
 def match_replay_page(match_id: str, game_no: int) -> str:
     store = services().arena
     doc, records = published_games(store, match_id, game_no)
-    names = data.seat_names_for_game(doc, game_no, store.member_names(doc["ladder_id"]))
+    names = data.seat_names_for_game(doc, game_no, _names(doc))
     return _replay(records[game_no], names, title=f"Match {match_id} · game {game_no + 1} of {len(records)}",
-                   back=url_for("web.match_page", match_id=match_id), current=doc["ladder_id"],
+                   back=url_for("web.match_page", match_id=match_id), current=doc["ladder_id"] or None,
                    analysis_url=url_for("analysis.request_match_analysis", match_id=match_id,
                                         game_no=game_no))
 

@@ -11,7 +11,7 @@ import time
 from typing import Any
 
 import engine
-from core.arena.lookup import find_ladder
+from core.arena.lookup import PUBLISHED, find_ladder
 from core.arena.model import HOUSE_PREFIX, MatchStatus
 from core.arena.ranking import Ranking, RankingRow, read_ranking
 from core.arena.store import ArenaStore
@@ -126,6 +126,8 @@ def match_summary(doc: dict[str, Any], names: dict[str, str]) -> dict[str, Any]:
         "ts": doc.get("finished") or doc.get("created"),
         "rated": doc["status"] == MatchStatus.RATED,
         "void": doc["status"] == MatchStatus.VOID,
+        "challenge": "challenge" in doc,  # unrated, on no ladder (core.arena.challenges)
+        "published": doc["status"] in PUBLISHED,
         "aborted_because": doc.get("aborted_because"),
         "entrants": [{"bot_id": b, "name": names.get(b, b), "place": places.get(b),
                       "delta": deltas.get(b), "total": totals.get(b), "strikes": strikes.get(b, 0),

@@ -1,7 +1,14 @@
 """``trick-arena``: the bot author's command line.
 
     trick-arena games                                   the games and their options
-    trick-arena register NAME --game G [--url URL]      register a bot (prints its owner token once)
+    trick-arena account create|show|bots|adopt|rotate|revoke   your account and its API key
+    trick-arena register NAME --game G [--url URL]      register a bot (in your account when a key is set)
+    trick-arena update BOT_ID [--game G] [--url URL] [--disable|--enable]   change one of your bots
+    trick-arena delete BOT_ID                           delete one of your bots
+    trick-arena bots                                    your account's bots: rating, matches, strikes, status
+    trick-arena status|strikes BOT_ID                   one bot's standing / its latest strikes
+    trick-arena pause|resume BOT_ID, set-url BOT_ID URL out of matchmaking and back, a new URL
+    trick-arena challenge BOT BOT BOT --game G          an unrated match between bots you pick
     trick-arena serve BOT [--port 9001]                 run a Bot subclass as an HTTP bot
     trick-arena practice BOT --game G                   play a table against house bots through the move API
     trick-arena match URL URL URL URL --game G          a local match between HTTP bots, with a result table
@@ -9,7 +16,9 @@
     trick-arena replay TABLE | --match M [--game-no N] | --file F   a finished game, trick by trick
     trick-arena analyse --table T | --match M [--game-no N] --seat S   one seat's decisions, valued
 
-The API address comes from ``--api`` or ``$TRICK_ARENA_API`` (default http://127.0.0.1:8000).
+The API address comes from ``--api`` or ``$TRICK_ARENA_API`` (default http://127.0.0.1:8000); the account
+key from ``$TRICK_ARENA_KEY`` or the key file (``--key-file``, ``$TRICK_ARENA_KEY_FILE``, default
+``~/.config/trick-arena/key``).
 """
 
 from __future__ import annotations
@@ -17,15 +26,17 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 import click
 from rich.console import Console
+from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 from trickarena import ApiError, ApiUnavailable, ArenaClient
 from trickarena.types import Ranking
 
+from clients.cli.keyfile import KEY_FILE_ENV, default_key_file, read_key
 from clients.cli.loading import load_bot
 
 DEFAULT_API = "http://127.0.0.1:8000"
@@ -45,29 +56,89 @@ def _json_option(value: str | None) -> dict[str, Any]:
 
 
 class ApiGroup(click.Group):
-    """Turns API errors into one readable line and exit status 1 instead of a traceback."""
+    """Turns API errors, and any error a command did not foresee, into one readable line and exit status 1
+    instead of a traceback: a bot author's typo must never look like a crash of the tool."""
+
+    def main(self, args: Any = None, prog_name: str | None = None, complete_var: str | None = None,
+             standalone_mode: bool = True, **extra: Any) -> Any:
+        """Click's own main, but a usage error is one line too: what is wrong and where --help is, without
+        the usage block above it."""
+        if not standalone_mode:
+            return super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
+        try:
+            code = super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
+        except click.exceptions.NoArgsIsHelpError as error:
+            click.echo(error.ctx.get_help() if error.ctx is not None else error.format_message(), err=True)
+            sys.exit(error.exit_code)
+        except click.UsageError as error:
+            path = error.ctx.command_path if error.ctx is not None else "trick-arena"
+            click.echo(f"Error: {one_line(error.format_message())} (see: {path} --help)", err=True)
+            sys.exit(error.exit_code)
+        except click.ClickException as error:
+            click.echo(f"Error: {one_line(error.format_message())}", err=True)
+            sys.exit(error.exit_code)
+        except click.Abort:
+            click.echo("Aborted!", err=True)
+            sys.exit(1)
+        sys.exit(code if isinstance(code, int) else 0)
 
     def invoke(self, ctx: click.Context) -> Any:
         try:
             return super().invoke(ctx)
+        except (click.exceptions.ClickException, click.exceptions.Exit, click.exceptions.Abort):
+            raise  # click prints these in one line itself (usage errors exit 2)
         except ApiError as error:
             title = error.problem.get("title", "")
-            console.print(f"[red]API error {error.status}[/red] {title}: {error.detail}")
-            if error.legal:
-                console.print(f"legal moves: {' '.join(error.legal)}")
-            sys.exit(1)
+            legal = f" (legal moves: {' '.join(error.legal)})" if error.legal else ""
+            detail = escape(one_line(error.detail))
+            fail(f"[red]API error {error.status}[/red] {escape(title)}: {detail}{legal}")
         except ApiUnavailable as error:
-            console.print(f"[red]cannot reach the API[/red]: {error} (is `make run` running? --api URL?)")
-            sys.exit(1)
+            fail(f"[red]cannot reach the API[/red]: {escape(one_line(error))} "
+                 "(is `make run` running? --api URL?)")
+        except OSError as error:
+            where = f": {error.filename}" if error.filename else ""
+            fail(f"[red]error[/red]: {escape(error.strerror or one_line(error))}{escape(str(where))}")
+        except Exception as error:  # noqa: BLE001 - the last line of defence against a traceback
+            fail(f"[red]error[/red]: {escape(one_line(error))}")
+
+
+def fail(markup: str, code: int = 1) -> NoReturn:
+    """Print one line on stderr (never wrapped, whatever the terminal's width) and exit with `code`."""
+    Console(stderr=True, soft_wrap=True, highlight=False).print(markup)
+    sys.exit(code)
+
+
+def one_line(error: object) -> str:
+    """An error as one line: its message, or its type when it has none.
+
+    >>> one_line(ValueError("bad\\nvalue"))
+    'bad value'
+    >>> one_line(KeyError())
+    'KeyError'
+    """
+    text = " ".join(str(error).split())
+    return text or type(error).__name__
 
 
 @click.group(cls=ApiGroup)
 @click.option("--api", "api_url", envvar="TRICK_ARENA_API", default=DEFAULT_API, show_default=True,
               help="Base URL of the Trick Arena service ($TRICK_ARENA_API).")
+@click.option("--key-file", type=click.Path(dir_okay=False), envvar=KEY_FILE_ENV, default=None,
+              help="Where the account's API key is kept ($TRICK_ARENA_KEY_FILE; default "
+                   "~/.config/trick-arena/key). $TRICK_ARENA_KEY, when set, is used instead.")
 @click.pass_context
-def main(ctx: click.Context, api_url: str) -> None:
-    """Trick Arena for bot authors: register, practice, match, ladder, replay."""
-    ctx.obj = {"api_url": api_url}
+def main(ctx: click.Context, api_url: str, key_file: str | None) -> None:
+    """Trick Arena for bot authors: account, register, practice, match, ladder, replay."""
+    ctx.obj = {"api_url": api_url, "key_file": key_file or str(default_key_file())}
+
+
+def _manager(ctx: click.Context, token: str | None) -> str:
+    """What manages a bot: its owner token when given, else the account key (or a one-line refusal)."""
+    if token:
+        return token
+    from clients.cli.account import account_key
+
+    return account_key(ctx)
 
 
 def _api(ctx: click.Context) -> ArenaClient:
@@ -92,24 +163,79 @@ def games(ctx: click.Context) -> None:
 @click.argument("name")
 @click.option("--game", "games_", multiple=True, required=True, help="A game the bot plays (repeatable).")
 @click.option("--url", default=None, help="Where the arena calls the bot; omit for a polling bot.")
+@click.option("--no-account", is_flag=True, help="Register without the account key even when one is set.")
 @click.pass_context
-def register(ctx: click.Context, name: str, games_: tuple[str, ...], url: str | None) -> None:
-    """Register a bot. Prints the bot id and the owner token (shown only once: keep it)."""
+def register(ctx: click.Context, name: str, games_: tuple[str, ...], url: str | None,
+             no_account: bool) -> None:
+    """Register a bot: in your account when a key is set ($TRICK_ARENA_KEY or the key file), which then
+    manages it; else without one, printing the bot's owner token (shown only once: keep it)."""
+    key = None if no_account else read_key(Path(ctx.obj["key_file"]))[0]
     with _api(ctx) as api:
-        bot = api.register_bot(name, list(games_), url)
+        bot = api.register_bot(name, list(games_), url, key=key)
     console.print(f"registered [bold]{bot.name}[/bold] as [cyan]{bot.bot_id}[/cyan] "
                   f"for {', '.join(bot.games)}")
-    console.print(f"owner token (shown once): [yellow]{bot.owner_token}[/yellow]")
+    if bot.owner_token:
+        console.print(f"owner token (shown once): [yellow]{bot.owner_token}[/yellow]")
+    else:
+        console.print("in your account: your account key manages it")
     console.print(f"it joins the matching ladders within a minute: {ctx.obj['api_url']}/")
+
+
+@main.command()
+@click.argument("bot_id")
+@click.option("--game", "games_", multiple=True, help="The games it plays from now on (repeatable).")
+@click.option("--url", default=None, help="Where the arena calls it from now on.")
+@click.option("--enable/--disable", "enabled", default=None, help="Back in matchmaking, or out of it.")
+@click.option("--accept-challenges/--refuse-challenges", "accepts", default=None,
+              help="Whether other owners may pick it for a challenge (refused by default).")
+@click.option("--token", default=None, help="The bot's owner token, for a bot outside your account.")
+@click.pass_context
+def update(ctx: click.Context, bot_id: str, games_: tuple[str, ...], url: str | None, enabled: bool | None,
+           accepts: bool | None, token: str | None) -> None:
+    """Change one of your bots (with the account key, or --token for a bot registered without one)."""
+    changes: dict[str, Any] = {"games": list(games_)} if games_ else {}
+    if url is not None:
+        changes["url"] = url
+    if enabled is not None:
+        changes["enabled"] = enabled
+    if accepts is not None:
+        changes["accepts_challenges"] = accepts
+    if not changes:
+        raise click.UsageError("nothing to change: give --game, --url, --enable or --disable, "
+                               "--accept-challenges or --refuse-challenges")
+    with _api(ctx) as api:
+        bot = api.update_bot(bot_id, _manager(ctx, token), **changes)
+    state = "enabled" if bot.enabled else "disabled"
+    challenges = "accepts challenges" if bot.accepts_challenges else "refuses challenges"
+    console.print(f"{bot.name} ({bot.bot_id}): {', '.join(bot.games)}, {bot.url or '(polling)'}, {state}, "
+                  f"{challenges}")
+
+
+@main.command()
+@click.argument("bot_id")
+@click.option("--token", default=None, help="The bot's owner token, for a bot outside your account.")
+@click.pass_context
+def delete(ctx: click.Context, bot_id: str, token: str | None) -> None:
+    """Delete one of your bots (with the account key, or --token for a bot registered without one)."""
+    with _api(ctx) as api:
+        api.delete_bot(bot_id, _manager(ctx, token))
+    console.print(f"deleted {bot_id}")
+
+
+PORT = click.IntRange(0, 65535)  # 0: any free port
 
 
 @main.command()
 @click.argument("bot_spec", metavar="BOT")
 @click.option("--host", default="127.0.0.1", show_default=True)
-@click.option("--port", default=9001, show_default=True)
+@click.option("--port", default=9001, show_default=True, type=PORT)
 def serve(bot_spec: str, host: str, port: int) -> None:
     """Serve BOT (a .py file or module[:Class] with a trickarena.Bot subclass) over HTTP until Ctrl-C."""
-    load_bot(bot_spec).serve(host, port)
+    bot = load_bot(bot_spec)
+    try:
+        bot.serve(host, port)
+    except OSError as error:  # the port is taken, or the host is not an address of this machine
+        raise click.ClickException(f"cannot listen on {host}:{port}: {error.strerror or error}") from None
 
 
 @main.command()
@@ -162,21 +288,24 @@ def practice(ctx: click.Context, bot_spec: str, game: str | None, opponents: str
 @main.command("match")
 @click.argument("urls", nargs=-1, required=True)
 @click.option("--game", required=True, help="Game id.")
-@click.option("--games", "game_count", default=None, type=int,
+@click.option("--games", "game_count", default=None, type=click.IntRange(min=1),
               help="Games to play (default: one per player: a duplicate set).")
-@click.option("--seed", default=1, show_default=True)
+@click.option("--seed", default=1, show_default=True, type=click.IntRange(min=0))
 @click.option("--options", "options_json", default=None, help="Game options as JSON.")
-@click.option("--deadline-ms", default=1000, show_default=True, help="Time per decision.")
+@click.option("--deadline-ms", default=1000, show_default=True, type=click.IntRange(min=1),
+              help="Time per decision.")
 @click.option("--save-dir", type=click.Path(file_okay=False), default=None,
               help="Write each game's replay record here (replay with: trick-arena replay --file F).")
 def match_command(urls: tuple[str, ...], game: str, game_count: int | None, seed: int,
                   options_json: str | None, deadline_ms: int, save_dir: str | None) -> None:
-    """Play a local match between bot URLs (the arena's match runner; no service needed)."""
+    """Play a local match between bot URLs (the arena's own match runner; no service needed)."""
     from engine import compiled
 
     compiled.activate()  # the compiled rules when built (make compiled), before the match runner imports them
-    from clients.cli.localmatch import play_local_match
+    from clients.cli.localmatch import check_match, play_local_match
 
+    options = check_match(list(urls), game, _json_option(options_json))
+    folder = _writable_folder(save_dir) if save_dir else None
     count = game_count or len(urls)
     with Progress(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
                   TextColumn("{task.fields[moves]} moves"), TimeElapsedColumn(), console=console) as progress:
@@ -191,7 +320,7 @@ def match_command(urls: tuple[str, ...], game: str, game_count: int | None, seed
         def on_game(number: int, summary: dict[str, Any]) -> None:
             progress.advance(task)
 
-        tallies, records = play_local_match(list(urls), game, count, seed, _json_option(options_json),
+        tallies, records = play_local_match(list(urls), game, count, seed, options,
                                             deadline_ms, on_game=on_game, on_move=on_move)
     import engine
 
@@ -210,12 +339,24 @@ def match_command(urls: tuple[str, ...], game: str, game_count: int | None, seed
         table.add_row(str(place), tally.name, tally.url, str(tally.wins), f"{tally.win_share:.0%}",
                       str(tally.points), strikes, latency)
     console.print(table)
-    if save_dir:
-        folder = Path(save_dir)
-        folder.mkdir(parents=True, exist_ok=True)
+    if folder is not None:
         for number, record in enumerate(records):
             (folder / f"{game}-seed{seed}-game{number}.json").write_text(json.dumps(record))
         console.print(f"{len(records)} replay records in {folder}/ (trick-arena replay --file ...)")
+
+
+def _writable_folder(path: str) -> Path:
+    """The folder, made if missing, or a one-line refusal before a match is played for nothing."""
+    folder = Path(path)
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        probe = folder / ".trick-arena-write-check"
+        probe.write_text("")
+        probe.unlink()
+    except OSError as error:
+        raise click.BadParameter(f"cannot write to {path}: {error.strerror or error}",
+                                 param_hint="'--save-dir'") from None
+    return folder
 
 
 @main.command()
@@ -252,7 +393,8 @@ def ladder_table(ranking: Ranking) -> Table:
 @main.command()
 @click.argument("table_id", required=False)
 @click.option("--match", "match_id", default=None, help="A ladder match id (with --game-no).")
-@click.option("--game-no", default=0, show_default=True, help="Which game of the match.")
+@click.option("--game-no", default=0, show_default=True, type=click.IntRange(min=0),
+              help="Which game of the match.")
 @click.option("--file", "path", type=click.Path(exists=True, dir_okay=False), default=None,
               help="A replay record file (engine format).")
 @click.option("--hands/--no-hands", default=False, help="Print every hand before each round's first trick.")
@@ -264,8 +406,12 @@ def replay(ctx: click.Context, table_id: str | None, match_id: str | None, game_
 
     names: list[str] | None = None
     if path:
-        with open(path, encoding="utf-8") as handle:
-            record = json.load(handle)
+        try:
+            with open(path, encoding="utf-8") as handle:
+                record = json.load(handle)
+        except (ValueError, UnicodeDecodeError) as error:
+            raise click.BadParameter(f"{path} is not a JSON replay record ({one_line(error)})",
+                                     param_hint="'--file'") from None
     elif match_id:
         with _api(ctx) as api:
             record = api.match_replay(match_id, game_no)
@@ -281,17 +427,24 @@ def replay(ctx: click.Context, table_id: str | None, match_id: str | None, game_
         names = [seat.name or f"seat {seat.seat}" for seat in table.seats]
     else:
         raise click.UsageError("give a table id, --match MATCH_ID or --file PATH")
-    print_replay(console, record, names, hands)
+    try:
+        print_replay(console, record, names, hands)
+    except (KeyError, TypeError, ValueError) as error:  # engine errors are ValueErrors too
+        raise click.ClickException(f"not a replay record the engine can read: {one_line(error)}") from None
 
 
 @main.command()
 @click.option("--table", "table_id", default=None, help="A finished API table.")
 @click.option("--match", "match_id", default=None, help="A finished ladder match (with --game-no).")
-@click.option("--game-no", "--game", "game_no", default=0, show_default=True, help="Which game of the match.")
-@click.option("--seat", type=int, required=True, help="The seat whose decisions are analysed.")
-@click.option("--budget-ms", type=int, default=None, help="Search time per decision (default: the server's).")
+@click.option("--game-no", "--game", "game_no", default=0, show_default=True, type=click.IntRange(min=0),
+              help="Which game of the match.")
+@click.option("--seat", type=click.IntRange(min=0), required=True,
+              help="The seat whose decisions are analysed.")
+@click.option("--budget-ms", type=click.IntRange(min=1), default=None,
+              help="Search time per decision (default: the server's).")
 @click.option("--json", "as_json", is_flag=True, help="Print the analysis as JSON (progress on stderr).")
-@click.option("--poll-s", default=1.0, show_default=True, help="Seconds between progress polls.")
+@click.option("--poll-s", default=1.0, show_default=True, type=click.FloatRange(min=0.05),
+              help="Seconds between progress polls.")
 @click.pass_context
 def analyse(ctx: click.Context, table_id: str | None, match_id: str | None, game_no: int, seat: int,
             budget_ms: int | None, as_json: bool, poll_s: float) -> None:
@@ -352,3 +505,15 @@ def analysis_table(report: dict[str, Any]) -> Table:
 
 if __name__ == "__main__":
     main()
+
+
+from clients.cli.account import account  # noqa: E402 - it reads this module's console and _api
+from clients.cli.mybots import COMMANDS as BOT_COMMANDS  # noqa: E402 - the same
+
+main.add_command(account)
+for _command in BOT_COMMANDS:
+    main.add_command(_command)
+
+from clients.cli.challenges import challenge  # noqa: E402 - it reads this module's _api and _manager
+
+main.add_command(challenge)

@@ -11,10 +11,14 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+import click
+
 import engine
 from arena.botclient import BotClient
 from arena.match import HttpDriver, MatchRunner
 from core.arena.model import MatchSpec, Member, MemberKind
+from core.arena.netguard import UnsafeURLError, split_bot_url
+from engine.errors import OptionsError
 
 
 @dataclass
@@ -48,6 +52,30 @@ def bot_name(client: BotClient, fallback: str) -> str:
         return str(json.loads(result.body).get("name") or fallback)
     except (ValueError, AttributeError):
         return fallback
+
+
+def check_match(urls: list[str], game: str, options: dict[str, Any]) -> dict[str, Any]:
+    """The game's full options for `len(urls)` players, or a click.BadParameter naming what is wrong (an
+    unknown game, a player count the game is not played by, an unknown or out-of-range option, a URL that
+    is not http(s)://host[:port]) before any bot is called."""
+    try:
+        engine.rules_for(game)
+    except OptionsError as error:
+        raise click.BadParameter(str(error), param_hint="'--game'") from None
+    try:
+        engine.validate_options(game, len(urls), {})
+    except OptionsError as error:
+        raise click.BadParameter(f"{error} (one URL per player)", param_hint="'URLS'") from None
+    try:
+        checked = engine.validate_options(game, len(urls), options)
+    except OptionsError as error:
+        raise click.BadParameter(str(error), param_hint="'--options'") from None
+    for url in urls:
+        try:
+            split_bot_url(url)
+        except UnsafeURLError as error:
+            raise click.BadParameter(f"{url!r}: {error}", param_hint="'URLS'") from None
+    return checked
 
 
 def play_local_match(urls: list[str], game: str, games: int, seed: int, options: dict[str, Any] | None = None,

@@ -3,6 +3,11 @@
 /** Card code: rank 2-9 T J Q K A + suit C D H S, e.g. "QS", "TH". */
 export type CardCode = string;
 export type GameId = "sore-spot" | "card-commons" | "sloppy-seconds" | "spot-hearts";
+/** The values a view's enumerated fields take; GET /api/games/{game}/schema has each game's exact ones. */
+export type Phase = "sore" | "pass" | "play" | "over";
+/** Where a round's pass goes; "hold": a round without a pass. */
+export type PassDirection = "left" | "right" | "across" | "hold";
+export type Suit = "C" | "D" | "H" | "S";
 
 /** What the seat must decide: a card to play, the sore card (Sore Spot), or `count` cards to pass. */
 export interface Decision {
@@ -14,14 +19,26 @@ export interface Decision {
 /** A play (one card) or a pass (a list of `count` distinct legal cards). */
 export type Move = CardCode | CardCode[];
 
-export interface Trick {
+export interface TrickCard { seat: number; card: CardCode }
+
+/** The trick being played (`view.trick`): each card with its seat; `leader` null outside play. */
+export interface CurrentTrick {
   leader: number | null;
-  /** The trick being played: {seat, card}; finished tricks in `tricks` list plain codes. */
-  cards: Array<{ seat: number; card: CardCode } | CardCode>;
-  winner?: number | null;
+  cards: TrickCard[];
 }
 
-/** A seat's view: its own hand plus the public table, and `decision` / `legal` when it must act. */
+/** A finished trick (`view.tricks`): plain codes in play order from the leader; `winner` null only for
+ * Sore Spot's all-Ace trick. */
+export interface Trick {
+  leader: number;
+  cards: CardCode[];
+  winner: number | null;
+}
+
+export interface RoundPoints { dealer: number; points: number[] }
+
+/** A seat's view: its own hand plus the public table; `decision` null and `legal` empty when it has nothing
+ * to decide. The optional members belong to the games that have them. */
 export interface View {
   game: GameId;
   players: number;
@@ -29,29 +46,32 @@ export interface View {
   version: number;
   round: number;
   dealer: number;
-  phase: "sore" | "pass" | "play" | "over";
+  phase: Phase;
   to_act: number[];
   hand_sizes: number[];
-  trick: Trick;
+  trick: CurrentTrick;
   tricks: Trick[];
   scores: number[];
-  rounds: Array<{ dealer: number; points: number[] }>;
+  rounds: RoundPoints[];
   over: boolean;
   winners: number[];
-  seat: number | null;
+  seat: number;
   hand: CardCode[];
-  decision?: Decision;
-  legal?: CardCode[];
-  /** Hearts games. */
+  decision: Decision | null;
+  legal: CardCode[];
+  /** Games with a pass or a sore card: your choice, until every seat has chosen. */
+  chosen?: CardCode[];
+  /** Hearts games, after the pass. */
   passed?: CardCode[];
   received?: CardCode[];
-  pass_direction?: string;
+  pass_direction?: PassDirection;
+  /** Spot Hearts. */
   hearts_broken?: boolean;
-  /** Sloppy Seconds. */
-  trump?: string | null;
-  broken?: string[];
-  /** Sore Spot: each seat's sore card once revealed. */
-  sore_cards?: Array<CardCode | null> | null;
+  /** Sloppy Seconds: trump once set, the suits broken in order. */
+  trump?: Suit | null;
+  broken?: Suit[];
+  /** Sore Spot: each seat's sore card, null until every seat has laid one. */
+  sore_cards?: Array<CardCode | null>;
 }
 
 /** The body of the arena's POST {url}/start and /end notifications. */
@@ -125,11 +145,53 @@ export class ApiUnavailable extends Error {}
 export interface ClientOptions { timeoutMs?: number; retries?: number; backoffMs?: number; maxBackoffMs?: number;
   signal?: AbortSignal }
 
+/** An account as GET /api/account shows it to its key's holder. */
+export interface Account {
+  account_id: string;
+  created: number;
+  disabled: boolean;
+  has_key: boolean;
+  key_created: number | null;
+  bots: number;
+  quotas: { bots: number; bots_per_ladder: number };
+}
+
+/** The answer to opening an account or rotating its key: the only times the key is shown. */
+export interface AccountKey extends Account { api_key: string }
+
+/** A finished game to analyse: a match's game (`matchId`, `gameNo`) or a table (`tableId`). */
+export interface AnalysisTarget { matchId?: string; gameNo?: number; tableId?: string; budgetMs?: number }
+
+/** Every public route ("GET /api/games/{game_id}") → the ArenaClient method calling it. */
+export const ENDPOINTS: Readonly<Record<string, string>>;
+/** An unrated match between chosen bots (POST /api/challenges, GET /api/challenges/{id}). */
+export interface Challenge {
+  challenge_id: string;  // also its match's id
+  status: "queued" | "running" | "played" | "aborted";
+  challenger: string;
+  game: GameId;
+  players: number;
+  games: number;
+  duplicate: boolean;
+  options: Record<string, unknown>;
+  bots: string[];  // bot id per seat of game 0 (house bots as "house:NAME")
+  names: string[];
+  created: number;
+  match: any;  // the match summary: seed, places, totals, strikes and replays once played
+  url: string;
+  match_url: string;
+  web_url: string;
+}
+
 export class ArenaClient {
   constructor(baseUrl: string, options?: ClientOptions);
   request(method: string, path: string, options?: { body?: unknown; params?: Record<string, unknown>;
-    token?: string; timeoutMs?: number }): Promise<any>;
+    token?: string | null; timeoutMs?: number; retry?: boolean }): Promise<any>;
+  health(): Promise<{ status: "ok" | "degraded"; redis: boolean; refusing_writes: string | null }>;
   games(): Promise<any[]>;
+  game(gameId: GameId): Promise<any>;
+  gameSchema(gameId: GameId): Promise<Record<string, unknown>>;
+  tables(limit?: number): Promise<any[]>;
   createTable(game: GameId, seats: string[], options?: Record<string, unknown>): Promise<any>;
   table(tableId: string): Promise<any>;
   replay(tableId: string): Promise<ReplayRecord>;
@@ -137,15 +199,35 @@ export class ArenaClient {
     state_url: string; moves_url: string }>;
   seatState(tableId: string, seat: number, token: string, after?: number | null, wait?: number): Promise<SeatState>;
   move(tableId: string, seat: number, token: string, move: Move, expectedVersion: number): Promise<any>;
-  registerBot(name: string, games: GameId[], url?: string | null): Promise<any>;
+  registerBot(name: string, games: GameId[], url?: string | null, key?: string | null): Promise<any>;
+  updateBot(botId: string, token: string, changes: { games?: GameId[]; url?: string | null; enabled?: boolean;
+    accepts_challenges?: boolean }): Promise<any>;
+  deleteBot(botId: string, token: string): Promise<null>;
+  createAccount(): Promise<AccountKey>;
+  account(key: string): Promise<Account>;
+  accountBots(key: string): Promise<any[]>;
+  adoptBot(botId: string, key: string, ownerToken: string): Promise<any>;
+  rotateKey(key: string): Promise<AccountKey>;
+  revokeKey(key: string): Promise<null>;
   bot(botId: string): Promise<any>;
+  bots(game?: GameId | null): Promise<any[]>;
+  botMatches(botId: string, options?: { ladder?: string | null; limit?: number | null; cursor?: number | null }):
+    Promise<{ bot_id: string; ladder_id: string; matches: any[]; next_cursor: number | null; next: string | null }>;
   ladderSeats(botId: string, ownerToken: string, version?: string | null): Promise<any[]>;
   watchLadderSeats(botId: string, ownerToken: string, options?: { after?: number | null; waitS?: number; version?: string | null }):
     Promise<{ seats: any[]; version: number }>;
   ladders(): Promise<any[]>;
   ranking(ladderId: string): Promise<any>;
+  botHistory(ladderId: string, botId: string): Promise<any>;
+  recentMatches(ladderId: string): Promise<any[]>;
   match(matchId: string): Promise<any>;
+  liveMatch(matchId: string): Promise<any>;
+  requestAnalysis(seat: number, where: AnalysisTarget): Promise<any>;
+  analysis(seat: number, where: AnalysisTarget): Promise<any>;
   matchReplay(matchId: string, gameNo?: number): Promise<ReplayRecord>;
+  challenge(token: string, game: GameId, bots: string[], options?: { games?: number | null;
+    duplicate?: boolean | null; options?: Record<string, unknown> }): Promise<Challenge>;
+  getChallenge(challengeId: string): Promise<Challenge>;
   get(path: string, params?: Record<string, unknown>): Promise<any>;
 }
 

@@ -19,7 +19,7 @@ from core.errors import (
     MatchNotPublished,
 )
 
-PUBLISHED = (MatchStatus.RATED, MatchStatus.VOID)  # played to the end: replays published
+PUBLISHED = (MatchStatus.RATED, MatchStatus.VOID, MatchStatus.PLAYED)  # played to the end: replays published
 
 
 def find_ladder(store: ArenaStore, ladder_id: str) -> LadderConfig:

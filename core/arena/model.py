@@ -51,10 +51,11 @@ class MatchStatus(enum.StrEnum):
     RATED = "rated"
     VOID = "void"  # finished and recorded, but every bot forfeited: no winner, no rating change
     ABORTED = "aborted"
+    PLAYED = "played"  # a challenge played to the end: recorded, never rated (core.arena.challenges)
 
 
 # A match in one of these states never changes again.
-FINAL_STATUSES = (MatchStatus.RATED, MatchStatus.VOID, MatchStatus.ABORTED)
+FINAL_STATUSES = (MatchStatus.RATED, MatchStatus.VOID, MatchStatus.ABORTED, MatchStatus.PLAYED)
 
 
 @dataclass(frozen=True)
@@ -94,7 +95,7 @@ class LadderConfig:
     # stays alive without burning every core; a table with a registered bot is never held back.
     house_only_gap_s: float = 3.0
     # A polling bot is seated only while present: holding a long-poll on its ladder-seats endpoint or having
-    # called it within this many seconds (arena/presence.py). An absent one is skipped, without penalty.
+    # called it within this many seconds (core/arena/presence.py). An absent one is skipped, without penalty.
     presence_s: float = 10.0
 
     def __post_init__(self) -> None:
@@ -141,11 +142,15 @@ class MatchSpec:
     pre_ratings: dict[str, float]
     pre_matches: dict[str, int]
     created: float = 0.0
+    # A challenge (core.arena.challenges): played like a ladder match, never rated, on no ladder's standings.
+    challenge: bool = False
+    game_count: int = 0  # games in the match when a challenge names it; 0: the ladder's format
 
     @property
     def games(self) -> int:
-        """Games in the match: one per rotation of the bots through the seats if duplicate, else one."""
-        return self.players if self.duplicate else 1
+        """Games in the match: one per rotation of the bots through the seats if duplicate, else one (or the
+        count a challenge names: game g seats the bots rotated g times)."""
+        return self.game_count or (self.players if self.duplicate else 1)
 
     def game_seed(self, game_no: int) -> int:
         """The deal seed of game `game_no`: a fresh deal every game, never one a bot of the match has seen.

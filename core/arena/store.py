@@ -26,7 +26,7 @@ from core.arena.model import (
     Member,
     MemberKind,
 )
-from core.redis.connections import StrRedis, decoding_client
+from core.redis.connections import StrRedis, decoding_client, redis_client, run_and_wait
 
 # Retention: a finished match's document and replays are kept while anything links to them: the ladder's
 # recent list (its RECENT_KEEP newest matches) or the record of any of its bots (each bot's HISTORY_LIMIT
@@ -209,8 +209,9 @@ STOPPED_REASON = "worker stopped"
 
 class ArenaStore:
     def __init__(self, conn: redis.Redis, prefix: str = keys.DEFAULT_PREFIX,
-                 record_limit: int = HISTORY_LIMIT) -> None:
+                 record_limit: int = HISTORY_LIMIT, wait_ms: int = 0) -> None:
         conn = decoding_client(conn)  # RQ hands jobs a bytes client; the arena reads JSON strings
+        self.wait_ms = wait_ms  # a rating is applied once a replica has it, or after this (0: at once)
         self.redis: StrRedis = conn
         self.prefix = prefix
         self.record_limit = record_limit  # a bot's record on a ladder lists its newest this-many matches
@@ -221,7 +222,7 @@ class ArenaStore:
 
     @classmethod
     def from_url(cls, url: str, prefix: str = keys.DEFAULT_PREFIX) -> ArenaStore:
-        return cls(redis.Redis.from_url(url, decode_responses=True), prefix)
+        return cls(redis_client(url, decode_responses=True), prefix)
 
     # --- ladders and members -------------------------------------------------------------------------------
 
@@ -489,7 +490,10 @@ class ArenaStore:
         args = [mid, repr(now), len(spec.entrants), json.dumps(final), json.dumps(result.records),
                 RECENT_LIMIT, HISTORY_LIMIT, self.record_limit, APPLIED_TTL_S, repr(INITIAL_RATING),
                 FORFEITS_TO_BENCH, BENCH_S, BENCH_MAX_S, CLEAN_TO_FORGIVE, int(result.rated), *bot_args]
-        applied, *dropped = self._apply(keys=script_keys, args=args)
+        if self.wait_ms:  # answered once a replica has the rating (core.redis.connections.replicated)
+            applied, *dropped = run_and_wait(self.redis, self._apply, script_keys, args, self.wait_ms)
+        else:
+            applied, *dropped = self._apply(keys=script_keys, args=args)
         self.release_matches(dropped)
         return bool(applied)
 

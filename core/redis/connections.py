@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 import redis
 from hiredis import pack_command
+from redis.connection import parse_url
+from redis.sentinel import Sentinel, SentinelConnectionPool
 
 if TYPE_CHECKING:
     from core.redis.pipelined import PipelinedLane
@@ -17,6 +19,81 @@ if TYPE_CHECKING:
 # commands untyped), which is true only of clients in general; the stores use decoding clients alone, so
 # their replies pass as this alias (Any) rather than a cast at each of a hundred call sites.
 StrRedis = Any
+
+
+SENTINEL_TIMEOUT_S = 1.0  # a sentinel that does not answer within this is skipped for the next one
+CONNECT_TIMEOUT_S = 2.0  # a primary that does not accept a connection within this counts as down
+
+
+def redis_client(url: str, sentinels: Sequence[str] = (), service: str = "trick-arena", *,
+                 decode_responses: bool = False, max_connections: int | None = None,
+                 blocking_timeout: float | None = None, **options: Any) -> redis.Redis:
+    """The one constructor of the project's Redis clients: the server at ``url``, or, when ``sentinels``
+    ("host:port" each) are named, the current primary of ``service`` as those sentinels report it.
+
+    With sentinels, ``url`` still gives the database number, the password and the query options (its host
+    and port are not used), and the client is redis-py's ``Sentinel(...).master_for(service)``: each new
+    connection asks the sentinels for the primary; a connection to a primary that was demoted (a
+    ``READONLY`` reply) is dropped and the call fails with ``redis.ConnectionError``, which the client's
+    retry and the script lanes answer by connecting again, to the new primary. ``blocking_timeout``: a pool
+    of at most ``max_connections`` where a caller beyond the cap waits that long for a free connection
+    (else a plain pool).
+
+    >>> redis_client("redis://127.0.0.1:6390/2").connection_pool.connection_kwargs["db"]
+    2
+    >>> client = redis_client("redis://:secret@ignored:1/3", ["127.0.0.1:26379"], "arena")
+    >>> pool = client.connection_pool
+    >>> type(pool).__name__, pool.service_name, pool.connection_kwargs["db"]
+    ('SentinelConnectionPool', 'arena', 3)
+    >>> pool.connection_kwargs["password"]
+    'secret'
+    """
+    pool_options: dict[str, Any] = {"decode_responses": decode_responses, **options}
+    if max_connections is not None:
+        pool_options["max_connections"] = max_connections
+    if not sentinels:
+        if blocking_timeout is not None:
+            pool = redis.BlockingConnectionPool.from_url(url, timeout=blocking_timeout, **pool_options)
+            return redis.Redis(connection_pool=pool)
+        return redis.Redis.from_url(url, **pool_options)
+    target = {k: v for k, v in parse_url(url).items()  # type: ignore[no-untyped-call]
+              if k not in ("host", "port", "path", "connection_class")}
+    target.setdefault("socket_connect_timeout", CONNECT_TIMEOUT_S)
+    manager = Sentinel([sentinel_address(s) for s in sentinels],
+                       sentinel_kwargs={"socket_timeout": SENTINEL_TIMEOUT_S,
+                                        "socket_connect_timeout": SENTINEL_TIMEOUT_S})
+    pool_class = SentinelConnectionPool
+    if blocking_timeout is not None:
+        pool_class, pool_options["timeout"] = BlockingSentinelConnectionPool, blocking_timeout
+    client: redis.Redis = manager.master_for(service, connection_pool_class=pool_class,
+                                             **{**target, **pool_options})
+    return client
+
+
+def settings_client(settings: Any, **options: Any) -> redis.Redis:
+    """`redis_client` for a `core.settings.Settings` (or anything with its three Redis fields)."""
+    return redis_client(settings.redis_url, settings.redis_sentinels, settings.redis_sentinel_service,
+                        **options)
+
+
+def sentinel_address(text: str) -> tuple[str, int]:
+    """A sentinel's "host:port" (an IPv6 host in brackets); the port defaults to Sentinel's 26379.
+
+    >>> sentinel_address("10.0.0.5:26380"), sentinel_address("[fd00::5]:26379"), sentinel_address("s1")
+    (('10.0.0.5', 26380), ('fd00::5', 26379), ('s1', 26379))
+    """
+    host, _, port = text.strip().rpartition(":") if "]" in text or text.count(":") == 1 else (text, "", "")
+    return host.strip("[]") or text.strip(), int(port or 26379)
+
+
+def is_sentinel_pool(pool: Any) -> bool:
+    return isinstance(pool, SentinelConnectionPool)
+
+
+class BlockingSentinelConnectionPool(SentinelConnectionPool, redis.BlockingConnectionPool):
+    """A Sentinel pool that, like ``redis.BlockingConnectionPool``, makes a caller beyond its cap wait for a
+    free connection instead of failing: the API's pool, on Sentinel. (``master_for`` takes the pool class;
+    the blocking pool already gives a connection the pool disowns, one to a former primary, a fresh slot.)"""
 
 
 def decoding_client(conn: redis.Redis) -> StrRedis:
@@ -31,12 +108,18 @@ _twins: dict[int, StrRedis] = {}
 
 
 def _decoding_twin(conn: redis.Redis) -> StrRedis:
-    pool = conn.connection_pool
+    pool: Any = conn.connection_pool
     twin = _twins.get(id(pool))
     if twin is None:
-        twin = redis.Redis(connection_pool=pool.__class__(connection_class=pool.connection_class,
-                                                           **{**pool.connection_kwargs,
-                                                              "decode_responses": True}))
+        kwargs = {**pool.connection_kwargs, "decode_responses": True}
+        if is_sentinel_pool(pool):  # the same service through the same sentinels
+            kwargs.pop("connection_pool")  # the pool's own handle, which the twin's pool makes anew
+            twin = redis.Redis(connection_pool=pool.__class__(
+                pool.service_name, pool.sentinel_manager, connection_class=pool.connection_class,
+                is_master=pool.is_master, check_connection=pool.check_connection, **kwargs))
+        else:
+            twin = redis.Redis(connection_pool=pool.__class__(connection_class=pool.connection_class,
+                                                               **kwargs))
         _twins[id(pool)] = twin
     return twin
 
@@ -87,13 +170,21 @@ class ScriptLane:
         self._open = 0
         self._limit = limit
         self._pid = os.getpid()
+        # A Sentinel connection finds the primary in its connect(), which a send on a closed socket skips
+        # (redis-py reopens it at the last address): on Sentinel, open each socket with connect() first.
+        self._sentinel = is_sentinel_pool(self._pool)
 
     @property
     def idle(self) -> int:
         return len(self._idle)
 
-    def run(self, script: Any, keys: list[str], args: list[Any]) -> Any:
-        """``script(keys=keys, args=args)`` for a registered ``redis.commands.core.Script``."""
+    def run(self, script: Any, keys: list[str], args: list[Any], wait_ms: int = 0) -> Any:
+        """``script(keys=keys, args=args)`` for a registered ``redis.commands.core.Script``; with `wait_ms`,
+        then ``WAIT 1 wait_ms`` on the same connection (`replicated`)."""
+        if wait_ms:
+            return self._on_a_connection(lambda conn: replicated(self._evalsha(conn, script, keys, args),
+                                                                 lambda c: self._send(conn, c), wait_ms),
+                                         lambda: run_and_wait(self._client, script, keys, args, wait_ms))
         return self._on_a_connection(lambda conn: self._evalsha(conn, script, keys, args),
                                      lambda: script(keys=keys, args=args))
 
@@ -115,11 +206,15 @@ class ScriptLane:
             self._open += 1
         try:
             try:
+                if self._sentinel:
+                    conn.connect()  # no-op on an open socket
                 return call(conn)
             except redis.ConnectionError:
                 if not reused:
                     raise
                 conn.disconnect()  # went stale while idle (Redis restarted): once more on a new socket
+                if self._sentinel:
+                    conn.connect()  # the primary now (after a failover, a new one)
                 return call(conn)
         except redis.ResponseError:
             raise  # Redis answered: the connection is in order
@@ -136,6 +231,27 @@ class ScriptLane:
     @staticmethod
     def _evalsha(conn: Any, script: Any, keys: list[str], args: list[Any]) -> Any:
         return evalsha(lambda packed: round_trip(conn, packed), script, keys, args)
+
+
+def replicated(reply: Any, execute: Callable[[tuple[Any, ...]], Any], wait_ms: int) -> Any:
+    """`reply`, once one replica has the writes made so far on this connection (``WAIT 1 wait_ms``, which
+    Redis answers when a replica acknowledged them or after `wait_ms` without one).
+
+    Redis replicates asynchronously: a primary that dies may take its last writes with it, and a failover
+    then promotes a replica without them. An answer given only after a replica has the write is not lost
+    that way. ``WAIT`` waits for the writes of its own connection, so it must follow the write on the same
+    one. A primary with no replica at all (after a failover, until one is attached) answers after `wait_ms`.
+    """
+    execute(("WAIT", 1, wait_ms))
+    return reply
+
+
+def run_and_wait(client: redis.Redis, script: Any, keys: list[str], args: list[Any], wait_ms: int) -> Any:
+    """`replicated` through the client: the script and WAIT in one pipeline, so on one connection."""
+    pipe = client.pipeline(transaction=False)
+    script(keys=keys, args=args, client=pipe)
+    pipe.execute_command("WAIT", 1, wait_ms)  # type: ignore[no-untyped-call]
+    return pipe.execute()[0]
 
 
 def evalsha(send: Callable[[bytes], Any], script: Any, keys: list[str], args: list[Any]) -> Any:

@@ -18,7 +18,7 @@ from gevent.event import AsyncResult  # type: ignore[import-untyped]
 from gevent.lock import Semaphore  # type: ignore[import-untyped]
 from hiredis import pack_command
 
-from core.redis.connections import evalsha
+from core.redis.connections import evalsha, replicated
 
 
 class PipelinedLane:
@@ -65,22 +65,40 @@ class PipelinedLane:
         link = self._link
         return (0, 0) if link is None else (link.commands, link.writes)
 
-    def run(self, script: Any, keys: list[str], args: list[Any]) -> Any:
-        """``script(keys=keys, args=args)`` for a registered ``redis.commands.core.Script``."""
-        return evalsha(self._call, script, keys, args)
+    def run(self, script: Any, keys: list[str], args: list[Any], wait_ms: int = 0) -> Any:
+        """``script(keys=keys, args=args)`` for a registered ``redis.commands.core.Script``; with `wait_ms`,
+        then ``WAIT 1 wait_ms`` on the same connection (`core.redis.connections.replicated`). A connection
+        that breaks between the two fails the call: the write may not be on a replica."""
+        if not wait_ms:
+            return evalsha(self._call, script, keys, args)
+        used: list[_Link] = []  # the connection the script ran on (the last, after a retry)
+        reply = evalsha(lambda packed: self._call(packed, used), script, keys, args)
+        return replicated(reply, lambda command: self._on(used[-1], pack_command(command)), wait_ms)
+
+    def _on(self, link: _Link, packed: bytes) -> Any:
+        """One command on `link` itself, no retry on another connection."""
+        reply = link.call(packed, self._timeout)
+        if isinstance(reply, redis.ResponseError):
+            raise reply
+        return reply
 
     def execute(self, *command: Any) -> Any:
         """One plain command of str and number arguments (e.g. ``"HMGET", key, field, …``)."""
         return self._call(pack_command(command))
 
-    def _call(self, packed: bytes) -> Any:
+    def _call(self, packed: bytes, used: list[_Link] | None = None) -> Any:
         link = self._current_link()
         try:
+            if used is not None:
+                used.append(link)
             reply = link.call(packed, self._timeout)
         except redis.ConnectionError:
             if not link.replies:
                 raise  # a new connection failed: Redis is not there, nothing to retry
-            reply = self._current_link().call(packed, self._timeout)
+            link = self._current_link()
+            if used is not None:
+                used.append(link)
+            reply = link.call(packed, self._timeout)
         if isinstance(reply, redis.ResponseError):
             raise reply
         return reply

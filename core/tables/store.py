@@ -119,8 +119,9 @@ def _dumps(value: Any) -> str:
 class TableStore:
     def __init__(self, conn: redis.Redis, prefix: str = keys.DEFAULT_PREFIX,
                  finished_ttl: int = FINISHED_TABLE_TTL, idle_ttl: int = IDLE_TABLE_TTL,
-                 pipelining: bool = True) -> None:
+                 pipelining: bool = True, wait_ms: int = 0) -> None:
         self.redis: StrRedis = decoding_client(conn)
+        self.wait_ms = wait_ms  # a move is answered once a replica has it, or after this (0: at once)
         self.prefix = prefix
         self.finished_ttl = finished_ttl  # seconds a finished table (and its replay) is kept; 0 = forever
         self.idle_ttl = idle_ttl  # seconds an unfinished table is kept after its last move; 0 = forever
@@ -411,7 +412,7 @@ class TableStore:
         table_id = record.table_id
         table_keys = [keys.table(self.prefix, table_id), keys.table_moves(self.prefix, table_id),
                       keys.table_views(self.prefix, table_id), *count_keys]
-        committed = int(self._lane.run(self._commit, table_keys, args))
+        committed = int(self._lane.run(self._commit, table_keys, args, self.wait_ms))
         if committed < 0 and count is not None:
             raise count.refuse(-committed)
         if committed <= 0:

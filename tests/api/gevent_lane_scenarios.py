@@ -242,6 +242,45 @@ def refused_from_the_start(url: str, prefix: str) -> dict[str, Any]:
     return {"outcomes": outcomes}
 
 
+@scenario
+def sentinel_failover(sentinels: str, prefix: str) -> dict[str, Any]:
+    """`sentinels` ("host:port,..."): a move through the table store's pipelined lane on the primary, then,
+    told on stdin that the primary was killed and the replica (which knows no script) promoted, another."""
+    import time
+
+    from core.redis.connections import redis_client
+    from core.tables.record import SeatKind
+    from core.tables.store import SeatSpec, TableStore
+
+    client = redis_client("redis://127.0.0.1/0", sentinels.split(","), "trick-arena", decode_responses=True)
+    store = TableStore(client, prefix, wait_ms=500)
+
+    def play() -> int:
+        record = store.load_table(table.table_id)
+        seat = record.to_act[0]
+        held = store.seat_view(table.table_id, seat)
+        decision = held.view["decision"]
+        move = decision["legal"][: decision["count"]] if decision["kind"] == "pass" else decision["legal"][0]
+        store.apply_move(table.table_id, seat, move, expected_version=held.version)
+        return store.load_table(table.table_id).version
+
+    table = store.create_table("spot-hearts", 4, {"target": 1}, [SeatSpec(SeatKind.HOUSE, "random")] * 4)
+    before = play()
+    print(json.dumps({"lane": type(store._lane).__name__, "version": before, "sha": store._commit.sha}),
+          flush=True)
+    assert sys.stdin.readline().strip() == "failed over"
+    deadline = time.monotonic() + 20
+    while True:
+        try:
+            after = play()
+            break
+        except redis.ConnectionError:  # the new primary may still be taking over
+            if time.monotonic() > deadline:
+                raise
+            gevent.sleep(0.2)
+    return {"after": after, "links_opened": store._lane.links_opened}
+
+
 if __name__ == "__main__":
     name, redis_url, key_prefix = sys.argv[1:4]
     print(json.dumps(SCENARIOS[name](redis_url, key_prefix)), flush=True)

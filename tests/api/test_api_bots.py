@@ -108,7 +108,8 @@ def test_bots_per_address_are_capped_and_deleting_one_frees_a_place(make_app):
             for i, game in enumerate(("spot-hearts", "card-commons", "sore-spot"))]
     response = client.post("/api/bots", json={"name": "b3", "games": ["sloppy-seconds"]})
     body = assert_problem(response, 409, "bot-quota-exceeded")
-    assert body["quota"] == "per_address" and body["limit"] == 3 and "3 registered bots" in body["detail"]
+    assert body["quota"] == "per_address" and body["limit"] == 3
+    assert "3 bots registered without an account" in body["detail"] and "POST /api/accounts" in body["detail"]
     assert len(client.get("/api/bots").get_json()) == 3  # nothing was created
     gone = client.delete(f"/api/bots/{bots[0]['bot_id']}", headers=bearer(bots[0]["owner_token"]))
     assert gone.status_code == 204

@@ -233,10 +233,10 @@ def test_the_seat_limit_counted_in_the_commit_refuses_the_eleventh_post_and_comm
     syncs = []
     real_run = tables._lane.run
 
-    def counting_run(script, keys, args):
+    def counting_run(script, keys, args, *wait_ms):
         if script is tables._sync_script:
             syncs.append(keys)
-        return real_run(script, keys, args)
+        return real_run(script, keys, args, *wait_ms)
     tables._lane.run = counting_run
     for _ in range(10):
         with pytest.raises(StaleVersion):

@@ -1,6 +1,7 @@
 """No public endpoint shows a deal while a game that holds it is still to be played.
 
-A duplicate match with a polling bot (its games are API tables) is played through the move API; at every
+A duplicate match with a polling bot (its games are API tables) is played through the move API, as a ladder's
+match and as a challenge; at every
 game boundary, before the polling bot's first move of the new game, every public GET route of the service
 (and every analysis request) is asked about every table, match, game, ladder and bot there is. Every number
 in every answer is then tried as a seed, and every list of cards as a hand, against the deals of the games
@@ -21,6 +22,7 @@ import requests
 
 import engine
 from arena.jobs import play_match
+from core.arena.challenges import ChallengeStore
 from core.arena.model import LadderConfig, MatchSpec, MatchStatus, Member, MemberKind
 from core.arena.store import ArenaStore
 from engine.seeds import new_seed
@@ -89,19 +91,25 @@ def _leaks(answers: list[tuple[str, str]], deals: dict[int, list[list[str]]], ga
     return found
 
 
-def _play_and_probe(live_server: str, app: Any, redis_url: str, prefix: str) -> tuple[dict, dict, list]:
-    """Play the match; return its document, the probes' answers by game in play, and the deals."""
+def _play_and_probe(live_server: str, app: Any, redis_url: str, prefix: str,
+                    challenge: bool = False) -> tuple[dict, dict, list]:
+    """Play the match (a ladder's, or a challenge); return its document, the probes' answers by game in play,
+    and the deals."""
     response = requests.post(f"{live_server}/api/bots", json={"name": "poller", "games": ["sore-spot"]},
                              timeout=5)
     bot_id, owner = response.json()["bot_id"], response.json()["owner_token"]
     store = ArenaStore(redis.Redis.from_url(redis_url), prefix)
     store.save_ladder(LadderConfig("ss", "sore-spot", 4, OPTIONS, house_bots=HOUSE))
     entrants = [Member(bot_id, MemberKind.POLL, name="poller"), *(Member.house(n) for n in HOUSE)]
-    spec = MatchSpec(match_id="msecret", ladder_id="ss", game="sore-spot", players=4, options=OPTIONS,
-                     seed=new_seed(), duplicate=True, entrants=entrants, deadline_ms=3000, strike_limit=5,
-                     pre_ratings={m.bot_id: 1500.0 for m in entrants},
-                     pre_matches={m.bot_id: 0 for m in entrants})
-    store.create_match(spec)
+    spec = MatchSpec(match_id="msecret", ladder_id="" if challenge else "ss", game="sore-spot", players=4,
+                     options=OPTIONS, seed=new_seed(), duplicate=True, entrants=entrants, deadline_ms=3000,
+                     strike_limit=5, pre_ratings={m.bot_id: 1500.0 for m in entrants},
+                     pre_matches={m.bot_id: 0 for m in entrants}, challenge=challenge,
+                     game_count=4 if challenge else 0)
+    if challenge:  # as POST /api/challenges stores it (the worker is this test's thread)
+        ChallengeStore(store).create(spec, "owner-of-poller", bot_id)
+    else:
+        store.create_match(spec)
     outcome: dict = {}
     thread = threading.Thread(target=lambda: outcome.update(play_match(store, "msecret", worker="test")))
     thread.start()
@@ -122,7 +130,7 @@ def _play_and_probe(live_server: str, app: Any, redis_url: str, prefix: str) -> 
             listed = [t["table_id"] for t in requests.get(f"{live_server}/api/tables", timeout=5).json()]
             ids = {"table_id": sorted(set(listed) | set(tables)), "match_id": ["msecret"],
                    "game_no": range(4), "ladder_id": ["ss"], "bot_id": [bot_id], "seat": range(4),
-                   "game_id": ["sore-spot"]}
+                   "game_id": ["sore-spot"], "challenge_id": ["msecret"]}
             probes[game_no] = _probe(live_server, app, ids)
         token = {"Authorization": f"Bearer {seat['token']}"}
         state = requests.get(f"{live_server}{seat['state_url']}", params={"wait": 5}, headers=token,
@@ -134,7 +142,7 @@ def _play_and_probe(live_server: str, app: Any, redis_url: str, prefix: str) -> 
         requests.post(f"{live_server}{seat['moves_url']}", headers=token, timeout=5,
                       json={"move": move, "expected_version": state["version"]})
     thread.join(timeout=30)
-    assert outcome["status"] == MatchStatus.RATED, outcome
+    assert outcome["status"] == (MatchStatus.PLAYED if challenge else MatchStatus.RATED), outcome
     replays = [requests.get(f"{live_server}/api/matches/msecret/games/{g}/replay", timeout=5).json()
                for g in range(4)]
     deals = {g: r["deals"][0]["hands"] for g, r in enumerate(replays)}
@@ -145,16 +153,17 @@ def _game_seeds_are_the_match_seed(self: MatchSpec, game_no: int) -> int:
     return self.seed
 
 
-@pytest.mark.parametrize("dealing", ["fresh deals", "one deal per match"])
+@pytest.mark.parametrize("dealing", ["fresh deals", "one deal per match", "a challenge"])
 def test_no_endpoint_shows_a_deal_before_every_game_that_holds_it_is_over(
         dealing: str, app, live_server, redis_url, key_prefix, monkeypatch) -> None:
     if dealing == "one deal per match":  # the format the arena does not use: the probe must catch its leak
         monkeypatch.setattr(MatchSpec, "game_seed", _game_seeds_are_the_match_seed)
-    doc, probes, deals = _play_and_probe(live_server, app, redis_url, key_prefix)
+    doc, probes, deals = _play_and_probe(live_server, app, redis_url, key_prefix,
+                                         challenge=dealing == "a challenge")
     assert sorted(probes) == [0, 1, 2, 3], "a game boundary was not probed"
     leaks = {g: _leaks(answers, {k: d for k, d in deals.items() if k >= g}, "sore-spot")
              for g, answers in probes.items()}
-    if dealing == "fresh deals":
+    if dealing != "one deal per match":
         assert leaks == {0: [], 1: [], 2: [], 3: []}
         # The match seed, from which every game's seed is derived, stays secret until the match is over.
         assert all(str(doc["spec"]["seed"]) not in text for answers in probes.values() for _, text in answers)
@@ -162,4 +171,4 @@ def test_no_endpoint_shows_a_deal_before_every_game_that_holds_it_is_over(
         assert leaks[0] == [] and leaks[1] and leaks[2] and leaks[3], leaks
     # The probe is able to see a deal: once the match is over, the same routes show every game's.
     assert set(deals) == {0, 1, 2, 3} and len({json.dumps(d) for d in deals.values()}) == (
-        4 if dealing == "fresh deals" else 1)
+        1 if dealing == "one deal per match" else 4)

@@ -13,6 +13,8 @@ from typing import Any
 import pytest
 import redis
 from rq import Queue
+from rq.job import JobStatus
+from rq.utils import now as rq_now
 
 from arena.jobs import check_bot_health, enqueue_match
 from arena.scheduler import MAX_ATTEMPTS, Scheduler, health_interval
@@ -370,3 +372,31 @@ def test_a_group_that_keeps_meeting_waits_for_the_busy_bots_a_bounded_time(setup
     new = [m for m in store.active_matches("ss") if m != "slow1"]
     assert sorted(e["bot_id"] for e in store.match(new[0])["spec"]["entrants"]) == sorted(
         f"house:{b}" for b in fast)
+
+
+def test_a_match_whose_worker_lost_redis_before_the_match_started_is_requeued(setup) -> None:
+    """A worker takes the job and then loses the primary (a failover): the job stays started for RQ, or in
+    RQ's hand-over list, and the match queued. The scheduler queues it again after two shortest leases."""
+    store, queue, _scheduler, _registry = setup
+    scheduler = Scheduler(store, queue, Settings(prefix=store.prefix, allow_private_urls=True,
+                                                 health_every_s=3600, min_lease_s=0.5))
+    ladder, match_id = _one_match(store, scheduler)
+    job, _ = Queue.dequeue_any([queue], None, connection=queue.connection)  # taken, never started
+    assert job.id == match_id and queue.get_job_position(match_id) is None
+    counts = {"requeued": 0, "aborted": 0}
+    scheduler.recover(ladder, counts)
+    assert counts["requeued"] == 0  # just taken: its worker may be starting it this very moment
+    time.sleep(1.1)
+    scheduler.recover(ladder, counts)
+    assert counts["requeued"] == 1 and queue.get_job_position(match_id) is not None
+    assert store.match(match_id)["requeued_because"].startswith("job stranded")
+
+    job, _ = Queue.dequeue_any([queue], None, connection=queue.connection)
+    job.set_status(JobStatus.STARTED)  # what RQ records as the job starts, before the match's lease
+    job.started_at = rq_now()
+    job.save()
+    scheduler.recover(ladder, counts)
+    assert counts["requeued"] == 1
+    time.sleep(1.1)
+    scheduler.recover(ladder, counts)
+    assert counts == {"requeued": 2, "aborted": 0} and store.match(match_id)["status"] == MatchStatus.QUEUED

@@ -9,12 +9,9 @@ fail under CI=true: CI must exercise them.
 from __future__ import annotations
 
 import json
-import os
 import re
-import shutil
 import subprocess
 import urllib.request
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -29,74 +26,10 @@ from core.arena.model import LadderConfig, MatchSpec, MatchStatus, Member, Membe
 from core.arena.store import ArenaStore
 from engine import deals
 from engine.errors import UnknownDealingError
-from tests.clients.starters import EXAMPLES, QUICK_OPTIONS, interrupt_while_long_polling, play_http_match
+from tests.clients.nodejs import JS_STARTERS, SDK, NodeBot, run_node
+from tests.clients.starters import QUICK_OPTIONS, interrupt_while_long_polling, play_http_match
 
 REPO = Path(__file__).resolve().parents[2]
-SDK = REPO / "clients" / "js"
-JS_STARTERS = {"spot-hearts": "spot_hearts_bot.js", "card-commons": "card_commons_bot.js",
-               "sloppy-seconds": "sloppy_seconds_bot.js", "sore-spot": "sore_spot_bot.js"}
-LISTENING = re.compile(r"listening on (http://\S+)")
-
-
-@pytest.fixture(scope="session")
-def node() -> str:
-    path = shutil.which("node") or shutil.which("nodejs")
-    if path is None:
-        message = "Node.js >= 18 is needed for the JavaScript SDK tests (Debian: apt-get install nodejs)"
-        if os.environ.get("CI", "").lower() == "true":
-            pytest.fail(message)
-        pytest.skip(message)
-    version = subprocess.run([path, "--version"], capture_output=True, text=True, check=True).stdout
-    assert int(version.strip().lstrip("v").split(".")[0]) >= 18, f"Node {version.strip()} is older than 18"
-    return path
-
-
-@pytest.fixture(scope="session")
-def bots_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """Where a newcomer works: the JS starters copied in, `require("trickarena")` resolving to clients/js."""
-    folder = tmp_path_factory.mktemp("js-bots")
-    (folder / "node_modules").mkdir()
-    (folder / "node_modules" / "trickarena").symlink_to(SDK, target_is_directory=True)
-    for filename in JS_STARTERS.values():
-        shutil.copy(EXAMPLES / filename, folder / filename)
-    return folder
-
-
-class NodeBot:
-    """`node STARTER serve --port 0` as a child process; stopped with SIGTERM (it must exit 0)."""
-
-    def __init__(self, node: str, folder: Path, filename: str) -> None:
-        self.process = subprocess.Popen([node, filename, "serve", "--port", "0"], cwd=folder, text=True,
-                                        stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-        assert self.process.stdout is not None
-        line = self.process.stdout.readline()
-        found = LISTENING.search(line)
-        assert found, (line, self.process.stderr.read() if self.process.poll() is not None else "")
-        self.url = found.group(1)
-
-    def stop(self) -> tuple[int, str]:
-        self.process.terminate()
-        _, err = self.process.communicate(timeout=10)
-        return self.process.returncode, err
-
-
-@pytest.fixture
-def node_bot(node: str, bots_dir: Path) -> Iterator[Any]:
-    started: list[NodeBot] = []
-
-    def start(filename: str) -> NodeBot:
-        bot = NodeBot(node, bots_dir, filename)
-        started.append(bot)
-        return bot
-
-    yield start
-    for bot in started:
-        if bot.process.poll() is None:
-            bot.stop()
-
-
-def run_node(node: str, args: list[str], cwd: Path, timeout: float = 120) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([node, *args], cwd=cwd, capture_output=True, text=True, timeout=timeout)
 
 
 def verify_with_node(node: str, source: str, cwd: Path) -> subprocess.CompletedProcess[str]:
@@ -280,3 +213,80 @@ def test_js_practice_stops_cleanly_on_ctrl_c_while_long_polling(node: str, bots_
                                text=True, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     _, err = interrupt_while_long_polling(process, live_server)
     assert "Error" not in err
+
+
+# --- accounts -----------------------------------------------------------------------------------------------
+
+ACCOUNT_SCRIPT = """
+const { ArenaClient, ApiError } = require("trickarena");
+(async () => {
+  const api = new ArenaClient(process.argv[2], { retries: 0 });
+  const opened = await api.createAccount();
+  const out = { account_id: opened.account_id, key: opened.api_key };
+  const bot = await api.registerBot("js-keyed", ["sore-spot"], null, opened.api_key);
+  out.owner_token = bot.owner_token ?? null;
+  await api.updateBot(bot.bot_id, opened.api_key, { enabled: false });
+  const old = await api.registerBot("js-old", ["card-commons"]);
+  await api.adoptBot(old.bot_id, opened.api_key, old.owner_token);
+  out.names = (await api.accountBots(opened.api_key)).map((b) => b.name);
+  const rotated = await api.rotateKey(opened.api_key);
+  out.shown = await api.account(rotated.api_key);
+  try { await api.account(opened.api_key); out.old = "accepted"; }
+  catch (error) { out.old = error instanceof ApiError ? error.problem.type : String(error); }
+  await api.deleteBot(bot.bot_id, rotated.api_key);
+  await api.revokeKey(rotated.api_key);
+  try { await api.accountBots(rotated.api_key); out.revoked = "accepted"; }
+  catch (error) { out.revoked = error.problem.type; }
+  out.bot_id = bot.bot_id;
+  console.log(JSON.stringify(out));
+})().catch((error) => { console.error(error); process.exit(1); });
+"""
+
+
+def test_js_sdk_manages_an_account_and_its_bots(node: str, bots_dir: Path, live_server: str) -> None:
+    (bots_dir / "account_demo.js").write_text(ACCOUNT_SCRIPT)
+    done = run_node(node, ["account_demo.js", live_server], bots_dir, timeout=60)
+    assert done.returncode == 0, done.stderr
+    out = json.loads(done.stdout)
+    assert out["owner_token"] is None, "a bot in an account has no owner token"
+    assert out["names"] == ["js-keyed", "js-old"]
+    assert out["shown"]["account_id"] == out["account_id"] and out["shown"]["bots"] == 2
+    assert "api_key" not in out["shown"]
+    assert out["old"] == "/problems/bad-token" and out["revoked"] == "/problems/bad-token"
+    with ArenaClient(live_server) as api:
+        assert out["bot_id"] not in {bot.bot_id for bot in api.bots()}
+
+
+CHALLENGE_SCRIPT = """
+const { ArenaClient, ApiError } = require("trickarena");
+(async () => {
+  const api = new ArenaClient(process.argv[2], { retries: 0 });
+  const mine = await api.registerBot("js-challenger", ["sore-spot"], process.argv[3]);
+  const out = {};
+  try { await api.challenge("not-a-token", "sore-spot", [mine.bot_id, "random", "heuristic"]); }
+  catch (error) { out.stranger = error instanceof ApiError ? error.problem.type : String(error); }
+  const created = await api.challenge(mine.owner_token, "sore-spot", [mine.bot_id, "random", "heuristic"],
+                                      { games: 2, options: { rounds: 1 } });
+  out.created = created;
+  let shown = created;
+  while (!["played", "aborted"].includes(shown.status)) {
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    shown = await api.getChallenge(created.challenge_id);
+  }
+  out.shown = shown;
+  console.log(JSON.stringify(out));
+})().catch((error) => { console.error(error); process.exit(1); });
+"""
+
+
+def test_js_sdk_challenges_a_house_bot_and_reads_the_result(node: str, bots_dir: Path, live_server: str,
+                                                             bot_process: Any, challenge_worker: Any) -> None:
+    (bots_dir / "challenge_demo.js").write_text(CHALLENGE_SCRIPT)
+    challenge_worker()
+    done = run_node(node, ["challenge_demo.js", live_server, bot_process()], bots_dir, timeout=90)
+    assert done.returncode == 0, done.stderr
+    out = json.loads(done.stdout)
+    assert out["stranger"] == "/problems/bad-token"
+    assert out["created"]["status"] == "queued" and out["created"]["match"]["seed"] is None
+    assert out["shown"]["status"] == "played" and len(out["shown"]["match"]["replays"]) == 2
+    assert out["shown"]["names"] == ["js-challenger", "random", "heuristic"]

@@ -144,3 +144,19 @@ def test_unreachable_server_raises_api_unavailable_after_retries() -> None:
 def test_rejects_urls_that_are_not_http() -> None:
     with pytest.raises(ValueError):
         JsonHttp("ftp://example.org")
+
+
+def test_opening_an_account_and_rotating_its_key_are_never_retried(scripted) -> None:
+    from trickarena import ArenaClient
+
+    server, client = scripted([(503, {}, problem(503, "busy"))])
+    api = ArenaClient(client.base_url)
+    api.http = client
+    slept: list[float] = []
+    client.sleep = slept.append
+    for call in (api.create_account, lambda: api.rotate_key("k")):
+        with pytest.raises(ApiError) as refused:
+            call()
+        assert refused.value.status == 503
+    assert [s[:2] for s in server.seen] == [("POST", "/api/accounts"), ("POST", "/api/account/keys/rotate")]
+    assert server.seen[1][2] == "Bearer k" and slept == []

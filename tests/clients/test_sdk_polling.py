@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import re
 import signal
 import subprocess
 import sys
@@ -143,3 +144,20 @@ def test_example_bot_server_stops_cleanly_on_sigint_and_sigterm() -> None:
         process.send_signal(sig)
         out, err = process.communicate(timeout=10)
         assert process.returncode == 0 and "Traceback" not in err, err
+
+
+def test_example_bot_practices_with_game_options_as_a_js_bot_does(live_server, app, rq_worker) -> None:
+    """`python my_bot.py practice --options JSON`: the table is opened with those options (as
+    `node my_bot.js practice --options JSON`); options that are not a JSON object are one usage line."""
+    rq_worker(app.config["RQ_QUEUE"])
+    command = [sys.executable, str(EXAMPLES / "sore_spot_bot.py"), "practice", "--api", live_server,
+               "--opponents", "heuristic,random,random", "--options", '{"rounds": 1}']
+    done = subprocess.run(command, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    table_id = re.search(r"table (\w+) over", done.stdout).group(1)  # type: ignore[union-attr]
+    with ArenaClient(live_server) as api:
+        table = api.table(table_id)
+    assert table.over and table.options["rounds"] == 1
+    wrong = subprocess.run([*command[:-1], "[1]"], capture_output=True, text=True, timeout=60)
+    assert wrong.returncode == 2 and "Traceback" not in wrong.stderr
+    assert "options must be a JSON object" in wrong.stderr.splitlines()[-1]

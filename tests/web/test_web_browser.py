@@ -342,3 +342,30 @@ def test_a_hostile_bot_name_stays_text_in_the_chart_and_its_tooltip(browser, sit
     assert hostile in browser.find_element(By.TAG_NAME, "h1").text
     assert not browser.find_elements(By.CSS_SELECTOR, "#elo-chart img, h1 img, main img")
     assert browser.execute_script("return document.body.dataset.pwned") is None
+
+
+FELT = """
+const felt = document.getElementById('felt').getBoundingClientRect();
+const cards = [...document.querySelectorAll('#felt .hand .pc')].map(c => c.getBoundingClientRect());
+return {width: window.innerWidth, height: felt.height, feltWidth: felt.width, cards: cards.length,
+        inside: cards.filter(c => c.top >= felt.top && c.bottom <= felt.bottom && c.left >= felt.left + 9
+                                  && c.right <= felt.right - 9).length};  // within its 10 px border
+"""
+
+
+@pytest.mark.parametrize("width", [390, 800, 1280])
+def test_the_replay_felt_keeps_its_height_at_every_window_width(browser, site, shots, width) -> None:
+    """Under 1000 px the analysis panel goes under the felt; the felt must keep its height there (it once
+    shrank to its 20 px border and showed no card)."""
+    metrics = {"width": width, "height": 900, "deviceScaleFactor": 1, "mobile": width < 500}
+    browser.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", metrics)
+    try:
+        browser.get(f"{site['base']}/matches/{site['matches']['spot-hearts-4p'][0]}/games/0")
+        wait(browser, lambda: browser.find_elements(By.CSS_SELECTOR, "#felt .hand .pc"))
+        felt = browser.execute_script(FELT)
+        browser.save_screenshot(str(shots / f"replay-felt-{width}.png"))
+    finally:
+        browser.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
+    assert felt["width"] == width, felt
+    assert felt["height"] >= (440 if width <= 700 else 560), felt  # arena.css: 440 px on phones, else 560
+    assert felt["cards"] == 52 and felt["inside"] == 52, (width, felt)  # every card of every hand on the felt

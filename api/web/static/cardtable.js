@@ -23,6 +23,26 @@
 
   function angle(seat, players) { return Math.PI / 2 + seat * 2 * Math.PI / players; }
 
+  /* Keep a hand within `room` px of the felt (a side seat on a phone): its cards overlap more, and when too
+     little of each would show to read its rank, the hand takes two rows. Never less overlap than usual
+     (arena.css: .hand .pc). */
+  function fitHand(hand, room) {
+    var cards = hand.children, count = cards.length;
+    if (count < 2 || !room) return;
+    var width = cards[0].offsetWidth || 38, perRow = count;
+    var step = (room - width) / (count - 1);
+    if (step < 14 && count > 6) {
+      perRow = Math.ceil(count / 2);
+      step = (room - width) / (perRow - 1);
+    }
+    step = Math.max(6, Math.min(width - 16, step));
+    if (perRow < count) {
+      hand.style.flexWrap = "wrap";
+      hand.style.width = Math.ceil(width + (perRow - 1) * step) + 1 + "px";
+    }
+    for (var i = 1; i < count; i++) cards[i].style.marginLeft = (i === perRow ? 0 : step - width) + "px";
+  }
+
   function render(felt, frame, names, options) {
     options = options || {};
     felt.innerHTML = "";
@@ -71,6 +91,7 @@
         box.appendChild(sore);
       }
       felt.appendChild(box);
+      fitHand(hand, felt.clientWidth * (Math.abs(Math.cos(a)) > 0.5 ? 0.3 : 0.8));
     }
     var cards = frame.trick ? frame.trick.cards || [] : [];
     cards.forEach(function (played) {

@@ -1,68 +1,13 @@
 #!/usr/bin/env node
 "use strict";
 /**
- * trickarena verify-deals FILE|URL ...
- *
- * Checks replay records from their contents alone, with the dealing spec of docs/deals.md: the revealed
- * seed against the commitment published when the table opened (when the record carries it) and every deal
- * against the seed. A URL may be a replay (…/replay) or a table (/api/tables/{id}: its /replay is read).
- * Exit 0 when every record verifies, 1 when one does not, 2 on a usage or read error.
+ * trickarena COMMAND ...: the bot author's command line (account, games, register, update, delete, record,
+ * verify-deals): src/cli.js has every command and its options.
  */
-const fs = require("node:fs");
-const { verifyRecord } = require("../src/deals");
-
-const USAGE = "usage: trickarena verify-deals FILE|URL [FILE|URL ...]   (a replay record: file, URL, or - for stdin)";
-
-async function readRecord(source) {
-  if (/^https?:\/\//.test(source)) {
-    const url = new URL(source);
-    if (/^\/api\/tables\/[^/]+\/?$/.test(url.pathname)) url.pathname = `${url.pathname.replace(/\/$/, "")}/replay`;
-    const response = await fetch(url, { headers: { Accept: "application/json" } });
-    const text = await response.text();
-    if (!response.ok) throw new Error(`${url} -> ${response.status}: ${text.slice(0, 300)}`);
-    return JSON.parse(text);
-  }
-  return JSON.parse(fs.readFileSync(source === "-" ? 0 : source, "utf8"));
-}
-
-async function verifyDeals(sources, out = console.log, err = console.error) {
-  if (!sources.length) {
-    err(USAGE);
-    return 2;
-  }
-  let code = 0;
-  for (const source of sources) {
-    let record;
-    try {
-      record = await readRecord(source);
-    } catch (error) {
-      err(`${source}: cannot read a replay record: ${error.message}`);
-      code = Math.max(code, 2);
-      continue;
-    }
-    const result = verifyRecord(record);
-    if (result.ok) {
-      const commitment = result.commitment === "verified" ? "the seed opens the commitment"
-        : "no commitment in the record (deals checked against the seed only)";
-      out(`${source}: OK — ${result.rounds} round(s) dealt by seed ${record.seed} (dealing v2); ${commitment}`);
-    } else {
-      out(`${source}: FAILED`);
-      for (const problem of result.problems) out(`  - ${problem}`);
-      code = Math.max(code, 1);
-    }
-  }
-  return code;
-}
-
-async function main(argv) {
-  const [command, ...rest] = argv;
-  if (command === "verify-deals") return verifyDeals(rest);
-  console.error(USAGE);
-  return 2;
-}
+const { verifyDeals, readRecord } = require("../src/verify");
 
 if (require.main === module) {
-  main(process.argv.slice(2)).then((code) => process.exit(code));
+  require("../src/cli").main(process.argv.slice(2)).then((code) => process.exit(code));
 }
 
 module.exports = { verifyDeals, readRecord };

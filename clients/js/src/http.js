@@ -7,6 +7,52 @@
  * @module trickarena/http
  */
 const RETRY_STATUSES = new Set([429, 500, 502, 503, 504, 507]); // 507: the store is full for now
+
+/**
+ * Every public route of the service's OpenAPI document → the ArenaClient method calling it (the Python SDK's
+ * `ENDPOINTS` in clients/python/trickarena/api.py is the same table with its own names);
+ * tests/clients/test_sdk_parity.py holds both to the document. The operator's admin API (`/api/admin/...`)
+ * and `/metrics` are not part of the SDK.
+ */
+const ENDPOINTS = Object.freeze({
+  "GET /api/health": "health",
+  "GET /api/games": "games",
+  "GET /api/games/{game_id}": "game",
+  "GET /api/games/{game_id}/schema": "gameSchema",
+  "POST /api/tables": "createTable",
+  "GET /api/tables": "tables",
+  "GET /api/tables/{table_id}": "table",
+  "GET /api/tables/{table_id}/replay": "replay",
+  "POST /api/tables/{table_id}/seats/{seat}/join": "join",
+  "GET /api/tables/{table_id}/seats/{seat}": "seatState",
+  "POST /api/tables/{table_id}/seats/{seat}/moves": "move",
+  "POST /api/tables/{table_id}/analysis": "requestAnalysis",
+  "GET /api/tables/{table_id}/analysis": "analysis",
+  "POST /api/bots": "registerBot",
+  "GET /api/bots": "bots",
+  "GET /api/bots/{bot_id}": "bot",
+  "PATCH /api/bots/{bot_id}": "updateBot",
+  "DELETE /api/bots/{bot_id}": "deleteBot",
+  "GET /api/bots/{bot_id}/ladder-seats": "watchLadderSeats",
+  "GET /api/bots/{bot_id}/matches": "botMatches",
+  "POST /api/accounts": "createAccount",
+  "GET /api/account": "account",
+  "GET /api/account/bots": "accountBots",
+  "POST /api/account/bots/{bot_id}/adopt": "adoptBot",
+  "POST /api/account/keys/rotate": "rotateKey",
+  "DELETE /api/account/key": "revokeKey",
+  "GET /api/ladders": "ladders",
+  "GET /api/ladders/{ladder_id}": "ranking",
+  "GET /api/ladders/{ladder_id}/bots/{bot_id}/history": "botHistory",
+  "GET /api/ladders/{ladder_id}/matches": "recentMatches",
+  "GET /api/matches/{match_id}": "match",
+  "GET /api/matches/{match_id}/live": "liveMatch",
+  "GET /api/matches/{match_id}/games/{game_no}/replay": "matchReplay",
+  "POST /api/matches/{match_id}/games/{game_no}/analysis": "requestAnalysis",
+  "GET /api/matches/{match_id}/games/{game_no}/analysis": "analysis",
+  "POST /api/challenges": "challenge",
+  "GET /api/challenges/{challenge_id}": "getChallenge",
+});
 const USER_AGENT = "trickarena-js/0.1";
 
 /** The API answered with an error: `status` and `problem` (the application/problem+json body). */
@@ -64,9 +110,11 @@ class ArenaClient {
 
   /**
    * One request (retried as documented): the decoded JSON answer, or null for an empty one; with
-   * `withHeaders`, `{body, headers}` (the response's Headers) instead.
+   * `withHeaders`, `{body, headers}` (the response's Headers) instead. `retry: false` for a request that
+   * must not be sent twice (opening an account, rotating its key: a lost answer's key is unreachable).
    */
-  async request(method, path, { body, params, token, timeoutMs, withHeaders } = {}) {
+  async request(method, path, { body, params, token, timeoutMs, withHeaders, retry = true } = {}) {
+    const retries = retry ? this.retries : 0;
     const query = new URLSearchParams();
     for (const [key, value] of Object.entries(params || {})) {
       if (value !== undefined && value !== null) query.set(key, String(value));
@@ -92,14 +140,14 @@ class ArenaClient {
         raw = await response.text();
       } catch (error) {
         if (this.signal && this.signal.aborted) throw error;
-        if (attempt >= this.retries) throw new ApiUnavailable(`${method} ${url}: ${error.cause || error}`);
+        if (attempt >= retries) throw new ApiUnavailable(`${method} ${url}: ${error.cause || error}`);
         await sleep(this.delay(attempt, null), this.signal);
         continue;
       } finally {
         clearTimeout(timer);
         if (this.signal) this.signal.removeEventListener("abort", cancel);
       }
-      if (RETRY_STATUSES.has(response.status) && attempt < this.retries) {
+      if (RETRY_STATUSES.has(response.status) && attempt < retries) {
         await sleep(this.delay(attempt, response.headers.get("retry-after")), this.signal);
         continue;
       }
@@ -125,8 +173,18 @@ class ArenaClient {
     return ms;
   }
 
+  // --- the service ---
+  /** `{status: "ok" | "degraded", redis, refusing_writes}`: is the service up and its store writable. */
+  health() { return this.request("GET", "/api/health"); }
+
   // --- games and tables ---
   games() { return this.request("GET", "/api/games"); }
+  /** One game, with its full rules as Markdown (`rules`). */
+  game(gameId) { return this.request("GET", `/api/games/${gameId}`); }
+  /** The game's JSON Schema document (its view, what `choose` receives, and its moves). */
+  gameSchema(gameId) { return this.request("GET", `/api/games/${gameId}/schema`); }
+  /** The most recent tables, newest first. */
+  tables(limit = 50) { return this.request("GET", "/api/tables", { params: { limit } }); }
   /** @param {string} game @param {string[]} seats "open" or a house bot name @param {object} [options] */
   createTable(game, seats, options = {}) {
     return this.request("POST", "/api/tables", { body: { game, seats, options } });
@@ -148,12 +206,36 @@ class ArenaClient {
   }
 
   // --- bots and the arena ---
-  /** Register a bot: with a URL the arena calls, or none for a polling bot. Keep the owner token. */
-  registerBot(name, games, url = null) {
+  /**
+   * Register a bot: with a URL the arena calls, or none for a polling bot. With an account's API `key` the
+   * bot belongs to the account and the key manages it; without one, keep the answer's owner token.
+   */
+  registerBot(name, games, url = null, key = null) {
     const body = { name, games };
     if (url) body.url = url;
-    return this.request("POST", "/api/bots", { body });
+    return this.request("POST", "/api/bots", { body, token: key });
   }
+  /** The registered bots (of one game with `game`). */
+  bots(game = null) { return this.request("GET", "/api/bots", { params: { game } }); }
+  /** Change `games`, `url` or `enabled`; `token` is the bot's owner token or its account's key. */
+  updateBot(botId, token, changes) { return this.request("PATCH", `/api/bots/${botId}`, { body: changes, token }); }
+  /** Delete the bot; `token` is the bot's owner token or its account's key. */
+  deleteBot(botId, token) { return this.request("DELETE", `/api/bots/${botId}`, { token }); }
+
+  // --- accounts ---
+  /** Open an account: the answer's `api_key` is shown this once. Never retried. */
+  createAccount() { return this.request("POST", "/api/accounts", { retry: false }); }
+  account(key) { return this.request("GET", "/api/account", { token: key }); }
+  /** The bots of the key's account, oldest first. */
+  accountBots(key) { return this.request("GET", "/api/account/bots", { token: key }); }
+  /** Move a bot registered without an account into the key's account; its owner token stops working. */
+  adoptBot(botId, key, ownerToken) {
+    return this.request("POST", `/api/account/bots/${botId}/adopt`, { body: { owner_token: ownerToken }, token: key });
+  }
+  /** A new API key (in the answer, this once); `key` stops working. Never retried. */
+  rotateKey(key) { return this.request("POST", "/api/account/keys/rotate", { token: key, retry: false }); }
+  /** `key` stops working; no key works for the account until the operator issues one. Its bots stay. */
+  revokeKey(key) { return this.request("DELETE", "/api/account/key", { token: key }); }
   bot(botId) { return this.request("GET", `/api/bots/${botId}`); }
   /** A polling bot's ladder seats; with `version` the bot declares its version (its matches are rated under it). */
   ladderSeats(botId, ownerToken, version = null) {
@@ -172,11 +254,57 @@ class ArenaClient {
     });
     return { seats: body, version: Number(headers.get("x-seats-version") || 0) };
   }
+  /**
+   * A bot's own record on a ladder (its only one when `ladder` is omitted): its finished matches, newest first,
+   * with its strikes; a page `{matches, next_cursor, next}` (pass `next_cursor` as `cursor` until it is null).
+   */
+  botMatches(botId, { ladder = null, limit = null, cursor = null } = {}) {
+    return this.request("GET", `/api/bots/${botId}/matches`, { params: { ladder, limit, cursor } });
+  }
   ladders() { return this.request("GET", "/api/ladders"); }
   ranking(ladderId) { return this.request("GET", `/api/ladders/${ladderId}`); }
+  /** A bot's rating after each of its rated matches on the ladder, newest first. */
+  botHistory(ladderId, botId) { return this.request("GET", `/api/ladders/${ladderId}/bots/${botId}/history`); }
+  /** The ladder's most recent finished matches, newest first. */
+  async recentMatches(ladderId) { return (await this.request("GET", `/api/ladders/${ladderId}/matches`)).matches; }
   match(matchId) { return this.request("GET", `/api/matches/${matchId}`); }
+  /** The public table of the game a match is playing now (no hands, no seed); poll it. */
+  liveMatch(matchId) { return this.request("GET", `/api/matches/${matchId}/live`); }
   matchReplay(matchId, gameNo = 0) { return this.request("GET", `/api/matches/${matchId}/games/${gameNo}/replay`); }
+
+  // --- analysis of a finished game ---
+  /**
+   * Ask for the analysis of `seat` in a finished game (a match's `gameNo`, or a table): the state
+   * `{status, progress: {done, total}, result?, reason?, url}`; poll `analysis` (same arguments) until `status`
+   * is "done" or "failed". Asking again joins the same analysis.
+   * @param {{matchId?: string, gameNo?: number, tableId?: string, budgetMs?: number}} where
+   */
+  requestAnalysis(seat, where) {
+    return this.request("POST", analysisPath(where), { params: { seat, budget_ms: where.budgetMs } });
+  }
+  /** The state of an analysis asked for with `requestAnalysis` (the same arguments). */
+  analysis(seat, where) {
+    return this.request("GET", analysisPath(where), { params: { seat, budget_ms: where.budgetMs } });
+  }
+
+  // Challenge: one unrated match between `bots` (bot ids or house bot names, seat order of game 0); `token`
+  // is the owner token of one of them (or its account's key), the others yours or accepting challenges.
+  // Never retried: a lost answer's challenge would still be played, and counted against your quota.
+  challenge(token, game, bots, { games = null, duplicate = null, options = {} } = {}) {
+    const body = { game, bots, options };
+    if (games !== null) body.games = games;
+    if (duplicate !== null) body.duplicate = duplicate;
+    return this.request("POST", "/api/challenges", { body, token, retry: false });
+  }
+
+  // A challenge and its match: poll until `status` is "played" or "aborted".
+  getChallenge(challengeId) { return this.request("GET", `/api/challenges/${challengeId}`); }
   get(path, params = {}) { return this.request("GET", path, { params }); }
 }
 
-module.exports = { ApiError, ApiUnavailable, ArenaClient, sleep };
+function analysisPath({ matchId = null, gameNo = 0, tableId = null } = {}) {
+  if ((matchId === null) === (tableId === null)) throw new Error("give exactly one of matchId (with gameNo) and tableId");
+  return matchId !== null ? `/api/matches/${matchId}/games/${gameNo}/analysis` : `/api/tables/${tableId}/analysis`;
+}
+
+module.exports = { ApiError, ApiUnavailable, ArenaClient, ENDPOINTS, sleep };

@@ -10,7 +10,7 @@
  */
 const cards = require("./cards");
 const deals = require("./deals");
-const { ApiError, ApiUnavailable, ArenaClient } = require("./http");
+const { ApiError, ApiUnavailable, ArenaClient, ENDPOINTS } = require("./http");
 const { playLadder } = require("./ladder");
 const { playSeat, practice } = require("./poll");
 const { run } = require("./run");
@@ -19,6 +19,6 @@ const { botInfo, createBotServer, serve } = require("./server");
 const GAME_IDS = ["sore-spot", "card-commons", "sloppy-seconds", "spot-hearts"];
 
 module.exports = {
-  GAME_IDS, ApiError, ApiUnavailable, ArenaClient, botInfo, cards, createBotServer, deals, playLadder, playSeat,
+  GAME_IDS, ApiError, ApiUnavailable, ArenaClient, ENDPOINTS, botInfo, cards, createBotServer, deals, playLadder, playSeat,
   practice, run, serve,
 };

@@ -69,6 +69,11 @@ async function main(bot, argv) {
   }
   const signal = stopSignal();
   if (command === "serve") {
+    const port = Number(values.port);
+    if (!/^\d+$/.test(values.port) || port > 65535) {
+      console.error(`--port ${values.port} is not a port (0-65535)\n${usage(name)}`);
+      return 2;
+    }
     let server;
     try {
       server = await serve(bot, { host: values.host, port: Number(values.port) });
@@ -89,10 +94,16 @@ async function main(bot, argv) {
       return 2;
     }
     console.log(`bot '${info.name}' (${values["bot-id"]}) playing its ladder seats at ${values.api}  (Ctrl-C stops)`);
-    const games = await playLadder(values.api, values["bot-id"], values.token, bot,
-      { signal, log: (line) => console.log(line) });
-    console.log(`stopped after ${games} games`);
-    return 0;
+    try {
+      const games = await playLadder(values.api, values["bot-id"], values.token, bot,
+        { signal, log: (line) => console.log(line) });
+      console.log(`stopped after ${games} games`);
+      return 0;
+    } catch (error) {
+      // A wrong bot id or token is the user's to fix: one line, exit 1, no stack.
+      console.error(String(error.message || error).replace(/\s+/g, " "));
+      return 1;
+    }
   }
   const api = new ArenaClient(values.api, { signal });
   try {
@@ -112,4 +123,4 @@ async function main(bot, argv) {
   }
 }
 
-module.exports = { run };
+module.exports = { COMMANDS, run };

@@ -61,3 +61,40 @@ test("verify-deals: OK for an honest record, FAILED (exit 1) for a tampered one"
   const missing = await runNode([bin, "verify-deals", "nope.json"], dir);
   assert.equal(missing.code, 2);
 });
+
+test("the account key: $TRICK_ARENA_KEY first, then the key file (mode 0600); the file's path by precedence", () => {
+  const cli = require("../src/cli");
+  const dir = fs.mkdtempSync(path.join(require("node:os").tmpdir(), "trickarena-key-"));
+  assert.equal(cli.keyFilePath("/given", { TRICK_ARENA_KEY_FILE: "/env" }), "/given");
+  assert.equal(cli.keyFilePath(undefined, { TRICK_ARENA_KEY_FILE: "/env", XDG_CONFIG_HOME: "/cfg" }), "/env");
+  assert.equal(cli.keyFilePath(undefined, { XDG_CONFIG_HOME: "/cfg" }), "/cfg/trick-arena/key");
+  const file = path.join(dir, "deep", "key");
+  assert.deepEqual(cli.readKey(file, {}), { key: null, source: "" });
+  cli.writeKey(file, "k-file");
+  assert.equal(fs.statSync(file).mode & 0o777, 0o600);
+  assert.equal(fs.statSync(path.dirname(file)).mode & 0o777, 0o700);
+  assert.deepEqual(cli.readKey(file, {}), { key: "k-file", source: file });
+  assert.deepEqual(cli.readKey(file, { TRICK_ARENA_KEY: " k-env " }), { key: "k-env", source: "$TRICK_ARENA_KEY" });
+});
+
+test("a wrong command line is one line and exit 2, before any request", async () => {
+  const { main } = require("../src/cli");
+  const lines = [];
+  const say = (line) => lines.push(line);
+  const cases = [
+    [["register", "x", "--game", "g", "--nope"], /Unknown option '--nope'/],
+    [["register", "x"], /register needs --game/],
+    [["update", "b1"], /nothing to change/],
+    [["update", "b1", "--enable", "--disable"], /not both/],
+    [["account", "adopt", "b1"], /needs --owner-token/],
+    [["delete"], /delete takes 1 argument/],
+    [["record", "b1", "--limit", "x"], /whole number/],
+    [["account", "frob"], /no command 'account frob'/],
+  ];
+  for (const [argv, says] of cases) {
+    lines.length = 0;
+    const code = await main([...argv, "--api", "http://127.0.0.1:9"], { env: {}, out: say, err: say });
+    assert.equal(code, 2, `${argv.join(" ")}: ${lines.join("\n")}`);
+    assert.match(lines[0], says);
+  }
+});

@@ -57,3 +57,17 @@ test("an unreachable API is ApiUnavailable after the retries", async () => {
   const api = new ArenaClient(`http://127.0.0.1:${port}`, { retries: 2, backoffMs: 1 });
   await assert.rejects(api.games(), ApiUnavailable);
 });
+
+test("opening an account is never retried: a lost answer's key would be unreachable", async (t) => {
+  let calls = 0;
+  const url = await server(t, (req, res) => {
+    calls += 1;
+    res.writeHead(503, { "Content-Type": "application/problem+json" });
+    res.end(JSON.stringify({ type: "/problems/store-unavailable", title: "Service unavailable", status: 503,
+      detail: "retry shortly" }));
+  });
+  const api = new ArenaClient(url, { backoffMs: 1 });
+  await assert.rejects(api.createAccount(), (error) => error instanceof ApiError && error.status === 503);
+  await assert.rejects(api.rotateKey("k"), ApiError);
+  assert.equal(calls, 2);
+});

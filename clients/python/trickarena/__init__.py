@@ -2,7 +2,7 @@
 
 * ``Bot(...).serve(port=9001)``: an HTTP bot speaking the arena's bot protocol v1 (``BotServer``).
 * ``Bot(...).practice(api_url, game)``: play a table against house bots through the move API.
-* ``ArenaClient``: every API endpoint as a typed method; errors raise ``ApiError(status, problem)``.
+* ``ArenaClient``: every public API endpoint as a typed method; errors raise ``ApiError(status, problem)``.
 """
 
 from trickarena.api import ArenaClient

@@ -1,4 +1,8 @@
-"""``ArenaClient``: every endpoint of the Trick Arena API as a typed method.
+"""``ArenaClient``: every public endpoint of the Trick Arena API as a typed method.
+
+``ENDPOINTS`` maps each public route of the service's OpenAPI document ("GET /api/games/{game_id}") to the
+method that calls it; tests/clients/test_sdk_parity.py holds it to the document. The operator's admin API
+(``/api/admin/...``) and ``/metrics`` are not part of the SDK.
 
 >>> api = ArenaClient("http://127.0.0.1:8000")
 >>> table = api.create_table("spot-hearts", ["open", "heuristic", "random", "random"])
@@ -12,9 +16,12 @@ from typing import Any
 
 from trickarena.http import JsonHttp
 from trickarena.types import (
+    Account,
+    AccountKey,
     BotCreated,
     BotHistory,
     BotRecord,
+    Challenge,
     Game,
     Join,
     Ladder,
@@ -29,6 +36,48 @@ from trickarena.types import (
 )
 
 LONG_POLL_MAX_S = 30.0
+
+# Route -> the method calling it (the JavaScript SDK's `ENDPOINTS` in clients/js/src/http.js is the same
+# table with its own method names).
+ENDPOINTS: dict[str, str] = {
+    "GET /api/health": "health",
+    "GET /api/games": "games",
+    "GET /api/games/{game_id}": "game",
+    "GET /api/games/{game_id}/schema": "game_schema",
+    "POST /api/tables": "create_table",
+    "GET /api/tables": "tables",
+    "GET /api/tables/{table_id}": "table",
+    "GET /api/tables/{table_id}/replay": "replay",
+    "POST /api/tables/{table_id}/seats/{seat}/join": "join",
+    "GET /api/tables/{table_id}/seats/{seat}": "seat_state",
+    "POST /api/tables/{table_id}/seats/{seat}/moves": "move",
+    "POST /api/tables/{table_id}/analysis": "request_analysis",
+    "GET /api/tables/{table_id}/analysis": "analysis",
+    "POST /api/bots": "register_bot",
+    "GET /api/bots": "bots",
+    "GET /api/bots/{bot_id}": "bot",
+    "PATCH /api/bots/{bot_id}": "update_bot",
+    "DELETE /api/bots/{bot_id}": "delete_bot",
+    "GET /api/bots/{bot_id}/ladder-seats": "watch_ladder_seats",
+    "GET /api/bots/{bot_id}/matches": "bot_matches",
+    "POST /api/accounts": "create_account",
+    "GET /api/account": "account",
+    "GET /api/account/bots": "account_bots",
+    "POST /api/account/bots/{bot_id}/adopt": "adopt_bot",
+    "POST /api/account/keys/rotate": "rotate_key",
+    "DELETE /api/account/key": "revoke_key",
+    "GET /api/ladders": "ladders",
+    "GET /api/ladders/{ladder_id}": "ranking",
+    "GET /api/ladders/{ladder_id}/bots/{bot_id}/history": "bot_history",
+    "GET /api/ladders/{ladder_id}/matches": "recent_matches",
+    "GET /api/matches/{match_id}": "match",
+    "GET /api/matches/{match_id}/live": "live_match",
+    "GET /api/matches/{match_id}/games/{game_no}/replay": "match_replay",
+    "POST /api/matches/{match_id}/games/{game_no}/analysis": "request_analysis",
+    "GET /api/matches/{match_id}/games/{game_no}/analysis": "analysis",
+    "POST /api/challenges": "challenge",
+    "GET /api/challenges/{challenge_id}": "get_challenge",
+}
 
 
 class ArenaClient:
@@ -50,8 +99,20 @@ class ArenaClient:
 
     # --- games and tables ---------------------------------------------------------------------------------
 
+    def health(self) -> dict[str, Any]:
+        """``{status: ok|degraded, redis, refusing_writes}``: is the service up and its store writable."""
+        return self.http.request("GET", "/api/health")
+
     def games(self) -> list[Game]:
         return [Game.from_json(g) for g in self.http.request("GET", "/api/games")]
+
+    def game(self, game_id: str) -> Game:
+        """One game, with its full rules as Markdown (``rules``)."""
+        return Game.from_json(self.http.request("GET", f"/api/games/{game_id}"))
+
+    def game_schema(self, game_id: str) -> dict[str, Any]:
+        """The game's JSON Schema document (its view, what ``choose`` receives, and its moves)."""
+        return self.http.request("GET", f"/api/games/{game_id}/schema")
 
     def create_table(self, game: str, seats: list[str], options: dict[str, Any] | None = None) -> Table:
         """Seats: "open" (join it for a token) or a house bot name (random, heuristic, search, eps-X or
@@ -91,12 +152,14 @@ class ArenaClient:
 
     # --- bot registry -------------------------------------------------------------------------------------
 
-    def register_bot(self, name: str, games: list[str], url: str | None = None) -> BotCreated:
-        """Register a bot (with a URL the arena calls, or none for a polling bot); keep the owner token."""
+    def register_bot(self, name: str, games: list[str], url: str | None = None,
+                     key: str | None = None) -> BotCreated:
+        """Register a bot (with a URL the arena calls, or none for a polling bot). With an account's API
+        `key` the bot belongs to the account and the key manages it; without one, keep the owner token."""
         body: dict[str, Any] = {"name": name, "games": games}
         if url:
             body["url"] = url
-        return BotCreated.from_json(self.http.request("POST", "/api/bots", body))
+        return BotCreated.from_json(self.http.request("POST", "/api/bots", body, token=key))
 
     def bots(self, game: str | None = None) -> list[BotRecord]:
         return [BotRecord.from_json(b) for b in self.http.request("GET", "/api/bots", params={"game": game})]
@@ -105,13 +168,52 @@ class ArenaClient:
         return BotRecord.from_json(self.http.request("GET", f"/api/bots/{bot_id}"))
 
     def update_bot(self, bot_id: str, owner_token: str, **changes: Any) -> BotRecord:
+        """Change `games`, `url`, `enabled` or `accepts_challenges`; `owner_token` is the bot's owner token or
+        its account's key."""
         return BotRecord.from_json(self.http.request("PATCH", f"/api/bots/{bot_id}", changes,
                                                      token=owner_token))
 
     def delete_bot(self, bot_id: str, owner_token: str) -> None:
+        """Delete the bot; `owner_token` is the bot's owner token or its account's key."""
         self.http.request("DELETE", f"/api/bots/{bot_id}", token=owner_token)
 
+    # --- accounts -----------------------------------------------------------------------------------------
+
+    def create_account(self) -> AccountKey:
+        """Open an account: the answer's ``api_key`` is shown this once. Never retried (a lost answer's
+        key would be unreachable); a 429 means this address opened its share of accounts for now."""
+        return AccountKey.from_json(self.http.request("POST", "/api/accounts", retry=False))
+
+    def account(self, key: str) -> Account:
+        return Account.from_json(self.http.request("GET", "/api/account", token=key))
+
+    def account_bots(self, key: str) -> list[BotRecord]:
+        """The bots of the key's account, oldest first."""
+        return [BotRecord.from_json(b) for b in self.http.request("GET", "/api/account/bots", token=key)]
+
+    def adopt_bot(self, bot_id: str, key: str, owner_token: str) -> BotRecord:
+        """Move a bot registered without an account into the key's account; its owner token stops working."""
+        return BotRecord.from_json(self.http.request("POST", f"/api/account/bots/{bot_id}/adopt",
+                                                     {"owner_token": owner_token}, token=key))
+
+    def rotate_key(self, key: str) -> AccountKey:
+        """A new API key (in the answer, this once); `key` stops working. Never retried."""
+        return AccountKey.from_json(self.http.request("POST", "/api/account/keys/rotate", token=key,
+                                                      retry=False))
+
+    def revoke_key(self, key: str) -> None:
+        """`key` stops working and the account has none until the operator issues one; its bots stay."""
+        self.http.request("DELETE", "/api/account/key", token=key)
+
     # --- arena: ladders, ratings, matches -----------------------------------------------------------------
+
+    def bot_matches(self, bot_id: str, ladder: str | None = None, limit: int | None = None,
+                    cursor: int | None = None) -> dict[str, Any]:
+        """A bot's own record on a ladder (its only one when `ladder` is omitted): its finished matches,
+        newest first, with its strikes; a page ``{matches, next_cursor, next}`` (pass ``next_cursor`` as
+        `cursor` for the next, until it is None)."""
+        return self.http.request("GET", f"/api/bots/{bot_id}/matches",
+                                 params={"ladder": ladder, "limit": limit, "cursor": cursor})
 
     def ladder_seats(self, bot_id: str, owner_token: str, version: str | None = None) -> list[LadderSeat]:
         """A polling bot's seats at running ladder tables, with their seat tokens (owner token required).
@@ -149,9 +251,32 @@ class ArenaClient:
     def match(self, match_id: str) -> MatchSummary:
         return MatchSummary.from_json(self.http.request("GET", f"/api/matches/{match_id}"))
 
+    def live_match(self, match_id: str) -> dict[str, Any]:
+        """The public table of the game a match is playing now (no hands, no seed); poll it."""
+        return self.http.request("GET", f"/api/matches/{match_id}/live")
+
     def match_replay(self, match_id: str, game_no: int = 0) -> dict[str, Any]:
         """The engine's replay record of one game of a rated match."""
         return self.http.request("GET", f"/api/matches/{match_id}/games/{game_no}/replay")
+
+    # --- challenges: unrated matches between chosen bots ----------------------------------------------
+
+    def challenge(self, token: str, game: str, bots: list[str], *, games: int | None = None,
+                  duplicate: bool | None = None, options: dict[str, Any] | None = None) -> Challenge:
+        """Challenge: one unrated match between `bots` (bot ids, or house bot names), seat order of game 0.
+        `token`: the owner token of one of them (or its account's API key); the other bots must be yours or
+        accept challenges. Never retried (a lost answer's challenge would still be played, and counted)."""
+        body: dict[str, Any] = {"game": game, "bots": bots, "options": options or {}}
+        if games is not None:
+            body["games"] = games
+        if duplicate is not None:
+            body["duplicate"] = duplicate
+        answer = self.http.request("POST", "/api/challenges", body, token=token, retry=False)
+        return Challenge.from_json(answer)
+
+    def get_challenge(self, challenge_id: str) -> Challenge:
+        """A challenge and its match (poll until ``.over``; results and replays once ``played``)."""
+        return Challenge.from_json(self.http.request("GET", f"/api/challenges/{challenge_id}"))
 
     # --- analysis of a finished game --------------------------------------------------------------------
 

@@ -99,14 +99,18 @@ class JsonHttp:
     # --- requests --------------------------------------------------------------------------------------
 
     def request(self, method: str, path: str, body: Any = None, params: dict[str, Any] | None = None,
-                token: str | None = None, timeout: float | None = None) -> Any:
-        """Send one request (retrying as documented); the decoded JSON answer, or None for 204."""
-        return self.request_with_headers(method, path, body, params, token, timeout)[0]
+                token: str | None = None, timeout: float | None = None, retry: bool = True) -> Any:
+        """Send one request (retrying as documented); the decoded JSON answer, or None for 204.
+
+        ``retry=False`` for a request that must not be sent twice (opening an account, rotating its key:
+        a second one would answer with a key the first answer's loss already made unreachable)."""
+        return self.request_with_headers(method, path, body, params, token, timeout, retry)[0]
 
     def request_with_headers(self, method: str, path: str, body: Any = None,
                              params: dict[str, Any] | None = None, token: str | None = None,
-                             timeout: float | None = None) -> tuple[Any, dict[str, str]]:
+                             timeout: float | None = None, retry: bool = True) -> tuple[Any, dict[str, str]]:
         """Like ``request``, with the answer's headers too (names in lower case)."""
+        retries = self.retries if retry else 0
         query = {k: v for k, v in (params or {}).items() if v is not None}
         target = self._base_path + path + (f"?{urlencode(query)}" if query else "")
         headers = {"Accept": "application/json", "User-Agent": USER_AGENT}
@@ -122,12 +126,12 @@ class JsonHttp:
                 status, answer_headers, raw = self._exchange(method, target, payload, headers,
                                                              timeout or self.timeout)
             except NETWORK_ERRORS as exc:
-                if attempt >= self.retries:
+                if attempt >= retries:
                     raise ApiUnavailable(f"{method} {self.base_url}{path}: {exc!r}") from exc
                 self.sleep(self._delay(attempt, None))
                 attempt += 1
                 continue
-            if status in RETRY_STATUSES and attempt < self.retries:
+            if status in RETRY_STATUSES and attempt < retries:
                 self.sleep(self._delay(attempt, answer_headers.get("retry-after")))
                 attempt += 1
                 continue

@@ -9,54 +9,83 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass, field
-from typing import Any, Literal, Self, TypedDict
+from typing import Any, Literal, NotRequired, Self, TypedDict
 
 GAME_IDS = ("sore-spot", "card-commons", "sloppy-seconds", "spot-hearts")
 
 Move = str | list[str]  # a card code ("QS"), or a list of card codes for a pass
 
+# The values a view's enumerated fields take; GET /api/games/{game}/schema has each game's exact ones
+# (tests/clients/test_sdk_view_types.py checks these types against those schemas).
+GameId = Literal["sore-spot", "card-commons", "sloppy-seconds", "spot-hearts"]
+Phase = Literal["sore", "pass", "play", "over"]
+PassDirection = Literal["left", "right", "across", "hold"]  # hold: a round without a pass
+Suit = Literal["C", "D", "H", "S"]
+
 
 class Decision(TypedDict):
     kind: Literal["pass", "sore", "play"]
-    count: int
+    count: int  # 3 for a pass, else 1
     legal: list[str]
 
 
-class Trick(TypedDict, total=False):
+class TrickCard(TypedDict):
+    seat: int
+    card: str
+
+
+class CurrentTrick(TypedDict):
+    """The trick being played (``view["trick"]``): each card with its seat; ``leader`` None outside play."""
+
+    leader: int | None
+    cards: list[TrickCard]
+
+
+class Trick(TypedDict):
+    """A finished trick (``view["tricks"]``): plain codes in play order from the leader; ``winner`` None
+    only for Sore Spot's all-Ace trick."""
+
     leader: int
-    cards: list[Any]
+    cards: list[str]
     winner: int | None
 
 
-class View(TypedDict, total=False):
-    """A seat's view: its own hand plus the public table (and ``decision``/``legal`` when it must act)."""
+class RoundPoints(TypedDict):
+    dealer: int
+    points: list[int]
 
-    game: str
+
+class View(TypedDict):
+    """A seat's view: its own hand plus the public table; ``decision`` None and ``legal`` empty when it has
+    nothing to decide. The optional keys belong to the games that have them."""
+
+    game: GameId
     players: int
     options: dict[str, Any]
     version: int
     round: int
     dealer: int
-    phase: Literal["sore", "pass", "play", "over"]
+    phase: Phase
     to_act: list[int]
     hand_sizes: list[int]
-    trick: Trick
+    trick: CurrentTrick
     tricks: list[Trick]
     scores: list[int]
-    rounds: list[dict[str, Any]]
+    rounds: list[RoundPoints]
     over: bool
     winners: list[int]
-    seat: int | None
+    seat: int
     hand: list[str]
-    decision: Decision
+    decision: Decision | None
     legal: list[str]
-    passed: list[str]
-    received: list[str]
-    pass_direction: str
-    hearts_broken: bool
-    trump: str | None
-    broken: list[str]
-    sore_cards: list[str] | None
+    chosen: NotRequired[list[str]]  # games with a pass or a sore card: your choice, until every seat chose
+    passed: NotRequired[list[str]]  # hearts games, after the pass
+    received: NotRequired[list[str]]
+    pass_direction: NotRequired[PassDirection]  # hearts games
+    hearts_broken: NotRequired[bool]  # Spot Hearts
+    trump: NotRequired[Suit | None]  # Sloppy Seconds
+    broken: NotRequired[list[Suit]]  # Sloppy Seconds: suits broken, in order
+    sore_cards: NotRequired[list[str | None]]  # Sore Spot: None until every seat has laid its card
 
 
 class _Payload:
@@ -85,6 +114,9 @@ class Problem(_Payload):
     pending: int | None = None  # analysis-share-exhausted: your analyses queued or running
     limit: int | None = None  # analysis-share-exhausted: the most one client address may have
     resource: str | None = None  # store-full: memory or disk
+    match_status: str | None = None  # match-not-voidable: the status that made the match not voidable
+    quota: str | None = None  # bot-quota-exceeded, challenge-quota-exceeded: which cap ("pending", ...)
+    bot_id: str | None = None  # challenge-not-accepted: the bot that cannot be challenged
 
 
 @dataclass(frozen=True)
@@ -181,6 +213,7 @@ class BotRecord(_Payload):
     name: str
     games: list[str]
     enabled: bool
+    accepts_challenges: bool  # other owners may pick it for a challenge (PATCH to change)
     created: float
     updated: float
     url: str | None = None
@@ -192,7 +225,28 @@ class BotRecord(_Payload):
 
 @dataclass(frozen=True)
 class BotCreated(BotRecord):
-    owner_token: str = ""
+    owner_token: str = ""  # only for a bot registered without an account; "" for an account's bot
+
+
+@dataclass(frozen=True)
+class Account(_Payload):
+    """An account as ``GET /api/account`` shows it to its key's holder."""
+
+    account_id: str
+    created: float
+    disabled: bool
+    has_key: bool
+    bots: int
+    quotas: dict[str, int]  # {"bots": cap in all, "bots_per_ladder": cap per ladder}
+    key_created: float | None = None
+
+
+@dataclass(frozen=True)
+class AccountKey(Account):
+    """An account with its API key: the answer to opening the account or rotating its key, the only times
+    the key is ever shown."""
+
+    api_key: str = ""
 
 
 @dataclass(frozen=True)
@@ -304,14 +358,15 @@ class BotHistory(_Payload):
 class MatchSummary(_Payload):
     match_id: str
     ladder_id: str
-    status: str  # queued | running | rated | aborted
+    status: str  # queued | running | rated | void | played (a challenge) | aborted
     game: str
     duplicate: bool
     entrants: list[str]
     attempts: int
     created: float
-    replays: list[str]  # URLs of each game's replay record (rated matches)
+    replays: list[str]  # URLs of each game's replay record (once played to the end)
     url: str
+    challenge: bool  # a challenge: unrated, on no ladder (ladder_id "")
     seed: int | None = None
     finished: float | None = None
     aborted_because: str | None = None
@@ -323,6 +378,39 @@ class MatchSummary(_Payload):
     strikes: list[dict[str, Any]] | None = None
     calls: dict[str, Any] | None = None
     games: list[dict[str, Any]] | None = None
+
+
+@dataclass(frozen=True)
+class Challenge(_Payload):
+    """An unrated match between chosen bots (``POST /api/challenges``, ``GET /api/challenges/{id}``)."""
+
+    challenge_id: str  # also its match's id
+    status: str  # queued | running | played | aborted
+    challenger: str  # the challenger's bot
+    game: str
+    players: int
+    games: int
+    duplicate: bool
+    options: dict[str, Any]
+    bots: list[str]  # bot id per seat of game 0 (house bots as "house:NAME")
+    names: list[str]
+    created: float
+    match: MatchSummary  # seed, places, totals, strikes and replays once played
+    url: str
+    match_url: str
+    web_url: str
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> Challenge:
+        fields = {f.name for f in dataclasses.fields(cls)}
+        values = {key: value for key, value in data.items() if key in fields}
+        values["match"] = MatchSummary.from_json(data["match"])
+        return cls(**values)
+
+    @property
+    def over(self) -> bool:
+        """Played to the end or aborted: it changes no more."""
+        return self.status in ("played", "aborted")
 
 
 @dataclass(frozen=True)

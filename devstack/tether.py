@@ -1,0 +1,62 @@
+"""`python -m devstack.tether [--wait-redis URL] COMMAND...`: run COMMAND; it stops when its parent dies.
+
+honcho starts each Procfile line in a process group of its own, so neither a closed terminal (SIGHUP to the
+foreground group) nor a SIGKILL of `make run`'s group reaches the servers: honcho died and they kept running
+under PID 1, holding their ports. Each Procfile line therefore runs through this module (or, for Redis,
+devstack.devredis, which does the same), which asks the kernel for SIGTERM when the parent — honcho's process
+for that line — dies (``PR_SET_PDEATHSIG``, kept across exec), then execs COMMAND in its place. SIGTERM is
+what honcho sends on Ctrl-C, so every server stops the way it does then.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ctypes
+import os
+import signal
+import sys
+
+PR_SET_PDEATHSIG = 1  # <linux/prctl.h>
+
+
+def die_with_parent(sig: int = signal.SIGTERM, parent: int | None = None) -> None:
+    """Have the kernel send `sig` to this process when its parent dies; exit now if it already has.
+
+    `parent` is the pid the parent had before (a fork's caller); without it, a parent that is PID 1 means
+    this process was orphaned before it could ask. Linux only: elsewhere nothing is asked.
+    """
+    if not sys.platform.startswith("linux"):
+        return
+    libc = ctypes.CDLL(None, use_errno=True)
+    if libc.prctl(PR_SET_PDEATHSIG, int(sig), 0, 0, 0) != 0:
+        raise OSError(ctypes.get_errno(), "prctl(PR_SET_PDEATHSIG) failed")
+    now = os.getppid()
+    if (parent is not None and now != parent) or (parent is None and now == 1):
+        os._exit(128 + int(sig))  # the parent is gone already: the signal asked for would never come
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(prog="python -m devstack.tether", description=__doc__.split("\n")[0])
+    parser.add_argument("--wait-redis", metavar="URL", help="first wait until the Redis at URL answers")
+    parser.add_argument("command", nargs=argparse.REMAINDER, help="the command to run (exec'd)")
+    options = parser.parse_args(argv)
+    if not options.command:
+        parser.error("a command to run is required")
+    die_with_parent(signal.SIGTERM)
+    if options.wait_redis:
+        import redis
+
+        from devstack.devredis import wait_ready
+
+        try:
+            wait_ready(options.wait_redis, timeout=30)
+        except redis.ConnectionError as error:
+            parser.exit(1, f"{parser.prog}: no Redis at {options.wait_redis} after 30 s: {error}\n")
+    try:
+        os.execvp(options.command[0], options.command)
+    except OSError as error:
+        parser.exit(127, f"{parser.prog}: cannot run {options.command[0]}: {error.strerror}\n")
+
+
+if __name__ == "__main__":
+    main()
