@@ -113,3 +113,11 @@ def test_the_wheel_installs_into_a_fresh_venv_and_serves_the_ladder_page(tmp_pat
     finally:
         server.terminate()
         server.wait(timeout=30)
+
+
+def test_the_ci_script_is_valid_bash_and_runs_the_readme_test_command() -> None:
+    """CI runs .ci/run on a clean checkout: a syntax error there fails every submission before a test runs."""
+    script = REPO_ROOT / ".ci" / "run"
+    checked = subprocess.run(["bash", "-n", str(script)], capture_output=True, text=True)
+    assert checked.returncode == 0, checked.stderr
+    assert re.search(r"^make test$", script.read_text(), re.M)
