@@ -136,7 +136,9 @@ def test_concurrent_seat_reads_in_a_gevent_worker_share_one_redis_connection(gun
                            headers={"Authorization": f"Bearer {tokens[seat]}"}).json()["view"]["hand"]
                  for seat in range(4)]
         before = _connections_to(redis_port, port)
-        barrier = threading.Barrier(40)
+        # Redis holds every command for a while, so the 40 reads are all in flight at once however slowly
+        # the machine serves them: without pipelining each needs a connection of its own then.
+        barrier = threading.Barrier(41)
         answers: list[tuple[int, int, list[str]]] = []
 
         def read(seat: int) -> None:
@@ -149,6 +151,8 @@ def test_concurrent_seat_reads_in_a_gevent_worker_share_one_redis_connection(gun
         threads = [threading.Thread(target=read, args=(index % 4,)) for index in range(40)]
         for thread in threads:
             thread.start()
+        redis.Redis.from_url(redis_url).execute_command("CLIENT", "PAUSE", 2000)
+        barrier.wait()
         for thread in threads:
             thread.join()
         assert sorted(answers) == sorted((index % 4, 200, hands[index % 4]) for index in range(40))
