@@ -39,8 +39,11 @@ MIN_WORLDS = 4  # a decision's values average at least this many worlds, even pa
 
 
 def analyse(record: Mapping[str, Any], seat: int, budget_ms: int = DEFAULT_BUDGET_MS, seed: int = 0,
-            progress: Progress | None = None) -> dict[str, Any]:
+            progress: Progress | None = None, worlds: int | None = None) -> dict[str, Any]:
     """Every decision ``seat`` made in ``record``, valued from its information at the time.
+
+    ``worlds``: the deterministic budget, exactly that many worlds per decision and no clock (the same
+    seed then gives the same report on any machine); ``budget_ms`` is then ignored.
 
     ``progress(done, total)`` is called after each of the seat's decisions.  Returns
     ``{"game", "players", "seat", "budget_ms", "over", "decisions": [...], "total_regret",
@@ -59,7 +62,7 @@ def analyse(record: Mapping[str, Any], seat: int, budget_ms: int = DEFAULT_BUDGE
         if entry.get("seat") == seat:
             view = game.view(seat)
             rng = random.Random(f"{seed}/{index}")
-            decisions.append(_decision(view, entry["move"], index, budget_ms, rng))
+            decisions.append(_decision(view, entry["move"], index, budget_ms, rng, worlds))
             if progress is not None:
                 progress(len(decisions), total)
         game.apply(entry["seat"], entry["move"])
@@ -75,7 +78,7 @@ def analyse(record: Mapping[str, Any], seat: int, budget_ms: int = DEFAULT_BUDGE
 
 
 def _decision(view: SeatView, chosen: Any, index: int, budget_ms: int,
-              rng: random.Random) -> dict[str, Any]:
+              rng: random.Random, worlds: int | None = None) -> dict[str, Any]:
     decision = view["decision"]
     if decision is None:
         raise EngineError(f"move {index}: seat {view['seat']} had nothing to decide")
@@ -89,7 +92,7 @@ def _decision(view: SeatView, chosen: Any, index: int, budget_ms: int,
     if forced:
         out.update(candidates=[{"move": chosen, "value": None}], best=chosen, regret=0.0, worlds=0)
         return out
-    ev = evaluate(view, budget_ms / 1000, rng, moves, min_worlds=MIN_WORLDS, prune=False)
+    ev = evaluate(view, budget_ms / 1000, rng, moves, min_worlds=MIN_WORLDS, prune=False, worlds=worlds)
     values = ev.values()
     out["candidates"] = [{"move": m, "value": None if v is None else round(v, 2)}
                          for m, v in zip(ev.moves, values, strict=True)]
