@@ -133,3 +133,49 @@ def test_laying_the_king_as_sore_card_costs_eleven_points_give_or_take_one():
     assert 0.0 <= values["2C"] <= 1.0 and -11.0 <= values["KH"] <= -10.0
     assert bad["regret"] == pytest.approx(11.0, abs=1.0)
     assert good["regret"] == 0.0
+
+
+def _swapped(record: dict[str, Any], seat_a: int, seat_b: int) -> dict[str, Any] | None:
+    """The record with one unplayed, unpassed card of ``seat_a`` swapped with one of ``seat_b`` in the
+    deal, of different suits, such that every move stays legal; None if there is no such pair."""
+    moved = {c for m in record["moves"] for c in (m["move"] if isinstance(m["move"], list) else [m["move"]])}
+    hands = record["deals"][0]["hands"]
+    for a in hands[seat_a]:
+        for b in hands[seat_b]:
+            if a in moved or b in moved or a[-1] == b[-1]:
+                continue
+            deal = {"dealer": record["deals"][0]["dealer"], "hands": [list(h) for h in hands]}
+            deal["hands"][seat_a] = [b if c == a else c for c in hands[seat_a]]
+            deal["hands"][seat_b] = [a if c == b else c for c in hands[seat_b]]
+            other = {**record, "deals": [deal], "seed": None}
+            try:
+                engine.load(other)
+            except engine.EngineError:
+                continue
+            return other
+    return None
+
+
+@pytest.mark.parametrize("game,players,options,cut", [
+    ("spot-hearts", 4, {"target": 1}, 24), ("card-commons", 3, {"target": 1}, 20),
+    ("sloppy-seconds", 4, {"target": 1}, 20), ("sore-spot", 4, {"rounds": 1}, 24)])
+def test_the_analysis_never_sees_the_hidden_hands(game, players, options, cut):
+    """Two records that differ only in cards seat 0 cannot see (two other seats' unplayed cards of
+    different suits swapped in the deal, every move still legal) give the same analysis of seat 0 at a
+    fixed seed and number of worlds: the values come from sampled worlds, never from the record's hands."""
+    from engine.bots import make_bot, play_game
+
+    g = play_game(engine.new_game(game, players, options, seed=7),
+                  [make_bot("eps-0.3", seed=s) for s in range(players)])
+    record = {**g.record(), "moves": g.record()["moves"][:cut]}
+    other = _swapped(record, 1, 2)
+    assert other is not None
+    assert other["deals"] != record["deals"]
+    first = analyse(record, 0, seed=3, worlds=3)
+    second = analyse(other, 0, seed=3, worlds=3)
+    assert len(first["decisions"]) >= 4
+    assert any(not d["forced"] for d in first["decisions"])
+    assert first["decisions"] == second["decisions"]
+    # ... while seat 1, whose hand differs, is valued differently: the comparison can fail.
+    seat_1 = [analyse(r, 1, seed=3, worlds=3)["decisions"] for r in (record, other)]
+    assert seat_1[0] != seat_1[1]
