@@ -179,3 +179,65 @@ def test_the_analysis_never_sees_the_hidden_hands(game, players, options, cut):
     # ... while seat 1, whose hand differs, is valued differently: the comparison can fail.
     seat_1 = [analyse(r, 1, seed=3, worlds=3)["decisions"] for r in (record, other)]
     assert seat_1[0] != seat_1[1]
+
+
+# Sloppy Seconds for 4, dealer 0: seat 1 leads the first trick.  Tricks as (leader, cards from the leader).
+SLOPPY_TRICKS: list[tuple[int, list[str]]] = [
+    (1, ["AC", "2C", "3C", "4C"]),
+    (1, ["KC", "5C", "6C", "7C"]),
+    (1, ["QC", "8C", "9C", "TC"]),
+    (1, ["AH", "2H", "3H", "4H"]),
+    (1, ["KH", "5H", "JC", "6H"]),   # seat 3, void in hearts, breaks clubs
+    (1, ["9H", "7H", "2D", "8H"]),   # ... then diamonds: trump at once, seat 3's 2♦ wins
+    (3, ["3D", "4D", "AD", "5D"]),
+    (1, ["QH", "TH", "8S", "JH"]),   # seat 3 breaks spades (trump stays diamonds)
+    (1, ["KD", "6D", "7D", "8D"]),
+    (1, ["QD", "9D", "TD", "JD"]),
+    (1, ["AS", "JS", "TS", "9S"]),
+    (1, ["QS", "6S", "7S"]),         # 12: seat 0 holds K♠ and 5♠
+]
+SLOPPY_LAST = {1: "2S", 2: "3S", 3: "4S"}
+
+
+def sloppy_record(choice: str) -> dict[str, Any]:
+    hands: list[list[str]] = [[], [], [], []]
+    moves: list[tuple[int, str]] = []
+    for leader, cards in SLOPPY_TRICKS:
+        for i, code in enumerate(cards):
+            hands[(leader + i) % 4].append(code)
+            moves.append(((leader + i) % 4, code))
+    other = "5S" if choice == "KS" else "KS"
+    hands[0] += [choice, other]
+    moves.append((0, choice))
+    for seat, code in SLOPPY_LAST.items():
+        hands[seat].append(code)
+    leader = 0 if choice == "KS" else 1
+    for k in range(4):
+        seat = (leader + k) % 4
+        moves.append((seat, other if seat == 0 else SLOPPY_LAST[seat]))
+    g = engine.new_game("sloppy-seconds", 4, {"target": 1}, deals=[{"dealer": 0, "hands": hands}])
+    for seat, code in moves:
+        g.apply(seat, code)
+    return g.record()
+
+
+def test_winning_the_spades_in_sloppy_seconds_loses_second_place_worth_28_points():
+    """Trick 12: seat 1 led Q♠, seats 2 and 3 played 6♠ and 7♠; seat 0 holds K♠ and 5♠, and the three
+    cards it cannot see are 2♠, 3♠, 4♠ (all lower than both of its cards), so every world plays alike.
+    Values: A 1, else the rank (R-SL-RANK).  Before trick 12 seat 1 has won spades A, J, 10, 9 and 8: 39.
+    Clubs: all seat 1's, nobody scores.  Hearts: seat 1 67, seat 3 24 (trick 6) -> seat 3 scores 24.
+    Diamonds: seat 3 has the 2♦ only -> 2.  So seat 3 scores 26 either way, seat 2 nothing (5, R-SL-MIN5).
+    * K♠: seat 0 takes trick 12 (K Q 6 7 = 38) and trick 13 with the 5♠ (5+2+3+4 = 14): spades
+      52 / 39 / 0 / 0, seat 1 second with 39.  Points 5 (minimum), 39, 5, 26: margin 5 - 70/3 = -18.33.
+    * 5♠: seat 1 takes trick 12 (Q 6 7 5 = 30, now 69), seat 0's K♠ takes trick 13 (13+2+3+4 = 22):
+      spades 22 / 69 / 0 / 0, seat 0 second with 22.  Points 22, 5, 5, 26: margin 22 - 36/3 = 10.
+    K♠ costs 10 + 18.33 = 28.33; 5♠ is best: 0.  Exact up to rounding (0.01).
+    """
+    bad = decision_at(analyse(sloppy_record("KS"), 0, worlds=4, seed=1), 2)
+    good = decision_at(analyse(sloppy_record("5S"), 0, worlds=4, seed=1), 2)
+    assert bad["chosen"] == "KS" and good["chosen"] == "5S" and sorted(bad["legal"]) == ["5S", "KS"]
+    values = {c["move"]: c["value"] for c in bad["candidates"]}
+    assert values == {"KS": pytest.approx(-18.33, abs=0.01), "5S": pytest.approx(10.0, abs=0.01)}
+    assert bad["best"] == good["best"] == "5S"
+    assert bad["regret"] == pytest.approx(85 / 3, abs=0.02)
+    assert good["regret"] == pytest.approx(0.0, abs=0.02)
