@@ -6,6 +6,7 @@ by the documented command (docs/engine.md), never by a test.
 
 from __future__ import annotations
 
+import doctest
 import json
 import sys
 
@@ -37,7 +38,7 @@ def test_openspiel_takes_the_card_commons_parameters():
 def test_sign_test_matches_scipy():
     stats = pytest.importorskip("scipy.stats")
     for wins, losses in ((9, 1), (30, 14), (60, 40), (0, 7), (12, 12)):
-        expected = stats.binomtest(wins, wins + losses, 0.5).pvalue
+        expected = stats.binomtest(wins, wins + losses, 0.5, alternative="greater").pvalue
         assert vs_ismcts.sign_test(wins, losses) == pytest.approx(expected, rel=1e-9)
 
 
@@ -45,6 +46,11 @@ def test_deals_cycle_the_pass_directions():
     directions = [vs_ismcts.deal_game(7, i).view(0)["pass_direction"] for i in range(4)]
     assert directions == ["left", "right", "across", "hold"]
     assert vs_ismcts.deal_game(7, 2).hands == vs_ismcts.deal_game(7, 2).hands
+
+
+def test_docstring_examples():
+    result = doctest.testmod(vs_ismcts)
+    assert result.attempted >= 3 and not result.failed
 
 
 def test_duplicate_deal_tally():
