@@ -7,11 +7,10 @@ work from Redis's own counters, finish every match, rate each exactly once and l
 
 from __future__ import annotations
 
-import os
-
 import pytest
 
 from core.arena.store import APPLIED_TTL_S, HISTORY_LIMIT, RECENT_KEEP
+from tests.ci import under_ci
 from tools import netns
 from tools.redis_ceiling import Usage, ceiling, command_calls, run, steady_state_bytes
 
@@ -80,14 +79,10 @@ def test_small_run_counts_and_audits() -> None:
     assert report["ceiling"]["per_ladder"] and report["storage"]["mean_bytes"]["stored_per_match"] > 0
 
 
-def _ci() -> bool:
-    return os.environ.get("CI", "").strip().lower() in {"1", "true", "yes"}
-
-
 @pytest.fixture
 def root_with_ip() -> None:
     if not netns.available():
-        if _ci():
+        if under_ci():
             pytest.fail("CI=true but no root or no `ip`: the network-namespace run cannot be skipped there")
         pytest.skip("network namespaces need root and `ip` (iproute2)")
 

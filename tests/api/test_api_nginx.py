@@ -26,6 +26,7 @@ import httpx
 import pytest
 
 from core import keys
+from tests.ci import under_ci
 from tests.conftest import REPO_ROOT, gunicorn_serving
 
 SHIPPED = REPO_ROOT / "deploy" / "nginx" / "trick-arena.conf"
@@ -36,10 +37,6 @@ FORGED = "198.51.100.77"  # an address no client here has
 PLACEHOLDERS = ("SERVER_NAME", "TLS_CERT", "TLS_KEY", "HTTPS_LISTEN", "HTTPS_LISTEN6", "HTTP_LISTEN",
                 "HTTP_LISTEN6",
                 "UPSTREAM")
-
-
-def under_ci(env: Mapping[str, str] = os.environ) -> bool:
-    return env.get("CI", "").strip().lower() in {"1", "true", "yes"}
 
 
 def find_nginx(which: Callable[[str], str | None] = shutil.which, env: Mapping[str, str] = os.environ) -> str:

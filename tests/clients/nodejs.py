@@ -14,6 +14,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.ci import under_ci
+
 REPO = Path(__file__).resolve().parents[2]
 SDK = REPO / "clients" / "js"
 CLI = SDK / "bin" / "trickarena.js"
@@ -27,7 +29,7 @@ def node_path() -> str:
     path = shutil.which("node") or shutil.which("nodejs")
     if path is None:
         message = "Node.js >= 18 is needed for the JavaScript SDK tests (Debian: apt-get install nodejs)"
-        if os.environ.get("CI", "").lower() == "true":
+        if under_ci():
             pytest.fail(message)
         pytest.skip(message)
     version = subprocess.run([path, "--version"], capture_output=True, text=True, check=True).stdout

@@ -26,6 +26,7 @@ from core.tables.record import SeatKind
 from core.tables.store import SeatSpec, TableStore
 from devstack.sentinel import REDIS_CONF, SENTINEL_CONF, SentinelCluster, sample_setting, sentinel_binary
 from devstack.stack import Stack
+from tests.ci import under_ci
 from tests.conftest import REPO_ROOT
 
 
@@ -33,7 +34,7 @@ from tests.conftest import REPO_ROOT
 def sentinel_needed() -> None:
     if sentinel_binary() is None:
         message = "redis-sentinel is needed for the Sentinel tests (Debian: apt-get install redis-sentinel)"
-        if os.environ.get("CI", "").lower() == "true":
+        if under_ci():
             pytest.fail(message)
         pytest.skip(message)
 

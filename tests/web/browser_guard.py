@@ -14,11 +14,9 @@ from types import ModuleType
 
 import pytest
 
+from tests.ci import under_ci
+
 INSTALL = "install Debian's `chromium` and `chromium-driver` (apt-get install -y chromium chromium-driver)"
-
-
-def under_ci(env: Mapping[str, str] = os.environ) -> bool:
-    return env.get("CI", "").strip().lower() in {"1", "true", "yes"}
 
 
 def no_browser(reason: str, env: Mapping[str, str] = os.environ) -> None:
