@@ -69,11 +69,15 @@ def _check_small_run(report: dict) -> None:
 
 
 def test_small_run_counts_and_audits() -> None:
+    # A phase ends as soon as its matches are done; its timeout only bounds a broken run, with room for a
+    # loaded machine.
     report = run(matches=2, machine_count=0, workers_per_machine=2, games=["spot-hearts"], api_seconds=2.0,
-                 idle_seconds=1.0, phase_timeout_s=60.0)
+                 idle_seconds=1.0, phase_timeout_s=150.0)
     _check_small_run(report)
     api = report["api"]
-    assert api["moves"] > 20 and api["errors"] == 0
+    # How many moves 2 s allow depends on the load (a figure for `make bench-redis`); that moves were
+    # made, none refused, and each counted, does not.
+    assert api["moves"] > 0 and api["errors"] == 0
     assert api["per_move"]["commands"] >= 1 and api["per_move"]["net_in_bytes"] > 100
     assert api["tables"]["moves"] >= api["moves"] and api["tables"]["bytes_per_move"] > 0
     assert report["ceiling"]["per_ladder"] and report["storage"]["mean_bytes"]["stored_per_match"] > 0
@@ -100,7 +104,7 @@ def test_namespaces_are_removed_even_on_failure() -> None:
 @pytest.mark.usefixtures("root_with_ip")
 def test_workers_on_three_machines_share_the_ladders() -> None:
     report = run(matches=3, machine_count=3, workers_per_machine=1, games=["spot-hearts"], api_seconds=0.0,
-                 idle_seconds=1.0, phase_timeout_s=60.0)
+                 idle_seconds=1.0, phase_timeout_s=150.0)
     _check_small_run(report)
     assert report["namespaces_left"] == []
     names = [m["name"] for m in report["machines"]]
