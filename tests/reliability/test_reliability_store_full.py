@@ -24,7 +24,7 @@ from core.errors import StoreFull, StoreUnavailable, store_error
 from devstack.devredis import free_port
 from devstack.verify import table_problems
 from tests.conftest import REPO_ROOT, serving
-from tests.reliability.reliability_helpers import OwnRedis, bearer, own_redis_server
+from tests.reliability.reliability_helpers import OwnRedis, aof_written, bearer, own_redis_server
 
 PROBLEM = "application/problem+json"
 
@@ -61,21 +61,6 @@ class Table:
 
     def version(self) -> int:
         return self.http.get(f"/api/tables/{self.table_id}").json()["version"]
-
-
-def aof_written(conn: redis.Redis, server: OwnRedis) -> None:
-    """Wait until Redis has written and fsynced everything it accepted to its AOF, and the files stay put."""
-    deadline = time.monotonic() + 30
-    last = -1
-    while True:
-        info = conn.info("persistence")
-        size = server.aof_bytes()
-        if (info["aof_buffer_length"] == 0 and info["aof_pending_bio_fsync"] == 0
-                and not info["aof_rewrite_in_progress"] and size == last):
-            return
-        assert time.monotonic() < deadline, f"the AOF was still being written after 30 s: {info}"
-        last = size
-        time.sleep(0.05)
 
 
 def log_lines(log: Path, text: str, count: int, worker: subprocess.Popen, what: str) -> None:
