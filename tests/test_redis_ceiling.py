@@ -1,5 +1,5 @@
 """tools.redis_ceiling: the counting, the model and the audit on a small real run (Redis, gunicorn, the arena
-scheduler and RQ workers), and the network-namespace "machines" (root only; under CI=true missing root fails).
+scheduler and RQ workers), and the network-namespace "machines" (root only; under CI missing root fails).
 
 The figures themselves are the benchmark's business (`make bench-redis`); here a small run must count real
 work from Redis's own counters, finish every match, rate each exactly once and leave no namespace behind.

@@ -4,7 +4,7 @@ certificate it makes) over HTTPS, in front of a real gunicorn that trusts nginx'
 of their own, and no forged X-Forwarded-For / Forwarded (through nginx or straight to gunicorn) moves a
 client to another bucket.
 
-Needs Debian's `nginx`: skipped without it on a laptop, failed under CI=true (`.ci/run` installs it).
+Needs Debian's `nginx`: skipped without it on a laptop, failed under CI (`.ci/run` installs it).
 """
 
 from __future__ import annotations

@@ -3,7 +3,7 @@
 The connection factory picks Sentinel when REDIS_SENTINELS names sentinels (and the API works through it);
 the Lua scripts run again on a new primary that has never seen them (NOSCRIPT answered by loading them);
 and the failover drill, with a few seconds of load, loses no acknowledged move and no rating. Without
-redis-sentinel these tests skip, and fail under CI=true (.ci/run installs it).
+redis-sentinel these tests skip, and fail under CI (.ci/run installs it).
 """
 
 from __future__ import annotations
