@@ -5,6 +5,7 @@ import subprocess
 import sys
 
 import pytest
+from scipy.stats import binomtest
 
 import engine
 from engine.bots import RandomBot, play_game
@@ -154,7 +155,12 @@ def test_duel_prints_a_p_value():
               "--games", "2", "--option", "rounds=1")
     assert out.returncode == 0, out.stderr
     report = json.loads(out.stdout)
-    assert report["pairs"] == 6 and 0 <= report["sign_p"] <= 1 and report["a_decisions"] == 6 * 13
+    assert report["pairs"] == 6 and report["a_decisions"] == 6 * 13
+    better, worse = report["a_better"], report["a_worse"]
+    assert better + worse <= report["pairs"]
+    # The one-sided sign test over the pairs that differ, from the counts the report gives.
+    expected = binomtest(better, better + worse, 0.5, alternative="greater").pvalue if better + worse else 1.0
+    assert report["sign_p"] == pytest.approx(expected)
 
 
 def test_duel_at_a_fixed_number_of_worlds_plays_the_same_games_twice():
