@@ -15,10 +15,20 @@ $(STAMP): pyproject.toml
 	touch $(STAMP)
 
 # The rule modules compiled with mypyc (docs/engine.md, engine/compiled.py), rebuilt when an engine
-# source changes; used only while it matches the source. Without a C compiler the engine runs interpreted.
+# source changes; used only while it matches the source. A failed build (no C compiler or Python headers) says
+# so in a warning and the engine runs interpreted; under CI (CI set, not 0/false: tests/ci.py) it fails.
 ENGINE_BUILD := build/engine-mypyc/fingerprint.txt
 $(ENGINE_BUILD): $(STAMP) $(shell find engine -name '*.py')
-	-PYTHONPATH="$(CURDIR)" $(PY) -m engine compile
+	@PYTHONPATH="$(CURDIR)" $(PY) -m engine compile || { \
+	  echo "" >&2; \
+	  echo "*** WARNING: the engine could not be compiled (its errors are above)." >&2; \
+	  echo "*** Trick Arena runs the interpreted engine instead: the same rules, about half as fast." >&2; \
+	  echo "*** To compile it, install a C compiler and this Python's headers" >&2; \
+	  echo "*** (Debian: apt-get install gcc python3-dev), then run: make compiled" >&2; \
+	  echo "" >&2; \
+	  case "$$(printf %s "$${CI:-}" | tr -d ' ' | tr A-Z a-z)" in ""|0|false) ;; \
+	    *) echo "*** CI=$${CI}: a run without the compiled engine would leave it untested; failing." >&2; exit 1;; \
+	  esac; }
 
 compiled: $(ENGINE_BUILD)
 

@@ -30,6 +30,13 @@ def _option(text: str) -> tuple[str, Any]:
         return key, value
 
 
+def _positive(text: str) -> int:
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, not {value}")
+    return value
+
+
 def cmd_replay(args: argparse.Namespace) -> int:
     from .replay import replay_summary
 
@@ -129,7 +136,7 @@ def cmd_duel(args: argparse.Namespace) -> int:
     try:
         make_bot(a), make_bot(b)
         print(json.dumps(duel(args.game, a, b, args.games, args.players, args.duplicate, args.seed,
-                              dict(args.option))))
+                              dict(args.option), worlds=args.worlds)))
     except (EngineError, ValueError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
@@ -175,7 +182,8 @@ def cmd_regret(args: argparse.Namespace) -> int:
     names = args.bots.split(",")
     try:
         print(json.dumps(regret_by_bot(args.game, names, args.games, args.budget_ms, args.seed,
-                                       dict(args.option))))
+                                       dict(args.option), players=args.players, worlds=args.worlds,
+                                       search_worlds=args.search_worlds)))
     except (EngineError, ValueError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
@@ -218,6 +226,8 @@ def main(argv: list[str] | None = None) -> int:
                    help="every deal with A in each seat and an all-B baseline")
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--option", action="append", type=_option, default=[], metavar="KEY=VALUE")
+    p.add_argument("--worlds", type=_positive, help="search bots: exactly this many worlds per decision, "
+                   "no clock (the same games on any machine)")
     p.set_defaults(func=cmd_duel)
     p = sub.add_parser("analyse", help="value every decision of one seat of a replay record")
     p.add_argument("file", help="record file, or - for standard input")
@@ -228,9 +238,15 @@ def main(argv: list[str] | None = None) -> int:
     p.set_defaults(func=cmd_analyse)
     p = sub.add_parser("regret", help="mean regret per decision of each house bot over played games")
     p.add_argument("--game", required=True)
-    p.add_argument("--bots", required=True, help="one per seat, e.g. heuristic,random,heuristic,random")
+    p.add_argument("--bots", required=True, help="strongest first, e.g. search-10,heuristic,eps-0.5,random; "
+                   "seat s of game g holds bot (g + s) mod their number")
+    p.add_argument("--players", type=int, help="seats per game (default: one per bot)")
     p.add_argument("--games", type=int, default=20)
     p.add_argument("--budget-ms", type=int, default=50, help="search time per analysed decision")
+    p.add_argument("--worlds", type=_positive,
+                   help="analysis: exactly this many worlds per decision, no clock")
+    p.add_argument("--search-worlds", type=_positive,
+                   help="search bots that play: exactly this many worlds per decision, no clock")
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--option", action="append", type=_option, default=[], metavar="KEY=VALUE")
     p.set_defaults(func=cmd_regret)

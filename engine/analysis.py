@@ -39,8 +39,11 @@ MIN_WORLDS = 4  # a decision's values average at least this many worlds, even pa
 
 
 def analyse(record: Mapping[str, Any], seat: int, budget_ms: int = DEFAULT_BUDGET_MS, seed: int = 0,
-            progress: Progress | None = None) -> dict[str, Any]:
+            progress: Progress | None = None, worlds: int | None = None) -> dict[str, Any]:
     """Every decision ``seat`` made in ``record``, valued from its information at the time.
+
+    ``worlds``: the deterministic budget, exactly that many worlds per decision and no clock (the same
+    seed then gives the same report on any machine); ``budget_ms`` is then ignored.
 
     ``progress(done, total)`` is called after each of the seat's decisions.  Returns
     ``{"game", "players", "seat", "budget_ms", "over", "decisions": [...], "total_regret",
@@ -59,7 +62,7 @@ def analyse(record: Mapping[str, Any], seat: int, budget_ms: int = DEFAULT_BUDGE
         if entry.get("seat") == seat:
             view = game.view(seat)
             rng = random.Random(f"{seed}/{index}")
-            decisions.append(_decision(view, entry["move"], index, budget_ms, rng))
+            decisions.append(_decision(view, entry["move"], index, budget_ms, rng, worlds))
             if progress is not None:
                 progress(len(decisions), total)
         game.apply(entry["seat"], entry["move"])
@@ -75,7 +78,7 @@ def analyse(record: Mapping[str, Any], seat: int, budget_ms: int = DEFAULT_BUDGE
 
 
 def _decision(view: SeatView, chosen: Any, index: int, budget_ms: int,
-              rng: random.Random) -> dict[str, Any]:
+              rng: random.Random, worlds: int | None = None) -> dict[str, Any]:
     decision = view["decision"]
     if decision is None:
         raise EngineError(f"move {index}: seat {view['seat']} had nothing to decide")
@@ -89,7 +92,7 @@ def _decision(view: SeatView, chosen: Any, index: int, budget_ms: int,
     if forced:
         out.update(candidates=[{"move": chosen, "value": None}], best=chosen, regret=0.0, worlds=0)
         return out
-    ev = evaluate(view, budget_ms / 1000, rng, moves, min_worlds=MIN_WORLDS, prune=False)
+    ev = evaluate(view, budget_ms / 1000, rng, moves, min_worlds=MIN_WORLDS, prune=False, worlds=worlds)
     values = ev.values()
     out["candidates"] = [{"move": m, "value": None if v is None else round(v, 2)}
                          for m, v in zip(ev.moves, values, strict=True)]
@@ -105,26 +108,44 @@ def _decision(view: SeatView, chosen: Any, index: int, budget_ms: int,
 
 
 def regret_by_bot(game: str, bots: list[str], games: int, budget_ms: int, seed: int = 1,
-                  options: dict[str, Any] | None = None) -> dict[str, Any]:
-    """Play ``games`` games with ``bots`` (one per seat, rotated a seat per game), analyse every seat,
-    and report each bot name's mean regret per decision (forced moves included, at 0)."""
+                  options: dict[str, Any] | None = None, players: int | None = None,
+                  worlds: int | None = None, search_worlds: int | None = None) -> dict[str, Any]:
+    """Play ``games`` games of ``players`` seats (default: one per bot), analyse every seat, and report
+    each bot name's mean regret per decision (forced moves included, at 0).
+
+    Seat s of game g holds ``bots[(g + s) % len(bots)]``: over ``len(bots)`` games every bot sits in
+    every seat once, so a graded set longer than a table (seven bots, four seats) is measured too.
+    ``worlds``: the analysis's deterministic budget (:func:`analyse`); ``search_worlds``: the same for
+    the search bots that play.  ``spearman`` is Spearman's rho between the order of ``bots`` (listed
+    strongest first) and the order by mean regret, lowest first: 1.0 when the analysis ranks them so.
+    """
+    from scipy.stats import spearmanr  # type: ignore[import-untyped]
+
     from .bots import make_bot, play_game
     from .game import new_game
 
     n = len(bots)
+    seats = n if players is None else players
     per_bot: dict[str, list[float]] = {name: [] for name in bots}
     started = time.perf_counter()
     for g in range(games):
-        seating = [bots[(s + g) % n] for s in range(n)]
-        played = play_game(new_game(game, n, options, seed=f"{seed}/{g}"),
-                           [make_bot(name, seed=f"{seed}/{g}/{s}") for s, name in enumerate(seating)])
+        seating = [bots[(s + g) % n] for s in range(seats)]
+        played = play_game(new_game(game, seats, options, seed=f"{seed}/{g}"),
+                           [make_bot(name, seed=f"{seed}/{g}/{s}", worlds=search_worlds)
+                            for s, name in enumerate(seating)])
         record = played.record()
         for s, name in enumerate(seating):
-            report = analyse(record, s, budget_ms, seed=g)
+            report = analyse(record, s, budget_ms, seed=g, worlds=worlds)
             per_bot[name] += [d["regret"] for d in report["decisions"]]
+    means = {name: round(sum(r) / len(r), 3) for name, r in per_bot.items() if r}
+    ranked = [name for name in bots if name in means]
+    rho = None
+    if len(ranked) > 2 and len(set(ranked)) == len(ranked):
+        rho = round(float(spearmanr(range(len(ranked)), [means[name] for name in ranked]).statistic), 3)
     return {
-        "game": game, "bots": bots, "games": games, "budget_ms": budget_ms, "options": dict(options or {}),
-        "mean_regret": {name: round(sum(r) / len(r), 3) for name, r in per_bot.items() if r},
+        "game": game, "bots": bots, "players": seats, "games": games, "budget_ms": budget_ms,
+        "worlds": worlds, "search_worlds": search_worlds, "options": dict(options or {}),
+        "mean_regret": means, "spearman": rho,
         "decisions": {name: len(r) for name, r in per_bot.items()},
         "elapsed_s": round(time.perf_counter() - started, 1),
     }

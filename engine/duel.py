@@ -49,8 +49,12 @@ def place(game: GameState[Any], seat: int) -> int:
 
 
 def duel(game: str, bot_a: str, bot_b: str, games: int, players: int = 4, duplicate: bool = True,
-         seed: int = 1, options: dict[str, Any] | None = None) -> dict[str, Any]:
-    """Play ``games`` deals of A against B; one JSON-ready summary (see the module docstring)."""
+         seed: int = 1, options: dict[str, Any] | None = None, worlds: int | None = None) -> dict[str, Any]:
+    """Play ``games`` deals of A against B; one JSON-ready summary (see the module docstring).
+
+    ``worlds``: search bots play exactly that many worlds per decision instead of their time budget, so
+    the same seed gives the same games, hence the same p-values, on any machine under any load.
+    """
     from scipy.stats import binomtest, wilcoxon  # type: ignore[import-untyped]
 
     rules_for(game).validate_options(players, dict(options or {}))
@@ -65,10 +69,10 @@ def duel(game: str, bot_a: str, bot_b: str, games: int, players: int = 4, duplic
         deal = f"{seed}/{d}"
 
         def play(a_seat: int | None, deal: str = deal) -> tuple[GameState[Any], TimedBot | None]:
-            bots: list[Any] = [make_bot(bot_b, seed=f"{deal}/{s}") for s in range(players)]
+            bots: list[Any] = [make_bot(bot_b, seed=f"{deal}/{s}", worlds=worlds) for s in range(players)]
             timed = None
             if a_seat is not None:
-                timed = bots[a_seat] = TimedBot(make_bot(bot_a, seed=f"{deal}/{a_seat}/a"))
+                timed = bots[a_seat] = TimedBot(make_bot(bot_a, seed=f"{deal}/{a_seat}/a", worlds=worlds))
             return play_game(new_game(game, players, options, seed=deal), bots), timed
 
         if duplicate:
@@ -99,7 +103,7 @@ def duel(game: str, bot_a: str, bot_b: str, games: int, players: int = 4, duplic
     wil_p = wilcoxon(diffs, alternative="greater").pvalue if any(diffs) else 1.0
     return {
         "game": game, "players": players, "options": dict(options or {}), "a": bot_a, "b": bot_b,
-        "duplicate": duplicate, "deals": games, "pairs": len(diffs), "seed": seed,
+        "duplicate": duplicate, "worlds": worlds, "deals": games, "pairs": len(diffs), "seed": seed,
         "mean_place_a": round(statistics.mean(places_a), 3),
         "mean_place_b": round(statistics.mean(places_b), 3),
         "mean_score_a": round(statistics.mean(scores_a), 2),

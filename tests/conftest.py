@@ -28,6 +28,7 @@ from werkzeug.serving import make_server
 from devstack import devserve
 from devstack.devredis import start_throwaway
 from engine import compiled
+from tests.ci import untested_engine
 
 # The suite runs the engine `make run` runs: the compiled rules when a build matches the source (`make test`
 # builds it first), put in place here, before any test module imports them.
@@ -35,6 +36,13 @@ compiled.activate()
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 _counter = itertools.count()
+
+
+def pytest_sessionstart(session: pytest.Session) -> None:
+    """Under CI the run stops here when the engine is interpreted: the compiled one would go untested."""
+    reason = untested_engine(os.environ, compiled.active())
+    if reason is not None:
+        pytest.exit(reason, returncode=1)
 
 
 def pytest_report_header(config: pytest.Config) -> str:

@@ -154,6 +154,18 @@ def test_challenge_pace_rows(tool) -> None:
 
 
 
+def test_the_ismcts_duel_becomes_its_table(tool) -> None:
+    out = {"deals": 100, "ms_per_decision": 100, "ours_points_per_hand": 5.4, "ismcts_points_per_hand": 7.625,
+           "p_value": 0.0031, "decisions_per_s": 13.74, "deals_won": 62, "deals_lost": 35, "deals_tied": 3,
+           "ours_ms_per_decision": 61.7, "ismcts_ms_per_decision": 83.7}
+    page = table(tool.render({"ismcts": result("ismcts", [out])}), "ismcts")
+    assert ("| search bot, 100 ms per decision: Card Commons points per seat and hand | 5.40 | fewer than "
+            "ISMCTS's |") in page
+    assert "| 7.62 | reference |" in page
+    assert "| 62 / 35 / 3: p 0.0031 | won, p < 0.01 |" in page
+    assert "| 13.7 (62 / 84 ms) |" in page
+
+
 def test_reliability_drills_are_read_from_their_json(tool, tmp_path: Path) -> None:
     soak = {"command": "python -m loadtest ladder --bots 40 --seconds 600", "machine": {"loadavg_1m_max": 5},
             "matches": {"rated": 3359}, "problems": [], "stuck": {}, "rated_per_ladder": {"a": 2, "b": 3357},

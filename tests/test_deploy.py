@@ -22,6 +22,7 @@ import redis
 import core.settings
 from arena.__main__ import main as arena_cli
 from devstack.devredis import free_port, server_args, server_binary, wait_ready
+from tests.ci import under_ci
 from tests.conftest import REPO_ROOT
 
 UNITS = REPO_ROOT / "deploy" / "systemd"
@@ -61,7 +62,7 @@ def test_every_service_unit_runs_from_the_checkout_as_the_service_user() -> None
 def test_the_units_pass_systemd_analyze_verify(tmp_path: Path) -> None:
     analyze = shutil.which("systemd-analyze")
     if analyze is None:
-        if os.environ.get("CI", "").lower() == "true":
+        if under_ci():
             pytest.fail("systemd-analyze is missing: .ci/run installs Debian's systemd")
         pytest.skip("systemd-analyze not installed (Debian: apt-get install systemd)")
     # The units as installed, with this checkout (and its .venv) where the deployment has /opt/trick-arena.

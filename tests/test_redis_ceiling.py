@@ -1,5 +1,5 @@
 """tools.redis_ceiling: the counting, the model and the audit on a small real run (Redis, gunicorn, the arena
-scheduler and RQ workers), and the network-namespace "machines" (root only; under CI=true missing root fails).
+scheduler and RQ workers), and the network-namespace "machines" (root only; under CI missing root fails).
 
 The figures themselves are the benchmark's business (`make bench-redis`); here a small run must count real
 work from Redis's own counters, finish every match, rate each exactly once and leave no namespace behind.
@@ -7,11 +7,10 @@ work from Redis's own counters, finish every match, rate each exactly once and l
 
 from __future__ import annotations
 
-import os
-
 import pytest
 
 from core.arena.store import APPLIED_TTL_S, HISTORY_LIMIT, RECENT_KEEP
+from tests.ci import under_ci
 from tools import netns
 from tools.redis_ceiling import Usage, ceiling, command_calls, run, steady_state_bytes
 
@@ -70,24 +69,24 @@ def _check_small_run(report: dict) -> None:
 
 
 def test_small_run_counts_and_audits() -> None:
+    # A phase ends as soon as its matches are done; its timeout only bounds a broken run, with room for a
+    # loaded machine.
     report = run(matches=2, machine_count=0, workers_per_machine=2, games=["spot-hearts"], api_seconds=2.0,
-                 idle_seconds=1.0, phase_timeout_s=60.0)
+                 idle_seconds=1.0, phase_timeout_s=150.0)
     _check_small_run(report)
     api = report["api"]
-    assert api["moves"] > 20 and api["errors"] == 0
+    # How many moves 2 s allow depends on the load (a figure for `make bench-redis`); that moves were
+    # made, none refused, and each counted, does not.
+    assert api["moves"] > 0 and api["errors"] == 0
     assert api["per_move"]["commands"] >= 1 and api["per_move"]["net_in_bytes"] > 100
     assert api["tables"]["moves"] >= api["moves"] and api["tables"]["bytes_per_move"] > 0
     assert report["ceiling"]["per_ladder"] and report["storage"]["mean_bytes"]["stored_per_match"] > 0
 
 
-def _ci() -> bool:
-    return os.environ.get("CI", "").strip().lower() in {"1", "true", "yes"}
-
-
 @pytest.fixture
 def root_with_ip() -> None:
     if not netns.available():
-        if _ci():
+        if under_ci():
             pytest.fail("CI=true but no root or no `ip`: the network-namespace run cannot be skipped there")
         pytest.skip("network namespaces need root and `ip` (iproute2)")
 
@@ -105,7 +104,7 @@ def test_namespaces_are_removed_even_on_failure() -> None:
 @pytest.mark.usefixtures("root_with_ip")
 def test_workers_on_three_machines_share_the_ladders() -> None:
     report = run(matches=3, machine_count=3, workers_per_machine=1, games=["spot-hearts"], api_seconds=0.0,
-                 idle_seconds=1.0, phase_timeout_s=60.0)
+                 idle_seconds=1.0, phase_timeout_s=150.0)
     _check_small_run(report)
     assert report["namespaces_left"] == []
     names = [m["name"] for m in report["machines"]]

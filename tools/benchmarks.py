@@ -408,6 +408,26 @@ def memory_rows(outputs: list[Any]) -> list[Row]:
     return rows
 
 
+def ismcts_rows(outputs: list[Any]) -> list[Row]:
+    rows = []
+    for out in outputs:
+        ms = dig(out, "ms_per_decision")
+        p = dig(out, "p_value")
+        rows += [
+            (f"search bot, {ms} ms per decision: Card Commons points per seat and hand",
+             num(dig(out, "ours_points_per_hand"), 2), "fewer than ISMCTS's"),
+            (f"OpenSpiel's ISMCTS (random rollouts), {ms} ms per decision: points per seat and hand",
+             num(dig(out, "ismcts_points_per_hand"), 2), "reference"),
+            (f"duplicate deals won / lost / tied by the search bot, of {dig(out, 'deals')}: sign test p",
+             f"{dig(out, 'deals_won')} / {dig(out, 'deals_lost')} / {dig(out, 'deals_tied')}: "
+             + (f"p {p:.2g}" if isinstance(p, int | float) else MISSING), "won, p < 0.01"),
+            ("decisions per second, both bots (time used per decision: search bot / ISMCTS)",
+             f"{num(dig(out, 'decisions_per_s'), 1)} ({num(dig(out, 'ours_ms_per_decision'))} / "
+             f"{num(dig(out, 'ismcts_ms_per_decision'))} ms)", ""),
+        ]
+    return rows
+
+
 def simulate_commands() -> tuple[str, ...]:
     return tuple(f"python -m arena simulate-ladder --game spot-hearts --games-per-bot {k}{dup} --seed 1 "
                  "--runs 5 --bots heuristic,eps-0.15,eps-0.3,eps-0.45,eps-0.6,eps-0.75,eps-0.9,random"
@@ -447,6 +467,13 @@ BENCHMARKS = (
               "the house heuristic: 60 duplicate matches per row, each played by both on the same deals and "
               "seats against three heuristics; gain in the game's good direction (docs/arena.md).",
               memory_commands(), memory_rows),
+    Benchmark("ismcts", "The search bot against OpenSpiel's ISMCTS",
+              "An outside yardstick: the `search` house bot against OpenSpiel's ISMCTS (`pyspiel.ISMCTSBot`, "
+              "random-rollout evaluator) at Card Commons, OpenSpiel's Hearts with the parameters that make "
+              "it Card Commons played in lockstep with our engine; the same wall time per decision for both; "
+              "every deal played twice with the seats swapped (duplicate), the sign test over the deals; "
+              "points are Card Commons points, lower is better (docs/engine.md).",
+              ("python -m tools.vs_ismcts",), ismcts_rows),
     Benchmark("ladder-pace", "Ladder pace with the search bot",
               "The four default ladders as `make run` plays them (the real scheduler, 2 processes of "
               "`python -m arena worker`) for 3 minutes after a 20 s warm-up, with the default house set and "

@@ -77,11 +77,13 @@ class HeuristicBot(EpsilonBot):
         self.name = "heuristic"
 
 
-def make_bot(name: object, seed: int | str | None = None) -> Bot:
+def make_bot(name: object, seed: int | str | None = None, worlds: int | None = None) -> Bot:
     """A house bot by name: ``random``, ``heuristic``, ``eps-X`` (0 <= X <= 1), ``search`` or ``search-MS``.
 
     ``search`` is the search bot at its default budget; ``search-MS`` thinks at most MS milliseconds
     (1..999) per decision (:mod:`engine.bots.search`). The names are those of :mod:`engine.bots.names`.
+    ``worlds`` gives a search bot the deterministic budget instead: that many worlds per decision, no
+    clock (the other bots ignore it).
     """
     parsed = parse_house_bot_name(name)
     if parsed is None:
@@ -95,7 +97,8 @@ def make_bot(name: object, seed: int | str | None = None) -> Bot:
         return EpsilonBot(float(number or 0), seed)
     from .search import DEFAULT_BUDGET_MS, SearchBot  # late: search imports the game modules
 
-    return SearchBot(DEFAULT_BUDGET_MS if number is None else int(number), seed, name=str(name))
+    budget = DEFAULT_BUDGET_MS if number is None else int(number)
+    return SearchBot(budget, seed, name=str(name), worlds=worlds)
 
 
 def play_game(game: GameState[Any], bots: Sequence[Bot]) -> GameState[Any]:

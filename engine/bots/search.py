@@ -199,7 +199,8 @@ def _timed(game: str, step: str, deadline: float, fn: Callable[[], T]) -> T:
 
 
 def evaluate(view: SeatView, budget_s: float, rng: random.Random,
-             moves: list[Move] | None = None, min_worlds: int = 0, prune: bool = True) -> Evaluation:
+             moves: list[Move] | None = None, min_worlds: int = 0, prune: bool = True,
+             worlds: int | None = None) -> Evaluation:
     """Value every candidate move of ``view``'s decision in as many sampled worlds as ``budget_s`` allows.
 
     With ``prune``, after each number of worlds in ``PRUNE_AT`` the heuristic's move and the best half
@@ -208,8 +209,11 @@ def evaluate(view: SeatView, budget_s: float, rng: random.Random,
 
     ``min_worlds`` (analysis, never a bot under a deadline): keep going past the budget until that
     many worlds have a value for every candidate.
+
+    ``worlds`` (the deterministic budget): exactly that many worlds, no clock at all, so that the same
+    ``rng`` seed gives the same evaluation on any machine under any load; ``budget_s`` is then ignored.
     """
-    end = time.monotonic() + budget_s * SAFETY
+    end = time.monotonic() + budget_s * SAFETY if worlds is None else float("inf")
     deadline = end if min_worlds <= 0 else float("inf")
     moves = list(moves if moves is not None else candidates(view))
     fallback = heuristic_move(view)
@@ -223,7 +227,7 @@ def evaluate(view: SeatView, budget_s: float, rng: random.Random,
     anchor = ev._anchor()
     active = list(range(len(moves)))
     last_world_s = 0.0
-    while time.monotonic() + last_world_s < deadline:
+    while (time.monotonic() + last_world_s < deadline if worlds is None else ev.worlds < worlds):
         started = time.monotonic()
         try:
             hands = sample_world(view, rng)
@@ -273,13 +277,18 @@ def _keep_best(ev: Evaluation, active: list[int], keep: int) -> list[int]:
 
 
 class SearchBot:
-    """PIMC with heuristic rollouts under a per-decision wall-clock budget (see the module docstring)."""
+    """PIMC with heuristic rollouts under a per-decision wall-clock budget (see the module docstring).
+
+    ``worlds``: the deterministic budget, exactly that many worlds per decision and no clock (duels and
+    tests that must give the same games on any machine; the arena's bots keep their time budget).
+    """
 
     def __init__(self, budget_ms: int = DEFAULT_BUDGET_MS, seed: int | str | None = None,
-                 name: str | None = None) -> None:
+                 name: str | None = None, worlds: int | None = None) -> None:
         self.budget_ms = budget_ms
+        self.worlds = worlds
         self.name = name or f"search-{budget_ms}"
         self.rng = random.Random(seed)
 
     def choose(self, view: SeatView) -> Move:
-        return evaluate(view, self.budget_ms / 1000, self.rng).best()
+        return evaluate(view, self.budget_ms / 1000, self.rng, worlds=self.worlds).best()

@@ -136,12 +136,23 @@ def busy_script(client: redis.Redis, microseconds: int) -> Any:
     return script
 
 
+def stuck_script(client: redis.Redis, seconds: int) -> Any:
+    """A script that keeps Redis busy `seconds` seconds (until the test kills it, in practice); loaded."""
+    script = client.register_script(
+        f"local stop = tonumber(redis.call('TIME')[1]) + {seconds} "
+        "while tonumber(redis.call('TIME')[1]) < stop do end return 'late'")
+    client.script_load(script.script)
+    return script
+
+
 @scenario
 def redis_gone_mid_flight(url: str, prefix: str) -> dict[str, Any]:
     """`url` is a Redis the test kills while three calls are in flight (behind a slow script), and starts
     again once they have failed."""
     client = redis.Redis.from_url(url, decode_responses=True)
-    slow = busy_script(client, 300000)
+    # Longer than the test can take to kill Redis however loaded the machine: the calls behind it are still
+    # in flight then, never answered first (a script that ends by itself in 0.3 s raced the kill).
+    slow = stuck_script(client, 60)
     lane = lane_on(url)
     lane.execute("PING")
     outcomes: list[str] = []
@@ -155,7 +166,7 @@ def redis_gone_mid_flight(url: str, prefix: str) -> dict[str, Any]:
     jobs = [gevent.spawn(caller, lambda: lane.run(slow, [], [])),
             gevent.spawn(caller, lambda: lane.execute("GET", f"{prefix}k")),
             gevent.spawn(caller, lambda: lane.execute("PING"))]
-    gevent.sleep(0.1)
+    gevent.sleep(0.1)  # each greenlet runs until it waits on its reply: all three have written their calls
     print("in flight", flush=True)  # the test kills Redis now
     gevent.joinall(jobs, timeout=30)
     print(json.dumps(sorted(outcomes)), flush=True)  # the test starts Redis again on the same port

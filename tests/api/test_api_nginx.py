@@ -4,7 +4,7 @@ certificate it makes) over HTTPS, in front of a real gunicorn that trusts nginx'
 of their own, and no forged X-Forwarded-For / Forwarded (through nginx or straight to gunicorn) moves a
 client to another bucket.
 
-Needs Debian's `nginx`: skipped without it on a laptop, failed under CI=true (`.ci/run` installs it).
+Needs Debian's `nginx`: skipped without it on a laptop, failed under CI (`.ci/run` installs it).
 """
 
 from __future__ import annotations
@@ -26,6 +26,7 @@ import httpx
 import pytest
 
 from core import keys
+from tests.ci import under_ci
 from tests.conftest import REPO_ROOT, gunicorn_serving
 
 SHIPPED = REPO_ROOT / "deploy" / "nginx" / "trick-arena.conf"
@@ -36,10 +37,6 @@ FORGED = "198.51.100.77"  # an address no client here has
 PLACEHOLDERS = ("SERVER_NAME", "TLS_CERT", "TLS_KEY", "HTTPS_LISTEN", "HTTPS_LISTEN6", "HTTP_LISTEN",
                 "HTTP_LISTEN6",
                 "UPSTREAM")
-
-
-def under_ci(env: Mapping[str, str] = os.environ) -> bool:
-    return env.get("CI", "").strip().lower() in {"1", "true", "yes"}
 
 
 def find_nginx(which: Callable[[str], str | None] = shutil.which, env: Mapping[str, str] = os.environ) -> str:

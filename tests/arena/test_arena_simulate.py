@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 
+import pytest
 from click.testing import CliRunner
 
 from arena.__main__ import main
@@ -18,7 +19,11 @@ def test_simulated_ladder_plays_everyone_and_reports_rank_correlation() -> None:
     assert sorted(r["bot"] for r in result["ladder"]) == sorted(bots)
     assert all(r["matches"] >= 3 for r in result["ladder"])
     assert result["games_played"] == 4 * result["matches"]  # duplicate: 4 rotations per match
-    assert -1.0 <= result["spearman"] <= 1.0
+    # Spearman's rho of the ladder's order against the order given (strongest first), from its ranks.
+    ladder = [r["bot"] for r in result["ladder"]]
+    n = len(bots)
+    squares = sum((place - bots.index(bot)) ** 2 for place, bot in enumerate(ladder))
+    assert result["spearman"] == pytest.approx(1 - 6 * squares / (n * (n * n - 1)), abs=1e-4)
     ratings = [r["rating"] for r in result["ladder"]]
     assert ratings == sorted(ratings, reverse=True)
     again = simulate_ladder("sore-spot", bots, games_per_bot=3, duplicate=True, seed=3, options={"rounds": 1})

@@ -30,7 +30,7 @@ def sdk_server() -> Iterator[Callable[[Bot], BotServer]]:
 
 @pytest.fixture(scope="session")
 def node() -> str:
-    """The node binary (≥ 18): skips without one on a workstation, fails under CI=true."""
+    """The node binary (≥ 18): skips without one on a workstation, fails under CI."""
     return node_path()
 
 

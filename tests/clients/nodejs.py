@@ -1,7 +1,7 @@
 """Node.js for the JavaScript SDK tests: where node is, a starter served by node, a node command run.
 
 Node ≥ 18 is needed (Debian: `apt-get install nodejs`). Without it the tests that need it skip on a
-workstation and fail under CI=true: CI must exercise them.
+workstation and fail under CI: CI must exercise them.
 """
 
 from __future__ import annotations
@@ -14,6 +14,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.ci import under_ci
+
 REPO = Path(__file__).resolve().parents[2]
 SDK = REPO / "clients" / "js"
 CLI = SDK / "bin" / "trickarena.js"
@@ -23,11 +25,11 @@ LISTENING = re.compile(r"listening on (http://\S+)")
 
 
 def node_path() -> str:
-    """The node binary (≥ 18); a skip without one, or a failure under CI=true."""
+    """The node binary (≥ 18); a skip without one, or a failure under CI."""
     path = shutil.which("node") or shutil.which("nodejs")
     if path is None:
         message = "Node.js >= 18 is needed for the JavaScript SDK tests (Debian: apt-get install nodejs)"
-        if os.environ.get("CI", "").lower() == "true":
+        if under_ci():
             pytest.fail(message)
         pytest.skip(message)
     version = subprocess.run([path, "--version"], capture_output=True, text=True, check=True).stdout

@@ -17,6 +17,7 @@ import pytest
 from click.testing import CliRunner
 
 from clients.cli import main
+from tests.ci import under_ci
 from tests.clients.starters import EXAMPLES
 
 U = "http://127.0.0.1:9"  # nothing listens on the discard port: a match fails before it calls anyone
@@ -167,7 +168,7 @@ def test_the_starters_answer_a_wrong_bot_id_or_game_in_one_line(language, live_s
     if language == "node":
         node = shutil.which("node") or shutil.which("nodejs")
         if node is None:
-            if os.environ.get("CI", "").lower() == "true":
+            if under_ci():
                 pytest.fail("Node.js is needed for the JavaScript starters")
             pytest.skip("Node.js is not installed")
         starter = [node, "sore_spot_bot.js"]

@@ -3,7 +3,7 @@ polling bot plays a practice table and a ladder match through the move API, `ver
 service dealt, and Node's own test runner passes the SDK's suite.
 
 Node ≥ 18 is needed (Debian: `apt-get install nodejs`). Without it these tests skip on a workstation and
-fail under CI=true: CI must exercise them.
+fail under CI: CI must exercise them.
 """
 
 from __future__ import annotations

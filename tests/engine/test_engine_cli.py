@@ -5,6 +5,7 @@ import subprocess
 import sys
 
 import pytest
+from scipy.stats import binomtest
 
 import engine
 from engine.bots import RandomBot, play_game
@@ -154,4 +155,34 @@ def test_duel_prints_a_p_value():
               "--games", "2", "--option", "rounds=1")
     assert out.returncode == 0, out.stderr
     report = json.loads(out.stdout)
-    assert report["pairs"] == 6 and 0 <= report["sign_p"] <= 1 and report["a_decisions"] == 6 * 13
+    assert report["pairs"] == 6 and report["a_decisions"] == 6 * 13
+    better, worse = report["a_better"], report["a_worse"]
+    assert better + worse <= report["pairs"]
+    # The one-sided sign test over the pairs that differ, from the counts the report gives.
+    expected = binomtest(better, better + worse, 0.5, alternative="greater").pvalue if better + worse else 1.0
+    assert report["sign_p"] == pytest.approx(expected)
+
+
+def test_duel_at_a_fixed_number_of_worlds_plays_the_same_games_twice():
+    args = ("duel", "--game", "sore-spot", "--players", "3", "--bots", "search,heuristic", "--duplicate",
+            "--games", "1", "--worlds", "2", "--option", "rounds=1")
+    first, second = run(*args), run(*args)
+    assert first.returncode == 0, first.stderr
+    timing = ("a_decisions_per_s", "a_ms_mean", "a_ms_max", "elapsed_s")
+    reports = [{k: v for k, v in json.loads(o.stdout).items() if k not in timing} for o in (first, second)]
+    assert reports[0] == reports[1] and reports[0]["worlds"] == 2
+    bad = run(*args[:-4], "--worlds", "0")
+    assert bad.returncode == 2 and "--worlds" in bad.stderr and "Traceback" not in bad.stderr
+
+
+def test_regret_ranks_a_graded_set_longer_than_the_table():
+    out = run("regret", "--game", "sore-spot", "--bots", "heuristic,eps-0.5,random,eps-0.9", "--players", "3",
+              "--games", "4", "--worlds", "2", "--search-worlds", "2", "--option", "rounds=1")
+    assert out.returncode == 0, out.stderr
+    report = json.loads(out.stdout)
+    assert report["players"] == 3 and report["worlds"] == 2
+    assert report["decisions"] == {"heuristic": 39, "eps-0.5": 39, "random": 39, "eps-0.9": 39}
+    regret = report["mean_regret"]
+    ranks = sorted(report["bots"], key=regret.__getitem__)  # no ties here: every regret differs
+    d2 = sum((i - ranks.index(name)) ** 2 for i, name in enumerate(report["bots"]))
+    assert report["spearman"] == pytest.approx(1 - 6 * d2 / (4 * (16 - 1)), abs=0.001)

@@ -35,6 +35,53 @@ out["rules_file"] = sys.modules["engine.rules"].__file__
 print(json.dumps(out))
 """
 
+# Runs every compiled module's work at fixed seeds and a fixed number of worlds (no clock decides anything):
+# sampled worlds, heuristic rollouts of them, the search's evaluation with its pruning, and the analysis of a
+# game in progress; prints all of it. The analysis's elapsed time is the only figure left out.
+SEARCH = """
+import json, random, sys
+import engine
+from engine import compiled
+compiled.activate()
+from engine.analysis import analyse
+from engine.bots import make_bot
+from engine.bots.rollout import HeuristicRollout
+from engine.bots.search import evaluate, move_key
+from engine.sampling import NoWorldError, sample_world
+from engine.worlds import world_state
+INF = float("inf")
+out = {"compiled": engine.COMPILED, "games": []}
+for game, n in [("spot-hearts", 4), ("card-commons", 3), ("sloppy-seconds", 4), ("sore-spot", 5)]:
+    g = engine.new_game(game, n, {}, seed=11)
+    bots = [make_bot("heuristic" if s % 2 else "random", seed=s) for s in range(n)]
+    found = []
+    decisions = 0
+    while not g.over and g.round_no == 0:
+        for seat in g.to_act():
+            view = g.view(seat)
+            if decisions % 3 == 0:
+                rng = random.Random(decisions)
+                try:
+                    hands = sample_world(view, rng)
+                except NoWorldError:
+                    found.append("no world")
+                else:
+                    world = world_state(view, hands)
+                    points = HeuristicRollout(world).play_round(world, INF)
+                    ev = evaluate(view, 0.0, rng, min_worlds=6)
+                    found.append([hands, points, world.history, ev.moves,
+                                  [sorted(s.items()) for s in ev.samples], ev.worlds, move_key(ev.best()),
+                                  move_key(ev.best_value())])
+            decisions += 1
+            g.apply(seat, bots[seat].choose(view))
+    analysis = analyse(g.record(), 1, budget_ms=0, seed=5)
+    analysis.pop("elapsed_s")
+    out["games"].append([found, analysis])
+out["modules"] = {name: sys.modules[name].__file__ for name in
+                  ("engine.sampling", "engine.worlds", "engine.bots.rollout", "engine.bots.search")}
+print(json.dumps(out))
+"""
+
 # Imports the package and engine.compiled, recording every file opened meanwhile.
 IMPORT = """
 import json, sys
@@ -67,8 +114,8 @@ def run(script: str, env_engine: str | None = None) -> str:
                           check=True).stdout
 
 
-def play(env_engine: str | None) -> dict:
-    return json.loads(run(PLAY, env_engine))
+def play(env_engine: str | None, script: str = PLAY) -> dict:
+    return json.loads(run(script, env_engine))
 
 
 def test_importing_the_engine_reads_no_file_and_changes_no_path():
@@ -107,6 +154,18 @@ def test_compiled_plays_exactly_like_the_source():
     fast, reference = play(None), play("interpreted")
     assert fast["compiled"] is True and fast["rules_file"].endswith(".so")
     assert fast["games"] == reference["games"]
+
+
+@pytest.mark.skipif(not compiled.usable(), reason="no compiled build matching the source (make compiled)")
+def test_compiled_samples_rolls_out_searches_and_analyses_exactly_like_the_source():
+    fast, reference = play(None, SEARCH), play("interpreted", SEARCH)
+    assert fast["compiled"] is True and all(path.endswith(".so") for path in fast["modules"].values())
+    assert not any(path.endswith(".so") for path in reference["modules"].values())
+    for (found, analysis), (found_ref, analysis_ref) in zip(fast["games"], reference["games"], strict=True):
+        assert any(entry != "no world" and entry[5] == 6 for entry in found)  # worlds were searched
+        assert analysis["decisions"] and analysis_ref["decisions"]
+        assert found == found_ref
+        assert analysis == analysis_ref
 
 
 def test_the_session_runs_the_build_when_it_is_usable():

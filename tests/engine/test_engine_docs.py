@@ -9,6 +9,8 @@ from pathlib import Path
 
 import pytest
 
+from engine.worlds import world_state
+
 DOC = Path(__file__).resolve().parents[2] / "docs" / "engine.md"
 
 
@@ -39,7 +41,12 @@ print(json.dumps(results))
 def test_docs_sample_world_example_runs():
     blocks = re.findall(r"```python\n(.*?)```", DOC.read_text(), re.S)
     example = next(b for b in blocks if "sample_world" in b)
-    exec(compile(example, str(DOC), "exec"), {})
+    names: dict = {}
+    exec(compile(example, str(DOC), "exec"), names)  # the example's own asserts run here
+    view, hands = names["view"], names["hands"]
+    dealt = [c for hand in hands for c in hand]
+    assert len(dealt) == len(set(dealt)) == sum(view["hand_sizes"])  # every hidden card once
+    world_state(view, hands)  # a world the rules accept (raises otherwise)
 
 
 

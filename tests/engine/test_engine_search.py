@@ -16,30 +16,34 @@ TABLES = [("sore-spot", 3), ("sore-spot", 4), ("sore-spot", 5), ("sore-spot", 6)
 ONE_ROUND = {"sore-spot": {"rounds": 1}, "card-commons": {"target": 1}, "sloppy-seconds": {"target": 1},
              "spot-hearts": {"target": 1}}
 BUDGET_MS = 15
-# The search stops at 75 % of its budget; the margin absorbs scheduling delays on a machine shared with
-# other jobs (the test suite runs under nice).  What must hold is the arena's deadline of 1000 ms.
-MARGIN_MS = 885
+# The search stops at 75 % of its budget on the wall clock. The CPU time a decision spends cannot pass that
+# by more than the one step (a world's setup, a copy, a trick of a rollout) it was in when the deadline came;
+# other programs on the machine only slow the wall clock, so they cost the search worlds, not this bound.
+# How long a decision takes on a busy machine is a benchmark's figure (docs/benchmarks.md), not a test's.
+STEP_CPU_MS = 250
 
 
 class Timed:
+    """A bot that records the most CPU time its thread spent on one decision."""
+
     def __init__(self, bot):
         self.bot, self.name, self.worst = bot, bot.name, 0.0
 
     def choose(self, view):
-        started = time.monotonic()
+        started = time.thread_time()
         move = self.bot.choose(view)
-        self.worst = max(self.worst, time.monotonic() - started)
+        self.worst = max(self.worst, time.thread_time() - started)
         return move
 
 
 @pytest.mark.parametrize("game_id,players", TABLES)
-def test_search_plays_legal_moves_inside_its_budget(game_id, players):
-    """Every seat a search bot: play() raises on any illegal move; no decision takes much past the budget."""
+def test_search_plays_legal_moves_and_stops_at_its_deadline(game_id, players):
+    """Every seat a search bot: play() raises on an illegal move; no decision works long past its deadline."""
     bots = [Timed(make_bot(f"search-{BUDGET_MS}", seed=s)) for s in range(players)]
     g = play_game(engine.new_game(game_id, players, ONE_ROUND[game_id], seed=3), bots)
     assert g.over
     worst_ms = 1000 * max(b.worst for b in bots)
-    assert worst_ms < BUDGET_MS + MARGIN_MS, worst_ms
+    assert worst_ms < BUDGET_MS + STEP_CPU_MS, worst_ms
 
 
 def test_a_forced_move_is_answered_without_search():

@@ -8,6 +8,7 @@ import re
 import resource
 import signal
 import subprocess
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -145,6 +146,22 @@ class OwnRedis:
 
     def aof_bytes(self) -> int:
         return sum(p.stat().st_size for p in self.data_dir.rglob("*") if p.is_file())
+
+
+def aof_written(conn: redis.Redis, server: OwnRedis) -> None:
+    """Wait until Redis has written everything it accepted to its AOF (no fsync pending), and the files
+    stay put: a Redis killed now loses none of it."""
+    deadline = time.monotonic() + 30
+    last = -1
+    while True:
+        info = conn.info("persistence")
+        size = server.aof_bytes()
+        if (info["aof_buffer_length"] == 0 and info["aof_pending_bio_fsync"] == 0
+                and not info["aof_rewrite_in_progress"] and size == last):
+            return
+        assert time.monotonic() < deadline, f"the AOF was still being written after 30 s: {info}"
+        last = size
+        time.sleep(0.05)
 
 
 @contextmanager

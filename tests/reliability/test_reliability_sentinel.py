@@ -3,7 +3,7 @@
 The connection factory picks Sentinel when REDIS_SENTINELS names sentinels (and the API works through it);
 the Lua scripts run again on a new primary that has never seen them (NOSCRIPT answered by loading them);
 and the failover drill, with a few seconds of load, loses no acknowledged move and no rating. Without
-redis-sentinel these tests skip, and fail under CI=true (.ci/run installs it).
+redis-sentinel these tests skip, and fail under CI (.ci/run installs it).
 """
 
 from __future__ import annotations
@@ -26,6 +26,7 @@ from core.tables.record import SeatKind
 from core.tables.store import SeatSpec, TableStore
 from devstack.sentinel import REDIS_CONF, SENTINEL_CONF, SentinelCluster, sample_setting, sentinel_binary
 from devstack.stack import Stack
+from tests.ci import under_ci
 from tests.conftest import REPO_ROOT
 
 
@@ -33,7 +34,7 @@ from tests.conftest import REPO_ROOT
 def sentinel_needed() -> None:
     if sentinel_binary() is None:
         message = "redis-sentinel is needed for the Sentinel tests (Debian: apt-get install redis-sentinel)"
-        if os.environ.get("CI", "").lower() == "true":
+        if under_ci():
             pytest.fail(message)
         pytest.skip(message)
 

@@ -14,6 +14,7 @@ import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
@@ -23,7 +24,7 @@ from core.errors import StoreFull, StoreUnavailable, store_error
 from devstack.devredis import free_port
 from devstack.verify import table_problems
 from tests.conftest import REPO_ROOT, serving
-from tests.reliability.reliability_helpers import OwnRedis, bearer, own_redis_server
+from tests.reliability.reliability_helpers import OwnRedis, aof_written, bearer, own_redis_server
 
 PROBLEM = "application/problem+json"
 
@@ -60,6 +61,15 @@ class Table:
 
     def version(self) -> int:
         return self.http.get(f"/api/tables/{self.table_id}").json()["version"]
+
+
+def log_lines(log: Path, text: str, count: int, worker: subprocess.Popen, what: str) -> None:
+    """Wait until `worker`'s log holds `count` lines with `text`; fail at once if the worker exits."""
+    deadline = time.monotonic() + 60
+    while log.read_text(errors="replace").count(text) < count:
+        assert worker.poll() is None, f"the worker exited {what}: {log.read_text(errors='replace')[-2000:]}"
+        assert time.monotonic() < deadline, f"no {count} x {text!r} {what} within 60 s"
+        time.sleep(0.05)
 
 
 def assert_store_full(answer: httpx.Response, resource_name: str) -> None:
@@ -123,7 +133,7 @@ def test_when_the_aof_cannot_be_written_writes_get_store_full_and_no_accepted_mo
     with serving(app) as base, httpx.Client(base_url=base, timeout=30) as http:
         table = Table(http)
         accepted = sum(table.move().status_code == 200 for _ in range(5))
-        time.sleep(1.2)  # one AOF fsync period: the file holds all of it
+        aof_written(conn, limited_redis)  # the file holds all of it
         limited_redis.limit_file_size(limited_redis.aof_bytes())  # no room to append anything
         refused = None
         for _ in range(20):  # the write that meets the full disk is answered; the next ones are refused
@@ -180,7 +190,7 @@ def test_other_redis_errors_are_not_store_errors():
     assert store_error(ValueError("MISCONF")) is None
 
 
-def house_worker(redis_url: str, key_prefix: str, stderr: int = subprocess.DEVNULL) -> subprocess.Popen:
+def house_worker(redis_url: str, key_prefix: str, stderr: Any = subprocess.DEVNULL) -> subprocess.Popen:
     """The Procfile's house-bot worker (`python -m arena worker --simple --house`) on `redis_url`."""
     env = {**os.environ, "PYTHONPATH": str(REPO_ROOT), "REDIS_URL": redis_url, "TA_KEY_PREFIX": key_prefix}
     return subprocess.Popen([sys.executable, "-m", "arena", "worker", "--simple", "--house"], cwd=REPO_ROOT,
@@ -214,16 +224,22 @@ class HouseTable:
             time.sleep(0.2)
 
 
-def test_a_worker_started_on_a_full_redis_outlives_it_and_then_works(limited_redis, key_prefix):
+# The worker's log line when it waits to start a new RQ worker (arena/workers.py).
+RESTARTING = "new worker in"
+
+
+def test_a_worker_started_on_a_full_redis_outlives_it_and_then_works(limited_redis, key_prefix, tmp_path):
     """The Procfile's house-bot worker, started while Redis refuses writes (RQ cannot even register it),
     keeps retrying instead of exiting (under honcho one exit stops the service), then drives a table."""
     conn = redis.Redis.from_url(limited_redis.url)
     conn.config_set("maxmemory-policy", "noeviction")
     conn.config_set("maxmemory", 1)
-    worker = house_worker(limited_redis.url, key_prefix)
+    log = tmp_path / "worker.log"
+    with log.open("wb") as stderr:
+        worker = house_worker(limited_redis.url, key_prefix, stderr=stderr)
     try:
-        time.sleep(4.0)  # several refused attempts to register
-        assert worker.poll() is None, "the worker exited on a Redis out of memory"
+        log_lines(log, RESTARTING, 3, worker, "on a Redis out of memory")  # several refused attempts
+        assert "lost Redis" in log.read_text()
         conn.config_set("maxmemory", 0)
         table = HouseTable(conn, key_prefix)
         table.drive()
@@ -233,7 +249,7 @@ def test_a_worker_started_on_a_full_redis_outlives_it_and_then_works(limited_red
         worker.wait(timeout=15)
 
 
-def test_a_worker_whose_rq_loop_ends_on_a_refused_write_starts_a_new_one(limited_redis, key_prefix):
+def test_a_worker_whose_rq_loop_ends_on_a_refused_write_starts_a_new_one(limited_redis, key_prefix, tmp_path):
     """RQ's work loop, when its own bookkeeping of a job is refused by Redis (a full Redis, as in the
     maxmemory drill; here a write the worker's Redis user may not make), logs the error and returns as if
     stopped. The house-bot worker starts a new RQ worker instead of exiting (under honcho one exit stops the
@@ -242,24 +258,28 @@ def test_a_worker_whose_rq_loop_ends_on_a_refused_write_starts_a_new_one(limited
     # RQ records a job it takes in the queue's started-job registry, a sorted set: ZADD.
     conn.acl_setuser("worker", enabled=True, passwords=["+secret"], keys=["*"], channels=["*"],
                      commands=["+@all", "-zadd"])
-    worker = house_worker(limited_redis.url.replace("redis://", "redis://worker:secret@"), key_prefix,
-                          stderr=subprocess.PIPE)
+    log = tmp_path / "worker.log"
+    with log.open("wb") as stderr:
+        worker = house_worker(limited_redis.url.replace("redis://", "redis://worker:secret@"), key_prefix,
+                              stderr=stderr)
     try:
         table = HouseTable(conn, key_prefix)
         table.drive()  # taken, and RQ's record of it refused
-        time.sleep(6.0)  # RQ's loop ended, and the worker waited at least once to start a new one
-        assert worker.poll() is None, "the worker exited when RQ's work loop ended on a refused write"
+        # RQ's loop ended, and the worker waits to start a new one (wait_until_over fails if it exits now).
+        log_lines(log, f"RQ's work loop ended on an error; {RESTARTING}", 1, worker,
+                  "when RQ's work loop ended on a refused write")
         conn.execute_command("ACL", "SETUSER", "worker", "+zadd")
         table.drive()  # the job RQ dropped in the refusal, asked again
         table.wait_until_over(worker, "no work once writes went through")
         os.killpg(worker.pid, signal.SIGTERM)
-        _, errors = worker.communicate(timeout=15)
+        worker.wait(timeout=15)
     finally:
         if worker.poll() is None:
             os.killpg(worker.pid, signal.SIGKILL)
             worker.wait()
-    assert worker.returncode == 0, errors.decode(errors="replace")[-2000:]  # stopped as asked, no traceback
-    assert b"found an unhandled exception, quitting" in errors  # the refusal did end RQ's loop
+    errors = log.read_text(errors="replace")
+    assert worker.returncode == 0, errors[-2000:]  # stopped as asked, no traceback
+    assert "found an unhandled exception, quitting" in errors  # the refusal did end RQ's loop
 
 
 def test_health_says_redis_is_gone(make_app):

@@ -1,7 +1,7 @@
 """Finding a headless browser for the browser tests: skip on a laptop without one, fail under CI.
 
-A skipped browser test looks green. Where the run is CI (`CI=true`, as every CI service sets it) a missing
-Chromium, chromedriver or selenium is a broken machine, so it fails the run instead.
+A skipped browser test looks green. Where the run is CI (tests/ci.py: `CI` set, as every CI service sets it) a
+missing Chromium, chromedriver or selenium is a broken machine, so it fails the run instead.
 """
 
 from __future__ import annotations
@@ -14,11 +14,9 @@ from types import ModuleType
 
 import pytest
 
+from tests.ci import under_ci
+
 INSTALL = "install Debian's `chromium` and `chromium-driver` (apt-get install -y chromium chromium-driver)"
-
-
-def under_ci(env: Mapping[str, str] = os.environ) -> bool:
-    return env.get("CI", "").strip().lower() in {"1", "true", "yes"}
 
 
 def no_browser(reason: str, env: Mapping[str, str] = os.environ) -> None:

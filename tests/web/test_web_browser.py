@@ -5,7 +5,7 @@ forward trick by trick with every hand open, and shows a live table with card ba
 $TA_SCREENSHOT_DIR when set (look at them), else to a temporary folder.
 
 Skips (with the reason) only where no browser can be had: no chromium/chromedriver binary or no selenium —
-and never under CI=true, where that fails the run (tests/web/browser_guard.py). CI installs them (`.ci/run`:
+and never under CI, where that fails the run (tests/web/browser_guard.py). CI installs them (`.ci/run`:
 apt-get install chromium chromium-driver).
 """
 

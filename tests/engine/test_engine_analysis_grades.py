@@ -1,0 +1,48 @@
+"""The analysis tells strong play from weak, and the search beats the heuristic: fixed seeds, fixed worlds.
+
+Both run without a clock (``worlds`` / ``search_worlds``), so they give the same figures on any machine
+under any load.  The documented, longer runs are in docs/benchmarks.md ("Does the analysis rank the
+graded set?").
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from engine.analysis import regret_by_bot
+from engine.duel import duel
+
+GRADED = ["search", "heuristic", "eps-0.4", "eps-0.8", "random"]  # strongest first
+
+
+@pytest.mark.parametrize("game,players,options", [
+    ("spot-hearts", 4, {"target": 1}), ("card-commons", 4, {"target": 1}), ("sore-spot", 3, {"rounds": 1})])
+def test_weak_bots_have_more_regret_than_strong_ones(game, players, options):
+    """Five one-round games (every bot in every seat once), 4 analysis worlds per decision, the search
+    bot at 8 worlds: random's and eps-0.8's mean regret per decision exceed both heuristic's and
+    search's, and the order by regret follows the graded order (Spearman's rho > 0.5)."""
+    report = regret_by_bot(game, GRADED, games=5, budget_ms=50, seed=1, options=options, players=players,
+                           worlds=4, search_worlds=8)
+    regret = report["mean_regret"]
+    assert min(regret["random"], regret["eps-0.8"]) > max(regret["heuristic"], regret["search"]), regret
+    assert report["spearman"] > 0.5, report
+
+
+# (game, players, options, deals, worlds per decision): duplicate duels of search against heuristic.
+DUELS = [
+    ("spot-hearts", 4, {"target": 1}, 8, 16),
+    ("card-commons", 4, {"target": 1}, 12, 16),
+    ("sloppy-seconds", 3, {"target": 1}, 8, 30),
+]
+
+
+@pytest.mark.parametrize("game,players,options,deals,worlds", DUELS)
+def test_search_beats_the_heuristic_at_a_fixed_number_of_worlds(game, players, options, deals, worlds):
+    """``python -m engine duel --duplicate --worlds W``: every deal with the heuristic in every seat, and
+    once with the search in each seat; the search's score beats the heuristic's in the same seat of the
+    same deal in more pairs than not, one-sided sign test p < 0.05.  Fixed worlds, no clock: the same
+    games on any machine."""
+    report = duel(game, "search", "heuristic", deals, players, True, 1, options, worlds=worlds)
+    assert report["worlds"] == worlds and report["pairs"] == deals * players
+    assert report["a_better"] > report["a_worse"], report
+    assert report["sign_p"] < 0.05, report
