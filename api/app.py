@@ -93,7 +93,7 @@ def create_app(config: dict[str, Any] | None = None, settings: Settings | None =
                                                app.config["MAX_PENDING_ANALYSES"],
                                                app.config["REDIS_PIPELINING"],
                                                app.config["MAX_PENDING_ANALYSES_PER_CLIENT"],
-                                               _sentinels(app.config.get("REDIS_SENTINELS") or ()),
+                                               words(app.config.get("REDIS_SENTINELS") or ()),
                                                app.config.get("REDIS_SENTINEL_SERVICE") or "trick-arena",
                                                int(app.config.get("REDIS_WAIT_MS") or 0),
                                                app.config["CHALLENGE_QUEUE"],
@@ -105,11 +105,6 @@ def create_app(config: dict[str, Any] | None = None, settings: Settings | None =
     app.before_request(_require_json_bodies)
     headers.install(app)
     return app
-
-
-def _sentinels(value: Any) -> tuple[str, ...]:
-    """REDIS_SENTINELS as Settings gives it (a tuple), or as a config override may (a comma-separated str)."""
-    return words(value) if isinstance(value, str) else tuple(value)
 
 
 def _install_rate_limits(app: Flask) -> None:

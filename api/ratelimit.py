@@ -87,7 +87,7 @@ def install_trusted_proxies(app: Flask) -> None:
     the app there (`core.clientaddr.BadTrustedProxy`, a one-line message), not at its first limited request.
     """
     entries = app.config.get("TRUSTED_PROXIES") or ()
-    app.extensions[TRUSTED_PROXIES] = parse_networks(words(entries) if isinstance(entries, str) else entries)
+    app.extensions[TRUSTED_PROXIES] = parse_networks(words(entries))
 
 
 def client_address() -> str:
@@ -114,8 +114,7 @@ def install_address_limits(app: Flask, limited: Mapping[str, tuple[str, Sequence
     all of which apply), counted per client address and endpoint in a fixed window on the Redis at
     ``RATELIMIT_STORAGE_URI`` (default: the app's Redis) under ``RATELIMIT_KEY_PREFIX``.
     """
-    sentinels = app.config.get("REDIS_SENTINELS") or ()
-    sentinels = words(sentinels) if isinstance(sentinels, str) else tuple(sentinels)
+    sentinels = words(app.config.get("REDIS_SENTINELS") or ())
     app.config.setdefault("RATELIMIT_STORAGE_URI", storage_uri(
         app.config["REDIS_URL"], sentinels, app.config.get("REDIS_SENTINEL_SERVICE") or "trick-arena"))
     app.config.setdefault("RATELIMIT_KEY_PREFIX", keys.rate_limit_prefix(app.config["KEY_PREFIX"]))

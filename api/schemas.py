@@ -362,13 +362,18 @@ class AccountQuotasSchema(Schema):
         "description": "bots of the account that may list one game (so play on each ladder)"})
 
 
-class AccountSchema(Schema):
+class AccountRecordSchema(Schema):
+    """An account's record (core.arena.accounts.public): what its owner and the operator both see."""
+
     account_id = fields.String(required=True)
     created = fields.Float(required=True)
     disabled = fields.Boolean(required=True, metadata={
         "description": "disabled by the operator: its key is refused (403 account-disabled)"})
     has_key = fields.Boolean(required=True, metadata={"description": "false after the key was revoked"})
     key_created = fields.Float(allow_none=True, metadata={"description": "when the current key was issued"})
+
+
+class AccountSchema(AccountRecordSchema):
     bots = fields.Integer(required=True, metadata={"description": "bots the account holds"})
     quotas = fields.Nested(AccountQuotasSchema, required=True)
 
@@ -703,12 +708,7 @@ class AdminActionSchema(Schema):
                                                    "every operator, so say who you are)"})
 
 
-class AdminAccountSchema(Schema):
-    account_id = fields.String(required=True)
-    created = fields.Float(required=True)
-    disabled = fields.Boolean(required=True, metadata={"description": "suspended: its key is refused"})
-    has_key = fields.Boolean(required=True)
-    key_created = fields.Float(allow_none=True)
+class AdminAccountSchema(AccountRecordSchema):
     bots_changed = fields.List(fields.String(), required=True,
                                metadata={"description": "the bots whose suspension this action changed"})
 

@@ -14,7 +14,7 @@ workers: the API and the arena read the same names, so one .env configures both.
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import KW_ONLY, dataclass
 from typing import Any
 
@@ -45,12 +45,15 @@ FLASK_CONSTANTS: dict[str, Any] = {
 }
 
 
-def words(value: str) -> tuple[str, ...]:
-    """A comma-separated list, blanks dropped.
+def words(value: str | Iterable[str]) -> tuple[str, ...]:
+    """A comma-separated list, blanks dropped; a list given as one already (a Settings field, a config
+    override) is taken as it is.
 
-    >>> words(" 10.0.0.1, fd00::/64,,")
-    ('10.0.0.1', 'fd00::/64')
+    >>> words(" 10.0.0.1, fd00::/64,,"), words(["s1:26379"])
+    (('10.0.0.1', 'fd00::/64'), ('s1:26379',))
     """
+    if not isinstance(value, str):
+        return tuple(value)
     return tuple(word.strip() for word in value.split(",") if word.strip())
 
 

@@ -31,7 +31,13 @@ from devstack.sentinel import DOWN_AFTER_MS, FAILOVER_TIMEOUT_MS, SentinelCluste
 from devstack.stack import Stack, loadavg
 from devstack.verify import rating_audit
 from loadtest.ladder import drain_and_stop, register_bots
-from loadtest.players import audit_player_tables, finished_count, start_players, stop_players
+from loadtest.players import (
+    audit_player_tables,
+    finished_count,
+    players_came_through,
+    start_players,
+    stop_players,
+)
 
 WAIT_MS = 200  # the drill's TA_REDIS_WAIT_MS: a move is answered once the replica has it
 # A match job stranded by the failover (taken by a worker that lost the primary before the match started) is
@@ -220,12 +226,8 @@ def redis_failover(seconds: float, clients: int, bots: int, wait_ms: int = WAIT_
             and not audit["problems"]
             and not stuck
             and not crashed
-            and not stragglers
             and not client_errors
-            and not tables["corrupt_tables"]
-            and not tables["lost_or_doubled"]
-            and not tables["replay_cli_failures"]
-            and result["client_tables_finished_after_fault"] > 0
+            and players_came_through(result)
         )
         return result
     finally:

@@ -26,7 +26,13 @@ import engine
 from devstack.stack import Stack
 from devstack.verify import rating_audit
 from loadtest.ladder import drain_and_stop, register_bots
-from loadtest.players import audit_player_tables, finished_count, start_players, stop_players
+from loadtest.players import (
+    audit_player_tables,
+    finished_count,
+    players_came_through,
+    start_players,
+    stop_players,
+)
 
 
 def redis_restart(seconds: float, hard: bool, down_s: float, clients: int, bots: int) -> dict[str, Any]:
@@ -93,11 +99,7 @@ def redis_restart(seconds: float, hard: bool, down_s: float, clients: int, bots:
             and not audit["problems"]
             and not stuck
             and not crashed
-            and not stragglers
-            and not tables["corrupt_tables"]
-            and not tables["lost_or_doubled"]
-            and not tables["replay_cli_failures"]
-            and result["client_tables_finished_after_fault"] > 0
+            and players_came_through(result)
         )
         return result
     finally:
@@ -147,12 +149,8 @@ def api_restart(seconds: float, hard: bool, down_s: float, clients: int) -> dict
         }
         result["passed"] = (
             not client_errors
-            and not stragglers
             and not crashed
-            and not tables["corrupt_tables"]
-            and not tables["lost_or_doubled"]
-            and not tables["replay_cli_failures"]
-            and result["client_tables_finished_after_fault"] > 0
+            and players_came_through(result)
         )
         return result
     finally:

@@ -116,3 +116,15 @@ def stop_players(stop: threading.Event, players: list[SdkPlayer], timeout: float
 def finished_count(players: list[SdkPlayer]) -> int:
     """Tables the players have played to the end so far."""
     return sum(1 for p in players for _, _, finished in p.tables if finished)
+
+
+def players_came_through(result: dict[str, Any]) -> bool:
+    """What every drill with client players asks of them after its fault: none still running, no table of
+    theirs corrupt, lost, doubled or failing its replay, and at least one finished after the fault (fields of
+    `audit_player_tables` and the drill's result)."""
+    return (not result["clients_still_running"]
+            and not result["corrupt_tables"]
+            and not result["lost_or_doubled"]
+            and not result["replay_cli_failures"]
+            and result["client_tables_finished_after_fault"] > 0)
+

@@ -164,6 +164,22 @@ def public_name(raw: Mapping[str, str]) -> str:
     return hidden_name(raw["bot_id"]) if raw.get(NAME_HIDDEN) == "1" else raw["name"]
 
 
+def moved_by_account(raw: Mapping[str, str], tag: str, suspending: bool) -> bool:
+    """Whether suspending (lifting) an account changes this bot of it: suspending takes the bots not yet
+    suspended; lifting takes back only the suspensions that carry the account's `tag`, so a bot suspended on
+    its own keeps that suspension and its reason either way.
+
+    >>> mine = {"suspended": "1", "suspended_reason": "account a1: spam"}
+    >>> moved_by_account(mine, "account a1: ", False), moved_by_account({}, "account a1: ", True)
+    (True, True)
+    >>> moved_by_account({"suspended": "1", "suspended_reason": "its own"}, "account a1: ", False)
+    False
+    """
+    if suspending:
+        return not is_suspended(raw)
+    return is_suspended(raw) and raw.get(f"{SUSPENDED}_reason", "").startswith(tag)
+
+
 def is_suspended(raw: Mapping[str, str]) -> bool:
     """Whether the operator suspended the bot of hash `raw` (the owner's `enabled` is another matter)."""
     return raw.get(SUSPENDED) == "1"
@@ -245,13 +261,13 @@ class Moderation:
         account = accounts.set_disabled(account_id, suspended)
         tag = f"account {account_id}: "
         bot_ids = accounts.bot_ids(account_id)
-        raws = [self.redis.hgetall(keys.bot(self.prefix, bot_id)) for bot_id in bot_ids]
-        # A bot suspended on its own keeps that suspension and its reason either way; lifting the account's
-        # lifts only the suspensions it gave.
-        bot_ids = [bot_id for bot_id, raw in zip(bot_ids, raws, strict=True)
-                   if (not is_suspended(raw) if suspended
-                       else raw.get(f"{SUSPENDED}_reason", "").startswith(tag) and is_suspended(raw))]
-        changed = self.suspend_bots(bot_ids, tag + reason, actor, via, suspended=suspended) if bot_ids else []
+        pipe = self.redis.pipeline(transaction=False)  # every bot hash in one round trip
+        for bot_id in bot_ids:
+            pipe.hgetall(keys.bot(self.prefix, bot_id))
+        raws = pipe.execute()
+        moved = [bot_id for bot_id, raw in zip(bot_ids, raws, strict=True)
+                 if moved_by_account(raw, tag, suspended)]
+        changed = self.suspend_bots(moved, tag + reason, actor, via, suspended=suspended)
         self.audit.record(actor, "account.suspend" if suspended else "account.unsuspend", account_id, reason,
                           via, {"bots": changed})
         return {**account, "bots_changed": changed}
