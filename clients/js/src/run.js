@@ -52,6 +52,21 @@ async function run(bot, argv = process.argv.slice(2), { exit = true } = {}) {
   return code;
 }
 
+// `--token X` as `--token=X`: an owner token may start with "-", which parseArgs would take for an option.
+function withValuesJoined(args, options) {
+  const out = [];
+  for (let i = 0; i < args.length; i++) {
+    const name = args[i].startsWith("--") ? args[i].slice(2) : null;
+    if (name && options[name] && options[name].type === "string" && i + 1 < args.length) {
+      out.push(`${args[i]}=${args[i + 1]}`);
+      i++;
+    } else {
+      out.push(args[i]);
+    }
+  }
+  return out;
+}
+
 async function main(bot, argv) {
   const info = botInfo(bot);
   const name = require("node:path").basename(process.argv[1] || "my_bot.js");
@@ -62,7 +77,8 @@ async function main(bot, argv) {
   }
   let values;
   try {
-    ({ values } = parseArgs({ args: rest, options: COMMANDS[command], strict: true }));
+    ({ values } = parseArgs({ args: withValuesJoined(rest, COMMANDS[command]), options: COMMANDS[command],
+      strict: true }));
   } catch (error) {
     console.error(`${error.message}\n${usage(name)}`);
     return 2;
