@@ -175,9 +175,9 @@ def test_the_starters_answer_a_wrong_bot_id_or_game_in_one_line(language, live_s
     else:
         starter = [sys.executable, BOT]
     wrong_bot = ["ladder", "--api", live_server, "--bot-id", "no-such-bot", "--token", "t"]
-    # An owner token may start with "-": the Node starter takes it as the value of --token all the same.
-    dashed = [(wrong_bot[:-1] + ["-t"], 1, "404")] if language == "node" else []
-    for args, status, says in (*dashed, (wrong_bot, 1, "404"),
+    # An owner token may start with "-": the starters take it as the value of --token all the same.
+    dashed = wrong_bot[:-1] + ["-t"]
+    for args, status, says in ((dashed, 1, "404"), (wrong_bot, 1, "404"),
                                (["practice", "--api", live_server, "--game", "chess"], 1, "chess"),
                                (["serve", "--port", "80000"], 2, "80000"),
                                (["serve", "--port", str(busy_port)], 1, str(busy_port))):
@@ -190,12 +190,15 @@ def test_the_starters_answer_a_wrong_bot_id_or_game_in_one_line(language, live_s
 
 
 def test_the_pure_parts_say_what_their_docstrings_show() -> None:
-    """one_line (any error as one line), status_text and strike_detail: their examples are run here."""
+    """one_line (any error as one line), status_text, strike_detail and the starter's values_joined: their
+    examples are run here."""
     import doctest
+    import importlib
 
     import clients.cli
     import clients.cli.mybots
 
-    for module in (clients.cli, clients.cli.mybots):
+    starter = importlib.import_module("trickarena.run")  # the package's `run` names the function
+    for module in (clients.cli, clients.cli.mybots, starter):
         failed, tried = doctest.testmod(module)
         assert tried >= 2 and failed == 0, module.__name__

@@ -65,7 +65,8 @@ def build_parser(bot: Bot) -> argparse.ArgumentParser:
 
 
 def run(bot: Bot, argv: list[str] | None = None) -> NoReturn:
-    args = build_parser(bot).parse_args(argv)
+    parser = build_parser(bot)
+    args = parser.parse_args(values_joined(parser, sys.argv[1:] if argv is None else argv))
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
     _stop_on_sigterm()
     # A wrong bot id, token, game or port is the user's to fix: one line on stderr and exit 1, no traceback.
@@ -84,6 +85,36 @@ def run(bot: Bot, argv: list[str] | None = None) -> NoReturn:
         where = f"cannot listen on {args.host}:{args.port}" if args.command == "serve" else "error"
         _fail(f"{where}: {error.strerror or error}")
     sys.exit(0)
+
+
+def values_joined(parser: argparse.ArgumentParser, argv: list[str]) -> list[str]:
+    """``--token -x`` as ``--token=-x``: an owner token may start with "-" (one in 64 does), which argparse
+    would otherwise take for an option and refuse as a missing value.
+
+    >>> parser = argparse.ArgumentParser()
+    >>> _ = parser.add_argument("--token")
+    >>> _ = parser.add_argument("--verbose", action="store_true")
+    >>> values_joined(parser, ["--verbose", "--token", "-x1"])
+    ['--verbose', '--token=-x1']
+    """
+    takes_value = {option for action in _every_action(parser) if action.nargs is None
+                   for option in action.option_strings if option.startswith("--")}
+    joined: list[str] = []
+    rest = iter(argv)
+    for word in rest:
+        value = next(rest, None) if word in takes_value else None
+        joined.append(word if value is None else f"{word}={value}")
+    return joined
+
+
+def _every_action(parser: argparse.ArgumentParser) -> list[argparse.Action]:
+    """The parser's actions and those of its sub-commands."""
+    actions = list(parser._actions)
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for sub in action.choices.values():
+                actions.extend(_every_action(sub))
+    return actions
 
 
 def _port(text: str) -> int:
