@@ -100,9 +100,24 @@ class ThrowawayRedis:
     url: str
     directory: tempfile.TemporaryDirectory
 
+    @property
+    def log_path(self) -> Path:
+        return Path(self.directory.name) / THROWAWAY_LOG
+
+    def log_tail(self, lines: int = 30) -> str:
+        """The end of the server's own log: why it stopped (a signal, SHUTDOWN, a crash report)."""
+        try:
+            return "\n".join(self.log_path.read_text(errors="replace").splitlines()[-lines:])
+        except OSError:
+            return "(no log)"
+
     def stop(self) -> None:
         stop(self.process, timeout=10)
         self.directory.cleanup()
+
+
+# In the throwaway server's directory (redis-server resolves --logfile against --dir).
+THROWAWAY_LOG = "redis.log"
 
 
 def start_throwaway(attempts: int = 5) -> ThrowawayRedis:
@@ -111,8 +126,8 @@ def start_throwaway(attempts: int = 5) -> ThrowawayRedis:
     for _ in range(attempts):
         directory = tempfile.TemporaryDirectory(prefix="ta-redis-")
         port = free_port()
-        process = subprocess.Popen(server_args(port, Path(directory.name), persistent=False),
-                                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        args = server_args(port, Path(directory.name), persistent=False) + ["--logfile", THROWAWAY_LOG]
+        process = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         url = f"redis://127.0.0.1:{port}/0"
         try:
             wait_ready(url, timeout=5)

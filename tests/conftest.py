@@ -26,7 +26,7 @@ import redis
 from werkzeug.serving import make_server
 
 from devstack import devserve
-from devstack.devredis import start_throwaway
+from devstack.devredis import ThrowawayRedis, start_throwaway
 from engine import compiled
 from tests.ci import untested_engine
 
@@ -59,15 +59,36 @@ def redis_url() -> Iterator[str]:
     """URL of a real Redis: $REDIS_URL, or a throwaway redis-server started for this session."""
     from core.redis.notify import close_all_watchers
 
+    global _session_redis
     given = os.environ.get("REDIS_URL")
     server = None if given else start_throwaway()
+    _session_redis = server
     try:
         yield given or server.url
     finally:
         # The apps' long-poll listeners would otherwise spend the rest of the run reconnecting to nothing.
         close_all_watchers()
+        _session_redis = None
         if server is not None:
             server.stop()
+
+
+# The session's own redis-server, once started: checked after every test (session_redis_outlives_the_test).
+_session_redis: ThrowawayRedis | None = None
+
+
+@pytest.fixture(autouse=True)
+def session_redis_outlives_the_test() -> Iterator[None]:
+    """Every later test would fail on a Redis that is gone: the test during which it went is named here,
+    with the server's own account of why (SIGTERM, SHUTDOWN, a crash report)."""
+    global _session_redis
+    yield
+    server = _session_redis
+    if server is not None and server.process.poll() is not None:
+        _session_redis = None  # said once, by the test during which it went
+        pytest.fail(f"the session's redis-server ({server.url}, pid {server.process.pid}) exited with status "
+                    f"{server.process.returncode} during this test; its log ends:\n{server.log_tail()}",
+                    pytrace=False)
 
 
 @pytest.fixture(scope="session")
