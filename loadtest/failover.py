@@ -34,6 +34,7 @@ from loadtest.ladder import drain_and_stop, register_bots
 from loadtest.players import (
     audit_player_tables,
     finished_count,
+    play_on_after_fault,
     players_came_through,
     start_players,
     stop_players,
@@ -163,7 +164,7 @@ def redis_failover(seconds: float, clients: int, bots: int, wait_ms: int = WAIT_
         # The old primary comes back and the sentinels make it the new primary's replica (a WAIT has a
         # replica to wait for again).
         stack._add(cluster.node_name(0), cluster.node_command(0), stack.env())
-        time.sleep(max(0.0, seconds - (time.monotonic() - fault_at)))
+        play_on_after_fault(players, finished_before, fault_at, seconds)
         load1.append(loadavg()[0])
         stragglers = stop_players(stop, players)
         timeline["players_stopped"] = time.monotonic() - began
@@ -218,17 +219,19 @@ def redis_failover(seconds: float, clients: int, bots: int, wait_ms: int = WAIT_
             **tables,
             "workdir": str(stack.workdir),
         }
-        result["passed"] = (
-            store_back is not None and store_back < GOAL_WRITES_BACK_S
-            and api_back is not None and api_back < GOAL_WRITES_BACK_S
-            and new_primary is not None and new_primary != old_primary
-            and not lost_ratings
-            and not audit["problems"]
-            and not stuck
-            and not crashed
-            and not client_errors
-            and players_came_through(result)
-        )
+        checks = {
+            "writes_back_in_time": store_back is not None and store_back < GOAL_WRITES_BACK_S,
+            "api_writes_back_in_time": api_back is not None and api_back < GOAL_WRITES_BACK_S,
+            "a_new_primary": new_primary is not None and new_primary != old_primary,
+            "no_rating_lost": not lost_ratings,
+            "ratings_audit_clean": not audit["problems"],
+            "no_match_stuck": not stuck,
+            "no_process_died": not crashed,
+            "no_client_error": not client_errors,
+            "players_came_through": players_came_through(result),
+        }
+        result["failed_checks"] = [name for name, ok in checks.items() if not ok]
+        result["passed"] = not result["failed_checks"]
         return result
     finally:
         stack.stop()

@@ -29,6 +29,7 @@ from loadtest.ladder import drain_and_stop, register_bots
 from loadtest.players import (
     audit_player_tables,
     finished_count,
+    play_on_after_fault,
     players_came_through,
     start_players,
     stop_players,
@@ -59,7 +60,7 @@ def redis_restart(seconds: float, hard: bool, down_s: float, clients: int, bots:
             if rated_now > len(before):
                 first_ok = time.monotonic() - fault_at
             time.sleep(0.5)
-        time.sleep(max(0.0, seconds - (time.monotonic() - fault_at)))
+        play_on_after_fault(players, finished_before, fault_at, seconds)
         stragglers = stop_players(stop, players)
         crashed = stack.crashed()
         drain_and_stop(stack, 180)

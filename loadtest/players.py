@@ -118,6 +118,17 @@ def finished_count(players: list[SdkPlayer]) -> int:
     return sum(1 for p in players for _, _, finished in p.tables if finished)
 
 
+def play_on_after_fault(players: list[SdkPlayer], finished_before: int, fault_at: float, seconds: float,
+                        limit_s: float = 60.0) -> float:
+    """Let the players play for `seconds` after the fault, and on until a table of theirs has finished since
+    it (at most `limit_s` after the fault): a recovery slower than the drill's load time must still show a
+    table played through, not stop the players the moment it is back. Returns the seconds since the fault."""
+    while time.monotonic() - fault_at < limit_s and (
+            time.monotonic() - fault_at < seconds or finished_count(players) <= finished_before):
+        time.sleep(0.1)
+    return time.monotonic() - fault_at
+
+
 def players_came_through(result: dict[str, Any]) -> bool:
     """What every drill with client players asks of them after its fault: none still running, no table of
     theirs corrupt, lost, doubled or failing its replay, and at least one finished after the fault (fields of

@@ -165,6 +165,7 @@ def test_the_failover_drill_with_a_few_seconds_of_load(sentinel_needed, tmp_path
     assert result["acknowledged_moves_lost"] == 0 and result["ratings_lost"] == 0, result
     assert not result["rating_problems"] and not result["processes_died"], result
     assert result["writes_accepted_after_s"] < 15, result
+    assert result["failed_checks"] == [], result
     assert done.returncode == 0 and result["passed"], result
 
 
