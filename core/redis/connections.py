@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import sys
+import weakref
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -104,12 +105,14 @@ def decoding_client(conn: redis.Redis) -> StrRedis:
     return _decoding_twin(conn)
 
 
-_twins: dict[int, StrRedis] = {}
+# Keyed by the pool itself, weakly: an entry goes with its pool. Keyed by id(pool), a new pool that reused a
+# collected one's address was handed the old pool's twin, connected to another (perhaps stopped) Redis.
+_twins: weakref.WeakKeyDictionary[Any, StrRedis] = weakref.WeakKeyDictionary()
 
 
 def _decoding_twin(conn: redis.Redis) -> StrRedis:
     pool: Any = conn.connection_pool
-    twin = _twins.get(id(pool))
+    twin = _twins.get(pool)
     if twin is None:
         kwargs = {**pool.connection_kwargs, "decode_responses": True}
         if is_sentinel_pool(pool):  # the same service through the same sentinels
@@ -120,7 +123,7 @@ def _decoding_twin(conn: redis.Redis) -> StrRedis:
         else:
             twin = redis.Redis(connection_pool=pool.__class__(connection_class=pool.connection_class,
                                                                **kwargs))
-        _twins[id(pool)] = twin
+        _twins[pool] = twin
     return twin
 
 
