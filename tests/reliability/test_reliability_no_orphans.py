@@ -79,7 +79,19 @@ class Run:
     def signal_group(self, sig: int) -> None:
         assert self.process is not None
         os.killpg(self.process.pid, sig)
-        self.process.wait(timeout=30)
+        try:
+            self.process.wait(timeout=60)
+        except subprocess.TimeoutExpired:
+            raise AssertionError(f"make run still running 60 s after signal {sig}: {self.running()}\n"
+                                 f"{self.output()}") from None
+
+    def running(self) -> dict[int, str]:
+        """The run's live processes and their command lines: what a stop is still waiting for."""
+        found = {}
+        for pid in processes_with(self.mark):
+            with contextlib.suppress(OSError):
+                found[pid] = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ")[:120].decode()
+        return found
 
     def wait_all_gone(self, timeout: float) -> None:
         deadline = time.monotonic() + timeout
@@ -87,9 +99,7 @@ class Run:
             if not processes_with(self.mark) and port_free(self.redis_port) and port_free(self.api_port):
                 return
             time.sleep(0.2)
-        left = {pid: Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ")[:120]
-                for pid in processes_with(self.mark) if Path(f"/proc/{pid}").exists()}
-        raise AssertionError(f"still running after {timeout} s: {left}; redis port free "
+        raise AssertionError(f"still running after {timeout} s: {self.running()}; redis port free "
                              f"{port_free(self.redis_port)}, API port free {port_free(self.api_port)}\n"
                              f"{self.output()}")
 
@@ -99,7 +109,7 @@ class Run:
                 os.kill(pid, signal.SIGKILL)
 
 
-@pytest.mark.timeout(150)
+@pytest.mark.timeout(360)
 def test_sighup_and_sigkill_of_make_run_leave_no_process_and_the_next_run_serves(tmp_path: Path) -> None:
     run = Run(tmp_path)
     try:
