@@ -126,6 +126,22 @@ def arena_ratings(prefix: str, ladder_id: str) -> str:
     return f"{prefix}arena:ladder:{ladder_id}:ratings"
 
 
+def arena_ranked(prefix: str, ladder_id: str) -> str:
+    """Sorted set: the ladder's bots with at least one rated match, scored by rating (the ranking's pages)."""
+    return f"{prefix}arena:ladder:{ladder_id}:ranked"
+
+
+def arena_unrated(prefix: str, ladder_id: str) -> str:
+    """Sorted set: the ladder's bots with no rated match yet, all scored 0 (the ranking's "new", by id)."""
+    return f"{prefix}arena:ladder:{ladder_id}:unrated"
+
+
+def arena_ranking_built(prefix: str, ladder_id: str) -> str:
+    """String: present once ``arena_ranked`` and ``arena_unrated`` were built from the ratings and stats
+    (ladders rated before they existed are built on first read; every rating change keeps them since)."""
+    return f"{prefix}arena:ladder:{ladder_id}:ranking-built"
+
+
 def arena_stats(prefix: str, ladder_id: str, bot_id: str) -> str:
     """Hash: games (rated matches), wins, strikes, forfeits, latency_ms_sum, calls of a bot on a ladder."""
     return f"{prefix}arena:ladder:{ladder_id}:stats:{bot_id}"
