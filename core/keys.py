@@ -54,6 +54,13 @@ def bots_index(prefix: str) -> str:
     return f"{prefix}bots"
 
 
+def bots_generation(prefix: str) -> str:
+    """Counter: bumped after every change of a bot record that matchmaking reads (registered, updated,
+    deleted, suspended, name hidden) or of a ladder's house bots; the scheduler re-reads the registry only
+    when it moved."""
+    return f"{prefix}bots-generation"
+
+
 def bot_name(prefix: str, name: str) -> str:
     """String: bot id owning this (case-folded) name; makes names unique."""
     return f"{prefix}botname:{name.casefold()}"

@@ -85,7 +85,8 @@ def ladder_snapshot(store: ArenaStore, tables: TableStore, ladder_id: str, offse
         series.append({"name": row["name"], "bot_id": row["bot_id"], "points": points})
     names = {row["bot_id"]: row["name"] for row in (*rows, *new)}
     recent_docs = [d for d in store.match_docs(store.recent_matches(ladder_id, RECENT_SHOWN) or []) if d]
-    active_ids = store.active_matches(ladder_id)
+    all_active = store.active_matches(ladder_id)
+    active_ids = all_active[:IN_PLAY_SHOWN]  # the page lists a few; the count says how many
     active_docs = store.match_docs(active_ids)
     entrants = {m["bot_id"] for doc in (*recent_docs, *(d for d in active_docs if d))
                 for m in doc["spec"]["entrants"]}
@@ -97,7 +98,7 @@ def ladder_snapshot(store: ArenaStore, tables: TableStore, ladder_id: str, offse
         "ranked_total": page.ranked_total, "new_total": page.new_total, "offset": offset,
         "next_offset": page.next_offset, "previous_offset": page.previous_offset,
         "recent": [match_summary(doc, names) for doc in recent_docs],
-        "active": len(active_ids),
+        "active": len(all_active),
         "in_play": in_play(active_ids, active_docs, names),
         "live_tables": live_tables(tables, ladder.game, names=names),
         "generated": time.time(),
@@ -105,6 +106,7 @@ def ladder_snapshot(store: ArenaStore, tables: TableStore, ladder_id: str, offse
 
 
 RECENT_SHOWN = 10
+IN_PLAY_SHOWN = 12  # matches in play listed on the ladder page (its count shows them all)
 
 
 def recent_matches(store: ArenaStore, ladder_id: str, names: dict[str, str], limit: int = RECENT_SHOWN

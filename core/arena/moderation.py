@@ -245,6 +245,7 @@ class Moderation:
                                 args=[field, "1" if on else "0", reason, repr(time.time()), *bot_ids])
         if int(answer[0]) == -1:
             raise BotNotFound(bot_ids[int(answer[1])])
+        self.redis.incr(keys.bots_generation(self.prefix))  # the scheduler re-reads the flagged bots
         return [str(bot) for bot in answer[1:]]
 
     def suspend_bots(self, bot_ids: list[str], reason: str, actor: str, via: str,
@@ -291,6 +292,7 @@ class Moderation:
             member = self.redis.hget(members, bot_id)
             if member is not None:
                 self.redis.hset(members, bot_id, json.dumps({**json.loads(member), "name": name}))
+        self.redis.incr(keys.bots_generation(self.prefix))
         self.audit.record(actor, "bot.hide-name" if hidden else "bot.show-name", bot_id, reason, via,
                           {"changed": changed})
         return changed

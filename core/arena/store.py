@@ -247,6 +247,7 @@ class ArenaStore:
                    and m.bot_id not in {w.bot_id for w in wanted}]
         pipe = self.redis.pipeline(transaction=True)
         pipe.set(keys.arena_ladder(p, config.ladder_id), json.dumps(config.to_json()))
+        pipe.incr(keys.bots_generation(p))  # its house bots may have changed: the scheduler re-reads members
         pipe.sadd(keys.arena_ladders(p), config.ladder_id)
         if retired:
             pipe.hdel(keys.arena_members(p, config.ladder_id), *retired)
@@ -517,6 +518,14 @@ class ArenaStore:
 
     def refresh_lease(self, match_id: str, worker: str, lease_s: float) -> None:
         self.redis.set(keys.arena_match_lease(self.prefix, match_id), worker, px=int(lease_s * 1000))
+
+    def lease_holders(self, match_ids: list[str]) -> list[str | None]:
+        """The workers holding the leases of `match_ids` (None where a lease is gone), in one round trip."""
+        if not match_ids:
+            return []
+        leases = [keys.arena_match_lease(self.prefix, m) for m in match_ids]
+        holders: list[str | None] = self.redis.mget(leases)
+        return holders
 
     def lease_holder(self, match_id: str) -> str | None:
         holder: str | None = self.redis.get(keys.arena_match_lease(self.prefix, match_id))
