@@ -35,7 +35,7 @@ from core.redis.connections import StrRedis, decoding_client, redis_client, run_
 MATCH_TTL_S = 14 * 24 * 3600  # a match document that never finishes (its ladder deleted) expires
 # ... and on top of the links, time: a finished match's replays (nine tenths of its bytes) expire
 # REPLAY_TTL_S after it finished, its document FINISHED_MATCH_TTL_S after (TA_REPLAY_TTL, TA_MATCH_TTL).
-REPLAY_TTL_S = 7 * 24 * 3600
+REPLAY_TTL_S = 3 * 24 * 3600
 FINISHED_MATCH_TTL_S = 30 * 24 * 3600
 RECENT_KEEP = 300  # the ladder's most recent matches listed (a busy ladder makes ~30 000 a day)
 RECENT_LIMIT = 10 * RECENT_KEEP  # hard bound on the recent list even when no scheduler trims it

@@ -26,7 +26,7 @@ from core import keys
 from core.analysis import AnalysisSubject
 from core.arena.model import LadderConfig, MatchSpec, Member
 from core.arena.registry import BotQuota, BotRegistry
-from core.arena.store import ArenaStore
+from core.arena.store import APPLIED_TTL_S, HISTORY_LIMIT, ArenaStore
 from core.redis.connections import decoding_client
 from core.settings import Settings
 from devstack.devredis import start_throwaway
@@ -40,6 +40,7 @@ LADDER = LadderConfig(ladder_id="growth-history-4p", game="spot-hearts", players
                       house_bots=("random", "eps-0.8", "eps-0.6", "eps-0.4"))
 DAY_S = 86_400
 BOTS_MEASURED = 200
+RETENTION_BOTS = 1_000  # bots whose bounded records the year's figure counts
 
 
 def used_memory(conn: redis.Redis) -> int:
@@ -99,6 +100,26 @@ def analysis_bytes(conn: redis.Redis, match_id: str) -> int:
     return key_bytes(conn, keys.analysis(PREFIX, subject.key))
 
 
+def retained(share: dict[str, int], bytes_per_match: float, settings: Settings,
+             bots: int = RETENTION_BOTS) -> dict[str, Any]:
+    """What the retention policy keeps at 1 match/s for ever after (every TTL is under a year, so a year's
+    memory is this steady state): replays for ``replay_ttl``, documents and reference counts for
+    ``match_ttl``, idempotency keys for their 60 days, and per bot and ladder at most HISTORY_LIMIT record
+    and rating-history entries (the bytes of a match not in its own keys, shared by its four bots)."""
+    per_bot_match = max(0.0, (bytes_per_match - sum(share.values())) / LADDER.players)
+    kept = {
+        "replays": share["replays"] * min(settings.replay_ttl, settings.match_ttl),
+        "documents": (share["document"] + share["reference_count"]) * settings.match_ttl,
+        "idempotency_keys": share["idempotency_key"] * APPLIED_TTL_S,
+        "bot_records": per_bot_match * HISTORY_LIMIT * bots,
+    }
+    return {"year_at_1_match_per_s": {
+        "bots": bots, "replay_ttl_s": settings.replay_ttl, "match_ttl_s": settings.match_ttl,
+        "bytes_per_bot_match": round(per_bot_match),
+        "gib": {name: round(value / 2**30, 2) for name, value in kept.items()},
+        "total_gib": round(sum(kept.values()) / 2**30, 1)}}
+
+
 def measure(sizes: Sequence[int] | None = None, *, quick: bool = False) -> list[Curve]:
     """Bytes per rated match after 25, 50 and 100 matches (quick: 2 and 4), and the costs around it."""
     sizes = tuple(sizes or (QUICK_SIZES if quick else DEFAULT_SIZES))
@@ -129,6 +150,7 @@ def measure(sizes: Sequence[int] | None = None, *, quick: bool = False) -> list[
         "per_match_keys": share, "bytes_per_bot": round(bots), "bytes_per_analysis": analysis,
         "day_at_1_match_per_s_gib": round(bytes_per_match * DAY_S / 2**30, 2),
         "replays_share": round(share["replays"] / bytes_per_match, 3) if bytes_per_match else None,
+        **retained(share, bytes_per_match, Settings()),
     }
     axis = "rated matches played"
     return [
