@@ -398,9 +398,18 @@ def growth_rows(outputs: list[Any]) -> list[Row]:
         goal = [f"k ≤ {curve['max_exponent']:g}"] if curve.get("max_exponent") is not None else []
         if curve.get("limit") is not None:
             goal.append(f"≤ {curve['limit']:g} {curve.get('unit', '')} at {sizes[-1]:,}" if sizes else "")
+        p99 = dig(curve, "extra", "p99_ms")
+        tail = f" (p99: {', '.join(num(v, 1) for v in p99)} ms)" if p99 else ""
         rows.append((f"{curve.get('title')} ({curve.get('unit')}), by {curve.get('axis')}",
-                     f"{figures}; k = {num(curve.get('exponent'), 2)}; {yes(curve.get('goal_met'))}",
+                     f"{figures}{tail}; k = {num(curve.get('exponent'), 2)}; {yes(curve.get('goal_met'))}",
                      "; ".join(goal) or "reference"))
+        keys = dig(curve, "extra", "per_match_keys")
+        if keys:
+            rows.append(("bytes per match by key (MEMORY USAGE); per bot registered; per analysis",
+                         ", ".join(f"{k.replace('_', ' ')} {num(v)}" for k, v in keys.items())
+                         + f"; bot {num(dig(curve, 'extra', 'bytes_per_bot'))}; analysis "
+                         f"{num(dig(curve, 'extra', 'bytes_per_analysis'))}; a day at 1 match/s without "
+                         f"retention {num(dig(curve, 'extra', 'day_at_1_match_per_s_gib'), 2)} GiB", ""))
         retained = dig(curve, "extra", "year_at_1_match_per_s")
         if retained:
             rows.append(("a year at 1 match/s under the retention policy (defaults)",
