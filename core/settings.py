@@ -19,7 +19,7 @@ from dataclasses import KW_ONLY, dataclass
 from typing import Any
 
 from core import keys
-from core.arena.store import RECENT_KEEP, RECENT_LIMIT
+from core.arena.store import FINISHED_MATCH_TTL_S, RECENT_KEEP, RECENT_LIMIT, REPLAY_TTL_S
 from core.tables.store import FINISHED_TABLE_TTL, IDLE_TABLE_TTL
 
 DEFAULT_REDIS_URL = "redis://127.0.0.1:6379/0"
@@ -106,6 +106,10 @@ class Settings:
     tick_s: float = 1.0  # the arena scheduler's period
     health_every_s: float = 30.0  # per HTTP bot
     keep_matches: int = RECENT_KEEP  # per ladder: documents and replays of older matches are deleted
+    # Retention (docs/arena.md, "Retention"): a finished match's document expires this many seconds after it
+    # finished, its replays (nine tenths of its bytes) after `replay_ttl` (never later than the document).
+    match_ttl: int = FINISHED_MATCH_TTL_S
+    replay_ttl: int = REPLAY_TTL_S
     min_lease_s: float = MIN_LEASE_S
     worker_threads: int = WORKER_THREADS  # matches in flight per arena worker process (a thread each)
     # The reverse proxies whose X-Forwarded-For / Forwarded headers name the client: addresses or CIDR blocks.
@@ -169,6 +173,8 @@ class Settings:
             health_every_s=float(env.get("TA_ARENA_HEALTH_EVERY_S", default.health_every_s)),
             # Capped: the rating script bounds a ladder's recent list there.
             keep_matches=min(int(env.get("TA_ARENA_KEEP_MATCHES", default.keep_matches)), RECENT_LIMIT),
+            match_ttl=max(1, int(env.get("TA_MATCH_TTL", default.match_ttl))),
+            replay_ttl=max(1, int(env.get("TA_REPLAY_TTL", default.replay_ttl))),
             min_lease_s=float(env.get("TA_ARENA_MIN_LEASE_S", default.min_lease_s)),
             worker_threads=max(1, int(env.get("TA_ARENA_WORKER_THREADS", default.worker_threads))),
             trusted_proxies=words(env.get("TA_TRUSTED_PROXIES", "")),

@@ -46,6 +46,8 @@ ENVIRONMENT = {
     "TA_ARENA_TICK_S": ("0.5", "tick_s", 0.5),
     "TA_ARENA_HEALTH_EVERY_S": ("12", "health_every_s", 12.0),
     "TA_ARENA_KEEP_MATCHES": ("50", "keep_matches", 50),
+    "TA_MATCH_TTL": ("3600", "match_ttl", 3600),
+    "TA_REPLAY_TTL": ("600", "replay_ttl", 600),
     "TA_ARENA_MIN_LEASE_S": ("20", "min_lease_s", 20.0),
     "TA_ARENA_WORKER_THREADS": ("8", "worker_threads", 8),
     "TA_TRUSTED_PROXIES": ("10.0.0.2, 10.1.0.0/16", "trusted_proxies", ("10.0.0.2", "10.1.0.0/16")),
