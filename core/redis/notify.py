@@ -7,6 +7,11 @@ thread, subscribed to every such channel by one pattern, sets the events of the 
 satisfies. Under
 gevent (monkey-patched) the thread is a greenlet and the events are cooperative, so the same code serves both
 gunicorn worker classes.
+
+A waiter woken by a message takes the version from the message: waking n waiters costs Redis nothing beyond
+the one published message (measured by `python -m tools.growth.longpoll`, docs/benchmarks.md). Only a waiter
+woken without one (after the subscription was re-established, when messages may have been lost) or at its
+timeout reads the version itself.
 """
 
 from __future__ import annotations
@@ -29,11 +34,12 @@ BACKOFF_MIN, BACKOFF_MAX = 0.25, 5.0  # seconds between reconnection attempts
 
 
 class _Waiter:
-    __slots__ = ("after", "event")
+    __slots__ = ("after", "event", "published")
 
     def __init__(self, after: int) -> None:
         self.after = after
         self.event = threading.Event()
+        self.published: int | None = None  # the version a message woke it with; None: read it from Redis
 
 
 class VersionWatcher:
@@ -58,23 +64,24 @@ class VersionWatcher:
         `channel` is where new versions are published; `current_version` reads the version itself (a
         message only says when to read it again).
         """
-        version = current_version()
-        if version > after or timeout <= 0:
-            return version
+        if timeout <= 0:
+            return current_version()
         self._ensure_listening()
         waiter = _Waiter(after)
         with self._lock:
             self._waiters.setdefault(channel, set()).add(waiter)
         try:
             deadline = time.monotonic() + timeout
+            # Read once registered: a move committed before that is seen here, one committed after wakes us.
+            version = current_version()
             while True:
-                # Re-read after registering: a move committed before we subscribed is not missed.
-                version = current_version()
                 remaining = deadline - time.monotonic()
                 if version > after or remaining <= 0:
                     return version
-                waiter.event.wait(remaining)
+                woken = waiter.event.wait(remaining)
                 waiter.event.clear()
+                published, waiter.published = waiter.published, None
+                version = published if woken and published is not None else current_version()
         finally:
             with self._lock:
                 channel_waiters = self._waiters.get(channel)
@@ -150,12 +157,15 @@ class VersionWatcher:
         with self._lock:
             for waiter in self._waiters.get(channel, ()):
                 if version > waiter.after:
+                    if waiter.published is None or version > waiter.published:
+                        waiter.published = version
                     waiter.event.set()
 
     def _wake_all(self) -> None:
         with self._lock:
             for waiters in self._waiters.values():
                 for waiter in waiters:
+                    waiter.published = None  # whatever was missed: the waiter reads the version itself
                     waiter.event.set()
 
 

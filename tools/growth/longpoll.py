@@ -143,11 +143,12 @@ def curves(runs: Sequence[dict[str, Any]]) -> list[Curve]:
               values("rss_per_poll_kib"), axis, FLAT, 30.0,
               "resident memory of gunicorn's master and workers, after parking minus before, over n",
               counts),
-        Curve("longpoll.wake_p50", "move commit to a waiter's answer, p50", "ms", sizes, values("wake_p50_ms"),
-              axis, FLAT, None, f"{SAMPLE_MOVES} moves through the API, each waking its table's "
-              f"{PER_TABLE} waiters, while the rest stay parked"),
-        Curve("longpoll.wake_p99", "move commit to a waiter's answer, p99", "ms", sizes, values("wake_p99_ms"),
-              axis, FLAT, 250.0, "as p50"),
+        Curve("longpoll.wake_p50", "move commit to a waiter's answer, p50", "ms", sizes,
+              values("wake_p50_ms"), axis, FLAT, None,
+              f"{SAMPLE_MOVES} moves through the API, each waking its table's {PER_TABLE} waiters, "
+              "while the rest stay parked"),
+        Curve("longpoll.wake_p99", "move commit to a waiter's answer, p99", "ms", sizes,
+              values("wake_p99_ms"), axis, FLAT, 250.0, "as p50"),
         Curve("longpoll.redis_commands_per_move", "Redis commands per move", "commands", sizes,
               values("redis_commands_per_move"), axis, FLAT, None,
               "INFO commandstats over the timed moves: the move's own and its waiters' reads"),
@@ -159,9 +160,13 @@ def curves(runs: Sequence[dict[str, Any]]) -> list[Curve]:
 
 def measure(sizes: Sequence[int] | None = None, *, quick: bool = False) -> list[Curve]:
     """The long-poll curves at `sizes` parked long-polls (default 1,000, 5,000, 10,000; tiny with `quick`)."""
-    chosen = tuple(sizes) if sizes is not None else (QUICK_SIZES if quick else DEFAULT_SIZES)
+    return curves(measure_runs(sizes if sizes is not None else (QUICK_SIZES if quick else DEFAULT_SIZES)))
+
+
+def measure_runs(sizes: Sequence[int], *, quick: bool = False) -> list[dict[str, Any]]:
+    """Every figure at each size, one fresh stack per size."""
     rng = random.Random(1)
-    return curves([measure_one(size, rng) for size in chosen])
+    return [measure_one(size, rng) for size in sizes]
 
 
 def main(argv: Sequence[str] | None = None) -> None:
@@ -174,7 +179,10 @@ def main(argv: Sequence[str] | None = None) -> None:
         sizes = [int(size) for size in options.sizes.split(",")] if options.sizes else None
     except ValueError:
         parser.error(f"--sizes takes numbers separated by commas, not {options.sizes!r}")
-    print(json.dumps([curve.as_json() for curve in measure(sizes, quick=options.quick)]))
+    chosen = sizes or (QUICK_SIZES if options.quick else DEFAULT_SIZES)
+    runs = measure_runs(chosen, quick=options.quick)
+    # One size fits no exponent: its figures alone.
+    print(json.dumps([curve.as_json() for curve in curves(runs)] if len(set(chosen)) > 1 else runs))
 
 
 if __name__ == "__main__":

@@ -154,8 +154,8 @@ def _answer(buffer: bytearray) -> tuple[int, bytes] | None:
     if head_end < 0:
         return None
     head = bytes(buffer[:head_end]).split(b"\r\n")
-    length = next((int(line.split(b":", 1)[1]) for line in head if line.lower().startswith(b"content-length")),
-                  0)
+    length = next((int(line.split(b":", 1)[1]) for line in head
+                   if line.lower().startswith(b"content-length")), 0)
     end = head_end + 4 + length
     if len(buffer) < end:
         return None
@@ -335,7 +335,8 @@ def wait_parked(target: Stack, parker: Parker, count: int, timeout: float) -> fl
         if status["parking"] == 0 and target.long_polls_held() >= count:
             return time.monotonic() - began
         if time.monotonic() > deadline:
-            raise RuntimeError(f"only {target.long_polls_held()} of {count} long-polls parked in {timeout:g} s")
+            held = target.long_polls_held()
+            raise RuntimeError(f"only {held} of {count} long-polls parked in {timeout:g} s")
         time.sleep(0.2)
 
 
