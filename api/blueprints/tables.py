@@ -12,6 +12,7 @@ from api.fastargs import load_query, query_doc
 from api.jsonio import fragment, stored_json_response
 from api.metrics import long_poll_held
 from api.problems import ApiProblem
+from api.ratelimit import long_poll_slot
 from api.schemas import (
     LongPollQuerySchema,
     ReplayRecordSchema,
@@ -109,7 +110,7 @@ def get_table(table_id: str) -> Response:
         public_answers.put(key, version, answer)
         return stored_json_response(answer)
     if query["wait"] > 0:
-        with long_poll_held("table"):
+        with long_poll_slot(), long_poll_held("table"):
             version = store.wait_for_version(table_id, query["after"],
                                              min(query["wait"], current_app.config["LONG_POLL_MAX_SECONDS"]))
     else:

@@ -6,8 +6,8 @@ gevent workers, the real app), its connection limits raised as docs/deploy.md sa
 open files). The load generator (:class:`Parker`) is a forked process driving every connection from one epoll
 loop with non-blocking sockets (not a thread per request): each request is a long-poll whose answer is
 timestamped on arrival. Its connections come from several loopback source addresses (127.0.0.2, 127.0.0.3,
-...), at most ``PER_SOURCE`` from each, so no address holds more than a client behind one address could, and
-no address runs out of its 28k ephemeral ports.
+...), at most ``PER_SOURCE`` from each: within the API's long-polls-per-address cap
+(`TA_MAX_LONG_POLLS_PER_ADDRESS`), which stays on, and far from one address's 28k ephemeral ports.
 """
 
 from __future__ import annotations
@@ -37,7 +37,10 @@ from devstack import devserve
 from devstack.devredis import free_port, start_throwaway
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
-PER_SOURCE = 2000  # long-polls per loopback source address
+# Long-polls per loopback source address: the product's cap per address and worker process (Settings.
+# max_long_polls_per_address, 500), so no address goes over it even if every one of its connections landed on
+# the same worker.
+PER_SOURCE = 500
 CONNECTS_PER_TURN = 200  # new connections opened per turn of the load generator's loop (paces the SYNs)
 ADMIN_TOKEN = "growth-" + "x" * 24
 
