@@ -252,7 +252,7 @@ def storage_options(uri: str, redis_url: str) -> dict[str, Any]:
     names neither) and every count on the primary (a replica's copy may lag behind).
 
     >>> storage_options("redis+sentinel://s1:26379/arena", "redis://:pw@ignored:6379/2")
-    {'use_replicas': False, 'db': 2, 'password': 'pw'}
+    {'use_replicas': False, 'db': 2, 'password': 'pw', 'sentinel_kwargs': {'password': None}}
     >>> storage_options("redis://127.0.0.1:6379/0", "redis://127.0.0.1:6379/0")
     {}
     """

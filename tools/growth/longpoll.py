@@ -71,7 +71,7 @@ class Table:
         return self.version
 
 
-def measure_one(polls: int, rng: random.Random) -> dict[str, Any]:
+def measure_one(polls: int, rng: random.Random, idle_s: float = IDLE_S) -> dict[str, Any]:
     """Every figure for `polls` parked long-polls, from a stack of its own."""
     with stack(polls) as target:
         store = TableStore(target.redis, target.prefix)
@@ -84,7 +84,7 @@ def measure_one(polls: int, rng: random.Random) -> dict[str, Any]:
             time.sleep(0.5)
             rss_after = target.rss()
             cpu_before, idle_began = target.cpu_seconds(), time.monotonic()
-            time.sleep(IDLE_S)
+            time.sleep(idle_s)
             idle_cpu = (target.cpu_seconds() - cpu_before) / (time.monotonic() - idle_began)
 
             # Timed: a sample of tables moves, one move every MOVE_GAP_S, while every other poll stays parked.
@@ -160,13 +160,14 @@ def curves(runs: Sequence[dict[str, Any]]) -> list[Curve]:
 
 def measure(sizes: Sequence[int] | None = None, *, quick: bool = False) -> list[Curve]:
     """The long-poll curves at `sizes` parked long-polls (default 1,000, 5,000, 10,000; tiny with `quick`)."""
-    return curves(measure_runs(sizes if sizes is not None else (QUICK_SIZES if quick else DEFAULT_SIZES)))
+    return curves(measure_runs(sizes if sizes is not None else (QUICK_SIZES if quick else DEFAULT_SIZES),
+                               quick=quick))
 
 
 def measure_runs(sizes: Sequence[int], *, quick: bool = False) -> list[dict[str, Any]]:
     """Every figure at each size, one fresh stack per size."""
     rng = random.Random(1)
-    return [measure_one(size, rng) for size in sizes]
+    return [measure_one(size, rng, idle_s=0.5 if quick else IDLE_S) for size in sizes]
 
 
 def main(argv: Sequence[str] | None = None) -> None:

@@ -41,12 +41,13 @@ def measure_one(watchers: int, moves: int, rng: random.Random) -> dict[str, Any]
         with Parker(target.base, polls, repark=True) as parker:
             wait_parked(target, parker, watchers, timeout=60)
             committed: dict[int, float] = {}
-            commands = 0
+            commands, cpu = 0, 0.0
             for done in range(1, moves + 1):
-                before = target.commands()
+                before, cpu_before = target.commands(), target.cpu_seconds()
                 version = table.move(target, rng)
                 parker.wait_updates(done * watchers, timeout=30)
                 commands += target.commands() - before
+                cpu += target.cpu_seconds() - cpu_before
                 committed[version] = store.load_table(table.table_id).updated  # after the count: not counted
                 wait_parked(target, parker, watchers, timeout=30)  # every watcher asks again before the next
             updates = parker.updates()
@@ -59,8 +60,9 @@ def measure_one(watchers: int, moves: int, rng: random.Random) -> dict[str, Any]
         "update_p50_ms": round(percentile(latencies, 0.5), 2),
         "update_p99_ms": round(percentile(latencies, 0.99), 2),
         "last_p50_ms": round(percentile(last, 0.5), 2), "last_p99_ms": round(percentile(last, 0.99), 2),
-        "redis_commands_per_move": round(commands / moves, 2), "timeouts_reparked": status["timeouts"],
-        "errors": status["error_count"],
+        "redis_commands_per_move": round(commands / moves, 2),
+        "api_cpu_ms_per_update": round(cpu * 1000 / (moves * watchers), 3),
+        "timeouts_reparked": status["timeouts"], "errors": status["error_count"],
     }
 
 
