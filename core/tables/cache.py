@@ -109,7 +109,7 @@ class RenderedAnswers:
     When a move wakes a thousand spectators parked on one table, they all want the same answer at the same
     version: the first to ask renders it (reads the table, encodes the JSON) while the others wait on its
     stripe, then take it from here. Redis commands and rendering per move then stay flat in the number of
-    spectators (`python -m tools.growth.watchers`, docs/benchmarks.md). A caller only ever asks for a version
+    spectators (`python -m tools.growth.watchers`). A caller only ever asks for a version
     it knows is current (the one a long-poll was woken with), so an answer at that version or newer is right.
 
     >>> answers = RenderedAnswers(size=2)
