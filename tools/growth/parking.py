@@ -2,12 +2,13 @@
 thousands of long-polls from a process of its own.
 
 The stack is a throwaway redis-server and gunicorn with the production configuration (`api/gunicorn_conf.py`,
-gevent workers, the real app), its connection limits raised as docs/deploy.md says (`TA_WORKER_CONNECTIONS`,
-open files). The load generator (:class:`Parker`) is a forked process driving every connection from one epoll
-loop with non-blocking sockets (not a thread per request): each request is a long-poll whose answer is
-timestamped on arrival. Its connections come from several loopback source addresses (127.0.0.2, 127.0.0.3,
-...), at most ``PER_SOURCE`` from each: within the API's long-polls-per-address cap
-(`TA_MAX_LONG_POLLS_PER_ADDRESS`), which stays on, and far from one address's 28k ephemeral ports.
+gevent workers, the real app, `TA_WORKER_CONNECTIONS` as configured), open files raised as the service unit
+raises them (docs/deploy.md, "Long-polls"). The load generator (:class:`Parker`) is a forked process
+driving every connection from one epoll loop with non-blocking sockets (not a thread per request): each
+request is a long-poll whose answer is timestamped on arrival. Its connections come from several loopback
+source addresses (127.0.0.2, 127.0.0.3, ...), at most ``PER_SOURCE`` from each: within the API's
+long-polls-per-address cap (`TA_MAX_LONG_POLLS_PER_ADDRESS`), which stays on, and far from one address's
+28k ephemeral ports.
 """
 
 from __future__ import annotations
@@ -34,6 +35,7 @@ from typing import Any
 import psutil
 import redis
 
+from api import gunicorn_conf
 from devstack import devserve
 from devstack.devredis import free_port, start_throwaway
 
@@ -99,16 +101,15 @@ class Stack:
             return result
 
 
-def worker_connections(polls: int, workers: int) -> int:
-    """gunicorn's per-worker connection cap for `polls` parked long-polls: the kernel spreads connections over
-    the workers' SO_REUSEPORT sockets by hash, unevenly, so each worker gets room for all of them (and never
-    less than the product's default)."""
-    return max(2000, polls + 500) if workers > 1 else polls + 500
-
-
 @contextmanager
 def stack(polls: int, workers: int = 2) -> Iterator[Stack]:
-    """A throwaway Redis and the API under gunicorn (production config) sized for `polls` long-polls."""
+    """A throwaway Redis and the API under gunicorn with the production configuration as it is (its
+    connections per worker included), open files raised as the service unit raises them. `polls` is what
+    will be parked: more than the workers' connections together is refused here, not half-measured."""
+    connections = gunicorn_conf.worker_connections * workers
+    if polls > connections * 0.9:
+        raise ValueError(f"{polls} long-polls need more than {workers} workers' connections ({connections}): "
+                         "raise TA_WORKER_CONNECTIONS")
     raise_open_files()
     with ExitStack() as exits:
         server = start_throwaway()
@@ -118,7 +119,7 @@ def stack(polls: int, workers: int = 2) -> Iterator[Stack]:
         prefix = "growth:"
         env = {**os.environ, "REDIS_URL": server.url, "TA_KEY_PREFIX": prefix,
                "TA_BIND": f"127.0.0.1:{port}", "TA_WORKER_CLASS": "gevent", "TA_WORKERS": str(workers),
-               "TA_WORKER_CONNECTIONS": str(worker_connections(polls, workers)), "TA_LOG_LEVEL": "warning",
+               "TA_LOG_LEVEL": "warning",
                "PROMETHEUS_MULTIPROC_DIR": metrics_dir, "TA_ADMIN_TOKEN": ADMIN_TOKEN,
                "PYTHONPATH": str(REPO_ROOT)}
         env.pop("TA_METRICS_BIND", None)
