@@ -6,6 +6,7 @@ answered from it stale."""
 from __future__ import annotations
 
 import doctest
+import socket
 import threading
 import time
 from typing import Any
@@ -16,6 +17,8 @@ from api_helpers import bearer, join, open_table
 import api.ratelimit
 import core.tables.cache
 from api.ratelimit import LONG_POLLS
+from api.services import EXTENSION as SERVICES
+from core.redis.notify import get_watcher
 from tests.conftest import serving
 
 PROBLEM = "application/problem+json"
@@ -78,6 +81,30 @@ def test_one_address_holds_at_most_its_long_polls_and_gets_them_back(make_app: A
         park(base, table_id, 1, again, "198.51.100.7", wait=0.3)
         assert again[0].status_code == 200 and again[0].json()["version"] == 1
         assert slots.held == 0
+
+
+def test_a_poll_whose_client_hung_up_gives_everything_back(make_app: Any) -> None:
+    """A client that parks a long-poll and hangs up leaves nothing behind: its slot, its waiter and the held
+    gauge are given back when the wait ends (at its `wait`; nothing answers a closed connection sooner)."""
+    app = make_app(MAX_LONG_POLLS_PER_ADDRESS=1)
+    client = app.test_client()
+    table_id = open_table(client, ["open"] * 4)["table_id"]
+    slots = app.extensions[LONG_POLLS]
+    services = app.extensions[SERVICES]
+    watcher = get_watcher(services.tables.redis, services.tables.prefix)
+    with serving(app) as base:
+        host, port = base.removeprefix("http://").split(":")
+        with socket.create_connection((host, int(port))) as hung_up:
+            hung_up.sendall(f"GET /api/tables/{table_id}?after=0&wait=1 HTTP/1.1\r\nHost: x\r\n\r\n".encode())
+            deadline = time.monotonic() + 5
+            while slots.held == 0 and time.monotonic() < deadline:
+                time.sleep(0.01)
+            assert slots.held == 1 and watcher.waiting >= 1
+        while slots.held and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert slots.held == 0 and watcher.waiting == 0
+        answer = httpx.get(f"{base}/api/tables/{table_id}", params={"after": 0, "wait": 0.2}, timeout=10)
+        assert answer.status_code == 200  # the address's one slot is free again
 
 
 def test_a_plain_read_is_never_an_older_rendering(make_app: Any) -> None:
