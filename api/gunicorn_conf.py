@@ -14,7 +14,7 @@ worker_class = os.environ.get("TA_WORKER_CLASS", "gevent")
 workers = int(os.environ.get("TA_WORKERS", "2"))
 threads = int(os.environ.get("TA_THREADS", "256"))  # gthread only
 # gevent only. Each parked long-poll holds one connection (one open file) and about 30 KiB: 10,000 parked on
-# 2 workers measured 28 KiB each, woken within 16 ms p99 (`python -m tools.growth.longpoll`). The kernel
+# 2 workers measured 29 KiB each, woken within 23 ms p99 (`python -m tools.growth.longpoll`). The kernel
 # spreads connections over the workers' sockets unevenly, so each worker has room for well over its share;
 # the service's open-files limit (LimitNOFILE, deploy/systemd) must exceed workers x worker_connections.
 worker_connections = int(os.environ.get("TA_WORKER_CONNECTIONS", "8000"))
