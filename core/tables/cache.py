@@ -7,6 +7,7 @@ move log and lost commit races on the common path.
 from __future__ import annotations
 
 import threading
+import time
 from collections import OrderedDict
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -104,13 +105,15 @@ def table_lock(key: str) -> threading.Lock:
 
 
 class RenderedAnswers:
-    """Per-process answers by table, each at the version it shows, rendered once however many ask.
+    """Per-process answers by table, each at the version it shows, rendered once however many ask at once.
 
     When a move wakes a thousand spectators parked on one table, they all want the same answer at the same
     version: the first to ask renders it (reads the table, encodes the JSON) while the others wait on its
     stripe, then take it from here. Redis commands and rendering per move then stay flat in the number of
-    spectators (`python -m tools.growth.watchers`). A caller only ever asks for a version
-    it knows is current (the one a long-poll was woken with), so an answer at that version or newer is right.
+    spectators (`python -m tools.growth.watchers`). A caller only ever asks for a version it knows is current
+    (the one a long-poll was woken with), so an answer at that version or newer is right — except for what
+    changes a table without a move (a seat joined keeps the version): an answer is therefore shared for
+    ``max_age_s`` only, the length of one move's fan-out, and a seat joined within it shows a moment later.
 
     >>> answers = RenderedAnswers(size=2)
     >>> answers.get("t1", 3, lambda: (3, b"v3"))
@@ -119,11 +122,15 @@ class RenderedAnswers:
     b'v3'
     >>> answers.get("t1", 4, lambda: (5, b"v5"))
     b'v5'
+    >>> RenderedAnswers(max_age_s=0).get("t1", 1, lambda: (1, b"fresh"))
+    b'fresh'
     """
 
-    def __init__(self, size: int = 4096, stripes: int = 64) -> None:
+    def __init__(self, size: int = 4096, stripes: int = 64, max_age_s: float = 1.0) -> None:
         self._size = size
-        self._answers: OrderedDict[str, tuple[int, bytes]] = OrderedDict()
+        self._max_age_s = max_age_s
+        # key -> (version, answer, time.monotonic() when rendered)
+        self._answers: OrderedDict[str, tuple[int, bytes, float]] = OrderedDict()
         self._guard = threading.Lock()
         self._stripe_count = stripes
         self._stripes: list[threading.Lock] = []
@@ -131,7 +138,7 @@ class RenderedAnswers:
     def _cached(self, key: str, at_least: int) -> bytes | None:
         with self._guard:
             entry = self._answers.get(key)
-            if entry is None or entry[0] < at_least:
+            if entry is None or entry[0] < at_least or time.monotonic() - entry[2] > self._max_age_s:
                 return None
             self._answers.move_to_end(key)
             return entry[1]
@@ -164,7 +171,7 @@ class RenderedAnswers:
         with self._guard:
             entry = self._answers.get(key)
             if entry is None or entry[0] <= version:
-                self._answers[key] = (version, answer)
+                self._answers[key] = (version, answer, time.monotonic())
             self._answers.move_to_end(key)
             while len(self._answers) > self._size:
                 self._answers.popitem(last=False)

@@ -109,7 +109,8 @@ def test_a_poll_whose_client_hung_up_gives_everything_back(make_app: Any) -> Non
 
 def test_a_plain_read_is_never_an_older_rendering(make_app: Any) -> None:
     """The public table a long-poll shares is kept per version: a plain read after a move shows the move,
-    and a long-poll at the old version gets the new one."""
+    and a long-poll at the old version gets the new one. A seat joined keeps the version, so the shared
+    answer is kept only for a moment (a move's fan-out): past it, the join shows."""
     client = make_app().test_client()
     table_id = open_table(client, ["open"] * 4)["table_id"]
     token = join(client, table_id, 0)
@@ -122,6 +123,14 @@ def test_a_plain_read_is_never_an_older_rendering(make_app: Any) -> None:
     polled = client.get(f"/api/tables/{table_id}", query_string={"after": 0, "wait": 5}).get_json()
     assert plain["version"] == polled["version"] == 1 and plain == polled
     assert plain["seats"][0]["joined"] is True
+
+    # A seat joined keeps the version: the shared answer at version 1 shows it once its moment is over.
+    join(client, table_id, 1)
+    time.sleep(1.1)
+    later = client.get(f"/api/tables/{table_id}", query_string={"after": 0, "wait": 5}).get_json()
+    assert later["version"] == 1 and later["seats"][1]["joined"] is True
+    join(client, table_id, 2)
+    assert client.get(f"/api/tables/{table_id}").get_json()["seats"][2]["joined"] is True  # a plain read
 
 
 def test_the_caches_examples_hold() -> None:
