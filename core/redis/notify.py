@@ -9,9 +9,9 @@ gevent (monkey-patched) the thread is a greenlet and the events are cooperative,
 gunicorn worker classes.
 
 A waiter woken by a message takes the version from the message: waking n waiters costs Redis nothing beyond
-the one published message (measured by `python -m tools.growth.longpoll`). Only a waiter
-woken without one (after the subscription was re-established, when messages may have been lost) or at its
-timeout reads the version itself. And a poll that asks again at once (a spectator following a match) often
+the one published message (measured by `python -m tools.growth.longpoll`). Only a waiter woken without one
+(after the subscription was re-established, when messages may have been lost) or at its timeout reads the
+version itself. And a poll that asks again at once (a spectator following a match) often
 needs no read either: while the subscription holds, the listener keeps the newest version published on each
 channel that had waiters (``LATEST_CHANNELS`` of them), and a version known that way is as good as a read —
 any newer one is yet to be published, and wakes the waiter, registered by then, when it is.
