@@ -154,7 +154,8 @@ def curves(runs: Sequence[dict[str, Any]]) -> list[Curve]:
               "INFO commandstats over the timed moves: the move's own and its waiters' reads"),
         Curve("longpoll.idle_cpu", "API CPU while idle with n parked", "% of a core", sizes,
               values("idle_cpu_percent"), axis, None, 5.0,
-              f"gunicorn's master and workers over {IDLE_S:g} s with nothing moving"),
+              f"gunicorn's master and workers over {IDLE_S:g} s with nothing moving (the kernel counts CPU "
+              "in 10 ms ticks: 0 is under one tick in the window)"),
     ]
 
 
