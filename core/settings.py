@@ -75,6 +75,9 @@ class Settings:
     # Moves are limited per seat, not per address (api/ratelimit.py): posts on one seat at one table version.
     # A client that posts once per decision makes 1-3 (a 409 or 422 retry), never more.
     limit_seat_posts: int = 10
+    # Long-polls one client address may hold at once in each API worker process (api/ratelimit.py): a client
+    # that opens more is answered 429 at once instead of being parked.
+    max_long_polls_per_address: int = 500
     ratelimit_enabled: bool = True
     # Quotas on registered bots (core/arena/registry.py): per client address, and per owner (the registering
     # address) on each ladder, i.e. bots of one owner listing one game.
@@ -150,6 +153,8 @@ class Settings:
             limit_table_creation=env.get("TA_LIMIT_TABLE_CREATION", default.limit_table_creation),
             limit_analysis=env.get("TA_LIMIT_ANALYSIS", default.limit_analysis),
             limit_seat_posts=int(env.get("TA_LIMIT_SEAT_POSTS", default.limit_seat_posts)),
+            max_long_polls_per_address=int(env.get("TA_MAX_LONG_POLLS_PER_ADDRESS",
+                                                   default.max_long_polls_per_address)),
             ratelimit_enabled=flag("TA_RATELIMIT_ENABLED", default.ratelimit_enabled),
             max_bots_per_address=int(env.get("TA_MAX_BOTS_PER_ADDRESS", default.max_bots_per_address)),
             max_bots_per_owner_per_ladder=int(env.get("TA_MAX_BOTS_PER_OWNER_PER_LADDER",
@@ -222,6 +227,7 @@ class Settings:
             "LIMIT_REGISTRATION": self.limit_registration,
             "LIMIT_TABLE_CREATION": self.limit_table_creation,
             "LIMIT_SEAT_POSTS": self.limit_seat_posts,
+            "MAX_LONG_POLLS_PER_ADDRESS": self.max_long_polls_per_address,
             "MAX_BOTS_PER_ADDRESS": self.max_bots_per_address,
             "MAX_BOTS_PER_OWNER_PER_LADDER": self.max_bots_per_owner_per_ladder,
             "MAX_BOTS_PER_ACCOUNT": self.max_bots_per_account,

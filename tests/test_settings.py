@@ -28,6 +28,7 @@ ENVIRONMENT = {
     "TA_LIMIT_TABLE_CREATION": ("7/minute", "limit_table_creation", "7/minute"),
     "TA_LIMIT_ANALYSIS": ("2/minute", "limit_analysis", "2/minute"),
     "TA_LIMIT_SEAT_POSTS": ("4", "limit_seat_posts", 4),
+    "TA_MAX_LONG_POLLS_PER_ADDRESS": ("7", "max_long_polls_per_address", 7),
     "TA_RATELIMIT_ENABLED": ("off", "ratelimit_enabled", False),
     "TA_MAX_BOTS_PER_ADDRESS": ("6", "max_bots_per_address", 6),
     "TA_MAX_BOTS_PER_OWNER_PER_LADDER": ("2", "max_bots_per_owner_per_ladder", 2),

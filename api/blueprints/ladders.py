@@ -6,6 +6,7 @@ match are shown only once the match is finished (rated or aborted): before that 
 
 from __future__ import annotations
 
+import contextlib
 from typing import Any
 
 from flask import current_app, request, url_for
@@ -13,6 +14,7 @@ from flask import current_app, request, url_for
 from api.arguments import Blueprint
 from api.auth import bearer_token
 from api.matchjson import match_json
+from api.ratelimit import long_poll_slot
 from api.schemas import (
     BotHistorySchema,
     BotMatchesQuerySchema,
@@ -182,7 +184,8 @@ def get_ladder_seats(query: dict[str, Any], bot_id: str) -> tuple[list[dict[str,
     tables = services().tables
     after = query["after"]
     wait = min(query["wait"], current_app.config["LONG_POLL_MAX_SECONDS"]) if after is not None else 0.0
-    with seats_call(tables.redis, tables.prefix, bot_id, wait):
+    with long_poll_slot() if wait > 0 else contextlib.nullcontext(), \
+            seats_call(tables.redis, tables.prefix, bot_id, wait):
         version = (wait_for_seats(tables.redis, tables.prefix, bot_id, after, wait) if wait > 0
                    else seats_version(tables.redis, tables.prefix, bot_id))
         seats = poll_seats(tables.redis, tables.prefix, bot_id)
