@@ -416,9 +416,6 @@ def growth_rows(outputs: list[Any]) -> list[Row]:
                          f"{num(retained.get('total_gib'), 1)} GiB ("
                          + ", ".join(f"{k.replace('_', ' ')} {num(v, 1)}" for k, v in retained["gib"].items())
                          + f"; {retained.get('bots'):,} bots)", ""))
-    missing = dig(out, "not_measured", default=[]) or []
-    if missing:
-        rows.append(("curves not measured", ", ".join(missing), ""))
     rows.append(("plot", "![growth curves, log-log](growth.png)", ""))
     return rows
 

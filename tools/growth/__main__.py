@@ -5,7 +5,7 @@
     python -m tools.growth --output growth.json --plot docs/growth.png
 
 Each curve module exposes ``measure(sizes=None, *, quick=False) -> list[Curve]``; the last line printed is
-``{"curves": [...], "goals_met": bool, "not_measured": [...], "seconds": ...}``.
+``{"curves": [...], "goals_met": bool, "quick": bool, "seconds": ...}``.
 """
 
 from __future__ import annotations
@@ -23,22 +23,12 @@ from typing import Any
 from tools.growth.fit import Curve
 
 CURVES = ("ladder", "history", "longpoll", "watchers")
-# Measured by modules that may not be installed in every checkout yet: missing, they are listed as not
-# measured instead of failing the run.
-OPTIONAL = frozenset({"longpoll", "watchers"})
-
 Measure = Callable[..., list[Curve]]
 
 
-def load(name: str) -> Measure | None:
-    """The ``measure`` of curve module `name`, or None when an optional one is not there."""
-    module_name = f"tools.growth.{name}"
-    try:
-        module: ModuleType = importlib.import_module(module_name)
-    except ImportError as exc:
-        if name in OPTIONAL and exc.name == module_name:
-            return None
-        raise
+def load(name: str) -> Measure:
+    """The ``measure`` of curve module `name` (tools/growth/NAME.py)."""
+    module: ModuleType = importlib.import_module(f"tools.growth.{name}")
     measure: Measure = module.measure
     return measure
 
@@ -113,23 +103,15 @@ def main(argv: list[str] | None = None) -> int:
     options = parse(argv)
     started = time.monotonic()
     curves: list[Curve] = []
-    not_measured: list[str] = []
     for name in options.chosen:
-        measure = load(name)
-        if measure is None:
-            not_measured.append(name)
-            print(f"[{name}] not measured: its module is not installed", file=sys.stderr, flush=True)
-            continue
         print(f"[{name}] measuring...", file=sys.stderr, flush=True)
-        curves += measure(None, quick=options.quick)
+        curves += load(name)(None, quick=options.quick)
     print(table(curves))
-    if not_measured:
-        print(f"not measured: {', '.join(not_measured)}")
     if options.plot is not None and curves:
         plot(curves, options.plot)
     result: dict[str, Any] = {"curves": [curve.as_json() for curve in curves],
                               "goals_met": all(curve.goal_met for curve in curves),
-                              "not_measured": not_measured, "quick": options.quick,
+                              "quick": options.quick,
                               "seconds": round(time.monotonic() - started, 1)}
     line = json.dumps(result)
     if options.output is not None:
