@@ -50,6 +50,12 @@ def port_free(port: int) -> bool:
         return True
 
 
+def _hangup_as_in_a_terminal() -> None:
+    """A shell starts its jobs with SIGHUP at its default (terminate); a suite run under `nohup` would
+    hand `make run` an ignored SIGHUP, and the closed terminal this test plays would then close nothing."""
+    signal.signal(signal.SIGHUP, signal.SIG_DFL)
+
+
 class Run:
     """`make run` on ports of its own, in a process group of its own like a terminal's foreground job."""
 
@@ -67,7 +73,7 @@ class Run:
         with open(self.log, "ab") as log:
             self.process = subprocess.Popen(["make", "--no-print-directory", "run"], cwd=REPO_ROOT,
                                             env=self.env, stdout=log, stderr=subprocess.STDOUT,
-                                            start_new_session=True)
+                                            start_new_session=True, preexec_fn=_hangup_as_in_a_terminal)
         try:
             wait_healthy(f"http://127.0.0.1:{self.api_port}", timeout=60)
         except RuntimeError:
