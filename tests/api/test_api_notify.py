@@ -88,6 +88,18 @@ def wait_in_threads(watcher: VersionWatcher, channel: str, count: int, after: in
     return threads, answers
 
 
+class CountedVersion:
+    """A table's version as the watcher reads it, counting the reads."""
+
+    def __init__(self, now: int) -> None:
+        self.now = now
+        self.reads = 0
+
+    def __call__(self) -> int:
+        self.reads += 1
+        return self.now
+
+
 def test_one_message_wakes_every_waiter_with_its_version_and_no_read(redis_url: str, key_prefix: str) -> None:
     """Fifty waiters on one table: each reads the version once, when it registers; the message that wakes
     them carries the new version, so waking them all costs Redis nothing more. A waiter that asks again at
@@ -95,25 +107,20 @@ def test_one_message_wakes_every_waiter_with_its_version_and_no_read(redis_url: 
     conn = redis.Redis.from_url(redis_url)
     watcher = VersionWatcher(conn, key_prefix)
     channel = keys.table_events(key_prefix, "many")
-    reads = {"count": 0}
-    version = {"now": 4}
-
-    def current_version() -> int:
-        reads["count"] += 1
-        return version["now"]
+    version = CountedVersion(4)
 
     threads, answers = wait_in_threads(watcher, channel, 50, after=4, timeout=20,
-                                       current_version=current_version)
-    assert reads["count"] == 50
-    version["now"] = 5
+                                       current_version=version)
+    assert version.reads == 50
+    version.now = 5
     conn.publish(channel, 5)
     for thread in threads:
         thread.join(10)
-    assert answers == [5] * 50 and reads["count"] == 50
+    assert answers == [5] * 50 and version.reads == 50
     assert watcher.waiting == 0  # every waiter left the registry
 
-    assert watcher.wait(channel, after=4, timeout=20, current_version=current_version) == 5
-    assert reads["count"] == 50  # known from the message: no read
+    assert watcher.wait(channel, after=4, timeout=20, current_version=version) == 5
+    assert version.reads == 50  # known from the message: no read
     watcher.close()
     conn.close()
 
@@ -163,25 +170,20 @@ def test_versions_known_from_messages_are_forgotten_when_the_subscription_is_los
     conn = redis.Redis.from_url(redis_url)
     watcher = VersionWatcher(conn, key_prefix)
     channel = keys.table_events(key_prefix, "lost")
-    reads = {"count": 0}
-    version = {"now": 6}
+    version = CountedVersion(6)
 
-    def current_version() -> int:
-        reads["count"] += 1
-        return version["now"]
-
-    threads, _ = wait_in_threads(watcher, channel, 1, after=6, timeout=20, current_version=current_version)
-    version["now"] = 7
+    threads, _ = wait_in_threads(watcher, channel, 1, after=6, timeout=20, current_version=version)
+    version.now = 7
     conn.publish(channel, 7)
     threads[0].join(10)
-    assert watcher.wait(channel, after=6, timeout=5, current_version=current_version) == 7
-    assert reads["count"] == 1
+    assert watcher.wait(channel, after=6, timeout=5, current_version=version) == 7
+    assert version.reads == 1
     conn.client_kill_filter(_type="pubsub")  # every subscriber of this Redis: they all reconnect
     deadline = time.monotonic() + 10
     while watcher._latest and time.monotonic() < deadline:
         time.sleep(0.01)
     assert not watcher._latest
-    assert watcher.wait(channel, after=6, timeout=5, current_version=current_version) == 7
-    assert reads["count"] == 2
+    assert watcher.wait(channel, after=6, timeout=5, current_version=version) == 7
+    assert version.reads == 2
     watcher.close()
     conn.close()
