@@ -20,8 +20,6 @@ counts are in each curve's `extra`.
 
 from __future__ import annotations
 
-import argparse
-import json
 import random
 import sys
 import time
@@ -31,7 +29,7 @@ from typing import Any
 import engine
 from core.tables.store import SeatKind, SeatSpec, TableStore
 from tools.growth.fit import FLAT, Curve
-from tools.growth.parking import Parker, Poll, Stack, percentile, stack, wait_parked
+from tools.growth.parking import Parker, Poll, Stack, curve_module_main, percentile, stack, wait_parked
 
 DEFAULT_SIZES = (1000, 5000, 10000)
 QUICK_SIZES = (20, 40)
@@ -172,19 +170,8 @@ def measure_runs(sizes: Sequence[int], *, quick: bool = False) -> list[dict[str,
 
 
 def main(argv: Sequence[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(prog="python -m tools.growth.longpoll", description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--sizes", help="comma-separated numbers of parked long-polls")
-    parser.add_argument("--quick", action="store_true", help="tiny sizes, seconds")
-    options = parser.parse_args(argv)
-    try:
-        sizes = [int(size) for size in options.sizes.split(",")] if options.sizes else None
-    except ValueError:
-        parser.error(f"--sizes takes numbers separated by commas, not {options.sizes!r}")
-    chosen = sizes or (QUICK_SIZES if options.quick else DEFAULT_SIZES)
-    runs = measure_runs(chosen, quick=options.quick)
-    # One size fits no exponent: its figures alone.
-    print(json.dumps([curve.as_json() for curve in curves(runs)] if len(set(chosen)) > 1 else runs))
+    curve_module_main("python -m tools.growth.longpoll", __doc__, "parked long-polls", DEFAULT_SIZES,
+                      QUICK_SIZES, measure_runs, curves, argv)
 
 
 if __name__ == "__main__":

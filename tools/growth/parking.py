@@ -13,6 +13,7 @@ long-polls-per-address cap (`TA_MAX_LONG_POLLS_PER_ADDRESS`), which stays on, an
 
 from __future__ import annotations
 
+import argparse
 import contextlib
 import json
 import multiprocessing
@@ -25,7 +26,7 @@ import subprocess
 import tempfile
 import time
 import urllib.request
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 from multiprocessing.connection import Connection
@@ -358,3 +359,23 @@ def wait_parked(target: Stack, parker: Parker, count: int, timeout: float) -> fl
 def percentile(values: Sequence[float], fraction: float) -> float:
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, int(fraction * len(ordered)))]
+
+
+def curve_module_main(prog: str, doc: str | None, what: str, default_sizes: Sequence[int],
+                      quick_sizes: Sequence[int], measure_runs: Callable[..., list[dict[str, Any]]],
+                      curves: Callable[[list[dict[str, Any]]], list[Any]],
+                      argv: Sequence[str] | None) -> None:
+    """`python -m tools.growth.longpoll` / `.watchers`: one curve module's figures as one JSON line, its
+    curves (or, at a single size, which fits no exponent, the figures alone)."""
+    parser = argparse.ArgumentParser(prog=prog, description=doc,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--sizes", help=f"comma-separated numbers of {what}")
+    parser.add_argument("--quick", action="store_true", help="tiny sizes, seconds")
+    options = parser.parse_args(argv)
+    try:
+        sizes = [int(size) for size in options.sizes.split(",")] if options.sizes else None
+    except ValueError:
+        parser.error(f"--sizes takes numbers separated by commas, not {options.sizes!r}")
+    chosen = sizes or list(quick_sizes if options.quick else default_sizes)
+    runs = measure_runs(chosen, quick=options.quick)
+    print(json.dumps([curve.as_json() for curve in curves(runs)] if len(set(chosen)) > 1 else runs))

@@ -15,8 +15,6 @@ Curves: p50 and p99 of commit-to-update over every (move, watcher), the time to 
 
 from __future__ import annotations
 
-import argparse
-import json
 import random
 import sys
 from collections.abc import Sequence
@@ -25,7 +23,7 @@ from typing import Any
 from core.tables.store import TableStore
 from tools.growth.fit import FLAT, Curve
 from tools.growth.longpoll import Table
-from tools.growth.parking import Parker, Poll, percentile, stack, wait_parked
+from tools.growth.parking import Parker, Poll, curve_module_main, percentile, stack, wait_parked
 
 DEFAULT_SIZES = (10, 100, 1000)
 QUICK_SIZES = (5, 10)
@@ -105,19 +103,8 @@ def measure_runs(sizes: Sequence[int], *, quick: bool = False) -> list[dict[str,
 
 
 def main(argv: Sequence[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(prog="python -m tools.growth.watchers", description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--sizes", help="comma-separated numbers of watchers")
-    parser.add_argument("--quick", action="store_true", help="tiny sizes, seconds")
-    options = parser.parse_args(argv)
-    try:
-        sizes = [int(size) for size in options.sizes.split(",")] if options.sizes else None
-    except ValueError:
-        parser.error(f"--sizes takes numbers separated by commas, not {options.sizes!r}")
-    chosen = sizes or (QUICK_SIZES if options.quick else DEFAULT_SIZES)
-    runs = measure_runs(chosen, quick=options.quick)
-    # One size fits no exponent: its figures alone.
-    print(json.dumps([curve.as_json() for curve in curves(runs)] if len(set(chosen)) > 1 else runs))
+    curve_module_main("python -m tools.growth.watchers", __doc__, "watchers", DEFAULT_SIZES, QUICK_SIZES,
+                      measure_runs, curves, argv)
 
 
 if __name__ == "__main__":
