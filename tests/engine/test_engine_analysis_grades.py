@@ -33,6 +33,7 @@ DUELS = [
     ("spot-hearts", 4, {"target": 1}, 8, 16),
     ("card-commons", 4, {"target": 1}, 12, 16),
     ("sloppy-seconds", 3, {"target": 1}, 8, 30),
+    ("sore-spot", 3, {"rounds": 1}, 16, 30),
 ]
 
 
