@@ -124,9 +124,9 @@ def regret_by_bot(game: str, bots: list[str], games: int, budget_ms: int, seed: 
     made it, from that seat's view; each position's candidates are valued once and every bot's answer
     is judged by the same values.  Bots are then compared on the same positions, so what differs
     between them is their choices alone, not how much was at stake in the games they happened to play:
-    in Sloppy Seconds a seat out of the race for second place has little left to lose, and on its own
-    positions weak play carries hardly more regret per decision than the heuristic's.  The cost is that
-    of the plain analysis plus one answer per bot per decision (a search bot's search).
+    in Sloppy Seconds the heuristic's choice is worth little more than a random card's per decision, and
+    on their own games the positions' stakes differ by far more than graded neighbours' choices do.  The
+    cost is that of the plain analysis plus one answer per bot per decision (a search bot's search).
     """
     from scipy.stats import spearmanr  # type: ignore[import-untyped]
 

@@ -23,8 +23,9 @@ def test_weak_bots_have_more_regret_than_strong_ones(game, players, options, sam
     bot at 8 worlds: random's and eps-0.8's mean regret per decision exceed both heuristic's and
     search's, and the order by regret follows the graded order (Spearman's rho > 0.5).
 
-    Sloppy Seconds is judged on the same positions (every bot answers every decision): on their own
-    games, weak bots there face positions with less at stake, and five games do not tell them apart."""
+    Sloppy Seconds is judged on the same positions (every bot answers every decision): there the
+    heuristic's choice is worth little more than a random card's, and on their own games what is at
+    stake in the positions each bot met outweighs it (docs/benchmarks.md)."""
     report = regret_by_bot(game, GRADED, games=5, budget_ms=50, seed=1, options=options, players=players,
                            worlds=4, search_worlds=8, same_positions=same_positions)
     regret = report["mean_regret"]
@@ -50,7 +51,7 @@ def test_on_the_same_positions_the_player_of_each_move_gets_the_analysis_regret(
 DUELS = [
     ("spot-hearts", 4, {"target": 1}, 8, 16),
     ("card-commons", 4, {"target": 1}, 12, 16),
-    ("sloppy-seconds", 3, {"target": 1}, 8, 30),
+    ("sloppy-seconds", 3, {"target": 1}, 8, 16),
     ("sore-spot", 3, {"rounds": 1}, 16, 30),
 ]
 
