@@ -95,11 +95,13 @@ def test_a_poll_whose_client_hung_up_gives_everything_back(make_app: Any) -> Non
     with serving(app) as base:
         host, port = base.removeprefix("http://").split(":")
         with socket.create_connection((host, int(port))) as hung_up:
-            hung_up.sendall(f"GET /api/tables/{table_id}?after=0&wait=1 HTTP/1.1\r\nHost: x\r\n\r\n".encode())
-            deadline = time.monotonic() + 5
-            while slots.held == 0 and time.monotonic() < deadline:
+            hung_up.sendall(f"GET /api/tables/{table_id}?after=0&wait=3 HTTP/1.1\r\nHost: x\r\n\r\n".encode())
+            deadline = time.monotonic() + 10
+            # The slot is taken before the waiter registers: both, before it hangs up.
+            while not (slots.held == 1 and watcher.waiting >= 1) and time.monotonic() < deadline:
                 time.sleep(0.01)
             assert slots.held == 1 and watcher.waiting >= 1
+        deadline = time.monotonic() + 15
         while slots.held and time.monotonic() < deadline:
             time.sleep(0.05)
         assert slots.held == 0 and watcher.waiting == 0
