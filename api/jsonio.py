@@ -45,7 +45,7 @@ def json_response(payload: dict[str, Any]) -> Response:
     return current_app.response_class(orjson.dumps(payload), mimetype=OrjsonProvider.mimetype)
 
 
-def stored_json_response(body: str) -> Response:
+def stored_json_response(body: str | bytes) -> Response:
     """A 200 answer of JSON stored already encoded in its response schema's shape (a seat's state)."""
     return current_app.response_class(body, mimetype=OrjsonProvider.mimetype)
 

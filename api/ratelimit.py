@@ -12,6 +12,11 @@ The count costs no round trip of its own: the table store counts the post inside
 makes (`core.tables.store.PostLimit`; the record read or the commit). Only a post refused before it reaches
 the store (a malformed body) is counted by a call of its own, `check_seat_posts`.
 
+Long-polls held at once are capped per client address in each worker process (`long_poll_slot`,
+`MAX_LONG_POLLS_PER_ADDRESS`): a parked request costs the worker memory and a connection for up to 30 s, and
+one address opening thousands would crowd out everyone else. The count lives in the worker (no Redis command
+per poll) and goes down when the poll ends, however it ends.
+
 The per-address limits are the `limits` library's fixed windows on Redis (one INCR with its expiry per hit),
 wrapped around the limited views only: every other request, the seat-state and move routes among them, pays
 nothing for them.
@@ -20,8 +25,10 @@ nothing for them.
 from __future__ import annotations
 
 import functools
+import threading
 import time
-from collections.abc import Callable, Collection, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from typing import Any
 
 import redis
@@ -45,8 +52,68 @@ SEAT_WINDOW_S = 60  # a seat's count at one version is forgotten this long after
 EXTENSION = "trick_arena_seat_limit"
 
 
+LONG_POLLS = "trick_arena_long_polls"
+
+
 def install_seat_limit(app: Flask, client: redis.Redis) -> None:
     app.extensions[EXTENSION] = client.register_script(SEAT_POSTS_SCRIPT)
+    app.extensions[LONG_POLLS] = LongPollSlots()
+
+
+class LongPollSlots:
+    """Long-polls held right now in this process, by client address.
+
+    >>> slots = LongPollSlots()
+    >>> slots.take("198.51.100.7", 1), slots.take("198.51.100.7", 1), slots.take("203.0.113.9", 1)
+    (True, False, True)
+    >>> slots.give_back("198.51.100.7"); slots.take("198.51.100.7", 1), slots.held
+    (True, 2)
+    """
+
+    def __init__(self) -> None:
+        self._held: dict[str, int] = {}
+        self._lock = threading.Lock()
+
+    def take(self, address: str, limit: int) -> bool:
+        with self._lock:
+            held = self._held.get(address, 0)
+            if held >= limit:
+                return False
+            self._held[address] = held + 1
+            return True
+
+    def give_back(self, address: str) -> None:
+        with self._lock:
+            held = self._held.get(address, 0) - 1
+            if held > 0:
+                self._held[address] = held
+            else:
+                self._held.pop(address, None)
+
+    @property
+    def held(self) -> int:
+        with self._lock:
+            return sum(self._held.values())
+
+
+@contextmanager
+def long_poll_slot() -> Iterator[None]:
+    """Hold one of this client address's long-poll slots while the request waits; over
+    ``MAX_LONG_POLLS_PER_ADDRESS`` in this process, `RateLimited` (429) at once, before anything waits."""
+    config = current_app.config
+    slots: LongPollSlots | None = current_app.extensions.get(LONG_POLLS)
+    if slots is None or not config.get("RATELIMIT_ENABLED", True):
+        yield
+        return
+    address = client_address()
+    limit = int(config["MAX_LONG_POLLS_PER_ADDRESS"])
+    if not slots.take(address, limit):
+        note_refusal(address)
+        raise RateLimited(f"{limit} long-polls held at once per address", 1)  # 429 (api/problems.py)
+    try:
+        yield
+    finally:
+        slots.give_back(address)
 
 
 def seat_post_limit() -> PostLimit | None:
@@ -185,7 +252,7 @@ def storage_options(uri: str, redis_url: str) -> dict[str, Any]:
     names neither) and every count on the primary (a replica's copy may lag behind).
 
     >>> storage_options("redis+sentinel://s1:26379/arena", "redis://:pw@ignored:6379/2")
-    {'use_replicas': False, 'db': 2, 'password': 'pw'}
+    {'use_replicas': False, 'db': 2, 'password': 'pw', 'sentinel_kwargs': {'password': None}}
     >>> storage_options("redis://127.0.0.1:6379/0", "redis://127.0.0.1:6379/0")
     {}
     """

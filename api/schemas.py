@@ -9,7 +9,7 @@ from marshmallow import Schema, ValidationError, fields, validate
 import engine
 from core import viewschema
 from core.analysis import AnalysisStatus
-from core.arena.ranking import PROVISIONAL_MATCHES, UNCERTAINTY_SCALE
+from core.arena.ranking import DEFAULT_PAGE, MAX_PAGE, PROVISIONAL_MATCHES, UNCERTAINTY_SCALE
 from core.arena.store import MAX_VERSION_CHARS
 from core.settings import ANALYSIS_BUDGET_RANGE_MS
 from engine.bots.names import HOUSE_BOT_NAME_PATTERN, describe_house_bot_names
@@ -446,6 +446,20 @@ class RankingSchema(Schema):
         "description": "bots with at least one rated match, best rating first; rank counts only these"})
     new = fields.List(fields.Nested(NewBotSchema), required=True, metadata={
         "description": "members with no rated match yet: not ranked (no rank), at the initial rating"})
+    offset = fields.Integer(required=True, metadata={"description": "position of this page's first row"})
+    limit = fields.Integer(required=True, metadata={"description": "rows per page"})
+    ranked_total = fields.Integer(required=True, metadata={"description": "bots ranked, on every page"})
+    new_total = fields.Integer(required=True, metadata={"description": "new bots, on every page"})
+    next = fields.String(allow_none=True, metadata={"description": "URL of the next page; null on the last"})
+    previous = fields.String(allow_none=True, metadata={
+        "description": "URL of the previous page; null on the first"})
+
+
+class RankingQuerySchema(Schema):
+    limit = fields.Integer(load_default=DEFAULT_PAGE, validate=validate.Range(min=1, max=MAX_PAGE),
+                           metadata={"description": "rows per page: the ranked bots, then the new ones"})
+    offset = fields.Integer(load_default=0, validate=validate.Range(min=0), metadata={
+        "description": "position of the first row (0: the best-rated bot)"})
 
 
 class HistoryEntrySchema(Schema):

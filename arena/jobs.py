@@ -41,7 +41,9 @@ def _store(prefix: str) -> ArenaStore:
     conn = _connection()
     key = (id(conn.connection_pool), prefix)
     if key not in _STORES:
-        _STORES[key] = ArenaStore(conn, prefix, wait_ms=Settings.from_env().redis_wait_ms)
+        settings = Settings.from_env()
+        _STORES[key] = ArenaStore(conn, prefix, wait_ms=settings.redis_wait_ms,
+                                  match_ttl_s=settings.match_ttl, replay_ttl_s=settings.replay_ttl)
     return _STORES[key]
 
 

@@ -52,7 +52,7 @@ from core.arena.challenges import ChallengeStore
 from core.arena.model import FINAL_STATUSES, LadderConfig, MatchSpec, MatchStatus, Member, MemberKind
 from core.arena.moderation import is_suspended, public_name
 from core.arena.netguard import policy_refusal
-from core.arena.presence import present_bots
+from core.arena.presence import present_now
 from core.arena.store import HEALTH_FAILURES_TO_PAUSE, STOPPED_REASON, ArenaStore
 from core.queues import enqueue_challenge
 from core.redis.connections import settings_client
@@ -107,14 +107,16 @@ class Scheduler:
     _url_checked: dict[tuple[str, str], float] = field(default_factory=dict)  # (bot, url) -> when
     _meetings: dict[str, Counter[frozenset[str]]] = field(default_factory=dict)  # per ladder
     _free_since: dict[str, dict[str, float]] = field(default_factory=dict)  # per ladder: bot -> monotonic
+    _members: dict[str, list[Member]] = field(default_factory=dict)  # per ladder, as last synced
+    _synced: dict[str, str | None] = field(default_factory=dict)  # per ladder: registry generation synced
     challenge_queue: Queue | None = None  # where lost challenges are queued again (None: not recovered here)
 
     def tick(self) -> dict[str, int]:
         counts = {"created": 0, "requeued": 0, "aborted": 0, "health_checks": 0, "forgotten": 0}
         http_members: dict[str, str] = {}
+        generation = self.store.redis.get(keys.bots_generation(self.store.prefix))
         for ladder in self.store.ladders():
-            self.sync_members(ladder)
-            members = self.store.members(ladder.ladder_id)
+            members = self.ladder_members(ladder, generation)
             http_members.update({m.bot_id: m.url for m in members if m.kind is MemberKind.HTTP and m.url})
             self.check_urls(http_members)  # before fill: a refused URL is never seated
             busy = self.recover(ladder, counts)
@@ -143,6 +145,16 @@ class Scheduler:
                                for bot_id, url in due.items()})
         self._url_checked.update({(bot_id, url): now for bot_id, url in due.items()})
 
+    def ladder_members(self, ladder: LadderConfig, generation: str | None) -> list[Member]:
+        """The ladder's members, synced from the registry when it changed since the last sync (its generation
+        counter moved, read before this sync: a change during it moves it again) or on the first tick."""
+        lid = ladder.ladder_id
+        if lid not in self._members or self._synced.get(lid) != generation:
+            self.sync_members(ladder)
+            self._members[lid] = self.store.members(lid)
+            self._synced[lid] = generation
+        return self._members[lid]
+
     def sync_members(self, ladder: LadderConfig) -> None:
         added, removed = self.store.set_members(
             ladder.ladder_id, registered_members(self.store.redis, self.store.prefix, ladder.game))
@@ -150,10 +162,16 @@ class Scheduler:
             log.info("ladder %s: joined %s, left %s", ladder.ladder_id, added, removed)
 
     def recover(self, ladder: LadderConfig, counts: dict[str, int]) -> set[str]:
-        """Handle dead or failed matches; return the bot ids seated in live ones."""
+        """Handle dead or failed matches; return the bot ids seated in live ones.
+
+        In a few round trips whatever the number of matches in play: their documents in one MGET, the
+        leases of the running ones in another, the RQ jobs of the queued ones in one pipeline."""
         busy: set[str] = set()
-        for match_id in self.store.active_matches(ladder.ladder_id):
-            doc = self.store.match(match_id)
+        active = self.store.active_matches(ladder.ladder_id)
+        docs = self.store.match_docs(active)
+        problems = self._problems({m: d["status"] for m, d in zip(active, docs, strict=True)
+                                   if d is not None and d["status"] not in FINAL_STATUSES})
+        for match_id, doc in zip(active, docs, strict=True):
             if doc is None:
                 self.store.redis.srem(keys.arena_active(self.store.prefix, ladder.ladder_id), match_id)
                 continue
@@ -161,7 +179,7 @@ class Scheduler:
             if status in FINAL_STATUSES:
                 self.store.redis.srem(keys.arena_active(self.store.prefix, ladder.ladder_id), match_id)
                 continue
-            problem = self._problem(match_id, status)
+            problem = problems.get(match_id)
             if problem is not None:
                 if doc.get("attempts", 0) - doc.get("stopped", 0) >= MAX_ATTEMPTS:
                     self.store.abort_match(ladder.ladder_id, match_id, f"{problem}; gave up after "
@@ -198,23 +216,38 @@ class Scheduler:
             enqueue_challenge(self.challenge_queue, match_id, self.store.prefix, CHALLENGE_JOB_TIMEOUT_S)
             counts["requeued"] += 1
 
+    def _problems(self, statuses: dict[str, str]) -> dict[str, str]:
+        """What went wrong with each of these unfinished matches (id -> status), where something did."""
+        running = [m for m, status in statuses.items() if status == MatchStatus.RUNNING]
+        queued = [m for m, status in statuses.items() if status == MatchStatus.QUEUED]
+        problems: dict[str, str] = {}
+        leases = self.store.lease_holders(running)
+        for match_id, holder in zip(running, leases, strict=True):
+            # Lease gone but the match not final: the worker died mid-match (or lost Redis for a lease).
+            if holder is None and not self.store.is_applied(match_id):
+                problems[match_id] = "worker lost (lease expired)"
+        jobs = Job.fetch_many(queued, connection=self.queue.connection) if queued else []
+        for match_id, job in zip(queued, jobs, strict=True):
+            problem = "job missing" if job is None else self._job_problem(job)
+            if problem is not None:
+                problems[match_id] = problem
+        return problems
+
     def _problem(self, match_id: str, status: str) -> str | None:
-        # Lease gone but the match not final: the worker died mid-match (or lost Redis for a lease).
-        if (status == MatchStatus.RUNNING and self.store.lease_holder(match_id) is None
-                and not self.store.is_applied(match_id)):
-            return "worker lost (lease expired)"
-        if status == MatchStatus.QUEUED:
-            try:
-                job = Job.fetch(match_id, connection=self.queue.connection)
-                job_status = job.get_status()
-            except NoSuchJobError:
-                return "job missing"
-            if job_status in (JobStatus.FAILED, JobStatus.STOPPED, JobStatus.CANCELED):
-                return f"job {job_status}"
-            if job_status == JobStatus.FINISHED:  # a stopping worker gave the match back (abandon_attempt)
-                return STOPPED_REASON
-            if self._stranded(job, job_status):
-                return "job stranded (its worker lost Redis before the match started)"
+        return self._problems({match_id: status}).get(match_id)
+
+    def _job_problem(self, job: Job) -> str | None:
+        """What went wrong with a queued match's RQ job, if anything."""
+        try:
+            job_status = job.get_status(refresh=False)
+        except NoSuchJobError:
+            return "job missing"
+        if job_status in (JobStatus.FAILED, JobStatus.STOPPED, JobStatus.CANCELED):
+            return f"job {job_status}"
+        if job_status == JobStatus.FINISHED:  # a stopping worker gave the match back (abandon_attempt)
+            return STOPPED_REASON
+        if self._stranded(job, job_status):
+            return "job stranded (its worker lost Redis before the match started)"
         return None
 
     def _stranded(self, job: Job, job_status: JobStatus | None) -> bool:
@@ -232,36 +265,42 @@ class Scheduler:
         return job_status == JobStatus.QUEUED and self.queue.get_job_position(job.id) is None
 
     def fill(self, ladder: LadderConfig, members: list[Member], busy: set[str]) -> int:
+        """Top the ladder up to `max_active` matches. Only the bots that could sit down now (house bots,
+        HTTP bots, polling bots present, none of them in a running match) are read from Redis: a tick costs
+        the bots free to play, not every bot ever registered."""
         active = len(self.store.active_matches(ladder.ladder_id))
         if active >= ladder.max_active:
             return 0
-        ratings = self.store.ratings(ladder.ladder_id)
-        ids = [m.bot_id for m in members]
-        stats = self.store.stats(ladder.ladder_id, ids)
-        registered_ids = [m.bot_id for m in members if m.kind is not MemberKind.HOUSE]
-        polling = [m.bot_id for m in members if m.kind is MemberKind.POLL]
-        # Out of this fill: paused or benched bots, and polling bots that are not around to play.
-        away = self.store.paused_bots(registered_ids) | (
-            set(polling) - present_bots(self.store.redis, self.store.prefix, polling, ladder.presence_s))
+        lid = ladder.ladder_id
         by_id = {m.bot_id: m for m in members}
+        present = present_now(self.store.redis, self.store.prefix, ladder.presence_s)
+        # Out of this fill: polling bots that are not around to play, and (below) paused or benched bots.
+        # Bots in running matches are read no further: they only hold a table back (should_wait).
+        absent = {m.bot_id for m in members if m.kind is MemberKind.POLL and m.bot_id not in present}
+        relevant = [m.bot_id for m in members if m.bot_id not in absent or m.bot_id in busy]
+        unseated = [b for b in relevant if b not in busy]
+        registered_ids = [b for b in unseated if by_id[b].kind is not MemberKind.HOUSE]
+        away = absent | self.store.paused_bots(registered_ids)
+        ratings = self.store.ratings_of(lid, unseated)
+        matches = self.store.matches_played(lid, unseated)
         owners = bot_owners(self.store.redis, self.store.prefix, registered_ids)
         created = 0
-        last = self.store.last_group(ladder.ladder_id)
-        meetings = self._ladder_meetings(ladder.ladder_id)
+        last = self.store.last_group(lid)
+        meetings = self._ladder_meetings(lid)
         now = time.monotonic()
-        free_since = self._free_since.setdefault(ladder.ladder_id, {})
-        for m in members:  # the wait counts from the first tick that sees the bot free, with room to play
-            if m.bot_id in busy or m.bot_id in away:
-                free_since.pop(m.bot_id, None)
-            else:
-                free_since.setdefault(m.bot_id, now)
+        free_since = self._free_since.setdefault(lid, {})
+        free = {b for b in relevant if b not in busy and b not in away}
+        for bot_id in [b for b in free_since if b not in free]:
+            free_since.pop(bot_id)
+        for bot_id in free:  # the wait counts from the first tick that sees the bot free, with room to play
+            free_since.setdefault(bot_id, now)
         waited = {b: now - t for b, t in free_since.items()}
         while active + created < ladder.max_active:
             candidates = [
-                Candidate(m.bot_id, ratings.get(m.bot_id, 1500.0), stats[m.bot_id]["matches"],
-                          available=m.bot_id not in busy and m.bot_id not in away, owner=owners.get(m.bot_id),
-                          busy=m.bot_id in busy and m.bot_id not in away)
-                for m in members
+                Candidate(b, ratings.get(b, 1500.0), matches.get(b, 0),
+                          available=b not in busy and b not in away, owner=owners.get(b),
+                          busy=b in busy and b not in away)
+                for b in relevant
             ]
             table = pick_table(candidates, ladder.players, self.rng, last_group=last, meetings=meetings,
                                waited_s=waited)
@@ -281,7 +320,7 @@ class Scheduler:
                 duplicate=ladder.duplicate, entrants=[by_id[b] for b in table],
                 deadline_ms=ladder.deadline_ms,
                 strike_limit=ladder.strike_limit, pre_ratings={b: ratings.get(b, 1500.0) for b in table},
-                pre_matches={b: stats[b]["matches"] for b in table}, created=time.time(),
+                pre_matches={b: matches[b] for b in table}, created=time.time(),
             )
             self.store.create_match(spec)
             enqueue_match(self.queue, spec, ladder, self.store.prefix)

@@ -81,6 +81,28 @@ class MatchNotFound(NotFound):
         self.match_id = match_id
 
 
+class Expired(DomainError):
+    """Something that existed and was deleted by the retention policy (docs/arena.md, "Retention")."""
+
+
+class MatchExpired(Expired):
+    """A finished match whose document the retention policy deleted (its ratings stay)."""
+
+    def __init__(self, match_id: str) -> None:
+        super().__init__(f"match {match_id!r} finished and was deleted by the retention policy; its rating "
+                         "changes stay in the ratings and in each bot's record")
+        self.match_id = match_id
+
+
+class ReplayExpired(Expired):
+    """A finished match whose replays the retention policy deleted (its document and ratings stay)."""
+
+    def __init__(self, match_id: str) -> None:
+        super().__init__(f"the replays of match {match_id!r} were deleted by the retention policy; the "
+                         "match's result stays")
+        self.match_id = match_id
+
+
 class ChallengeNotFound(NotFound):
     def __init__(self, challenge_id: str) -> None:
         super().__init__(f"no challenge {challenge_id!r}")

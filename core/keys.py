@@ -54,6 +54,13 @@ def bots_index(prefix: str) -> str:
     return f"{prefix}bots"
 
 
+def bots_generation(prefix: str) -> str:
+    """Counter: bumped after every change of a bot record that matchmaking reads (registered, updated,
+    deleted, suspended, name hidden) or of a ladder's house bots; the scheduler re-reads the registry only
+    when it moved."""
+    return f"{prefix}bots-generation"
+
+
 def bot_name(prefix: str, name: str) -> str:
     """String: bot id owning this (case-folded) name; makes names unique."""
     return f"{prefix}botname:{name.casefold()}"
@@ -124,6 +131,22 @@ def arena_members(prefix: str, ladder_id: str) -> str:
 def arena_ratings(prefix: str, ladder_id: str) -> str:
     """Sorted set: bot id scored by its current rating on the ladder."""
     return f"{prefix}arena:ladder:{ladder_id}:ratings"
+
+
+def arena_ranked(prefix: str, ladder_id: str) -> str:
+    """Sorted set: the ladder's bots with at least one rated match, scored by rating (the ranking's pages)."""
+    return f"{prefix}arena:ladder:{ladder_id}:ranked"
+
+
+def arena_unrated(prefix: str, ladder_id: str) -> str:
+    """Sorted set: the ladder's bots with no rated match yet, all scored 0 (the ranking's "new", by id)."""
+    return f"{prefix}arena:ladder:{ladder_id}:unrated"
+
+
+def arena_ranking_built(prefix: str, ladder_id: str) -> str:
+    """String: present once ``arena_ranked`` and ``arena_unrated`` were built from the ratings and stats
+    (ladders rated before they existed are built on first read; every rating change keeps them since)."""
+    return f"{prefix}arena:ladder:{ladder_id}:ranking-built"
 
 
 def arena_stats(prefix: str, ladder_id: str, bot_id: str) -> str:

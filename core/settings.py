@@ -19,7 +19,7 @@ from dataclasses import KW_ONLY, dataclass
 from typing import Any
 
 from core import keys
-from core.arena.store import RECENT_KEEP, RECENT_LIMIT
+from core.arena.store import FINISHED_MATCH_TTL_S, RECENT_KEEP, RECENT_LIMIT, REPLAY_TTL_S
 from core.tables.store import FINISHED_TABLE_TTL, IDLE_TABLE_TTL
 
 DEFAULT_REDIS_URL = "redis://127.0.0.1:6379/0"
@@ -75,6 +75,9 @@ class Settings:
     # Moves are limited per seat, not per address (api/ratelimit.py): posts on one seat at one table version.
     # A client that posts once per decision makes 1-3 (a 409 or 422 retry), never more.
     limit_seat_posts: int = 10
+    # Long-polls one client address may hold at once in each API worker process (api/ratelimit.py): a client
+    # that opens more is answered 429 at once instead of being parked.
+    max_long_polls_per_address: int = 500
     ratelimit_enabled: bool = True
     # Quotas on registered bots (core/arena/registry.py): per client address, and per owner (the registering
     # address) on each ladder, i.e. bots of one owner listing one game.
@@ -106,6 +109,10 @@ class Settings:
     tick_s: float = 1.0  # the arena scheduler's period
     health_every_s: float = 30.0  # per HTTP bot
     keep_matches: int = RECENT_KEEP  # per ladder: documents and replays of older matches are deleted
+    # Retention (docs/arena.md, "Retention"): a finished match's document expires this many seconds after it
+    # finished, its replays (nine tenths of its bytes) after `replay_ttl` (never later than the document).
+    match_ttl: int = FINISHED_MATCH_TTL_S
+    replay_ttl: int = REPLAY_TTL_S
     min_lease_s: float = MIN_LEASE_S
     worker_threads: int = WORKER_THREADS  # matches in flight per arena worker process (a thread each)
     # The reverse proxies whose X-Forwarded-For / Forwarded headers name the client: addresses or CIDR blocks.
@@ -146,6 +153,8 @@ class Settings:
             limit_table_creation=env.get("TA_LIMIT_TABLE_CREATION", default.limit_table_creation),
             limit_analysis=env.get("TA_LIMIT_ANALYSIS", default.limit_analysis),
             limit_seat_posts=int(env.get("TA_LIMIT_SEAT_POSTS", default.limit_seat_posts)),
+            max_long_polls_per_address=int(env.get("TA_MAX_LONG_POLLS_PER_ADDRESS",
+                                                   default.max_long_polls_per_address)),
             ratelimit_enabled=flag("TA_RATELIMIT_ENABLED", default.ratelimit_enabled),
             max_bots_per_address=int(env.get("TA_MAX_BOTS_PER_ADDRESS", default.max_bots_per_address)),
             max_bots_per_owner_per_ladder=int(env.get("TA_MAX_BOTS_PER_OWNER_PER_LADDER",
@@ -169,6 +178,8 @@ class Settings:
             health_every_s=float(env.get("TA_ARENA_HEALTH_EVERY_S", default.health_every_s)),
             # Capped: the rating script bounds a ladder's recent list there.
             keep_matches=min(int(env.get("TA_ARENA_KEEP_MATCHES", default.keep_matches)), RECENT_LIMIT),
+            match_ttl=max(1, int(env.get("TA_MATCH_TTL", default.match_ttl))),
+            replay_ttl=max(1, int(env.get("TA_REPLAY_TTL", default.replay_ttl))),
             min_lease_s=float(env.get("TA_ARENA_MIN_LEASE_S", default.min_lease_s)),
             worker_threads=max(1, int(env.get("TA_ARENA_WORKER_THREADS", default.worker_threads))),
             trusted_proxies=words(env.get("TA_TRUSTED_PROXIES", "")),
@@ -216,6 +227,7 @@ class Settings:
             "LIMIT_REGISTRATION": self.limit_registration,
             "LIMIT_TABLE_CREATION": self.limit_table_creation,
             "LIMIT_SEAT_POSTS": self.limit_seat_posts,
+            "MAX_LONG_POLLS_PER_ADDRESS": self.max_long_polls_per_address,
             "MAX_BOTS_PER_ADDRESS": self.max_bots_per_address,
             "MAX_BOTS_PER_OWNER_PER_LADDER": self.max_bots_per_owner_per_ladder,
             "MAX_BOTS_PER_ACCOUNT": self.max_bots_per_account,

@@ -183,7 +183,8 @@ def cmd_regret(args: argparse.Namespace) -> int:
     try:
         print(json.dumps(regret_by_bot(args.game, names, args.games, args.budget_ms, args.seed,
                                        dict(args.option), players=args.players, worlds=args.worlds,
-                                       search_worlds=args.search_worlds)))
+                                       search_worlds=args.search_worlds,
+                                       same_positions=args.same_positions)))
     except (EngineError, ValueError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
@@ -247,6 +248,8 @@ def main(argv: list[str] | None = None) -> int:
                    help="analysis: exactly this many worlds per decision, no clock")
     p.add_argument("--search-worlds", type=_positive,
                    help="search bots that play: exactly this many worlds per decision, no clock")
+    p.add_argument("--same-positions", action="store_true",
+                   help="every bot answers every decision of every game, judged by the same values")
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--option", action="append", type=_option, default=[], metavar="KEY=VALUE")
     p.set_defaults(func=cmd_regret)

@@ -109,7 +109,8 @@ def _decision(view: SeatView, chosen: Any, index: int, budget_ms: int,
 
 def regret_by_bot(game: str, bots: list[str], games: int, budget_ms: int, seed: int = 1,
                   options: dict[str, Any] | None = None, players: int | None = None,
-                  worlds: int | None = None, search_worlds: int | None = None) -> dict[str, Any]:
+                  worlds: int | None = None, search_worlds: int | None = None,
+                  same_positions: bool = False) -> dict[str, Any]:
     """Play ``games`` games of ``players`` seats (default: one per bot), analyse every seat, and report
     each bot name's mean regret per decision (forced moves included, at 0).
 
@@ -118,6 +119,14 @@ def regret_by_bot(game: str, bots: list[str], games: int, budget_ms: int, seed: 
     ``worlds``: the analysis's deterministic budget (:func:`analyse`); ``search_worlds``: the same for
     the search bots that play.  ``spearman`` is Spearman's rho between the order of ``bots`` (listed
     strongest first) and the order by mean regret, lowest first: 1.0 when the analysis ranks them so.
+
+    ``same_positions`` (duplicate analysis): every bot answers every decision of every game, whoever
+    made it, from that seat's view; each position's candidates are valued once and every bot's answer
+    is judged by the same values.  Bots are then compared on the same positions, so what differs
+    between them is their choices alone, not how much was at stake in the games they happened to play:
+    in Sloppy Seconds the heuristic's choice is worth little more than a random card's per decision, and
+    on their own games the positions' stakes differ by far more than graded neighbours' choices do.  The
+    cost is that of the plain analysis plus one answer per bot per decision (a search bot's search).
     """
     from scipy.stats import spearmanr  # type: ignore[import-untyped]
 
@@ -134,6 +143,12 @@ def regret_by_bot(game: str, bots: list[str], games: int, budget_ms: int, seed: 
                            [make_bot(name, seed=f"{seed}/{g}/{s}", worlds=search_worlds)
                             for s, name in enumerate(seating)])
         record = played.record()
+        if same_positions:
+            answers = {name: make_bot(name, seed=f"{seed}/{g}/answers/{name}", worlds=search_worlds)
+                       for name in bots}
+            for name, regrets in _answer_positions(record, answers, budget_ms, g, worlds).items():
+                per_bot[name] += regrets
+            continue
         for s, name in enumerate(seating):
             report = analyse(record, s, budget_ms, seed=g, worlds=worlds)
             per_bot[name] += [d["regret"] for d in report["decisions"]]
@@ -145,7 +160,46 @@ def regret_by_bot(game: str, bots: list[str], games: int, budget_ms: int, seed: 
     return {
         "game": game, "bots": bots, "players": seats, "games": games, "budget_ms": budget_ms,
         "worlds": worlds, "search_worlds": search_worlds, "options": dict(options or {}),
+        "same_positions": same_positions,
         "mean_regret": means, "spearman": rho,
         "decisions": {name: len(r) for name, r in per_bot.items()},
         "elapsed_s": round(time.perf_counter() - started, 1),
     }
+
+
+def _answer_positions(record: Mapping[str, Any], answers: Mapping[str, Any], budget_ms: int, seed: int,
+                      worlds: int | None) -> dict[str, list[float]]:
+    """Each bot's regret on every decision of ``record`` (``regret_by_bot(same_positions=True)``).
+
+    A decision's candidates, with every bot's answer added, are valued once from the deciding seat's
+    view, with the same worlds as :func:`analyse` would use there; a forced decision is 0 for all.
+    """
+    game = start_from_record(record)
+    out: dict[str, list[float]] = {name: [] for name in answers}
+    for index, entry in enumerate(record.get("moves") or []):
+        view = game.view(entry["seat"])
+        decision = view["decision"]
+        if decision is None:
+            raise EngineError(f"move {index}: seat {entry['seat']} had nothing to decide")
+        if len(decision["legal"]) <= decision["count"]:
+            for regrets in out.values():
+                regrets.append(0.0)
+        else:
+            chosen = {name: bot.choose(view) for name, bot in answers.items()}
+            moves = candidates(view)
+            keys = {move_key(m) for m in moves}
+            for move in chosen.values():
+                if move_key(move) not in keys:
+                    moves.append(sorted(move) if isinstance(move, list) else move)
+                    keys.add(move_key(move))
+            rng = random.Random(f"{seed}/{index}")
+            ev = evaluate(view, budget_ms / 1000, rng, moves, min_worlds=MIN_WORLDS, prune=False,
+                          worlds=worlds)
+            values = ev.values()
+            by_key = {move_key(m): v for m, v in zip(ev.moves, values, strict=True)}
+            best = max((v for v in values if v is not None), default=None)
+            for name, move in chosen.items():
+                value = by_key.get(move_key(move))
+                out[name].append(0.0 if best is None or value is None else round(max(0.0, best - value), 2))
+        game.apply(entry["seat"], entry["move"])
+    return out

@@ -386,6 +386,40 @@ def redis_rows(outputs: list[Any]) -> list[Row]:
     return rows
 
 
+def growth_rows(outputs: list[Any]) -> list[Row]:
+    """One row per curve: its values at each size, the fitted exponent, its goal and whether it is met; then
+    the plot (written by the same command) and the curves it could not measure."""
+    out = outputs[0] if outputs else {}
+    rows: list[Row] = []
+    for curve in dig(out, "curves", default=[]) or []:
+        sizes, values = curve.get("sizes") or [], curve.get("values") or []
+        figures = ", ".join(f"{n:,}: {num(v, 3 if abs(v) < 10 else 0)}"
+                            for n, v in zip(sizes, values, strict=False))
+        goal = [f"k ≤ {curve['max_exponent']:g}"] if curve.get("max_exponent") is not None else []
+        if curve.get("limit") is not None:
+            goal.append(f"≤ {curve['limit']:g} {curve.get('unit', '')} at {sizes[-1]:,}" if sizes else "")
+        p99 = dig(curve, "extra", "p99_ms")
+        tail = f" (p99: {', '.join(num(v, 1) for v in p99)} ms)" if p99 else ""
+        rows.append((f"{curve.get('title')} ({curve.get('unit')}), by {curve.get('axis')}",
+                     f"{figures}{tail}; k = {num(curve.get('exponent'), 2)}; {yes(curve.get('goal_met'))}",
+                     "; ".join(goal) or "reference"))
+        keys = dig(curve, "extra", "per_match_keys")
+        if keys:
+            rows.append(("bytes per match by key (MEMORY USAGE); per bot registered; per analysis",
+                         ", ".join(f"{k.replace('_', ' ')} {num(v)}" for k, v in keys.items())
+                         + f"; bot {num(dig(curve, 'extra', 'bytes_per_bot'))}; analysis "
+                         f"{num(dig(curve, 'extra', 'bytes_per_analysis'))}; a day at 1 match/s without "
+                         f"retention {num(dig(curve, 'extra', 'day_at_1_match_per_s_gib'), 2)} GiB", ""))
+        retained = dig(curve, "extra", "year_at_1_match_per_s")
+        if retained:
+            rows.append(("a year at 1 match/s under the retention policy (defaults)",
+                         f"{num(retained.get('total_gib'), 1)} GiB ("
+                         + ", ".join(f"{k.replace('_', ' ')} {num(v, 1)}" for k, v in retained["gib"].items())
+                         + f"; {retained.get('bots'):,} bots)", ""))
+    rows.append(("plot", "![growth curves, log-log](growth.png)", ""))
+    return rows
+
+
 MEMORY_GAMES = (("spot-hearts", '{"target": 1}'), ("card-commons", '{"target": 1}'),
                 ("sore-spot", '{"rounds": 1}'), ("sloppy-seconds", '{"target": 1}'))
 
@@ -496,6 +530,13 @@ BENCHMARKS = (
               "on a flood: 8 owners posting 4-player Spot Hearts challenges against the search bot through "
               "the API as fast as it takes them (docs/arena.md, Challenges).",
               ("python -m tools.challenge_pace",), challenge_pace_rows),
+    Benchmark("growth", "Growth",
+              "How each cost grows as the arena grows, fitted as cost ≈ a·n^k: bots registered on one "
+              "ladder (a tenth present, every present bot seated, the real scheduler tick, the ladder's API "
+              "and web page under gunicorn), rated matches stored in Redis (the real worker code, house "
+              "bots), parked long-polls and watchers; a cost per request or tick is flat when k ≤ 0.1 "
+              "(docs/scaling.md, Growth; docs/arena.md, Retention).",
+              ("python -m tools.growth --plot docs/growth.png",), growth_rows),
     Benchmark("redis", "The ceiling of one Redis",
               "Redis's own counters (INFO commandstats, stats, cpu) per rated match (house bots, real "
               "scheduler and RQ workers in 3 network namespaces) and per API move; the matches/s and bots "

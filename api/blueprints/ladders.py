@@ -6,6 +6,7 @@ match are shown only once the match is finished (rated or aborted): before that 
 
 from __future__ import annotations
 
+import contextlib
 from typing import Any
 
 from flask import current_app, request, url_for
@@ -13,6 +14,7 @@ from flask import current_app, request, url_for
 from api.arguments import Blueprint
 from api.auth import bearer_token
 from api.matchjson import match_json
+from api.ratelimit import long_poll_slot
 from api.schemas import (
     BotHistorySchema,
     BotMatchesQuerySchema,
@@ -22,6 +24,7 @@ from api.schemas import (
     LadderSeatsQuerySchema,
     LiveMatchSchema,
     MatchSummarySchema,
+    RankingQuerySchema,
     RankingSchema,
     RecentMatchesQuerySchema,
     RecentMatchesSchema,
@@ -38,7 +41,7 @@ from core.arena.lookup import (
 )
 from core.arena.model import FINAL_STATUSES, LadderConfig, MatchSpec
 from core.arena.presence import seats_call
-from core.arena.ranking import RankingRow, read_ranking
+from core.arena.ranking import RankingRow, read_ranking_page
 from core.arena.seats import poll_seats, seats_version, wait_for_seats
 from core.arena.store import ArenaStore
 from core.errors import MatchNotFound
@@ -49,7 +52,7 @@ FINISHED = FINAL_STATUSES
 
 
 def _ladder_json(store: ArenaStore, ladder: LadderConfig) -> dict[str, Any]:
-    return {**ladder.to_json(), "members": len(store.members(ladder.ladder_id)),
+    return {**ladder.to_json(), "members": store.member_count(ladder.ladder_id),
             "active_matches": len(store.active_matches(ladder.ladder_id)),
             "url": url_for("ladders.get_ladder", ladder_id=ladder.ladder_id)}
 
@@ -63,20 +66,28 @@ def list_ladders() -> list[dict[str, Any]]:
 
 
 @blp.get("/ladders/<ladder_id>")
+@blp.arguments(RankingQuerySchema(), location="query")
 @blp.response(200, RankingSchema)
-def get_ladder(ladder_id: str) -> dict[str, Any]:
+def get_ladder(args: dict[str, Any], ladder_id: str) -> dict[str, Any]:
     """The ladder ranked by rating, with each bot's matches, wins, strikes and mean latency; bots with no
-    rated match yet are listed apart under ``new``, unranked."""
+    rated match yet are listed apart under ``new``, unranked, after the ranked ones. Paged: `limit` rows
+    (100 by default, at most 500) from `offset`; follow `next` until it is null."""
     store = services().arena
     ladder = find_ladder(store, ladder_id)
-    table = read_ranking(store, ladder_id)
+    page = read_ranking_page(store, ladder_id, args["offset"], args["limit"])
 
     def row_json(row: RankingRow) -> dict[str, Any]:
         return {**row.to_json(),
                 "history": url_for("ladders.get_bot_history", ladder_id=ladder_id, bot_id=row.bot_id)}
 
-    return {"ladder": _ladder_json(store, ladder), "ranking": [row_json(row) for row in table.ranked],
-            "new": [row_json(row) for row in table.new]}
+    def link(offset: int | None) -> str | None:
+        return None if offset is None else url_for("ladders.get_ladder", ladder_id=ladder_id,
+                                                   limit=page.limit, offset=offset)
+
+    return {"ladder": _ladder_json(store, ladder), "ranking": [row_json(row) for row in page.table.ranked],
+            "new": [row_json(row) for row in page.table.new], "offset": page.offset, "limit": page.limit,
+            "ranked_total": page.ranked_total, "new_total": page.new_total,
+            "next": link(page.next_offset), "previous": link(page.previous_offset)}
 
 
 @blp.get("/ladders/<ladder_id>/bots/<bot_id>/history")
@@ -173,7 +184,8 @@ def get_ladder_seats(query: dict[str, Any], bot_id: str) -> tuple[list[dict[str,
     tables = services().tables
     after = query["after"]
     wait = min(query["wait"], current_app.config["LONG_POLL_MAX_SECONDS"]) if after is not None else 0.0
-    with seats_call(tables.redis, tables.prefix, bot_id, wait):
+    with long_poll_slot() if wait > 0 else contextlib.nullcontext(), \
+            seats_call(tables.redis, tables.prefix, bot_id, wait):
         version = (wait_for_seats(tables.redis, tables.prefix, bot_id, after, wait) if wait > 0
                    else seats_version(tables.redis, tables.prefix, bot_id))
         seats = poll_seats(tables.redis, tables.prefix, bot_id)

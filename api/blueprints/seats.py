@@ -12,7 +12,7 @@ from api.auth import bearer_token
 from api.fastargs import body_doc, load_json, load_query, query_doc
 from api.jsonio import json_response, stored_json_response
 from api.metrics import long_poll_held
-from api.ratelimit import check_seat_posts, seat_post_limit
+from api.ratelimit import check_seat_posts, long_poll_slot, seat_post_limit
 from api.schemas import JoinSchema, MoveRequestSchema, MoveResultSchema, SeatStateQuerySchema, SeatStateSchema
 from api.services import kick_house_bots, services
 from core.tokens import require_token
@@ -59,7 +59,7 @@ def get_seat_state(table_id: str, seat: int) -> Response:
     snapshot = store.seat_snapshot(table_id, seat, token)  # also says what is wrong with the request
     wait = min(query["wait"], current_app.config["LONG_POLL_MAX_SECONDS"])
     if after is not None and snapshot.version <= after and wait > 0 and snapshot.status == "playing":
-        with long_poll_held("seat"):
+        with long_poll_slot(), long_poll_held("seat"):
             store.wait_for_version(table_id, after, wait)
         snapshot = store.seat_snapshot(table_id, seat, token)
         if snapshot.version <= after and snapshot.status == "playing":

@@ -4,13 +4,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from flask import current_app, url_for
+import orjson
+from flask import Response, current_app, url_for
 
 from api.arguments import Blueprint
 from api.fastargs import load_query, query_doc
-from api.jsonio import fragment
+from api.jsonio import fragment, stored_json_response
 from api.metrics import long_poll_held
 from api.problems import ApiProblem
+from api.ratelimit import long_poll_slot
 from api.schemas import (
     LongPollQuerySchema,
     ReplayRecordSchema,
@@ -20,6 +22,7 @@ from api.schemas import (
     TableSummarySchema,
 )
 from api.services import kick_house_bots, services
+from core.tables.cache import public_answers
 from core.tables.store import SeatKind, SeatSpec, TableRecord, TableStatus
 from engine.bots.names import describe_house_bot_names, is_house_bot_name
 
@@ -82,24 +85,38 @@ def list_tables(query: dict[str, Any]) -> list[dict[str, Any]]:
 
 
 TABLE_QUERY = LongPollQuerySchema()
+TABLE_SCHEMA = TableSchema()
 
 
 @blp.get("/<table_id>")
 @blp.response(200, TableSchema())
 @blp.doc(**query_doc(LongPollQuerySchema))
-def get_table(table_id: str) -> dict[str, Any]:
+def get_table(table_id: str) -> Response:
     """The public table: seats, status, who must act, the seed commitment (the seed once over), no hands.
 
     Long-poll like a seat's state: `after=V&wait=S` answers once the version exceeds V (or after S s).
     """
     query = load_query(TABLE_QUERY)
     store = services().tables
-    if query.get("after") is not None and query["wait"] > 0:
-        with long_poll_held("table"):
-            store.wait_for_version(table_id, query["after"], min(query["wait"],
-                                                                  current_app.config["LONG_POLL_MAX_SECONDS"]))
-    record = store.load_table(table_id)
-    return public_table(record, fragment(store.spectator_view_json(table_id)))
+    key = f"{store.prefix}{table_id}"
+
+    def render() -> tuple[int, bytes]:
+        record = store.load_table(table_id)
+        view = fragment(store.spectator_view_json(table_id))
+        return record.version, orjson.dumps(TABLE_SCHEMA.dump(public_table(record, view)))
+
+    if query.get("after") is None:  # a plain read: the table as it is now
+        version, answer = render()
+        public_answers.put(key, version, answer)
+        return stored_json_response(answer)
+    if query["wait"] > 0:
+        with long_poll_slot(), long_poll_held("table"):
+            version = store.wait_for_version(table_id, query["after"],
+                                             min(query["wait"], current_app.config["LONG_POLL_MAX_SECONDS"]))
+    else:
+        version = store.current_version(table_id)
+    # Every spectator a move woke in this process shares one rendering of the table at that version.
+    return stored_json_response(public_answers.get(key, version, render))
 
 
 @blp.get("/<table_id>/replay")

@@ -23,7 +23,7 @@ from api.web.markdown import render
 from core.arena.challenges import entrant_names
 from core.arena.lookup import find_ladder, find_match, published_games, rating_on_ladder
 from core.arena.model import HOUSE_PREFIX
-from core.arena.ranking import PROVISIONAL_MATCHES, read_ranking
+from core.arena.ranking import PROVISIONAL_MATCHES, read_ranking_row
 from core.errors import BotNotFound, DomainError
 from core.tables.store import TableStatus
 from engine.frames import replay_frames
@@ -69,7 +69,8 @@ def index() -> Response | str:
 @blp.get("/ladders/<ladder_id>")
 def ladder_page(ladder_id: str, tabs: list[dict[str, Any]] | None = None) -> str:
     store = services().arena
-    snapshot = data.ladder_snapshot(store, services().tables, ladder_id)
+    offset = max(0, request.args.get("offset", 0, type=int) or 0)
+    snapshot = data.ladder_snapshot(store, services().tables, ladder_id, offset)
     return _page("ladder.html", tabs=tabs if tabs is not None else data.ladder_tabs(store),
                  current=ladder_id, **snapshot)
 
@@ -80,8 +81,9 @@ def bot_page(ladder_id: str, bot_id: str) -> str:
     ladder = find_ladder(store, ladder_id)
     rating_on_ladder(store, ladder_id, bot_id)
     history = store.history(ladder_id, bot_id, 200)
-    # The whole ranking: the bot's rank counts only the bots with a rated match.
-    row = data.page_row(next(r for r in read_ranking(store, ladder_id).rows if r.bot_id == bot_id))
+    found = read_ranking_row(store, ladder_id, bot_id)  # its rank counts only the bots with a rated match
+    assert found is not None  # rating_on_ladder found its rating
+    row = data.page_row(found)
     cursor = request.args.get("cursor", type=int)
     entries, next_cursor = store.bot_record(ladder_id, bot_id, BOT_PAGE_MATCHES, cursor)
     return _page("bot.html", tabs=data.ladder_tabs(store), current=ladder_id,

@@ -13,7 +13,7 @@ from typing import Any
 import engine
 from core.arena.lookup import PUBLISHED, find_ladder
 from core.arena.model import HOUSE_PREFIX, MatchStatus
-from core.arena.ranking import Ranking, RankingRow, read_ranking
+from core.arena.ranking import Ranking, RankingRow, read_ranking_page
 from core.arena.store import ArenaStore
 from core.errors import TableNotFound
 from core.tables.store import TableStatus, TableStore
@@ -69,38 +69,57 @@ def rating_series(history_newest_first: list[dict[str, Any]],
     return points
 
 
-def ladder_snapshot(store: ArenaStore, tables: TableStore, ladder_id: str) -> dict[str, Any]:
-    """Everything the live part of a ladder page shows (re-fetched every few seconds)."""
+WEB_PAGE = 100  # ranking rows per page of the ladder page
+
+
+def ladder_snapshot(store: ArenaStore, tables: TableStore, ladder_id: str, offset: int = 0) -> dict[str, Any]:
+    """Everything the live part of a ladder page shows (re-fetched every few seconds): one page of the
+    ranking (``WEB_PAGE`` rows from `offset`), so the page costs the same on a ladder of any size."""
     ladder = find_ladder(store, ladder_id)
-    rows, new = ranking_rows(read_ranking(store, ladder_id))
+    page = read_ranking_page(store, ladder_id, offset, WEB_PAGE)
+    rows, new = ranking_rows(page.table)
     series = []
-    for row in rows[:CHART_SERIES]:
+    for row in rows[:CHART_SERIES] if offset == 0 else []:
         points = rating_series(store.history(ladder_id, row["bot_id"], SERIES_POINTS + 1))
         row["spark"] = [p[1] for p in points[-30:]]
         series.append({"name": row["name"], "bot_id": row["bot_id"], "points": points})
     names = {row["bot_id"]: row["name"] for row in (*rows, *new)}
+    recent_docs = [d for d in store.match_docs(store.recent_matches(ladder_id, RECENT_SHOWN) or []) if d]
+    all_active = store.active_matches(ladder_id)
+    active_ids = all_active[:IN_PLAY_SHOWN]  # the page lists a few; the count says how many
+    active_docs = store.match_docs(active_ids)
+    entrants = {m["bot_id"] for doc in (*recent_docs, *(d for d in active_docs if d))
+                for m in doc["spec"]["entrants"]}
+    unnamed = sorted(entrants - set(names))
+    names.update({b: m.name or b for b, m in store.members_of(ladder_id, unnamed).items()})
     return {
         "ladder": {**ladder.to_json(), "name": game_name(ladder.game)},
         "rows": rows, "new": new, "series": series,
-        "recent": recent_matches(store, ladder_id, names),
-        "active": len(store.active_matches(ladder_id)),
-        "in_play": in_play(store, ladder_id, names),
+        "ranked_total": page.ranked_total, "new_total": page.new_total, "offset": offset,
+        "next_offset": page.next_offset, "previous_offset": page.previous_offset,
+        "recent": [match_summary(doc, names) for doc in recent_docs],
+        "active": len(all_active),
+        "in_play": in_play(active_ids, active_docs, names),
         "live_tables": live_tables(tables, ladder.game, names=names),
         "generated": time.time(),
     }
 
 
-def recent_matches(store: ArenaStore, ladder_id: str, names: dict[str, str], limit: int = 10
+RECENT_SHOWN = 10
+IN_PLAY_SHOWN = 12  # matches in play listed on the ladder page (its count shows them all)
+
+
+def recent_matches(store: ArenaStore, ladder_id: str, names: dict[str, str], limit: int = RECENT_SHOWN
                    ) -> list[dict[str, Any]]:
     docs = store.match_docs(store.recent_matches(ladder_id, limit) or [])
     return [match_summary(doc, names) for doc in docs if doc is not None]
 
 
-def in_play(store: ArenaStore, ladder_id: str, names: dict[str, str]) -> list[dict[str, Any]]:
+def in_play(active: list[str], docs: list[dict[str, Any] | None], names: dict[str, str]
+            ) -> list[dict[str, Any]]:
     """Queued and running matches of the ladder (who plays whom right now)."""
     out = []
-    active = store.active_matches(ladder_id)
-    for match_id, doc in zip(active, store.match_docs(active), strict=True):
+    for match_id, doc in zip(active, docs, strict=True):
         if doc is not None and doc["status"] in (MatchStatus.QUEUED, MatchStatus.RUNNING):
             out.append({"match_id": match_id, "status": doc["status"], "ago": ago(doc.get("created")),
                         "ts": doc.get("created"),

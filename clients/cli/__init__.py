@@ -141,6 +141,16 @@ def _manager(ctx: click.Context, token: str | None) -> str:
     return account_key(ctx)
 
 
+def _bot_name(api: ArenaClient, bot_id: str) -> str:
+    """A seated bot's public name: a house bot's own, a registered bot's record's (its id once deleted)."""
+    if bot_id.startswith("house:"):
+        return bot_id.removeprefix("house:")
+    try:
+        return api.bot(bot_id).name
+    except ApiError:
+        return bot_id
+
+
 def _api(ctx: click.Context) -> ArenaClient:
     return ArenaClient(ctx.obj["api_url"], retries=3)
 
@@ -416,10 +426,8 @@ def replay(ctx: click.Context, table_id: str | None, match_id: str | None, game_
         with _api(ctx) as api:
             record = api.match_replay(match_id, game_no)
             match = api.match(match_id)
-            ranking = api.ranking(match.ladder_id).ranking
-        known = {row.bot_id: row.name or row.bot_id for row in ranking}
-        seating = next((g["seating"] for g in match.games or [] if g["game_no"] == game_no), None)
-        names = [known.get(bot, bot.removeprefix("house:")) for bot in seating] if seating else None
+            seating = next((g["seating"] for g in match.games or [] if g["game_no"] == game_no), None)
+            names = [_bot_name(api, bot) for bot in seating] if seating else None
     elif table_id:
         with _api(ctx) as api:
             record = api.replay(table_id)

@@ -42,10 +42,15 @@ def standings(api: ArenaClient, bot_ids: set[str], games: set[str]) -> dict[str,
     for ladder in api.ladders():
         if ladder.game not in games:
             continue
-        ranking = api.ranking(ladder.ladder_id)
-        for row in [*ranking.ranking, *ranking.new]:
-            if row.bot_id in found:
-                found[row.bot_id].append(Standing(ladder.ladder_id, row))
+        offset: int | None = 0
+        left = set(bot_ids)
+        while offset is not None and left:  # the ranking is paged: read on until every bot is found
+            ranking = api.ranking(ladder.ladder_id, limit=500, offset=offset)
+            for row in [*ranking.ranking, *ranking.new]:
+                if row.bot_id in found:
+                    found[row.bot_id].append(Standing(ladder.ladder_id, row))
+                    left.discard(row.bot_id)
+            offset = ranking.next_offset
     return found
 
 

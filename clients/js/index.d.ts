@@ -217,7 +217,7 @@ export class ArenaClient {
   watchLadderSeats(botId: string, ownerToken: string, options?: { after?: number | null; waitS?: number; version?: string | null }):
     Promise<{ seats: any[]; version: number }>;
   ladders(): Promise<any[]>;
-  ranking(ladderId: string): Promise<any>;
+  ranking(ladderId: string, options?: { limit?: number | null; offset?: number | null }): Promise<any>;
   botHistory(ladderId: string, botId: string): Promise<any>;
   recentMatches(ladderId: string): Promise<any[]>;
   match(matchId: string): Promise<any>;

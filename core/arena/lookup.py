@@ -14,9 +14,11 @@ from core.errors import (
     BotNotOnLadder,
     LadderNotFound,
     LadderRequired,
+    MatchExpired,
     MatchGameNotFound,
     MatchNotFound,
     MatchNotPublished,
+    ReplayExpired,
 )
 
 PUBLISHED = (MatchStatus.RATED, MatchStatus.VOID, MatchStatus.PLAYED)  # played to the end: replays published
@@ -30,9 +32,12 @@ def find_ladder(store: ArenaStore, ladder_id: str) -> LadderConfig:
 
 
 def find_match(store: ArenaStore, match_id: str) -> dict[str, Any]:
-    """The match document."""
+    """The match document; MatchExpired (410) for a finished match the retention policy deleted (its
+    idempotency key outlives it), MatchNotFound for an id never seen."""
     doc = store.match(match_id)
     if doc is None:
+        if store.is_applied(match_id):
+            raise MatchExpired(match_id)
         raise MatchNotFound(match_id)
     return doc
 
@@ -46,7 +51,10 @@ def published_games(store: ArenaStore, match_id: str, game_no: int) -> tuple[dic
     doc = find_match(store, match_id)
     if doc["status"] not in PUBLISHED:
         raise MatchNotPublished(match_id, doc["status"])
-    records = store.match_games(match_id) or []
+    stored = store.match_games(match_id)
+    if stored is None:  # published, so it had replays: the retention policy deleted them
+        raise ReplayExpired(match_id)
+    records = stored
     if not 0 <= game_no < len(records):
         raise MatchGameNotFound(match_id, len(records))
     return doc, records

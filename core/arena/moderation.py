@@ -64,8 +64,9 @@ return {1, unpack(changed)}
 """
 
 # Undo one rated match. KEYS: 1 match doc, 2 the ladder's ratings, then per bot: stats hash, rating history
-# list, record zset, versions hash. ARGV: 1 the match doc as read (compare-and-set: nothing changes if it
-# changed meanwhile), 2 the void doc, 3 match id, 4 when it was applied (the doc's `finished`), 5 bot count,
+# list, record zset, versions hash; last the ladder's ranked and unrated zsets. ARGV: 1 the match doc as read
+# (compare-and-set: nothing changes if it changed meanwhile), 2 the void doc, 3 match id, 4 when it was
+# applied (the doc's `finished`), 5 bot count,
 # then 4 per bot: bot id, delta, won (1/0), version. Returns -1 if the doc is gone, 0 if it changed, else 1.
 # Numbers go through tonumber() as in APPLY_RESULT_LUA, so each rating moves back by exactly the delta that
 # moved it. The record's entries are the API's JSON, edited as text (a decode/encode in Lua would turn its
@@ -92,6 +93,13 @@ for i = 0, tonumber(ARGV[5]) - 1 do
   redis.call('ZINCRBY', KEYS[2], -delta, bot)
   redis.call('HINCRBY', stats, 'matches', -1)
   redis.call('HINCRBY', stats, 'wins', 0 - won)  -- never "-0": not an integer to Redis
+  -- The ranking's pages: a bot left with no rated match is new again.
+  if tonumber(redis.call('HGET', stats, 'matches') or '0') > 0 then
+    redis.call('ZADD', KEYS[#KEYS - 1], redis.call('ZSCORE', KEYS[2], bot), bot)
+  else
+    redis.call('ZREM', KEYS[#KEYS - 1], bot)
+    redis.call('ZADD', KEYS[#KEYS], 0, bot)
+  end
   -- History, newest first: the points after the match move by its delta, its own point goes.
   local points = redis.call('LRANGE', history, 0, -1)
   for j, raw in ipairs(points) do
@@ -237,6 +245,7 @@ class Moderation:
                                 args=[field, "1" if on else "0", reason, repr(time.time()), *bot_ids])
         if int(answer[0]) == -1:
             raise BotNotFound(bot_ids[int(answer[1])])
+        self.redis.incr(keys.bots_generation(self.prefix))  # the scheduler re-reads the flagged bots
         return [str(bot) for bot in answer[1:]]
 
     def suspend_bots(self, bot_ids: list[str], reason: str, actor: str, via: str,
@@ -283,6 +292,7 @@ class Moderation:
             member = self.redis.hget(members, bot_id)
             if member is not None:
                 self.redis.hset(members, bot_id, json.dumps({**json.loads(member), "name": name}))
+        self.redis.incr(keys.bots_generation(self.prefix))
         self.audit.record(actor, "bot.hide-name" if hidden else "bot.show-name", bot_id, reason, via,
                           {"changed": changed})
         return changed
@@ -354,7 +364,8 @@ class Moderation:
                 keys.arena_stats(p, ladder_id, bot), keys.arena_history(p, ladder_id, bot),
                 keys.arena_record(p, ladder_id, bot), keys.arena_versions(p, ladder_id, bot))]
             answer = int(self._void(
-                keys=[key, keys.arena_ratings(self.prefix, ladder_id), *bot_keys],
+                keys=[key, keys.arena_ratings(self.prefix, ladder_id), *bot_keys,
+                      keys.arena_ranked(self.prefix, ladder_id), keys.arena_unrated(self.prefix, ladder_id)],
                 args=[raw, json.dumps(new), match_id, repr(float(doc["finished"])), len(plan),
                       *(item for bot, delta, won, version in plan
                         for item in (bot, repr(delta), won, version))]))

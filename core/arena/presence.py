@@ -71,3 +71,14 @@ def present_bots(conn: redis.Redis, prefix: str, bot_ids: list[str], window_s: f
     pipe.zmscore(keys.arena_poll_holding(prefix), bot_ids)
     seen, held = pipe.execute()
     return {b for b, s, h in zip(bot_ids, seen, held, strict=True) if is_present(s, h, now, window_s)}
+
+
+def present_now(conn: redis.Redis, prefix: str, window_s: float, now: float | None = None) -> set[str]:
+    """Every polling bot present now for a ladder with this window, read by score range: the cost is the
+    number present, not the number of polling bots ever seen."""
+    now = time.time() if now is None else now
+    pipe = conn.pipeline(transaction=False)
+    pipe.zrangebyscore(keys.arena_poll_seen(prefix), now - window_s, "+inf")
+    pipe.zrangebyscore(keys.arena_poll_holding(prefix), now, "+inf")
+    seen, held = pipe.execute()
+    return {b.decode() if isinstance(b, bytes) else b for b in (*seen, *held)}

@@ -82,10 +82,11 @@ class Ranking:
 def ranking(ranked: list[tuple[str, float]], members: Mapping[str, Member],
             stats: Mapping[str, Mapping[str, Any]], paused: set[str],
             versions: Mapping[str, str | None] | None = None,
-            provisional_matches: int = PROVISIONAL_MATCHES) -> Ranking:
+            provisional_matches: int = PROVISIONAL_MATCHES, first_rank: int = 1) -> Ranking:
     """The ranking of bots `ranked` (rating descending, as the store keeps them), pure: `members` by bot id
     (a bot missing there has left), `stats` as ``ArenaStore.stats`` gives them (a bot missing there has no
-    rated match), `paused` bot ids, `versions` by bot id."""
+    rated match), `paused` bot ids, `versions` by bot id; the first ranked row has rank `first_rank` (a
+    page's)."""
     rows: list[RankingRow] = []
     new: list[RankingRow] = []
     for bot_id, rating in ranked:
@@ -98,7 +99,7 @@ def ranking(ranked: list[tuple[str, float]], members: Mapping[str, Member],
             strikes=int(bot_stats.get("strikes", 0)), forfeits=int(bot_stats.get("forfeits", 0)),
             mean_latency_ms=bot_stats.get("mean_latency_ms"), paused=bot_id in paused,
             version=(versions or {}).get(bot_id), provisional=matches < provisional_matches,
-            uncertainty=uncertainty(matches), rank=len(rows) + 1 if matches > 0 else None)
+            uncertainty=uncertainty(matches), rank=first_rank + len(rows) if matches > 0 else None)
         (rows if matches > 0 else new).append(row)
     return Ranking(rows, new)
 
@@ -110,3 +111,58 @@ def read_ranking(store: ArenaStore, ladder_id: str) -> Ranking:
     bot_ids = [bot for bot, _ in ranked]
     paused = store.paused_bots([bot for bot, m in members.items() if m.kind is MemberKind.HTTP])
     return ranking(ranked, members, store.stats(ladder_id, bot_ids), paused, store.versions(bot_ids))
+
+
+DEFAULT_PAGE = 100  # rows of a ranking page when the request names no limit
+MAX_PAGE = 500
+
+
+@dataclass(frozen=True)
+class RankingPage:
+    """Rows ``offset`` .. ``offset + limit - 1`` of a ladder's ranking (the ranked bots, then the new)."""
+
+    table: Ranking
+    offset: int
+    limit: int
+    ranked_total: int
+    new_total: int
+
+    @property
+    def total(self) -> int:
+        return self.ranked_total + self.new_total
+
+    @property
+    def next_offset(self) -> int | None:
+        return self.offset + self.limit if self.offset + self.limit < self.total else None
+
+    @property
+    def previous_offset(self) -> int | None:
+        return max(0, self.offset - self.limit) if self.offset > 0 else None
+
+
+def _rows(store: ArenaStore, ladder_id: str, ranked: list[tuple[str, float]], first_rank: int) -> Ranking:
+    """The rows of `ranked` (bot, rating), reading only those bots: members, stats, pauses, versions."""
+    bot_ids = [bot for bot, _ in ranked]
+    members = store.members_of(ladder_id, bot_ids)
+    paused = store.paused_bots([bot for bot, m in members.items() if m.kind is MemberKind.HTTP])
+    return ranking(ranked, members, store.stats(ladder_id, bot_ids), paused, store.versions(bot_ids),
+                   first_rank=first_rank)
+
+
+def read_ranking_page(store: ArenaStore, ladder_id: str, offset: int = 0,
+                      limit: int = DEFAULT_PAGE) -> RankingPage:
+    """One page of a ladder's ranking, reading only its bots (the cost of a page does not grow with the
+    ladder)."""
+    ranked, new, ranked_total, new_total = store.ranking_page(ladder_id, offset, limit)
+    ratings = store.ratings_of(ladder_id, new)
+    table = _rows(store, ladder_id, [*ranked, *((b, ratings[b]) for b in new)], first_rank=offset + 1)
+    return RankingPage(table, offset, limit, ranked_total, new_total)
+
+
+def read_ranking_row(store: ArenaStore, ladder_id: str, bot_id: str) -> RankingRow | None:
+    """One bot's row with its rank, None if it has never been on the ladder."""
+    rating = store.rating(ladder_id, bot_id)
+    if rating is None:
+        return None
+    place = store.ranked_position(ladder_id, bot_id)
+    return _rows(store, ladder_id, [(bot_id, rating)], first_rank=(place or 0) + 1).rows[0]

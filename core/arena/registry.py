@@ -227,6 +227,7 @@ class BotRegistry:
         if answer[0] == -1:
             raise NameTaken(name)
         self._raise_refusal(answer, account_id, games)
+        self.redis.incr(keys.bots_generation(p))
         return self.get(bot_id), token
 
     def _raise_refusal(self, answer: Sequence[int], account_id: str, games: Sequence[str]) -> None:
@@ -351,6 +352,7 @@ class BotRegistry:
         pipe.hset(keys.bot(self.prefix, bot_id), mapping=fields)
         if "url" in changes:  # a block was for the old URL; the scheduler checks the new one before seating
             pipe.hdel(keys.arena_health(self.prefix, bot_id), "url_blocked")
+        pipe.incr(keys.bots_generation(self.prefix))  # last: the scheduler syncs after it sees the change
         pipe.execute()
         return self.get(bot_id)
 
@@ -375,4 +377,5 @@ class BotRegistry:
             pipe.srem(keys.owner_bots(self.prefix, raw["owner"]), bot_id)
             for game in json.loads(raw["games"]):
                 pipe.srem(keys.owner_game_bots(self.prefix, raw["owner"], game), bot_id)
+        pipe.incr(keys.bots_generation(self.prefix))
         pipe.execute()

@@ -33,6 +33,10 @@ from core.redis.connections import StrRedis, decoding_client, redis_client, run_
 # newest matches per ladder). A reference count per match says how many still do; at 0 both are deleted, so
 # a bot's record never links to a match that is gone. Ratings, stats and rating history are kept forever.
 MATCH_TTL_S = 14 * 24 * 3600  # a match document that never finishes (its ladder deleted) expires
+# ... and on top of the links, time: a finished match's replays (nine tenths of its bytes) expire
+# REPLAY_TTL_S after it finished, its document FINISHED_MATCH_TTL_S after (TA_REPLAY_TTL, TA_MATCH_TTL).
+REPLAY_TTL_S = 3 * 24 * 3600
+FINISHED_MATCH_TTL_S = 30 * 24 * 3600
 RECENT_KEEP = 300  # the ladder's most recent matches listed (a busy ladder makes ~30 000 a day)
 RECENT_LIMIT = 10 * RECENT_KEEP  # hard bound on the recent list even when no scheduler trims it
 APPLIED_TTL_S = 60 * 24 * 3600  # far beyond any job retry: a re-run can never re-apply
@@ -51,13 +55,14 @@ CLEAN_TO_FORGIVE = 20  # ... until the bot plays this many matches in a row with
 URL_DISALLOWED = "url_disallowed"
 
 # KEYS: 1 applied, 2 match doc, 3 ratings zset, 4 recent list, 5 active set, 6 games doc,
-#       then per bot: stats hash, history list, health hash, record zset, versions hash; last the match's
-#       reference count.
+#       then per bot: stats hash, history list, health hash, record zset, versions hash; then the match's
+#       reference count, the ladder's ranked zset and its unrated zset (the ranking's pages).
 # ARGV: 1 match id, 2 now, 3 bot count, 4 final match doc, 5 games doc, 6 recent limit, 7 history limit,
 #       8 record limit, 9 applied ttl, 10 initial rating, 11 forfeits in a row that bench a bot, 12 first
 #       bench seconds, 13 longest bench seconds, 14 clean matches in a row that reset the bench length,
 #       15 rated (1/0), then 10 per bot: bot id, delta, won, strikes, forfeited, latency sum, move calls,
-#       place, record entry (a JSON object; the script adds the rating after the match), version.
+#       place, record entry (a JSON object; the script adds the rating after the match), version; after
+#       them: 16 + 10 * bots: the match document's TTL, then the replays' TTL (seconds).
 # Returns {0} if the match was applied before, else {1, ids of the matches that a record or the recent list
 # stopped linking to} (the caller releases those: see RELEASE_MATCH_LUA).
 # A match that is not rated (every bot forfeited) moves no rating, adds no rated match, win or history point;
@@ -104,6 +109,8 @@ for i = 0, n - 1 do
     line.wins = line.wins + tonumber(ARGV[a + 2])
     line.last = tonumber(ARGV[2])
     redis.call('HSET', versions, version, cjson.encode(line))
+    redis.call('ZADD', KEYS[#KEYS - 1], rating, bot)
+    redis.call('ZREM', KEYS[#KEYS], bot)
   end
   redis.call('HINCRBY', stats, 'strikes', tonumber(ARGV[a + 3]))
   redis.call('HINCRBY', stats, 'forfeits', tonumber(ARGV[a + 4]))
@@ -142,9 +149,10 @@ for i = 0, n - 1 do
   end
   redis.call('ZREMRANGEBYRANK', record, 0, -(limit + 1))
 end
-redis.call('SET', KEYS[2], ARGV[4])
-redis.call('SET', KEYS[6], ARGV[5])
-redis.call('SET', KEYS[#KEYS], n + 1)
+local ttl_at = 16 + n * 10
+redis.call('SET', KEYS[2], ARGV[4], 'EX', ARGV[ttl_at])
+redis.call('SET', KEYS[6], ARGV[5], 'EX', ARGV[ttl_at + 1])
+redis.call('SET', KEYS[#KEYS - 2], n + 1, 'EX', ARGV[ttl_at])
 redis.call('LPUSH', KEYS[4], ARGV[1])
 for _, old in ipairs(redis.call('LRANGE', KEYS[4], tonumber(ARGV[6]), -1)) do
   table.insert(dropped, old)
@@ -209,12 +217,15 @@ STOPPED_REASON = "worker stopped"
 
 class ArenaStore:
     def __init__(self, conn: redis.Redis, prefix: str = keys.DEFAULT_PREFIX,
-                 record_limit: int = HISTORY_LIMIT, wait_ms: int = 0) -> None:
+                 record_limit: int = HISTORY_LIMIT, wait_ms: int = 0, match_ttl_s: int = FINISHED_MATCH_TTL_S,
+                 replay_ttl_s: int = REPLAY_TTL_S) -> None:
         conn = decoding_client(conn)  # RQ hands jobs a bytes client; the arena reads JSON strings
         self.wait_ms = wait_ms  # a rating is applied once a replica has it, or after this (0: at once)
         self.redis: StrRedis = conn
         self.prefix = prefix
         self.record_limit = record_limit  # a bot's record on a ladder lists its newest this-many matches
+        self.match_ttl_s = match_ttl_s  # a finished match's document expires this long after it finished
+        self.replay_ttl_s = replay_ttl_s  # ... and its replays this long (at most as long as the document)
         self._apply = conn.register_script(APPLY_RESULT_LUA)
         self._release = conn.register_script(RELEASE_MATCH_LUA)
         self._health = conn.register_script(HEALTH_LUA)
@@ -236,13 +247,16 @@ class ArenaStore:
                    and m.bot_id not in {w.bot_id for w in wanted}]
         pipe = self.redis.pipeline(transaction=True)
         pipe.set(keys.arena_ladder(p, config.ladder_id), json.dumps(config.to_json()))
+        pipe.incr(keys.bots_generation(p))  # its house bots may have changed: the scheduler re-reads members
         pipe.sadd(keys.arena_ladders(p), config.ladder_id)
         if retired:
             pipe.hdel(keys.arena_members(p, config.ladder_id), *retired)
         for member in wanted:
             pipe.hset(keys.arena_members(p, config.ladder_id), member.bot_id, json.dumps(member.to_json()))
             pipe.zadd(keys.arena_ratings(p, config.ladder_id), {member.bot_id: INITIAL_RATING}, nx=True)
-        pipe.execute()
+        answers = pipe.execute()
+        if wanted:
+            self._add_unrated(config.ladder_id, [m.bot_id for m in wanted], answers[-2 * len(wanted) + 1::2])
 
     def ladder(self, ladder_id: str) -> LadderConfig | None:
         raw = self.redis.get(keys.arena_ladder(self.prefix, ladder_id))
@@ -255,6 +269,16 @@ class ArenaStore:
     def members(self, ladder_id: str) -> list[Member]:
         raw = self.redis.hgetall(keys.arena_members(self.prefix, ladder_id))
         return [Member.from_json(json.loads(v)) for _, v in sorted(raw.items())]
+
+    def members_of(self, ladder_id: str, bot_ids: list[str]) -> dict[str, Member]:
+        """The members among `bot_ids` by bot id (one that left the ladder is missing)."""
+        if not bot_ids:
+            return {}
+        raws = self.redis.hmget(keys.arena_members(self.prefix, ladder_id), bot_ids)
+        return {b: Member.from_json(json.loads(raw)) for b, raw in zip(bot_ids, raws, strict=True) if raw}
+
+    def member_count(self, ladder_id: str) -> int:
+        return int(self.redis.hlen(keys.arena_members(self.prefix, ladder_id)))
 
     def member_names(self, ladder_id: str) -> dict[str, str]:
         """Display name of every member by bot id (the bot id where a member has no name)."""
@@ -278,13 +302,28 @@ class ArenaStore:
         for member in changed:
             pipe.hset(keys.arena_members(p, ladder_id), member.bot_id, json.dumps(member.to_json()))
             pipe.zadd(keys.arena_ratings(p, ladder_id), {member.bot_id: INITIAL_RATING}, nx=True)
-        pipe.execute()
+        answers = pipe.execute()
+        if changed:
+            self._add_unrated(ladder_id, [m.bot_id for m in changed], answers[-2 * len(changed) + 1::2])
         return [m.bot_id for m in changed if m.bot_id not in current], removed
+
+    def _add_unrated(self, ladder_id: str, bot_ids: list[str], added: list[int]) -> None:
+        """List the bots whose rating was just created (`added`: ZADD NX's answers) as new on the ranking."""
+        fresh = {bot_id: 0 for bot_id, one in zip(bot_ids, added, strict=True) if one}
+        if fresh:
+            self.redis.zadd(keys.arena_unrated(self.prefix, ladder_id), fresh)
 
     # --- ratings and stats ---------------------------------------------------------------------------------
 
     def ratings(self, ladder_id: str) -> dict[str, float]:
         return dict(self.redis.zrange(keys.arena_ratings(self.prefix, ladder_id), 0, -1, withscores=True))
+
+    def ratings_of(self, ladder_id: str, bot_ids: list[str]) -> dict[str, float]:
+        """The ratings of `bot_ids` that are on the ladder."""
+        if not bot_ids:
+            return {}
+        scores = self.redis.zmscore(keys.arena_ratings(self.prefix, ladder_id), bot_ids)
+        return {b: float(s) for b, s in zip(bot_ids, scores, strict=True) if s is not None}
 
     def rating(self, ladder_id: str, bot_id: str) -> float | None:
         """The bot's rating on the ladder, None if it has never been on it."""
@@ -295,6 +334,64 @@ class ArenaStore:
         key = keys.arena_ratings(self.prefix, ladder_id)
         ranked: list[tuple[str, float]] = self.redis.zrevrange(key, 0, -1, withscores=True)
         return ranked
+
+    def ensure_ranking(self, ladder_id: str) -> None:
+        """Build the ranking's sorted sets from the ratings and stats once (a ladder rated before they
+        existed); every later rating change keeps them (APPLY_RESULT_LUA, the void script)."""
+        p = self.prefix
+        if self.redis.exists(keys.arena_ranking_built(p, ladder_id)):
+            return
+        with self.redis.pipeline(transaction=True) as pipe:
+            while True:
+                try:
+                    pipe.watch(keys.arena_ratings(p, ladder_id))
+                    ratings = dict(pipe.zrange(keys.arena_ratings(p, ladder_id), 0, -1, withscores=True))
+                    matches = self.matches_played(ladder_id, list(ratings))
+                    pipe.multi()
+                    pipe.delete(keys.arena_ranked(p, ladder_id), keys.arena_unrated(p, ladder_id))
+                    ranked = {b: r for b, r in ratings.items() if matches[b] > 0}
+                    if ranked:
+                        pipe.zadd(keys.arena_ranked(p, ladder_id), ranked)
+                    if len(ranked) < len(ratings):
+                        new = {b: 0 for b in ratings if b not in ranked}
+                        pipe.zadd(keys.arena_unrated(p, ladder_id), new)
+                    pipe.set(keys.arena_ranking_built(p, ladder_id), "1")
+                    pipe.execute()
+                    return
+                except redis.WatchError:
+                    continue
+
+    def matches_played(self, ladder_id: str, bot_ids: list[str]) -> dict[str, int]:
+        pipe = self.redis.pipeline(transaction=False)
+        for bot_id in bot_ids:
+            pipe.hget(keys.arena_stats(self.prefix, ladder_id, bot_id), "matches")
+        return {b: int(m or 0) for b, m in zip(bot_ids, pipe.execute(), strict=True)}
+
+    def ranking_page(self, ladder_id: str, offset: int, limit: int
+                     ) -> tuple[list[tuple[str, float]], list[str], int, int]:
+        """One page of the ranking: bots with a rated match by rating, then the new ones by id.
+
+        Returns (ranked bots with their ratings, new bot ids, how many are ranked, how many are new); the
+        page holds positions ``offset`` .. ``offset + limit - 1`` of that order. O(log n + limit).
+        """
+        p = self.prefix
+        self.ensure_ranking(ladder_id)
+        pipe = self.redis.pipeline(transaction=False)
+        pipe.zcard(keys.arena_ranked(p, ladder_id))
+        pipe.zcard(keys.arena_unrated(p, ladder_id))
+        pipe.zrevrange(keys.arena_ranked(p, ladder_id), offset, offset + limit - 1, withscores=True)
+        ranked_total, new_total, ranked = pipe.execute()
+        new: list[str] = []
+        if len(ranked) < limit:
+            start = max(0, offset - ranked_total)
+            new = self.redis.zrange(keys.arena_unrated(p, ladder_id), start, start + limit - len(ranked) - 1)
+        return ranked, new, ranked_total, new_total
+
+    def ranked_position(self, ladder_id: str, bot_id: str) -> int | None:
+        """A bot's 0-based place among the ranked bots of a ladder, None if it has no rated match."""
+        self.ensure_ranking(ladder_id)
+        place: int | None = self.redis.zrevrank(keys.arena_ranked(self.prefix, ladder_id), bot_id)
+        return place
 
     def stats(self, ladder_id: str, bot_ids: list[str]) -> dict[str, dict[str, float | None]]:
         pipe = self.redis.pipeline(transaction=False)
@@ -422,6 +519,14 @@ class ArenaStore:
     def refresh_lease(self, match_id: str, worker: str, lease_s: float) -> None:
         self.redis.set(keys.arena_match_lease(self.prefix, match_id), worker, px=int(lease_s * 1000))
 
+    def lease_holders(self, match_ids: list[str]) -> list[str | None]:
+        """The workers holding the leases of `match_ids` (None where a lease is gone), in one round trip."""
+        if not match_ids:
+            return []
+        leases = [keys.arena_match_lease(self.prefix, m) for m in match_ids]
+        holders: list[str | None] = self.redis.mget(leases)
+        return holders
+
     def lease_holder(self, match_id: str) -> str | None:
         holder: str | None = self.redis.get(keys.arena_match_lease(self.prefix, match_id))
         return holder
@@ -486,10 +591,12 @@ class ArenaStore:
                          versions[bot]]
         script_keys = [keys.arena_match_applied(p, mid), keys.arena_match(p, mid), keys.arena_ratings(p, lid),
                        keys.arena_recent(p, lid), keys.arena_active(p, lid), keys.arena_match_games(p, mid),
-                       *bot_keys, keys.arena_match_refs(p, mid)]
+                       *bot_keys, keys.arena_match_refs(p, mid), keys.arena_ranked(p, lid),
+                       keys.arena_unrated(p, lid)]
         args = [mid, repr(now), len(spec.entrants), json.dumps(final), json.dumps(result.records),
                 RECENT_LIMIT, HISTORY_LIMIT, self.record_limit, APPLIED_TTL_S, repr(INITIAL_RATING),
-                FORFEITS_TO_BENCH, BENCH_S, BENCH_MAX_S, CLEAN_TO_FORGIVE, int(result.rated), *bot_args]
+                FORFEITS_TO_BENCH, BENCH_S, BENCH_MAX_S, CLEAN_TO_FORGIVE, int(result.rated), *bot_args,
+                self.match_ttl_s, min(self.replay_ttl_s, self.match_ttl_s)]
         if self.wait_ms:  # answered once a replica has the rating (core.redis.connections.replicated)
             applied, *dropped = run_and_wait(self.redis, self._apply, script_keys, args, self.wait_ms)
         else:

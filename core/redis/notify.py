@@ -7,6 +7,14 @@ thread, subscribed to every such channel by one pattern, sets the events of the 
 satisfies. Under
 gevent (monkey-patched) the thread is a greenlet and the events are cooperative, so the same code serves both
 gunicorn worker classes.
+
+A waiter woken by a message takes the version from the message: waking n waiters costs Redis nothing beyond
+the one published message (measured by `python -m tools.growth.longpoll`). Only a waiter woken without one
+(after the subscription was re-established, when messages may have been lost) or at its timeout reads the
+version itself. And a poll that asks again at once (a spectator following a match) often
+needs no read either: while the subscription holds, the listener keeps the newest version published on each
+channel that had waiters (``LATEST_CHANNELS`` of them), and a version known that way is as good as a read —
+any newer one is yet to be published, and wakes the waiter, registered by then, when it is.
 """
 
 from __future__ import annotations
@@ -16,6 +24,7 @@ import logging
 import os
 import threading
 import time
+from collections import OrderedDict
 from collections.abc import Callable
 
 import redis
@@ -26,14 +35,16 @@ from core.redis.connections import StrRedis
 log = logging.getLogger(__name__)
 
 BACKOFF_MIN, BACKOFF_MAX = 0.25, 5.0  # seconds between reconnection attempts
+LATEST_CHANNELS = 8192  # channels whose newest published version the listener keeps (the most recent ones)
 
 
 class _Waiter:
-    __slots__ = ("after", "event")
+    __slots__ = ("after", "event", "published")
 
     def __init__(self, after: int) -> None:
         self.after = after
         self.event = threading.Event()
+        self.published: int | None = None  # the version a message woke it with; None: read it from Redis
 
 
 class VersionWatcher:
@@ -44,6 +55,9 @@ class VersionWatcher:
         self._prefix = prefix
         self._lock = threading.Lock()
         self._waiters: dict[str, set[_Waiter]] = {}
+        # The newest version published on a channel since the subscription was (re)made; emptied whenever it
+        # is lost, as messages may then be missed.
+        self._latest: OrderedDict[str, int] = OrderedDict()
         self._subscribed = threading.Event()
         self._thread: threading.Thread | None = None
         self._pubsub: redis.client.PubSub | None = None
@@ -58,23 +72,25 @@ class VersionWatcher:
         `channel` is where new versions are published; `current_version` reads the version itself (a
         message only says when to read it again).
         """
-        version = current_version()
-        if version > after or timeout <= 0:
-            return version
+        if timeout <= 0:
+            return current_version()
         self._ensure_listening()
         waiter = _Waiter(after)
         with self._lock:
             self._waiters.setdefault(channel, set()).add(waiter)
+            known = self._latest.get(channel) if self._subscribed.is_set() else None
         try:
             deadline = time.monotonic() + timeout
+            # Read once registered: a move committed before that is seen here, one committed after wakes us.
+            version = known if known is not None else current_version()
             while True:
-                # Re-read after registering: a move committed before we subscribed is not missed.
-                version = current_version()
                 remaining = deadline - time.monotonic()
                 if version > after or remaining <= 0:
                     return version
-                waiter.event.wait(remaining)
+                woken = waiter.event.wait(remaining)
                 waiter.event.clear()
+                published, waiter.published = waiter.published, None
+                version = published if woken and published is not None else current_version()
         finally:
             with self._lock:
                 channel_waiters = self._waiters.get(channel)
@@ -112,6 +128,7 @@ class VersionWatcher:
                 for message in pubsub.listen():
                     kind = message.get("type")
                     if kind == "psubscribe":
+                        self._forget_latest()
                         self._subscribed.set()
                         backoff = BACKOFF_MIN
                         # Anything published while we were (re)connecting was lost: wake all to re-check.
@@ -120,6 +137,7 @@ class VersionWatcher:
                         self._dispatch(message["channel"], message["data"])
             except Exception as error:  # the listener must outlive any Redis hiccup
                 self._subscribed.clear()
+                self._forget_latest()
                 if self._closed.is_set():
                     return
                 if backoff == BACKOFF_MIN:  # one warning per outage, not one per retry
@@ -148,14 +166,28 @@ class VersionWatcher:
         except (TypeError, ValueError):
             return
         with self._lock:
-            for waiter in self._waiters.get(channel, ()):
+            waiters = self._waiters.get(channel, ())
+            known = self._latest.get(channel)
+            if waiters or known is not None:
+                self._latest[channel] = version if known is None else max(known, version)
+                self._latest.move_to_end(channel)
+                if len(self._latest) > LATEST_CHANNELS:
+                    self._latest.popitem(last=False)
+            for waiter in waiters:
                 if version > waiter.after:
+                    if waiter.published is None or version > waiter.published:
+                        waiter.published = version
                     waiter.event.set()
+
+    def _forget_latest(self) -> None:
+        with self._lock:
+            self._latest.clear()
 
     def _wake_all(self) -> None:
         with self._lock:
             for waiters in self._waiters.values():
                 for waiter in waiters:
+                    waiter.published = None  # whatever was missed: the waiter reads the version itself
                     waiter.event.set()
 
 

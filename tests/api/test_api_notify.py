@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import threading
 import time
+from typing import Any
 
 import redis
 
@@ -68,5 +69,121 @@ def test_each_channel_wakes_only_its_own_waiters(redis_url: str, key_prefix: str
     assert answers == {"seats": 2} and time.monotonic() - started < 2  # the table's waiter sleeps on
     waiting["table"].join(10)
     assert answers["table"] == 1  # timed out: nothing was published on the table's channel
+    watcher.close()
+    conn.close()
+
+
+def wait_in_threads(watcher: VersionWatcher, channel: str, count: int, after: int, timeout: float,
+                    current_version: Any) -> tuple[list[threading.Thread], list[int]]:
+    answers: list[int] = []
+    threads = [threading.Thread(target=lambda: answers.append(
+        watcher.wait(channel, after=after, timeout=timeout, current_version=current_version)))
+        for _ in range(count)]
+    for thread in threads:
+        thread.start()
+    deadline = time.monotonic() + 10
+    while watcher.waiting < count and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert watcher.waiting == count
+    return threads, answers
+
+
+class CountedVersion:
+    """A table's version as the watcher reads it, counting the reads."""
+
+    def __init__(self, now: int) -> None:
+        self.now = now
+        self.reads = 0
+
+    def __call__(self) -> int:
+        self.reads += 1
+        return self.now
+
+
+def test_one_message_wakes_every_waiter_with_its_version_and_no_read(redis_url: str, key_prefix: str) -> None:
+    """Fifty waiters on one table: each reads the version once, when it registers; the message that wakes
+    them carries the new version, so waking them all costs Redis nothing more. A waiter that asks again at
+    once is answered from the version the listener kept, without a read either."""
+    conn = redis.Redis.from_url(redis_url)
+    watcher = VersionWatcher(conn, key_prefix)
+    channel = keys.table_events(key_prefix, "many")
+    version = CountedVersion(4)
+
+    threads, answers = wait_in_threads(watcher, channel, 50, after=4, timeout=20,
+                                       current_version=version)
+    assert version.reads == 50
+    version.now = 5
+    conn.publish(channel, 5)
+    for thread in threads:
+        thread.join(10)
+    assert answers == [5] * 50 and version.reads == 50
+    assert watcher.waiting == 0  # every waiter left the registry
+
+    assert watcher.wait(channel, after=4, timeout=20, current_version=version) == 5
+    assert version.reads == 50  # known from the message: no read
+    watcher.close()
+    conn.close()
+
+
+def test_a_waiter_that_fails_or_times_out_is_released(redis_url: str, key_prefix: str) -> None:
+    """However a wait ends (its timeout, or an error while it waits, as when its client is gone and the
+    request is torn down), the waiter leaves the registry: nothing leaks."""
+    conn = redis.Redis.from_url(redis_url)
+    watcher = VersionWatcher(conn, key_prefix)
+    channel = keys.table_events(key_prefix, "gone")
+    assert watcher.wait(channel, after=1, timeout=0.2, current_version=lambda: 1) == 1
+    assert watcher.waiting == 0
+
+    calls = {"count": 0}
+
+    def vanishing_table() -> int:
+        calls["count"] += 1
+        if calls["count"] > 1:
+            raise LookupError("the table is gone")
+        return 1
+
+    failures: list[BaseException] = []
+
+    def waiting() -> None:
+        try:
+            watcher.wait(channel, after=1, timeout=20, current_version=vanishing_table)
+        except LookupError as error:
+            failures.append(error)
+
+    thread = threading.Thread(target=waiting)
+    thread.start()
+    deadline = time.monotonic() + 10
+    while watcher.waiting == 0 and time.monotonic() < deadline:
+        time.sleep(0.01)
+    conn.execute_command("PUBSUB", "NUMPAT")  # the listener is up (the waiter registered after it was)
+    watcher._wake_all()  # woken without a version (as after a reconnection): it reads, and the read fails
+    thread.join(10)
+    assert len(failures) == 1 and watcher.waiting == 0
+    watcher.close()
+    conn.close()
+
+
+def test_versions_known_from_messages_are_forgotten_when_the_subscription_is_lost(redis_url: str,
+                                                                                  key_prefix: str) -> None:
+    """Messages published while the listener reconnects are lost: the versions it kept are dropped, and the
+    next waiter reads the version from Redis."""
+    conn = redis.Redis.from_url(redis_url)
+    watcher = VersionWatcher(conn, key_prefix)
+    channel = keys.table_events(key_prefix, "lost")
+    version = CountedVersion(6)
+
+    threads, _ = wait_in_threads(watcher, channel, 1, after=6, timeout=20, current_version=version)
+    version.now = 7
+    conn.publish(channel, 7)
+    threads[0].join(10)
+    assert watcher.wait(channel, after=6, timeout=5, current_version=version) == 7
+    assert version.reads == 1
+    conn.client_kill_filter(_type="pubsub")  # every subscriber of this Redis: they all reconnect
+    deadline = time.monotonic() + 10
+    while watcher._latest and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert not watcher._latest
+    assert watcher.wait(channel, after=6, timeout=5, current_version=version) == 7
+    assert version.reads == 2
     watcher.close()
     conn.close()

@@ -186,3 +186,14 @@ def test_regret_ranks_a_graded_set_longer_than_the_table():
     ranks = sorted(report["bots"], key=regret.__getitem__)  # no ties here: every regret differs
     d2 = sum((i - ranks.index(name)) ** 2 for i, name in enumerate(report["bots"]))
     assert report["spearman"] == pytest.approx(1 - 6 * d2 / (4 * (16 - 1)), abs=0.001)
+
+
+def test_regret_on_the_same_positions_judges_every_bot_on_every_decision():
+    """``--same-positions``: every bot answers all the decisions of the games (3 games of 3 seats, 13 each),
+    not only the 39 of its own seats."""
+    out = run("regret", "--game", "sore-spot", "--bots", "heuristic,eps-0.5,random", "--players", "3",
+              "--games", "3", "--worlds", "2", "--option", "rounds=1", "--same-positions")
+    assert out.returncode == 0, out.stderr
+    report = json.loads(out.stdout)
+    assert report["same_positions"] is True
+    assert report["decisions"] == {"heuristic": 117, "eps-0.5": 117, "random": 117}

@@ -262,7 +262,10 @@ class ArenaClient {
     return this.request("GET", `/api/bots/${botId}/matches`, { params: { ladder, limit, cursor } });
   }
   ladders() { return this.request("GET", "/api/ladders"); }
-  ranking(ladderId) { return this.request("GET", `/api/ladders/${ladderId}`); }
+  /** One page of the ladder's ranking (100 rows by default, at most 500); follow `next` until it is null. */
+  ranking(ladderId, { limit = null, offset = null } = {}) {
+    return this.request("GET", `/api/ladders/${ladderId}`, { params: { limit, offset } });
+  }
   /** A bot's rating after each of its rated matches on the ladder, newest first. */
   botHistory(ladderId, botId) { return this.request("GET", `/api/ladders/${ladderId}/bots/${botId}/history`); }
   /** The ladder's most recent finished matches, newest first. */

@@ -237,8 +237,11 @@ class ArenaClient:
     def ladders(self) -> list[Ladder]:
         return [Ladder.from_json(lad) for lad in self.http.request("GET", "/api/ladders")]
 
-    def ranking(self, ladder_id: str) -> Ranking:
-        return Ranking.from_json(self.http.request("GET", f"/api/ladders/{ladder_id}"))
+    def ranking(self, ladder_id: str, *, limit: int | None = None, offset: int | None = None) -> Ranking:
+        """One page of the ladder's ranking (100 rows by default, at most 500): the ranked bots, then the
+        new ones; ``next_offset`` is the next page's ``offset`` (None on the last)."""
+        params = {"limit": limit, "offset": offset}
+        return Ranking.from_json(self.http.request("GET", f"/api/ladders/{ladder_id}", params=params))
 
     def bot_history(self, ladder_id: str, bot_id: str) -> BotHistory:
         path = f"/api/ladders/{ladder_id}/bots/{bot_id}/history"

@@ -323,13 +323,26 @@ class RankedBot(NewBot):
 @dataclass(frozen=True)
 class Ranking(_Payload):
     ladder: Ladder
-    ranking: list[RankedBot]  # bots with a rated match, best first
-    new: list[NewBot]  # bots with none yet
+    ranking: list[RankedBot]  # bots with a rated match, best first (this page's)
+    new: list[NewBot]  # bots with none yet (this page's)
+    offset: int  # position of the page's first row
+    limit: int  # rows per page
+    ranked_total: int  # bots ranked, on every page
+    new_total: int  # new bots, on every page
+    next: str | None = None  # URL of the next page; None on the last
+    previous: str | None = None  # URL of the previous page; None on the first
+
+    @property
+    def next_offset(self) -> int | None:
+        """The next page's ``offset`` (None on the last page)."""
+        return None if self.next is None else self.offset + self.limit
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> Ranking:
         return cls(Ladder.from_json(data["ladder"]), [RankedBot.from_json(r) for r in data["ranking"]],
-                   [NewBot.from_json(r) for r in data.get("new", [])])
+                   [NewBot.from_json(r) for r in data.get("new", [])], int(data["offset"]),
+                   int(data["limit"]), int(data["ranked_total"]), int(data["new_total"]), data.get("next"),
+                   data.get("previous"))
 
 
 @dataclass(frozen=True)
