@@ -8,13 +8,14 @@ from core.redis.connections import decoding_client
 
 
 def test_each_pool_gets_a_twin_of_its_own_server_and_database(redis_url: str, key_prefix: str) -> None:
-    """Pools are made and dropped in turn on databases 0 and 1 (as a store built per job does): a twin found
-    by a collected pool's address would point at the other database, and read the other value."""
+    """Pools are made and dropped in turn on databases 0 and 1, as a store built per job does: a twin found
+    by a collected pool's address (reused at once) would point at the other database, and read the other
+    value."""
     base = redis_url.rsplit("/", 1)[0]
     for db in (0, 1):
         redis.Redis.from_url(f"{base}/{db}").set(f"{key_prefix}which", str(db))
     try:
-        for turn in range(100):
+        for turn in range(12):
             db = turn % 2
             conn = redis.Redis.from_url(f"{base}/{db}")
             twin = decoding_client(conn)
