@@ -375,17 +375,26 @@ class ArenaStore:
         page holds positions ``offset`` .. ``offset + limit - 1`` of that order. O(log n + limit).
         """
         p = self.prefix
-        self.ensure_ranking(ladder_id)
-        pipe = self.redis.pipeline(transaction=False)
-        pipe.zcard(keys.arena_ranked(p, ladder_id))
-        pipe.zcard(keys.arena_unrated(p, ladder_id))
-        pipe.zrevrange(keys.arena_ranked(p, ladder_id), offset, offset + limit - 1, withscores=True)
-        ranked_total, new_total, ranked = pipe.execute()
+        built, ranked_total, new_total, ranked = self._ranked_page(ladder_id, offset, limit)
+        if not built:  # once per ladder: the page is read in the same round trip as this check
+            self.ensure_ranking(ladder_id)
+            _, ranked_total, new_total, ranked = self._ranked_page(ladder_id, offset, limit)
         new: list[str] = []
         if len(ranked) < limit:
             start = max(0, offset - ranked_total)
             new = self.redis.zrange(keys.arena_unrated(p, ladder_id), start, start + limit - len(ranked) - 1)
         return ranked, new, ranked_total, new_total
+
+    def _ranked_page(self, ladder_id: str, offset: int, limit: int) -> list[Any]:
+        """Whether the ranking's sets are built, the ranked and new counts, and the ranked bots of a page."""
+        p = self.prefix
+        pipe = self.redis.pipeline(transaction=False)
+        pipe.exists(keys.arena_ranking_built(p, ladder_id))
+        pipe.zcard(keys.arena_ranked(p, ladder_id))
+        pipe.zcard(keys.arena_unrated(p, ladder_id))
+        pipe.zrevrange(keys.arena_ranked(p, ladder_id), offset, offset + limit - 1, withscores=True)
+        answers: list[Any] = pipe.execute()
+        return answers
 
     def ranked_position(self, ladder_id: str, bot_id: str) -> int | None:
         """A bot's 0-based place among the ranked bots of a ladder, None if it has no rated match."""
