@@ -19,7 +19,7 @@ def test_a_restored_backup_gives_back_every_rating_bot_match_and_replay() -> Non
     result = backup_restore(bots=4, min_rated=2, seconds=60)
     shown = {k: v for k, v in result.items() if k not in ("backup", "log_tracebacks")}
     assert result["store_differences"] == [] and result["api_differences"] == [], shown
-    assert result["passed"], shown
+    assert result["passed"], (result["failed_checks"], shown)
     assert result["keys_after_wipe"] == 0 and result["keys_compared"] > 100
     assert result["keys_before"] == result["keys_compared"] + result["keys_expiring_not_compared"]
     assert result["rated_before"] >= 2 and result["replays_compared"] >= 2 and result["ladders_compared"] >= 1
