@@ -13,6 +13,8 @@ from hiredis import pack_command
 from redis.connection import parse_url
 from redis.sentinel import Sentinel, SentinelConnectionPool
 
+from core.metrics import REDIS_WRITES_UNREPLICATED
+
 if TYPE_CHECKING:
     from core.redis.pipelined import PipelinedLane
 
@@ -243,10 +245,25 @@ def replicated(reply: Any, execute: Callable[[tuple[Any, ...]], Any], wait_ms: i
     Redis replicates asynchronously: a primary that dies may take its last writes with it, and a failover
     then promotes a replica without them. An answer given only after a replica has the write is not lost
     that way. ``WAIT`` waits for the writes of its own connection, so it must follow the write on the same
-    one. A primary with no replica at all (after a failover, until one is attached) answers after `wait_ms`.
+    one. A primary with no replica at all (after a failover, until one is attached), or a replica more than
+    `wait_ms` behind, answers after `wait_ms` without an acknowledgement: the reply is still given (the write
+    stands on the primary), and ``trickarena_redis_writes_unreplicated_total`` counts it.
     """
-    execute(("WAIT", 1, wait_ms))
+    acknowledged(execute(("WAIT", 1, wait_ms)))
     return reply
+
+
+def acknowledged(replicas: Any) -> bool:
+    """Whether a ``WAIT 1`` reply (the number of replicas that acknowledged) counts one; if not, counted in
+    ``trickarena_redis_writes_unreplicated_total``.
+
+    >>> acknowledged(1), acknowledged("2")
+    (True, True)
+    """
+    if int(replicas) >= 1:
+        return True
+    REDIS_WRITES_UNREPLICATED.inc()
+    return False
 
 
 def run_and_wait(client: redis.Redis, script: Any, keys: list[str], args: list[Any], wait_ms: int) -> Any:
@@ -254,7 +271,9 @@ def run_and_wait(client: redis.Redis, script: Any, keys: list[str], args: list[A
     pipe = client.pipeline(transaction=False)
     script(keys=keys, args=args, client=pipe)
     pipe.execute_command("WAIT", 1, wait_ms)  # type: ignore[no-untyped-call]
-    return pipe.execute()[0]
+    reply, replicas = pipe.execute()
+    acknowledged(replicas)
+    return reply
 
 
 def evalsha(send: Callable[[bytes], Any], script: Any, keys: list[str], args: list[Any]) -> Any:
