@@ -60,7 +60,10 @@ def store_contents(conn: redis.Redis, prefix: str) -> dict[str, Any]:
             value = conn.xrange(key)
         else:
             value = None
-        contents[key] = {"type": kind, "value": value, "ttl_ms": conn.pttl(key)}
+        ttl_ms = conn.pttl(key)
+        if ttl_ms == -2:  # expired while it was read (a match's lease): as good as never listed
+            continue
+        contents[key] = {"type": kind, "value": value, "ttl_ms": ttl_ms}
     return contents
 
 
