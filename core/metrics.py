@@ -69,10 +69,11 @@ REDIS_ERRORS = Counter("redis_errors", "Redis errors met, by component and kind:
                        "lost, timeout, read-only replica), full (out of memory or disk) or other.",
                        ["component", "kind"], namespace=NAMESPACE, registry=OWN)
 
-REDIS_WRITES_UNREPLICATED = Counter("redis_writes_unreplicated", "Move commits and ratings answered with "
-                                    "TA_REDIS_WAIT_MS set but no replica's acknowledgement within it: a "
-                                    "failover at that moment may lose them.", namespace=NAMESPACE,
-                                    registry=OWN)
+REDIS_WRITES = ("move", "rating")
+REDIS_WRITES_UNREPLICATED = Counter("redis_writes_unreplicated", "Writes answered with TA_REDIS_WAIT_MS set "
+                                    "but no replica's acknowledgement within it, by write (a move commit or "
+                                    "a rating): a failover at that moment may lose them.", ["write"],
+                                    namespace=NAMESPACE, registry=OWN)
 
 MATCH_STATUSES = ("rated", "void", "aborted")
 MATCHES_STARTED = Counter("matches_started", "Match attempts started by arena workers, by ladder (a match "

@@ -26,6 +26,7 @@ from prometheus_client.multiprocess import MultiProcessCollector
 
 import engine
 from arena.policy import fallback_move
+from core.metrics import REDIS_WRITES
 from core.redis.connections import redis_client
 from core.tables.record import SeatKind
 from core.tables.store import SeatSpec, TableStatus, TableStore
@@ -129,10 +130,12 @@ def settle(stack: Stack, before: float, limit_s: float) -> float | None:
 
 
 def unreplicated_writes(stack: Stack) -> float:
-    """``trickarena_redis_writes_unreplicated_total`` over the stack's processes (their metrics files)."""
+    """``trickarena_redis_writes_unreplicated_total`` over the stack's processes (their metrics files), moves
+    and ratings together."""
     registry = CollectorRegistry()
     MultiProcessCollector(registry, path=str(stack.metrics_dir))
-    return registry.get_sample_value("trickarena_redis_writes_unreplicated_total") or 0.0
+    name = "trickarena_redis_writes_unreplicated_total"
+    return sum(registry.get_sample_value(name, {"write": write}) or 0.0 for write in REDIS_WRITES)
 
 
 def rated(conn: redis.Redis, prefix: str) -> dict[str, Any]:

@@ -11,18 +11,18 @@ from core.metrics import OWN
 from core.redis.connections import ScriptLane, run_and_wait
 
 
-def unreplicated_writes() -> float:
-    return OWN.get_sample_value("trickarena_redis_writes_unreplicated_total") or 0.0
+def unreplicated_writes(write: str = "move") -> float:
+    return OWN.get_sample_value("trickarena_redis_writes_unreplicated_total", {"write": write}) or 0.0
 
 
 def test_a_write_no_replica_acknowledged_is_answered_and_counted(redis_conn: redis.Redis,
                                                                   key_prefix: str) -> None:
     script = redis_conn.register_script("return redis.call('INCR', KEYS[1])")
     key = f"{key_prefix}n"
-    before = unreplicated_writes()
-    assert run_and_wait(redis_conn, script, [key], [], wait_ms=5) == 1
-    assert unreplicated_writes() == before + 1
-    assert ScriptLane(redis_conn).run(script, [key], [], wait_ms=5) == 2
-    assert unreplicated_writes() == before + 2
+    moves, ratings = unreplicated_writes("move"), unreplicated_writes("rating")
+    assert run_and_wait(redis_conn, script, [key], [], wait_ms=5) == 1  # how a rating is applied
+    assert (unreplicated_writes("move"), unreplicated_writes("rating")) == (moves, ratings + 1)
+    assert ScriptLane(redis_conn).run(script, [key], [], wait_ms=5) == 2  # how a move is committed
+    assert (unreplicated_writes("move"), unreplicated_writes("rating")) == (moves + 1, ratings + 1)
     assert ScriptLane(redis_conn).run(script, [key], []) == 3  # no WAIT asked: nothing to count
-    assert unreplicated_writes() == before + 2
+    assert (unreplicated_writes("move"), unreplicated_writes("rating")) == (moves + 1, ratings + 1)

@@ -187,9 +187,10 @@ class ScriptLane:
         """``script(keys=keys, args=args)`` for a registered ``redis.commands.core.Script``; with `wait_ms`,
         then ``WAIT 1 wait_ms`` on the same connection (`replicated`)."""
         if wait_ms:
-            return self._on_a_connection(lambda conn: replicated(self._evalsha(conn, script, keys, args),
-                                                                 lambda c: self._send(conn, c), wait_ms),
-                                         lambda: run_and_wait(self._client, script, keys, args, wait_ms))
+            return self._on_a_connection(
+                lambda conn: replicated(self._evalsha(conn, script, keys, args),
+                                        lambda c: self._send(conn, c), wait_ms),
+                lambda: run_and_wait(self._client, script, keys, args, wait_ms, "move"))
         return self._on_a_connection(lambda conn: self._evalsha(conn, script, keys, args),
                                      lambda: script(keys=keys, args=args))
 
@@ -238,7 +239,8 @@ class ScriptLane:
         return evalsha(lambda packed: round_trip(conn, packed), script, keys, args)
 
 
-def replicated(reply: Any, execute: Callable[[tuple[Any, ...]], Any], wait_ms: int) -> Any:
+def replicated(reply: Any, execute: Callable[[tuple[Any, ...]], Any], wait_ms: int,
+               write: str = "move") -> Any:
     """`reply`, once one replica has the writes made so far on this connection (``WAIT 1 wait_ms``, which
     Redis answers when a replica acknowledged them or after `wait_ms` without one).
 
@@ -247,32 +249,34 @@ def replicated(reply: Any, execute: Callable[[tuple[Any, ...]], Any], wait_ms: i
     that way. ``WAIT`` waits for the writes of its own connection, so it must follow the write on the same
     one. A primary with no replica at all (after a failover, until one is attached), or a replica more than
     `wait_ms` behind, answers after `wait_ms` without an acknowledgement: the reply is still given (the write
-    stands on the primary), and ``trickarena_redis_writes_unreplicated_total`` counts it.
+    stands on the primary), and ``trickarena_redis_writes_unreplicated_total`` counts it by `write` (one of
+    ``core.metrics.REDIS_WRITES``: the script lanes commit moves, `run_and_wait` applies ratings).
     """
-    acknowledged(execute(("WAIT", 1, wait_ms)))
+    acknowledged(execute(("WAIT", 1, wait_ms)), write)
     return reply
 
 
-def acknowledged(replicas: Any) -> bool:
-    """Whether a ``WAIT 1`` reply (the number of replicas that acknowledged) counts one; if not, counted in
-    ``trickarena_redis_writes_unreplicated_total``.
+def acknowledged(replicas: Any, write: str) -> bool:
+    """Whether a ``WAIT 1`` reply (the number of replicas that acknowledged) counts one; if not, the `write`
+    is counted in ``trickarena_redis_writes_unreplicated_total``.
 
-    >>> acknowledged(1), acknowledged("2")
+    >>> acknowledged(1, "move"), acknowledged("2", "rating")
     (True, True)
     """
     if int(replicas) >= 1:
         return True
-    REDIS_WRITES_UNREPLICATED.inc()
+    REDIS_WRITES_UNREPLICATED.labels(write).inc()
     return False
 
 
-def run_and_wait(client: redis.Redis, script: Any, keys: list[str], args: list[Any], wait_ms: int) -> Any:
+def run_and_wait(client: redis.Redis, script: Any, keys: list[str], args: list[Any], wait_ms: int,
+                 write: str = "rating") -> Any:
     """`replicated` through the client: the script and WAIT in one pipeline, so on one connection."""
     pipe = client.pipeline(transaction=False)
     script(keys=keys, args=args, client=pipe)
     pipe.execute_command("WAIT", 1, wait_ms)  # type: ignore[no-untyped-call]
     reply, replicas = pipe.execute()
-    acknowledged(replicas)
+    acknowledged(replicas, write)
     return reply
 
 

@@ -93,8 +93,8 @@ def test_the_factory_finds_the_primary_through_the_sentinels(cluster, make_app, 
     assert primary.keys(f"{key_prefix}rl*") or primary.keys("*LIMITER*"), "the limit counted on the primary"
 
 
-def unreplicated_writes() -> float:
-    return OWN.get_sample_value("trickarena_redis_writes_unreplicated_total") or 0.0
+def unreplicated_writes(write: str = "move") -> float:
+    return OWN.get_sample_value("trickarena_redis_writes_unreplicated_total", {"write": write}) or 0.0
 
 
 def play_one(store: TableStore, table_id: str) -> int:
