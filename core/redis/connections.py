@@ -252,21 +252,15 @@ def replicated(reply: Any, execute: Callable[[tuple[Any, ...]], Any], wait_ms: i
     stands on the primary), and ``trickarena_redis_writes_unreplicated_total`` counts it by `write` (one of
     ``core.metrics.REDIS_WRITES``: the script lanes commit moves, `run_and_wait` applies ratings).
     """
-    acknowledged(execute(("WAIT", 1, wait_ms)), write)
+    count_unreplicated(execute(("WAIT", 1, wait_ms)), write)
     return reply
 
 
-def acknowledged(replicas: Any, write: str) -> bool:
-    """Whether a ``WAIT 1`` reply (the number of replicas that acknowledged) counts one; if not, the `write`
-    is counted in ``trickarena_redis_writes_unreplicated_total``.
-
-    >>> acknowledged(1, "move"), acknowledged("2", "rating")
-    (True, True)
-    """
-    if int(replicas) >= 1:
-        return True
-    REDIS_WRITES_UNREPLICATED.labels(write).inc()
-    return False
+def count_unreplicated(replicas: Any, write: str) -> None:
+    """Count the `write` in ``trickarena_redis_writes_unreplicated_total`` if its ``WAIT 1`` reply (the number
+    of replicas that acknowledged it) is 0."""
+    if int(replicas) < 1:
+        REDIS_WRITES_UNREPLICATED.labels(write).inc()
 
 
 def run_and_wait(client: redis.Redis, script: Any, keys: list[str], args: list[Any], wait_ms: int,
@@ -276,7 +270,7 @@ def run_and_wait(client: redis.Redis, script: Any, keys: list[str], args: list[A
     script(keys=keys, args=args, client=pipe)
     pipe.execute_command("WAIT", 1, wait_ms)  # type: ignore[no-untyped-call]
     reply, replicas = pipe.execute()
-    acknowledged(replicas, write)
+    count_unreplicated(replicas, write)
     return reply
 
 
