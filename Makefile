@@ -1,10 +1,10 @@
-# Two commands: `make run` and `make test`. Both create .venv on first use.
+# Two commands: `make run` and `make test`. Both create .venv on first use. `make drills`: the drill tier.
 PYTHON ?= python3
 VENV ?= .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: test run lint bench bench-api bench-redis benchmarks clean compiled
+.PHONY: test drills run lint bench bench-api bench-redis benchmarks clean compiled
 
 $(STAMP): pyproject.toml
 	@$(PYTHON) -c 'import sys; assert sys.version_info >= (3, 11), "Python >= 3.11 needed"'
@@ -32,8 +32,18 @@ $(ENGINE_BUILD): $(STAMP) $(shell find engine -name '*.py')
 
 compiled: $(ENGINE_BUILD)
 
+# The fast tier (tests/README.md): every test but the drills, on TEST_WORKERS pytest-xdist workers, each with a
+# Redis of its own. Four on two cores: about half of a test's time is spent waiting on sockets and processes.
+# PYTEST_ARGS goes to pytest as is (.ci/run: --durations=25).
+TEST_WORKERS ?= 4
+PYTEST_ARGS ?=
 test: lint $(ENGINE_BUILD)
-	$(PY) -m pytest -q
+	$(PY) -m pytest -q -m "not drill" -n $(TEST_WORKERS) --dist worksteal $(PYTEST_ARGS)
+
+# The drill tier: whole stacks, faults, several processes, statistical and CPU-heavy runs. One test at a time:
+# each starts its own processes and waits on them. Property tests explore new examples on every run here.
+drills: $(STAMP) $(ENGINE_BUILD)
+	$(PY) -m pytest -q -m drill --hypothesis-profile=drills $(PYTEST_ARGS)
 
 # Style, the dependency rule (import-linter contracts in pyproject.toml) and strict types over engine/ and core/
 lint: $(STAMP)

@@ -23,18 +23,26 @@ from typing import Any
 
 import pytest
 import redis
+from hypothesis import settings as hypothesis_settings
 from werkzeug.serving import make_server
 
 from devstack import devserve
 from devstack.devredis import ThrowawayRedis, start_throwaway
 from engine import compiled
 from tests.ci import untested_engine
+from tests.tiers import DRILL, FAST_TEST_BUDGET_S, over_budget, tier_marks
 
 # The suite runs the engine `make run` runs: the compiled rules when a build matches the source (`make test`
 # builds it first), put in place here, before any test module imports them.
 compiled.activate()
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
+
+# Property tests with no clock in them: hypothesis's per-example deadline would fail a slow example on a busy
+# machine. The fast tier replays the same examples every run (derandomize); `make drills` explores anew.
+hypothesis_settings.register_profile("fast", deadline=None, derandomize=True)
+hypothesis_settings.register_profile("drills", deadline=None)
+hypothesis_settings.load_profile("fast")
 _counter = itertools.count()
 
 
@@ -43,6 +51,32 @@ def pytest_sessionstart(session: pytest.Session) -> None:
     reason = untested_engine(os.environ, compiled.active())
     if reason is not None:
         pytest.exit(reason, returncode=1)
+
+
+@pytest.hookimpl(tryfirst=True)  # before `-m` selects: a test's tier may follow from its fixtures alone
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Mark each test with what its fixtures make it (tests/tiers.py): a drill, a user of Redis."""
+    for item in items:
+        for mark in tier_marks(getattr(item, "fixturenames", ())):
+            item.add_marker(mark)
+
+
+_fast_tier_durations: dict[str, float] = {}
+
+
+def pytest_runtest_logreport(report: pytest.TestReport) -> None:
+    if DRILL not in report.keywords:
+        _fast_tier_durations[report.nodeid] = _fast_tier_durations.get(report.nodeid, 0.0) + report.duration
+
+
+def pytest_terminal_summary(terminalreporter: Any) -> None:
+    """Fast-tier tests over their time budget, named (never failed: a timing is no assertion)."""
+    slow = over_budget(_fast_tier_durations)
+    if slow:
+        budget = f"{FAST_TEST_BUDGET_S:g} s"
+        terminalreporter.section(f"fast-tier tests over the {budget} budget: make them drills or faster")
+        for nodeid, seconds in slow:
+            terminalreporter.line(f"{seconds:6.1f} s  {nodeid}")
 
 
 def pytest_report_header(config: pytest.Config) -> str:
@@ -215,6 +249,24 @@ def client(app: Any) -> Any:
     return app.test_client()
 
 
+def stop_worker(process: subprocess.Popen, warm_s: float = 2.0, cold_s: float = 10.0) -> None:
+    """Stop an RQ or arena worker at the end of a test: SIGTERM (warm: the running job finishes or gives its
+    match back), then, if it is still going after `warm_s`, a second SIGTERM (cold: both take a second signal
+    more than a second after the first as "stop now"), then SIGKILL after `cold_s`. A test that is over has
+    no use for a job still running, and a warm stop alone waits for it."""
+    process.terminate()
+    try:
+        process.wait(timeout=warm_s)
+        return
+    except subprocess.TimeoutExpired:
+        process.terminate()
+    try:
+        process.wait(timeout=cold_s)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()
+
+
 @contextmanager
 def running_rq_worker(redis_url: str, queue: str, extra_env: dict[str, str] | None = None) -> Iterator[Any]:
     """A real `rq worker` subprocess on `queue` (SimpleWorker: no fork per job, so fast in tests)."""
@@ -228,17 +280,19 @@ def running_rq_worker(redis_url: str, queue: str, extra_env: dict[str, str] | No
         try:
             yield process
         finally:
-            devserve.stop(process, timeout=10)
+            stop_worker(process)
 
 
 @pytest.fixture
-def rq_worker(redis_url: str) -> Callable[..., Any]:
-    """Factory: rq_worker(queue_name) starts a worker subprocess for the rest of the test."""
+def rq_worker(request: pytest.FixtureRequest, redis_url: str) -> Callable[..., Any]:
+    """Factory: rq_worker(queue_name) starts a worker subprocess for the rest of the test (its log is printed
+    if the test fails)."""
     stack: list[Any] = []
 
     def start(queue: str, extra_env: dict[str, str] | None = None) -> Any:
         context = running_rq_worker(redis_url, queue, extra_env)
         process = context.__enter__()
+        log_on_failure(request.node, f"rq worker {queue}", lambda: read_log(process.log))
         stack.append(context)
         return process
 
@@ -247,29 +301,93 @@ def rq_worker(redis_url: str) -> Callable[..., Any]:
         context.__exit__(None, None, None)
 
 
+# What a failing test prints of each process it started (the last characters of its log).
+PROCESS_LOGS = pytest.StashKey[dict[str, Callable[[], str]]]()
+LOG_TAIL_CHARS = 6000
+
+
+def log_on_failure(node: pytest.Item, name: str, read: Callable[[], str]) -> None:
+    """Have `read()`'s text shown with the report of `node` if it fails (see pytest_runtest_makereport)."""
+    logs = node.stash.setdefault(PROCESS_LOGS, {})
+    logs[name if name not in logs else f"{name} #{len(logs) + 1}"] = read
+
+
+def logs_in(folder: Path, limit: int = 12) -> str:
+    """The end of every ``*.log`` below `folder` (a stack's or a drill's working directory)."""
+    parts = []
+    for path in sorted(folder.rglob("*.log"))[:limit]:
+        with suppress(OSError):
+            tail = path.read_text(errors="replace")[-LOG_TAIL_CHARS:]
+            parts.append(f"==> {path.relative_to(folder)} <==\n{tail}")
+    return "\n".join(parts)
+
+
+def log_folder_on_failure(node: pytest.Item, folder: Path) -> None:
+    """Have the logs below `folder` shown with the report of `node` if it fails, as they are then."""
+    log_on_failure(node, f"logs in {folder}", lambda: logs_in(folder))
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Iterator[pytest.TestReport]:
+    """A failed test's report carries the logs of the processes it started, read before they are stopped,
+    and, for a drill, the logs its stacks wrote below its tmp_path."""
+    report = yield
+    if report.failed:
+        for name, read in item.stash.get(PROCESS_LOGS, {}).items():
+            with suppress(OSError, ValueError):  # a log already closed: nothing to show
+                report.sections.append((f"log of {name}", read()[-LOG_TAIL_CHARS:]))
+        tmp = getattr(item, "funcargs", {}).get("tmp_path")
+        if DRILL in item.keywords and isinstance(tmp, Path) and (text := logs_in(tmp)):
+            report.sections.append((f"logs in {tmp}", text))
+    return report
+
+
+def read_log(log: Any) -> str:
+    """The whole of a process's log file so far. pread: the file's offset, shared with the process writing it,
+    stays where that process left it."""
+    return os.pread(log.fileno(), os.fstat(log.fileno()).st_size, 0).decode(errors="replace")
+
+
 @pytest.fixture
-def challenge_worker(redis_url: str, key_prefix: str) -> Iterator[Callable[[], subprocess.Popen]]:
-    """Factory: the challenges' worker as the Procfile runs it (``python -m arena worker --challenges``, two
-    threads) on this test's prefix, for the rest of the test."""
+def arena_process(request: pytest.FixtureRequest, redis_url: str,
+                  key_prefix: str) -> Iterator[Callable[..., subprocess.Popen]]:
+    """Factory: arena_process("worker", "--threads", "2", env={...}) runs `python -m arena ...` as the
+    Procfile does, on this test's Redis and prefix, for the rest of the test; `process.output()` is its log
+    so far, and a failing test prints it. Stopped as a worker is (stop_worker)."""
     started: list[subprocess.Popen] = []
 
-    def start() -> subprocess.Popen:
-        env = {**os.environ, "PYTHONPATH": str(REPO_ROOT), "REDIS_URL": redis_url,
-               "TA_KEY_PREFIX": key_prefix, "ALLOW_PRIVATE_BOT_URLS": "true"}
-        command = [sys.executable, "-m", "arena", "worker", "--challenges", "--threads", "2"]
-        started.append(subprocess.Popen(command, cwd=REPO_ROOT, env=env, stdout=subprocess.DEVNULL,
-                                        stderr=subprocess.DEVNULL))
-        return started[-1]
+    def start(*args: str, env: dict[str, str] | None = None) -> subprocess.Popen:
+        full_env = {**os.environ, "PYTHONPATH": str(REPO_ROOT), "REDIS_URL": redis_url,
+                    "TA_KEY_PREFIX": key_prefix, "ALLOW_PRIVATE_BOT_URLS": "true", **(env or {})}
+        log = tempfile.TemporaryFile()  # noqa: SIM115 - closed after the test
+        process = subprocess.Popen([sys.executable, "-m", "arena", *args], cwd=REPO_ROOT, env=full_env,
+                                   stdout=log, stderr=subprocess.STDOUT)
+        process.log = log  # type: ignore[attr-defined]
+        process.output = lambda: read_log(log)  # type: ignore[attr-defined]
+        log_on_failure(request.node, f"python -m arena {' '.join(args)}", process.output)  # type: ignore[attr-defined]
+        started.append(process)
+        return process
 
     yield start
     for process in started:
-        devserve.stop(process, timeout=10)
+        stop_worker(process)
+        process.log.close()  # type: ignore[attr-defined]
+
+
+@pytest.fixture
+def challenge_worker(arena_process: Callable[..., subprocess.Popen]) -> Callable[[], subprocess.Popen]:
+    """Factory: the challenges' worker as the Procfile runs it (``python -m arena worker --challenges``, two
+    threads) on this test's prefix, for the rest of the test."""
+    return lambda: arena_process("worker", "--challenges", "--threads", "2")
 
 
 @contextmanager
 def serving(wsgi_app: Any) -> Iterator[str]:
     """Serve a WSGI app on 127.0.0.1:<free port> from a thread (threaded: long-polls do not block others)."""
     server = make_server("127.0.0.1", 0, wsgi_app, threaded=True)
+    # The test is over when the server closes: a long-poll still held for a client that has gone would
+    # otherwise keep server_close() waiting for its full wait (its thread is a daemon, and ends with the run).
+    server.block_on_close = False  # type: ignore[attr-defined]
     thread = threading.Thread(target=server.serve_forever, name="live-server", daemon=True)
     thread.start()
     try:

@@ -2,9 +2,10 @@
 and their attributes, `make` targets, and the commands and flags of every CLI the docs show (`trick-arena`,
 `python -m arena|engine|loadtest|tools.*|devstack.*`, `python tools/benchmarks.py`).
 
-The docs are README.md, docs/*.md, docs/rules/README.md and clients/*/README.md. Names are read from code:
-`backtick spans` and fenced blocks. One test collects every missing name of every doc and fails once, with
-all of them: a doc that names a path another branch adds shows up with everything else that is missing.
+The docs are README.md, docs/*.md, docs/rules/README.md, tests/README.md and clients/*/README.md. Names are
+read from code: `backtick spans` and fenced blocks. One test collects every missing name of every doc and
+fails once, with all of them: a doc that names a path another branch adds shows up with everything else that
+is missing.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from typing import Any
 import click
 
 ROOT = Path(__file__).resolve().parents[1]
-DOCS = sorted({"README.md", "docs/rules/README.md",
+DOCS = sorted({"README.md", "docs/rules/README.md", "tests/README.md",
                *(str(p.relative_to(ROOT)) for pattern in ("docs/*.md", "clients/*/README.md")
                  for p in ROOT.glob(pattern))})
 TOP = ("api", "arena", "core", "engine", "clients", "devstack", "loadtest", "tools", "tests", "docs",

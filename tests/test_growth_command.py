@@ -9,6 +9,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[1]
 
 
@@ -18,6 +20,7 @@ def run(*args: str) -> subprocess.CompletedProcess[str]:
                           capture_output=True, text=True, timeout=240, check=False)
 
 
+@pytest.mark.drill
 def test_quick_run_ends_with_every_measured_curve(tmp_path: Path) -> None:
     png = tmp_path / "growth.png"
     output = tmp_path / "g.json"

@@ -4,9 +4,12 @@ after every move."""
 
 from __future__ import annotations
 
+import pytest
+
 from tools.growth import longpoll, watchers
 
 
+@pytest.mark.drill
 def test_every_parked_long_poll_is_woken_and_measured() -> None:
     curves = longpoll.measure(quick=True)
     assert [curve.key for curve in curves] == ["longpoll.rss_per_poll", "longpoll.wake_p50",
@@ -24,6 +27,7 @@ def test_every_parked_long_poll_is_woken_and_measured() -> None:
     assert as_json["limit"] == 250.0 and isinstance(as_json["exponent"], float)
 
 
+@pytest.mark.drill
 def test_every_watcher_sees_every_move() -> None:
     curves = watchers.measure(quick=True)
     assert [curve.key for curve in curves] == ["watchers.update_p50", "watchers.update_p99",

@@ -54,6 +54,7 @@ def test_a_wrong_option_is_one_line(argv: list[str], capsys: pytest.CaptureFixtu
     assert out.out == "" and len(out.err.strip().splitlines()) == 1 and out.err.startswith("live_ladder: ")
 
 
+@pytest.mark.drill
 def test_a_short_run_of_the_stack_reports_every_game() -> None:
     started = time.monotonic()
     run = subprocess.run([sys.executable, "-m", "tools.live_ladder", "--minutes", "0.2", "--arena-workers",

@@ -63,6 +63,7 @@ def _get(url: str) -> tuple[int, bytes]:
         return response.status, response.read()
 
 
+@pytest.mark.drill
 @pytest.mark.timeout(240)
 def test_the_wheel_installs_into_a_fresh_venv_and_serves_the_ladder_page(tmp_path, redis_url, key_prefix):
     wheel = _build_wheel(tmp_path)
@@ -115,9 +116,10 @@ def test_the_wheel_installs_into_a_fresh_venv_and_serves_the_ladder_page(tmp_pat
         server.wait(timeout=30)
 
 
-def test_the_ci_script_is_valid_bash_and_runs_the_readme_test_command() -> None:
+def test_the_ci_script_is_valid_bash_and_runs_the_readme_test_command_and_the_drills() -> None:
     """CI runs .ci/run on a clean checkout: a syntax error there fails every submission before a test runs."""
     script = REPO_ROOT / ".ci" / "run"
     checked = subprocess.run(["bash", "-n", str(script)], capture_output=True, text=True)
     assert checked.returncode == 0, checked.stderr
-    assert re.search(r"^make test$", script.read_text(), re.M)
+    commands = re.findall(r'^(?:part "[^"]+" )?(make \w+)', script.read_text(), re.M)
+    assert commands == ["make test", "make drills"], commands

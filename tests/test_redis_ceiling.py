@@ -68,6 +68,7 @@ def _check_small_run(report: dict) -> None:
     assert report["audit"]["matches"].get("rated", 0) == rated
 
 
+@pytest.mark.drill
 def test_small_run_counts_and_audits() -> None:
     # A phase ends as soon as its matches are done; its timeout only bounds a broken run, with room for a
     # loaded machine.
@@ -101,6 +102,7 @@ def test_namespaces_are_removed_even_on_failure() -> None:
     assert netns.leftovers() == []
 
 
+@pytest.mark.drill
 @pytest.mark.usefixtures("root_with_ip")
 def test_workers_on_three_machines_share_the_ladders() -> None:
     report = run(matches=3, machine_count=3, workers_per_machine=1, games=["spot-hearts"], api_seconds=0.0,

@@ -5,13 +5,13 @@ from __future__ import annotations
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
 import redis
 
 from devstack.devredis import free_port, wait_ready
+from tests.waiting import wait_until
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 
@@ -50,8 +50,14 @@ def test_on_ctrl_c_redis_stops_once_its_clients_have_gone(tmp_path):
         wait_ready(url)
         worker = redis.Redis.from_url(url)
         worker.ping()  # a process still connected, e.g. a worker finishing its decision
+        me = str(worker.client_id())
         process.send_signal(signal.SIGINT)
-        time.sleep(2.0)
+
+        def waited_for_clients_s() -> int:
+            """How long the wrapper's own connection, which counts the clients still there, has been open."""
+            return max((int(c["age"]) for c in worker.client_list() if c["id"] != me), default=0)
+
+        wait_until(lambda: waited_for_clients_s() >= 2, what="devredis waiting 2 s for its clients to leave")
         assert worker.set("ta:late-write", "1")  # still served: a client is connected
         assert process.poll() is None
         worker.close()

@@ -11,6 +11,9 @@ from typing import Any
 import httpx
 import pytest
 
+# gunicorn with its master and workers, as deployed: several processes, each test seconds long.
+pytestmark = pytest.mark.drill
+
 # Concurrent posts of one decision: as many as the per-seat limit lets through at one table version.
 POSTS = 10
 

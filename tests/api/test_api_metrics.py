@@ -27,6 +27,7 @@ AUTH = {"Authorization": f"Bearer {TOKEN}"}
 
 
 
+@pytest.mark.drill
 @pytest.mark.timeout(90)
 def test_two_gunicorn_workers_count_into_one_scrape(gunicorn_server, redis_url, key_prefix, tmp_path: Path):
     metrics_dir = tmp_path / "metrics"

@@ -6,6 +6,8 @@ match of both runs was rated, that the analysis worker was busy meanwhile, and a
 
 from __future__ import annotations
 
+import pytest
+
 from arena.workers import ANALYSIS_NICENESS, niceness_increment
 from tools.analysis_contention import run, slowdown_percent
 
@@ -16,6 +18,7 @@ def test_niceness_only_goes_down() -> None:
     assert slowdown_percent(200.0, 190.0) == 5.0
 
 
+@pytest.mark.drill
 def test_the_contention_bench_runs_alone_and_busy() -> None:
     report = run(matches=2, repeat=1, budget_ms=10, analyses=4)
     for name in ("alone", "busy"):
@@ -27,6 +30,7 @@ def test_the_contention_bench_runs_alone_and_busy() -> None:
     assert isinstance(report["slowdown_percent"], float)
 
 
+@pytest.mark.drill
 def test_the_analysis_worker_runs_at_the_niceness_it_is_given() -> None:
     report = run(matches=1, repeat=1, budget_ms=10, analyses=2, analysis_nice=5)
     assert report["analyses_meanwhile"][0]["worker_niceness"] == [5]

@@ -6,6 +6,8 @@ was played and rated, that no bench bot drew a strike, and that CPU was attribut
 
 from __future__ import annotations
 
+import pytest
+
 from tools.arena_bench import in_flight, run
 
 
@@ -17,6 +19,7 @@ def test_in_flight_counts_overlaps_exactly() -> None:
     assert in_flight([(0.0, 2.0), (1.0, 3.0), (3.0, 4.0)]) == {"mean": 1.25, "max": 2}
 
 
+@pytest.mark.drill
 def test_arena_bench_runs_every_phase_and_rates_every_match() -> None:
     report = run(seconds=0.2, games=1, matches=2, repeat=1, delays_ms=(0, 20), threads=2, waves=1)
     assert report["bare_loop"]["calls"] > 0

@@ -191,6 +191,7 @@ def test_fast_bench_bot_speaks_protocol_v1_with_keep_alive_and_parallel_connecti
 DELAY_MS = 500
 
 
+@pytest.mark.drill
 def test_delayed_bench_bots_in_event_loops_answer_in_order_after_their_delay() -> None:
     from devstack.fastbot import start_fast_bots
 
@@ -251,6 +252,7 @@ def delayed_bot() -> Iterator[Callable[[float], str]]:
         process.terminate()
 
 
+@pytest.mark.drill
 def test_a_compliant_bot_never_times_out_because_the_worker_came_late_to_its_socket(delayed_bot) -> None:
     # The bot answers in 30 ms of a 600 ms deadline; this thread gets the interpreter back 1 s late after
     # every socket operation, so it reads each answer long after the deadline.
@@ -263,6 +265,7 @@ def test_a_compliant_bot_never_times_out_because_the_worker_came_late_to_its_soc
             assert time.monotonic() - start > 0.6  # the worker really was late: past the bot's deadline
 
 
+@pytest.mark.drill
 def test_a_bot_slower_than_its_deadline_still_times_out_while_the_worker_is_late(delayed_bot) -> None:
     client = BotClient(delayed_bot(10_000), allow_private=True)
     with busy_interpreter(0.5):

@@ -10,6 +10,7 @@ import redis
 
 from core.arena.model import LadderConfig
 from core.arena.store import ArenaStore
+from tests.waiting import wait_until
 
 HOUSE = ("heuristic", "random", "eps-0.5")
 OPTIONS = {"rounds": 1}
@@ -35,13 +36,11 @@ def _challenge(client: Any, token: str | None, bots: list[str], **extra: Any) ->
 
 
 def _wait_status(client: Any, challenge_id: str, wanted: set[str], timeout: float = 60) -> dict[str, Any]:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
+    def reached() -> dict[str, Any] | None:
         answer = client.get(f"/api/challenges/{challenge_id}").get_json()
-        if answer["status"] in wanted:
-            return answer
-        time.sleep(0.1)
-    raise AssertionError(f"challenge {challenge_id} never reached {wanted}: {answer}")
+        return answer if answer["status"] in wanted else None
+
+    return wait_until(reached, timeout, f"challenge {challenge_id} reaching {wanted}")
 
 
 def _problem(answer: Any, status: int, slug: str) -> dict[str, Any]:

@@ -118,9 +118,11 @@ def _play_and_probe(live_server: str, app: Any, redis_url: str, prefix: str,
     tables: list[str] = []
     deadline = time.monotonic() + 120
     while thread.is_alive() and time.monotonic() < deadline:
-        seats = requests.get(f"{live_server}/api/bots/{bot_id}/ladder-seats", headers=auth, timeout=5).json()
-        if not seats:
-            time.sleep(0.05)
+        listed_seats = requests.get(f"{live_server}/api/bots/{bot_id}/ladder-seats", headers=auth, timeout=5)
+        seats = listed_seats.json()
+        if not seats:  # not seated (yet, or any more): long-poll a moment for the bot's seats to change
+            requests.get(f"{live_server}/api/bots/{bot_id}/ladder-seats", headers=auth, timeout=30,
+                         params={"after": listed_seats.headers["X-Seats-Version"], "wait": 1})
             continue
         seat = seats[0]
         game_no = seat["game_no"]

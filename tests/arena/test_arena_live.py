@@ -8,7 +8,6 @@ from __future__ import annotations
 import json
 import random
 import threading
-import time
 
 import pytest
 import redis
@@ -19,6 +18,7 @@ from arena.match import MatchRunner, make_drivers
 from core.arena.live import LiveFeed, live_snapshot
 from core.arena.model import LadderConfig, MatchSpec, Member, MemberKind
 from core.arena.store import ArenaStore
+from tests.waiting import wait_until
 
 GAMES = [("sore-spot", 4, {"rounds": 1}), ("card-commons", 4, {}), ("sloppy-seconds", 3, {}),
          ("spot-hearts", 4, {})]
@@ -107,14 +107,17 @@ def test_a_running_ladder_match_can_be_watched_through_the_api_and_the_page(
     worker = threading.Thread(target=play_match, args=(store, "mlive", "test-worker"))
     worker.start()
     seen: list[dict] = []
-    deadline = time.monotonic() + 60
-    while worker.is_alive() and time.monotonic() < deadline:
+
+    def watched() -> bool:
+        """A look at the feed; whether the match is over or has been seen at three moments already."""
         live = client.get("/api/matches/mlive/live")
         assert live.status_code == 200
         body = live.get_json()
         if body["view"] is not None and body["match_status"] == "running":
             seen.append(body)
-        time.sleep(0.1)
+        return not worker.is_alive() or len({(s["game_no"], s["version"]) for s in seen}) >= 3
+
+    wait_until(watched, 60, "the match watched at three moments, or over", interval=0.1)
     worker.join(60)
     assert len({(s["game_no"], s["version"]) for s in seen}) >= 3, "the feed did not move while the match ran"
     frame = seen[-1]

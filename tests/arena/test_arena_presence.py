@@ -22,6 +22,7 @@ from core.arena.presence import is_present, present_bots
 from core.arena.seats import seats_changed
 from core.arena.store import ArenaStore
 from core.settings import Settings
+from tests.waiting import wait_until
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 HOUSE = ("heuristic", "eps-0.3", "eps-0.6", "random")
@@ -76,13 +77,13 @@ def test_idle_polling_bots_are_skipped_and_join_as_soon_as_they_poll(live_server
 
 def held_mark(conn: redis.Redis, prefix: str, bot_id: str, at_least: float) -> float:
     """Wait until `bot_id`'s held-until mark reaches `at_least` (a long-poll's call has begun); the mark."""
-    deadline = time.monotonic() + 20  # the call is on its way: only a broken server takes this long
-    while time.monotonic() < deadline:
+
+    def reached() -> float | None:
         mark = conn.zscore(keys.arena_poll_holding(prefix), bot_id)
-        if mark is not None and mark >= at_least:
-            return mark
-        time.sleep(0.01)
-    raise AssertionError(f"no long-poll of {bot_id} held until {at_least} within 20 s")
+        return mark if mark is not None and mark >= at_least else None
+
+    # The call is on its way: only a broken server takes this long.
+    return wait_until(reached, what=f"a long-poll of {bot_id} held until {at_least}")
 
 
 class LongPoll(threading.Thread):
@@ -144,10 +145,8 @@ def test_two_long_polls_of_one_bot_at_once_are_both_answered_and_hold_it_present
     seen = conn.zscore(keys.arena_poll_seen(key_prefix), bot_id)
     second = LongPoll(live_server, bot_id, owner, version, 20)
     second.start()
-    deadline = time.monotonic() + 20
-    while conn.zscore(keys.arena_poll_seen(key_prefix), bot_id) == seen:  # its call has begun when it moves
-        assert time.monotonic() < deadline, "the second long-poll's call never arrived"
-        time.sleep(0.01)
+    wait_until(lambda: conn.zscore(keys.arena_poll_seen(key_prefix), bot_id) != seen,  # its call has begun
+               what="the second long-poll's call arrives")
     # (A change landing before it starts waiting still wakes it: it asks for anything after `version`.)
     seats_changed(conn, key_prefix, bot_id)
     assert longer.version() == version + 1 and second.version() == version + 1
@@ -211,6 +210,7 @@ def strikes_of(docs: list[dict], bot_id: str) -> list[dict]:
     return [s for doc in docs for s in doc["result"]["strikes"] if s["bot_id"] == bot_id]
 
 
+@pytest.mark.drill
 @pytest.mark.timeout(200)
 def test_idle_polling_bots_do_not_stall_a_ladder(production_limits_server, redis_url, key_prefix) -> None:
     """Real scheduler and worker processes, 8 registered polling bots that never poll and one that plays with
@@ -231,6 +231,7 @@ def test_idle_polling_bots_do_not_stall_a_ladder(production_limits_server, redis
     assert strikes_of(docs, present) == []
 
 
+@pytest.mark.drill
 @pytest.mark.timeout(200)
 def test_an_sdk_polling_bot_is_seated_from_its_held_long_poll_and_plays_match_after_match_without_a_strike(
         production_limits_server, redis_url, key_prefix) -> None:

@@ -23,6 +23,7 @@ from core.arena.model import LadderConfig, MatchSpec, MatchStatus, MemberKind
 from core.arena.registry import BotRegistry
 from core.arena.store import ArenaStore
 from core.settings import Settings
+from tests.waiting import wait_until
 
 HOUSE = ("heuristic", "eps-0.3", "eps-0.6", "random")
 REPO_ROOT = Path(__file__).resolve().parents[2]
@@ -171,9 +172,7 @@ def test_scheduler_and_worker_processes_keep_a_ladder_playing(redis_url, key_pre
                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
              for args in (["scheduler", "--no-default-ladders"], ["worker", "--simple"])]
     try:
-        deadline = time.monotonic() + 30
-        while len(store.recent_matches("ss")) < 5 and time.monotonic() < deadline:
-            time.sleep(0.1)
+        wait_until(lambda: len(store.recent_matches("ss")) >= 5, timeout=60, what="five matches played")
     finally:
         for proc in procs:
             proc.terminate()
@@ -244,8 +243,26 @@ def test_one_owner_gets_one_seat_per_table_while_other_owners_are_free(setup, bo
     assert len(set(entrants) & mine) == 1, entrants
 
 
-def test_a_paused_bot_is_retried_with_backoff_while_a_healthy_one_keeps_its_period(setup, bot_server) -> None:
+class SteppedClock:
+    """The scheduler's `time` module, with a monotonic clock that moves only when the test moves it."""
+
+    def __init__(self) -> None:
+        self.now = time.monotonic()
+
+    def monotonic(self) -> float:
+        return self.now
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(time, name)
+
+
+def test_a_paused_bot_is_retried_with_backoff_while_a_healthy_one_keeps_its_period(setup, bot_server,
+                                                                                  monkeypatch) -> None:
+    import arena.scheduler
+
     store, queue, _scheduler, registry = setup
+    clock = SteppedClock()
+    monkeypatch.setattr(arena.scheduler, "time", clock)
     scheduler = Scheduler(store, queue, Settings("unused", store.prefix, True, health_every_s=0.2))
     down = bot_server("down_info")
     failing = registry.register("down", ["sore-spot"], down.url)[0]["bot_id"]
@@ -254,13 +271,18 @@ def test_a_paused_bot_is_retried_with_backoff_while_a_healthy_one_keeps_its_peri
         check_bot_health(store, failing, down.url, timeout_s=1.0, allow_private=True)
     members = {failing: down.url, healthy: "http://127.0.0.1:1/"}
     assert scheduler.schedule_health_checks(members) == 2
-    started = time.monotonic()
-    while time.monotonic() - started < 1.2:  # the failing bot's next check is due 1.6 s after the first
-        time.sleep(0.05)
+
+    def checked() -> dict[str, int]:
+        return {bot_id: sum(1 for job in queue.jobs if job.args[0] == bot_id) for bot_id in members}
+
+    for _ in range(6):  # 1.2 s; the failing bot's next check is due 1.6 s after the first
+        clock.now += 0.2
         scheduler.schedule_health_checks(members)
-    checked = {bot_id: sum(1 for job in queue.jobs if job.args[0] == bot_id) for bot_id in members}
-    assert checked[failing] == 1
-    assert checked[healthy] >= 3  # every 0.2 s
+    assert checked()[failing] == 1
+    assert checked()[healthy] == 7  # every 0.2 s
+    clock.now += 0.5
+    scheduler.schedule_health_checks(members)
+    assert checked()[failing] == 2
     assert health_interval(30.0, 5) == 240.0
 
 
@@ -384,19 +406,20 @@ def test_a_match_whose_worker_lost_redis_before_the_match_started_is_requeued(se
     job, _ = Queue.dequeue_any([queue], None, connection=queue.connection)  # taken, never started
     assert job.id == match_id and queue.get_job_position(match_id) is None
     counts = {"requeued": 0, "aborted": 0}
-    scheduler.recover(ladder, counts)
-    assert counts["requeued"] == 0  # just taken: its worker may be starting it this very moment
-    time.sleep(1.1)
-    scheduler.recover(ladder, counts)
-    assert counts["requeued"] == 1 and queue.get_job_position(match_id) is not None
+
+    def requeued() -> int:
+        scheduler.recover(ladder, counts)
+        return counts["requeued"]
+
+    assert requeued() == 0  # just taken: its worker may be starting it this very moment
+    wait_until(lambda: requeued() == 1, what="the job taken and never started is queued again")
+    assert queue.get_job_position(match_id) is not None
     assert store.match(match_id)["requeued_because"].startswith("job stranded")
 
     job, _ = Queue.dequeue_any([queue], None, connection=queue.connection)
     job.set_status(JobStatus.STARTED)  # what RQ records as the job starts, before the match's lease
     job.started_at = rq_now()
     job.save()
-    scheduler.recover(ladder, counts)
-    assert counts["requeued"] == 1
-    time.sleep(1.1)
-    scheduler.recover(ladder, counts)
+    assert requeued() == 1
+    wait_until(lambda: requeued() == 2, what="the job started and never leased is queued again")
     assert counts == {"requeued": 2, "aborted": 0} and store.match(match_id)["status"] == MatchStatus.QUEUED

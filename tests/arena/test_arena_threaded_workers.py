@@ -12,10 +12,9 @@ import os
 import signal
 import subprocess
 import sys
-import tempfile
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -31,34 +30,20 @@ from core.arena.store import ArenaStore
 from core.settings import Settings
 from devstack import devserve
 from devstack.fastbot import INFO as FASTBOT_INFO
-from tests.arena.test_arena_workers import HOUSE, wait_for
+from tests.arena.test_arena_workers import HOUSE
 from tests.conftest import REPO_ROOT, serving
+from tests.waiting import wait_until
 
 
 @pytest.fixture
-def arena_worker(redis_url: str, key_prefix: str) -> Iterator[Callable[..., subprocess.Popen]]:
+def arena_worker(arena_process: Callable[..., subprocess.Popen]) -> Callable[[int], subprocess.Popen]:
     """Factory: arena_worker(threads) runs `python -m arena worker --threads N` for the rest of the test."""
-    started: list[subprocess.Popen] = []
-    env = {**os.environ, "PYTHONPATH": str(REPO_ROOT), "REDIS_URL": redis_url, "TA_KEY_PREFIX": key_prefix,
-           "ALLOW_PRIVATE_BOT_URLS": "1", "TA_ARENA_MIN_LEASE_S": "1"}
-
-    def start(threads: int) -> subprocess.Popen:
-        log = tempfile.TemporaryFile()  # noqa: SIM115 - closed by the fixture after the test
-        process = subprocess.Popen([sys.executable, "-m", "arena", "worker", "--threads", str(threads)],
-                                   cwd=REPO_ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
-        process.log = log  # type: ignore[attr-defined]
-        started.append(process)
-        return process
-
-    yield start
-    for process in started:
-        devserve.stop(process, timeout=15)
-        process.log.close()  # type: ignore[attr-defined]
+    short_leases = {"TA_ARENA_MIN_LEASE_S": "1"}
+    return lambda threads: arena_process("worker", "--threads", str(threads), env=short_leases)
 
 
 def output(process: subprocess.Popen) -> str:
-    process.log.seek(0)  # type: ignore[attr-defined]
-    return process.log.read().decode(errors="replace")  # type: ignore[attr-defined]
+    return process.output()  # type: ignore[attr-defined]
 
 
 def make_match(store: ArenaStore, prefix: str, name: str, http: Member, seed: int, deadline_ms: int,
@@ -87,6 +72,7 @@ def moves(bot: Any) -> int:
     return sum(r.endswith("/move") for r in bot.requests)
 
 
+@pytest.mark.drill
 def test_a_slow_match_does_not_eat_the_deadline_of_a_match_beside_it(arena, key_prefix, arena_worker,
                                                                     bot_process) -> None:
     store, queue, ladder = arena
@@ -97,10 +83,10 @@ def test_a_slow_match_does_not_eat_the_deadline_of_a_match_beside_it(arena, key_
                       1000)
     worker = arena_worker(2)
     enqueue_match(queue, stuck, ladder, key_prefix)
-    wait_for(lambda: store.match(stuck.match_id)["status"] == MatchStatus.RUNNING, 30,
+    wait_until(lambda: store.match(stuck.match_id)["status"] == MatchStatus.RUNNING, 30,
              "the stuck match to start")
     enqueue_match(queue, fine, ladder, key_prefix)
-    wait_for(lambda: all(store.match(s.match_id)["status"] == MatchStatus.RATED for s in (stuck, fine)), 60,
+    wait_until(lambda: all(store.match(s.match_id)["status"] == MatchStatus.RATED for s in (stuck, fine)), 60,
              "both matches rated")
     stuck_doc, fine_doc = store.match(stuck.match_id), store.match(fine.match_id)
     # Side by side: the good bot's whole match was played while the stuck one waited on its timeouts.
@@ -158,13 +144,14 @@ def test_a_threaded_worker_runs_several_matches_at_once(arena, key_prefix, arena
         worker = arena_worker(4)
         for spec in specs:
             enqueue_match(queue, spec, ladder, key_prefix)
-        wait_for(lambda: all(store.match(s.match_id)["status"] == MatchStatus.RATED for s in specs), 120,
+        wait_until(lambda: all(store.match(s.match_id)["status"] == MatchStatus.RATED for s in specs), 120,
                  "every match rated")
     assert gate.gate.is_set() and gate.peak >= 3, gate.peak
     assert [store.match(s.match_id)["result"]["strikes"] for s in specs] == [[]] * 4
     assert worker.poll() is None, output(worker)
 
 
+@pytest.mark.drill
 def test_a_threaded_worker_plays_matches_with_slow_bots_side_by_side_without_a_strike(arena, key_prefix,
                                                                                      arena_worker) -> None:
     """Eight matches, every seat a bot 50 ms away (a bench bot in a process of its own), one worker process
@@ -189,7 +176,7 @@ def test_a_threaded_worker_plays_matches_with_slow_bots_side_by_side_without_a_s
         worker = arena_worker(8)
         for spec in specs:
             enqueue_match(queue, spec, ladder, key_prefix)
-        wait_for(lambda: all(store.match(s.match_id)["status"] == MatchStatus.RATED for s in specs), 120,
+        wait_until(lambda: all(store.match(s.match_id)["status"] == MatchStatus.RATED for s in specs), 120,
                  "every match rated")
     finally:
         bots.terminate()
@@ -199,6 +186,7 @@ def test_a_threaded_worker_plays_matches_with_slow_bots_side_by_side_without_a_s
     assert worker.poll() is None, output(worker)
 
 
+@pytest.mark.drill
 def test_sigkilled_worker_with_several_matches_in_flight_has_each_rerun_and_rated_once(
         arena, key_prefix, arena_worker, bot_server) -> None:
     store, queue, ladder = arena
@@ -208,7 +196,7 @@ def test_sigkilled_worker_with_several_matches_in_flight_has_each_rerun_and_rate
     for spec in specs:
         enqueue_match(queue, spec, ladder, key_prefix)
     doomed = arena_worker(4)
-    wait_for(lambda: all(store.match(s.match_id)["status"] == MatchStatus.RUNNING for s in specs)
+    wait_until(lambda: all(store.match(s.match_id)["status"] == MatchStatus.RUNNING for s in specs)
              and moves(slow) >= 12, 30, "four matches under way in one process")
     holders = {store.lease_holder(s.match_id) for s in specs}
     assert len(holders) == 4 and all(h and h.endswith(f":{doomed.pid}") for h in holders)  # 4 threads, 1 pid
@@ -225,7 +213,7 @@ def test_sigkilled_worker_with_several_matches_in_flight_has_each_rerun_and_rate
         scheduler.recover(ladder, counts)
         return all(store.match(s.match_id)["status"] == MatchStatus.RATED for s in specs)
 
-    wait_for(all_rated, 90, "every match re-run and rated")  # lease 5 s + a re-run each, loaded machine
+    wait_until(all_rated, 90, "every match re-run and rated")  # lease 5 s + a re-run each, loaded machine
     assert counts == {"requeued": 4, "aborted": 0}
     expected = {m.bot_id: 1500.0 for s in specs for m in s.entrants}
     games = dict.fromkeys(expected, 0)
@@ -252,7 +240,7 @@ def test_sigterm_gives_back_every_match_in_flight(arena, key_prefix, arena_worke
     for spec in specs:
         enqueue_match(queue, spec, ladder, key_prefix)
     worker = arena_worker(4)  # one thread more than matches: an idle thread must stop too
-    wait_for(lambda: all(store.match(s.match_id)["status"] == MatchStatus.RUNNING for s in specs)
+    wait_until(lambda: all(store.match(s.match_id)["status"] == MatchStatus.RUNNING for s in specs)
              and moves(slow) >= 9, 30, "three matches under way")
     worker.send_signal(signal.SIGTERM)
     assert worker.wait(timeout=20) == 0, output(worker)
@@ -315,6 +303,7 @@ def test_a_worker_that_ran_a_while_before_failing_restarts_after_the_shortest_de
     assert restart_delay(delay, lived_s=STEADY_S - 1) == RESTART_MAX_S  # still the same outage
 
 
+@pytest.mark.drill
 def test_match_threads_started_before_their_redis_wait_for_it_and_then_serve(tmp_path, key_prefix) -> None:
     """Each thread's new RQ worker names itself to Redis: while Redis is not there (not up yet, or gone in
     an outage), the thread waits and tries again instead of ending, and serves once Redis answers."""
@@ -330,7 +319,7 @@ def test_match_threads_started_before_their_redis_wait_for_it_and_then_serve(tmp
     server = None
     try:
         # The main thread, the admission watcher and the three match threads.
-        wait_for(lambda: threads_of(worker) >= 5, timeout=20, what="the worker's threads")
+        wait_until(lambda: threads_of(worker) >= 5, timeout=20, what="the worker's threads")
         threads = threads_of(worker)
         time.sleep(2.0)  # every match thread has failed to reach Redis by now, at least once
         assert worker.poll() is None, "the worker exited while Redis was not there"
@@ -339,7 +328,7 @@ def test_match_threads_started_before_their_redis_wait_for_it_and_then_serve(tmp
         wait_ready(url)
         conn = redis.Redis.from_url(url)
         queue = Queue(keys.arena_queue(key_prefix), connection=conn)
-        wait_for(lambda: len(Worker.all(queue=queue)) == 3, timeout=30, what="an RQ worker per thread")
+        wait_until(lambda: len(Worker.all(queue=queue)) == 3, timeout=30, what="an RQ worker per thread")
     finally:
         devserve.stop(worker, timeout=15)
         if server is not None:

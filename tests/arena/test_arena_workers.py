@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import random
-import time
 
 import pytest
 import redis
@@ -15,6 +14,7 @@ from core import keys
 from core.arena.model import LadderConfig, MatchSpec, MatchStatus, Member, MemberKind
 from core.arena.store import ArenaStore
 from core.settings import Settings
+from tests.waiting import wait_until
 
 HOUSE = ("heuristic", "eps-0.2", "eps-0.4", "eps-0.6", "eps-0.8", "random")
 WORKER_ENV = {"ALLOW_PRIVATE_BOT_URLS": "1", "TA_ARENA_MIN_LEASE_S": "1"}
@@ -23,14 +23,6 @@ WORKER_ENV = {"ALLOW_PRIVATE_BOT_URLS": "1", "TA_ARENA_MIN_LEASE_S": "1"}
 @pytest.fixture
 def conn(redis_url: str) -> redis.Redis:
     return redis.Redis.from_url(redis_url)
-
-
-def wait_for(predicate, timeout: float, what: str) -> None:
-    deadline = time.monotonic() + timeout
-    while not predicate():
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out waiting for {what}")
-        time.sleep(0.05)
 
 
 def test_two_workers_rate_fifty_overlapping_matches_exactly_once(conn, key_prefix, rq_worker, bot_server):
@@ -58,9 +50,9 @@ def test_two_workers_rate_fifty_overlapping_matches_exactly_once(conn, key_prefi
         queue.enqueue_call("arena.jobs.run_match", args=(spec.match_id, key_prefix),
                            job_id=f"{spec.match_id}-again")
     workers = [rq_worker(queue.name, WORKER_ENV) for _ in range(2)]
-    wait_for(lambda: all(store.match(s.match_id)["status"] == MatchStatus.RATED for s in specs), 50,
-             "all 50 matches rated")
-    wait_for(lambda: queue.count == 0, 20, "the queue to drain")
+    wait_until(lambda: all(store.match(s.match_id)["status"] == MatchStatus.RATED for s in specs), 120,
+               "all 50 matches rated")
+    wait_until(lambda: queue.count == 0, what="the queue drained")
     assert all(w.poll() is None for w in workers)  # both still alive: no bot could crash a worker
     expected_rating: dict[str, float] = {m.bot_id: 1500.0 for m in pool}
     expected_games: dict[str, int] = {m.bot_id: 0 for m in pool}
@@ -83,6 +75,7 @@ def test_two_workers_rate_fifty_overlapping_matches_exactly_once(conn, key_prefi
         assert stats[hostile]["forfeits"] == expected_games[hostile]
 
 
+@pytest.mark.drill
 def test_sigkilled_worker_costs_no_rating_and_the_match_is_rerun(conn, key_prefix, rq_worker, bot_server):
     store = ArenaStore(conn, key_prefix)
     ladder = LadderConfig("ss", "sore-spot", 4, {"rounds": 1}, house_bots=HOUSE[:3], deadline_ms=1000,
@@ -99,7 +92,7 @@ def test_sigkilled_worker_costs_no_rating_and_the_match_is_rerun(conn, key_prefi
     enqueue_match(queue, spec, ladder, key_prefix)
 
     doomed = rq_worker(queue.name, WORKER_ENV)
-    wait_for(lambda: sum(r.endswith("/move") for r in slow.requests) >= 5, 20, "the match to be under way")
+    wait_until(lambda: sum(r.endswith("/move") for r in slow.requests) >= 5, 20, "the match to be under way")
     doomed.kill()  # SIGKILL mid-match
     doomed.wait()
     calls_at_kill = sum(r.endswith("/move") for r in slow.requests)
@@ -114,7 +107,7 @@ def test_sigkilled_worker_costs_no_rating_and_the_match_is_rerun(conn, key_prefi
         scheduler.recover(ladder, counts)
         return store.match(spec.match_id)["status"] == MatchStatus.RATED
 
-    wait_for(rated, 60, "the match to be re-run and rated")  # lease (5 s) + a tick + a re-run, loaded machine
+    wait_until(rated, 60, "the match re-run and rated")  # lease (5 s) + a tick + a re-run, loaded machine
     doc = store.match(spec.match_id)
     assert counts == {"requeued": 1, "aborted": 0}
     assert doc["attempts"] == 2 and "lease expired" in doc["requeued_because"]
@@ -135,6 +128,7 @@ def test_sigkilled_worker_costs_no_rating_and_the_match_is_rerun(conn, key_prefi
         assert ratings[bot] == pytest.approx(1500.0 + delta)
 
 
+@pytest.mark.drill
 def test_a_crashing_match_is_retried_then_lands_in_the_failed_registry_and_is_aborted(
         conn, key_prefix, rq_worker) -> None:
     from rq.registry import FailedJobRegistry
@@ -154,11 +148,11 @@ def test_a_crashing_match_is_retried_then_lands_in_the_failed_registry_and_is_ab
     enqueue_match(queue, spec, ladder, key_prefix)
     rq_worker(queue.name, WORKER_ENV)
     failed = FailedJobRegistry(queue=queue)
-    wait_for(lambda: spec.match_id in failed.get_job_ids(), 30, "the job to exhaust its retries")
+    wait_until(lambda: spec.match_id in failed.get_job_ids(), 30, "the job to exhaust its retries")
     assert store.match(spec.match_id)["attempts"] == 3  # the first run + Retry(max=2)
     scheduler = Scheduler(store, queue, Settings("unused", key_prefix, True))
     counts = {"requeued": 0, "aborted": 0}
-    wait_for(lambda: (scheduler.recover(ladder, counts), counts["aborted"] == 1)[1], 30,
+    wait_until(lambda: (scheduler.recover(ladder, counts), counts["aborted"] == 1)[1], 30,
              "the scheduler to abort the match once its lease lapsed")
     assert counts["requeued"] == 0
     assert store.match(spec.match_id)["status"] == MatchStatus.ABORTED
@@ -187,7 +181,7 @@ def test_a_one_job_worker_holds_no_pubsub_connection_and_stops_at_once(conn, red
                 return any(c["id"] not in before and c["cmd"] in ("blpop", "brpop", "blmove")
                            for c in conn.client_list())
 
-            wait_for(listening, 30, "the worker waiting on its queue")
+            wait_until(listening, what="the worker waiting on its queue")
             subscribers = [c for c in conn.client_list() if c["id"] not in before and int(c["sub"]) > 0]
             assert subscribers == [], subscribers
             process.send_signal(signal.SIGTERM)

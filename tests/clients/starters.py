@@ -15,7 +15,9 @@ from trickarena import ArenaClient, Bot
 
 from arena.botclient import BotClient
 from arena.match import HttpDriver, MatchRunner
+from core import metrics
 from core.arena.model import MatchResult, MatchSpec, Member, MemberKind
+from tests.waiting import wait_until
 
 _LOCK = threading.Lock()
 EXAMPLES = Path(__file__).resolve().parents[2] / "clients" / "examples"
@@ -66,20 +68,26 @@ def play_http_match(game: str, urls: list[str], names: list[str], seed: int = 7,
             client.close()
 
 
+def seat_long_polls_held() -> float:
+    """Seat long-polls parked right now in this process's API (the one `serving` runs on a thread)."""
+    return metrics.OWN.get_sample_value("trickarena_long_polls_held", {"view": "seat"}) or 0.0
+
+
 def interrupt_while_long_polling(process: subprocess.Popen[str], api_url: str) -> tuple[str, str]:
     """Wait until a practising bot has passed its cards and is parked in a long-poll (no worker drives the
-    house bots), then SIGINT it: it must stop at once and exit 0. Returns its (stdout, stderr)."""
+    house bots; `api_url` is served from this process), then SIGINT it: it must stop at once (long before
+    its long-poll's 25 s are over) and exit 0. Returns its (stdout, stderr)."""
     with ArenaClient(api_url) as api:
-        deadline = time.monotonic() + 30
-        while not [t for t in api.tables() if t.version >= 1] and time.monotonic() < deadline:
+
+        def parked() -> bool:
             assert process.poll() is None, process.communicate()
-            time.sleep(0.1)
-    time.sleep(0.3)
-    assert process.poll() is None, process.communicate()
+            return bool([t for t in api.tables() if t.version >= 1]) and seat_long_polls_held() >= 1
+
+        wait_until(parked, what="the bot passed its cards and parked in a long-poll", interval=0.1)
     started = time.monotonic()
     process.send_signal(signal.SIGINT)
-    out, err = process.communicate(timeout=15)
-    assert time.monotonic() - started < 5
+    out, err = process.communicate(timeout=30)
+    assert time.monotonic() - started < 15
     assert process.returncode == 0, err
     assert "stopped" in out
     return out, err

@@ -3,14 +3,13 @@
 
 from __future__ import annotations
 
-import time
-
 import pytest
 from click.testing import CliRunner
 from rich.console import Console
 from trickarena import ApiError, ArenaClient
 
 from clients.cli import main
+from tests.waiting import wait_until
 
 
 @pytest.fixture(autouse=True)
@@ -51,9 +50,8 @@ def test_a_challenge_from_the_sdk_and_the_command_line(live_server, bot_process,
               "--options", '{"target": 30}', "--token", mine.owner_token)
     assert "queued" in out and "played" in out and "sdk-opponent" in out and "replay: " in out
     # The worker plays both challenges side by side (two threads): the first may still be running.
-    deadline = time.monotonic() + 60
-    while not (shown := api.get_challenge(created.challenge_id)).over and time.monotonic() < deadline:
-        time.sleep(0.2)
+    shown = wait_until(lambda: (c := api.get_challenge(created.challenge_id)).over and c, 60,
+                       "the first challenge over", interval=0.2)
     assert shown.over and shown.status == "played" and shown.match.challenge
     assert shown.match.seed is not None and len(shown.match.replays) == 1
     assert "played" in run(*cli, "challenge", "--show", created.challenge_id)

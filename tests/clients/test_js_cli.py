@@ -13,7 +13,6 @@ import re
 import stat
 import subprocess
 import sys
-import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -25,6 +24,7 @@ from trickarena import ApiError, ArenaClient
 from core.arena.model import LadderConfig, MatchStatus
 from core.arena.store import ArenaStore
 from tests.clients.nodejs import CLI, SDK, NodeBot, run_node
+from tests.waiting import wait_until
 
 REPO = Path(__file__).resolve().parents[2]
 HOUSE = ("heuristic", "eps-0.5", "random")
@@ -170,14 +170,11 @@ def test_a_js_bot_registered_with_the_js_cli_plays_a_rated_ladder_match(
             assert registered.returncode == 0, registered.stderr
             bot_id = REGISTERED.search(registered.stdout).group(2)  # type: ignore[union-attr]
             request.getfixturevalue("arena_processes")  # the scheduler seats it, a worker plays the match
-            deadline = time.monotonic() + 60
-            rated: list[str] = []
-            while not rated and time.monotonic() < deadline:
-                time.sleep(0.2)
-                rated = [m for m in store.recent_matches("sore-spot-4p")
+            rated: list[str] = wait_until(
+                lambda: [m for m in store.recent_matches("sore-spot-4p")
                          if bot_id in {e["bot_id"] for e in store.match(m)["spec"]["entrants"]}
-                         and store.match(m)["status"] == MatchStatus.RATED]
-            assert rated, f"no rated match with the JS bot in 60 s: {store.recent_matches('sore-spot-4p')}"
+                         and store.match(m)["status"] == MatchStatus.RATED],
+                60, "a rated match with the JS bot", interval=0.2)
             # 4. npx trickarena record BOT_ID
             record = js_cli(*walkthrough[3].replace("BOT_ID", bot_id).split()[2:], *api)
             assert record.returncode == 0, record.stderr

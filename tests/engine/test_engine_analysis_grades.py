@@ -17,7 +17,8 @@ GRADED = ["search", "heuristic", "eps-0.4", "eps-0.8", "random"]  # strongest fi
 
 @pytest.mark.parametrize("game,players,options,same_positions", [
     ("spot-hearts", 4, {"target": 1}, False), ("card-commons", 4, {"target": 1}, False),
-    ("sore-spot", 3, {"rounds": 1}, False), ("sloppy-seconds", 4, {"target": 1}, True)])
+    ("sore-spot", 3, {"rounds": 1}, False),
+    pytest.param("sloppy-seconds", 4, {"target": 1}, True, marks=pytest.mark.drill)])  # seconds of CPU
 def test_weak_bots_have_more_regret_than_strong_ones(game, players, options, same_positions):
     """Five one-round games (every bot in every seat once), 4 analysis worlds per decision, the search
     bot at 8 worlds: random's and eps-0.8's mean regret per decision exceed both heuristic's and
@@ -56,6 +57,7 @@ DUELS = [
 ]
 
 
+@pytest.mark.drill
 @pytest.mark.parametrize("game,players,options,deals,worlds", DUELS)
 def test_search_beats_the_heuristic_at_a_fixed_number_of_worlds(game, players, options, deals, worlds):
     """``python -m engine duel --duplicate --worlds W``: every deal with the heuristic in every seat, and

@@ -6,17 +6,20 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 import redis
 
 from loadtest.backup import backup_restore, comparable, differences, store_contents
-from tests.conftest import REPO_ROOT
+from tests.conftest import REPO_ROOT, log_folder_on_failure
 
 
+@pytest.mark.drill
 @pytest.mark.timeout(180)
-def test_a_restored_backup_gives_back_every_rating_bot_match_and_replay() -> None:
+def test_a_restored_backup_gives_back_every_rating_bot_match_and_replay(request) -> None:
     result = backup_restore(bots=4, min_rated=2, seconds=60)
+    log_folder_on_failure(request.node, Path(result["workdir"]))
     shown = {k: v for k, v in result.items() if k not in ("backup", "log_tracebacks")}
     assert result["store_differences"] == [] and result["api_differences"] == [], shown
     assert result["passed"], (result["failed_checks"], shown)

@@ -10,11 +10,13 @@ from __future__ import annotations
 import time
 
 import httpx
+import pytest
 
 from core.tables.store import SeatKind, SeatSpec, TableStore
 from tests.conftest import serving
 
 
+@pytest.mark.drill
 def test_a_long_poll_on_a_stalled_table_revives_its_house_bots(make_app, redis_conn, key_prefix, rq_worker):
     app = make_app()
     tables = TableStore(redis_conn, key_prefix)

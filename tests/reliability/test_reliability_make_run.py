@@ -17,6 +17,7 @@ import time
 from pathlib import Path
 
 import httpx
+import pytest
 import redis
 
 from core import keys
@@ -57,6 +58,7 @@ class Output:
         return "\n".join(self.lines)
 
 
+@pytest.mark.drill
 def test_make_run_honours_the_prefix_and_ctrl_c_stops_redis_last(tmp_path: Path, bot_process) -> None:
     # A compliant HTTP bot that takes 0.25 s per move (well inside the 1 s deadline): its matches last.
     slow_bot = bot_process("sleep", delay_s=0.25)

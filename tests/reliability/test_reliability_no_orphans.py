@@ -115,6 +115,7 @@ class Run:
                 os.kill(pid, signal.SIGKILL)
 
 
+@pytest.mark.drill
 @pytest.mark.timeout(360)
 def test_sighup_and_sigkill_of_make_run_leave_no_process_and_the_next_run_serves(tmp_path: Path) -> None:
     run = Run(tmp_path)

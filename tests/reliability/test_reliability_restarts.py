@@ -184,6 +184,7 @@ def gunicorn_api(redis_url: str, key_prefix: str) -> Iterator[GunicornApi]:
         api.kill()
 
 
+@pytest.mark.drill
 def test_sdk_polling_clients_resume_after_the_api_is_killed_during_long_polls(
     gunicorn_api, redis_url, key_prefix
 ):

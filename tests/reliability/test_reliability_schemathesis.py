@@ -51,12 +51,14 @@ def target_app(make_app: Any) -> Any:
     return make_app()
 
 
+@pytest.mark.drill
 @schema.parametrize()
 @HYPOTHESIS
 def test_every_operation_passes_every_check(case: Any, target_app: Any) -> None:
     case.call_and_validate(app=target_app)
 
 
+@pytest.mark.drill
 def test_stateful_links_pass_every_check(target_app: Any) -> None:
     class Machine(schema.as_state_machine()):  # type: ignore[misc]
         def get_call_kwargs(self, case: Any) -> dict[str, Any]:

@@ -28,7 +28,7 @@ from core.tables.store import SeatSpec, TableStore
 from devstack.sentinel import REDIS_CONF, SENTINEL_CONF, SentinelCluster, sample_setting, sentinel_binary
 from devstack.stack import Stack
 from tests.ci import under_ci
-from tests.conftest import REPO_ROOT
+from tests.conftest import REPO_ROOT, log_folder_on_failure
 
 
 @pytest.fixture(scope="module")
@@ -143,8 +143,9 @@ def test_the_gevent_lane_reloads_its_scripts_on_a_new_primary(cluster, key_prefi
     (core/redis/pipelined.py): after a failover it connects to the new primary and loads them there."""
     cluster, stack = cluster
     replica = redis_client(cluster.node_url(1), decode_responses=True)
-    scenario = subprocess.Popen([sys.executable, "-m", "tests.api.gevent_lane_scenarios", "sentinel_failover",
-                                 ",".join(cluster.sentinels), key_prefix], cwd=REPO_ROOT, text=True,
+    scenario = subprocess.Popen([sys.executable, "-m", "tests.core.gevent_lane_scenarios",
+                                 "sentinel_failover", ",".join(cluster.sentinels), key_prefix], cwd=REPO_ROOT,
+                                text=True,
                                 stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     try:
         first = json.loads(scenario.stdout.readline() or "{}")
@@ -160,7 +161,7 @@ def test_the_gevent_lane_reloads_its_scripts_on_a_new_primary(cluster, key_prefi
     assert replica.script_exists(first["sha"]) == [True]
 
 
-def test_the_failover_drill_with_a_few_seconds_of_load(sentinel_needed, tmp_path):
+def test_the_failover_drill_with_a_few_seconds_of_load(sentinel_needed, tmp_path, request):
     output = tmp_path / "failover.json"
     done = subprocess.run(
         [sys.executable, "-m", "loadtest", "--output", str(output), "faults", "redis-failover",
@@ -170,6 +171,7 @@ def test_the_failover_drill_with_a_few_seconds_of_load(sentinel_needed, tmp_path
         timeout=240)
     assert output.exists(), done.stderr[-3000:]
     result = json.loads(output.read_text())
+    log_folder_on_failure(request.node, Path(result["workdir"]))
     # Moves and ratings are lost only where the service answered writes no replica had acknowledged.
     if not result["unreplicated_writes_before_fault"]:
         assert result["acknowledged_moves_lost"] == 0 and result["ratings_lost"] == 0, result

@@ -13,6 +13,7 @@ import json
 from collections import Counter
 from typing import Any
 
+import pytest
 from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, rule, run_state_machine_as_test
@@ -180,6 +181,7 @@ class MoveApiMachine(RuleBasedStateMachine):
             assert sum(everything.values()) == dealt, "a card appeared or vanished"
 
 
+@pytest.mark.drill
 def test_random_seats_random_moves_random_tokens_keep_the_invariants(
     client, redis_conn, key_prefix, monkeypatch
 ):

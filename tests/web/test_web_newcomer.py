@@ -32,6 +32,7 @@ def starter_server() -> Iterator[BotServer]:
     server.stop()
 
 
+@pytest.mark.drill
 def test_a_registered_starter_bot_is_rated_listed_and_replayable(live_server, redis_url, key_prefix,
                                                                  starter_server) -> None:
     store = ArenaStore(redis.Redis.from_url(redis_url), key_prefix)

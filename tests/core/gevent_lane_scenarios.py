@@ -1,7 +1,7 @@
 """Scenarios for core.redis.pipelined.PipelinedLane, run in a process of their own that gevent has
 monkey-patched
-(as a gunicorn gevent worker is): `python -m tests.api.gevent_lane_scenarios NAME REDIS_URL PREFIX` prints
-what the scenario observed as JSON; tests/api/test_api_pipelined_lane.py makes the assertions.
+(as a gunicorn gevent worker is): `python -m tests.core.gevent_lane_scenarios NAME REDIS_URL PREFIX` prints
+what the scenario observed as JSON; tests/core/test_core_pipelined_lane.py makes the assertions.
 """
 
 from gevent import monkey

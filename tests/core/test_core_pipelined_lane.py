@@ -2,7 +2,7 @@
 written together per turn of the loop, each caller getting its own reply and the client's errors.
 
 Each scenario runs in a process gevent has monkey-patched, as the API's gunicorn workers are
-(tests/api/gevent_lane_scenarios.py); the assertions are here.
+(tests/core/gevent_lane_scenarios.py); the assertions are here.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from tests.conftest import REPO_ROOT
 
 
 def run_scenario(name: str, url: str, prefix: str = "") -> dict[str, Any]:
-    done = subprocess.run([sys.executable, "-m", "tests.api.gevent_lane_scenarios", name, url, prefix],
+    done = subprocess.run([sys.executable, "-m", "tests.core.gevent_lane_scenarios", name, url, prefix],
                           cwd=REPO_ROOT, capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr
     return json.loads(done.stdout.splitlines()[-1])
@@ -62,7 +62,7 @@ def test_calls_in_flight_when_redis_dies_fail_and_the_next_call_reconnects(tmp_p
     url = f"redis://127.0.0.1:{port}/0"
     server = subprocess.Popen(server_args(port, tmp_path, persistent=False), stdout=subprocess.DEVNULL)
     wait_ready(url)
-    scenario = subprocess.Popen([sys.executable, "-m", "tests.api.gevent_lane_scenarios",
+    scenario = subprocess.Popen([sys.executable, "-m", "tests.core.gevent_lane_scenarios",
                                  "redis_gone_mid_flight", url, ""], cwd=REPO_ROOT, text=True,
                                 stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     try:
