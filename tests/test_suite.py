@@ -1,4 +1,5 @@
-"""The tiers: which tests `make test` and `make drills` select; what a failing test prints of its children."""
+"""The suite's own machinery: which tests `make test` and `make drills` select, what a failing test prints of
+the processes it started, and the helpers tests share."""
 
 from __future__ import annotations
 
@@ -7,13 +8,19 @@ import re
 import subprocess
 import sys
 
+import pytest
+
+import tests.scenarios
 import tests.tiers
+import tests.waiting
 from tests.conftest import REPO_ROOT
 from tests.tiers import DRILL_FIXTURES
 
 
-def test_the_tier_rules_work_as_their_examples_say() -> None:
-    assert doctest.testmod(tests.tiers).failed == 0
+@pytest.mark.parametrize("module", [tests.tiers, tests.waiting, tests.scenarios], ids=lambda m: m.__name__)
+def test_the_shared_helpers_work_as_their_examples_say(module) -> None:
+    results = doctest.testmod(module)
+    assert results.attempted > 0 and results.failed == 0
 
 
 def collected(marker: str, *files: str) -> set[str]:
