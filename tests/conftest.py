@@ -257,14 +257,8 @@ def stop_worker(process: subprocess.Popen, warm_s: float = 2.0, cold_s: float = 
     process.terminate()
     try:
         process.wait(timeout=warm_s)
-        return
     except subprocess.TimeoutExpired:
-        process.terminate()
-    try:
-        process.wait(timeout=cold_s)
-    except subprocess.TimeoutExpired:
-        process.kill()
-        process.wait()
+        devserve.stop(process, timeout=cold_s)  # the second SIGTERM, then SIGKILL
 
 
 @contextmanager

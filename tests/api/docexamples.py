@@ -157,9 +157,10 @@ class World:
         from arena.jobs import play_match
         from arena.scheduler import Scheduler
         from core import keys
-        from core.arena.model import LadderConfig, MatchSpec, Member, MemberKind
+        from core.arena.model import LadderConfig, Member, MemberKind
         from core.arena.store import ArenaStore
         from core.settings import Settings
+        from tests.scenarios import match_spec
 
         self.app = app
         self.client = app.test_client()
@@ -180,9 +181,7 @@ class World:
                     Member(striker, MemberKind.HTTP, url=striking_bot_url, name="illegal-moves-bot"),
                     *(Member.house(name) for name in HOUSE[:2])]
         self.match_id = f"m{int(time.time())}"
-        self.store.create_match(MatchSpec(self.match_id, LADDER, "sore-spot", 4, {"rounds": 1}, 7, False,
-                                          entrants, 1000, 5, {m.bot_id: 1500.0 for m in entrants},
-                                          {m.bot_id: 0 for m in entrants}))
+        self.store.create_match(match_spec(self.match_id, entrants, ladder_id=LADDER, seed=7))
         play_match(self.store, self.match_id, worker="docs", settings=settings)
         # One address refused by a per-address limit, for the operator's refusal board.
         strict = create_app({"TESTING": True, "REDIS_URL": redis_url, "KEY_PREFIX": prefix,

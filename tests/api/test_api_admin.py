@@ -10,10 +10,11 @@ from rq import Queue
 from arena.jobs import play_match
 from arena.scheduler import Scheduler
 from core import keys
-from core.arena.model import LadderConfig, MatchSpec, MatchStatus, Member
+from core.arena.model import LadderConfig, MatchStatus, Member
 from core.arena.moderation import hidden_name
 from core.arena.store import ArenaStore
 from core.settings import Settings
+from tests.scenarios import match_spec
 
 TOKEN = "operator-token-for-the-admin-tests-0123456789"
 OPS = bearer(TOKEN)
@@ -108,9 +109,7 @@ def test_void_a_rated_match_once(admin, redis_url: str, key_prefix: str) -> None
     store.save_ladder(LadderConfig("ss", "sore-spot", 4, {"rounds": 1}, house_bots=HOUSE))
     entrants = [Member.house(n) for n in HOUSE]
     for match_id in ("m1", "mq"):
-        store.create_match(MatchSpec(match_id, "ss", "sore-spot", 4, {"rounds": 1}, 3, False, entrants,
-                                     200, 5, {m.bot_id: 1500.0 for m in entrants},
-                                     {m.bot_id: 0 for m in entrants}))
+        store.create_match(match_spec(match_id, entrants, seed=3, deadline_ms=200))
     play_match(store, "m1", worker="w")
     deltas = store.match("m1")["result"]["deltas"]
     assert_problem(admin.post("/api/admin/matches/mq/void", json={"reason": "r"}, headers=OPS), 409,

@@ -15,10 +15,11 @@ from arena.__main__ import main
 from arena.jobs import play_match
 from core import keys
 from core.arena.audit import count_refusal
-from core.arena.model import LadderConfig, MatchSpec, MatchStatus, Member
+from core.arena.model import LadderConfig, MatchStatus, Member
 from core.arena.moderation import hidden_name
 from core.arena.registry import BotRegistry
 from core.arena.store import ArenaStore
+from tests.scenarios import match_spec
 
 HOUSE = ("heuristic", "eps-0.3", "eps-0.6", "random")
 REPO_ROOT = Path(__file__).resolve().parents[2]
@@ -69,8 +70,7 @@ def test_void_strikes_and_refusals_from_the_command_line(run, redis_url: str, ke
     store = ArenaStore(redis.Redis.from_url(redis_url), key_prefix)
     store.save_ladder(LadderConfig("ss", "sore-spot", 4, {"rounds": 1}, house_bots=HOUSE))
     entrants = [Member.house(n) for n in HOUSE]
-    store.create_match(MatchSpec("m1", "ss", "sore-spot", 4, {"rounds": 1}, 9, False, entrants, 200, 5,
-                                 {m.bot_id: 1500.0 for m in entrants}, {m.bot_id: 0 for m in entrants}))
+    store.create_match(match_spec("m1", entrants, seed=9, deadline_ms=200))
     play_match(store, "m1", worker="w")
     deltas = store.match("m1")["result"]["deltas"]
     out = run("void", "m1", "--reason", "a fixed deal")

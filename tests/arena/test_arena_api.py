@@ -8,6 +8,7 @@ import engine
 from arena.jobs import play_match
 from core.arena.model import LadderConfig, MatchSpec, Member, MemberKind
 from core.arena.store import ArenaStore
+from tests.scenarios import match_spec
 
 HOUSE = ("heuristic", "eps-0.5", "random", "eps-0.9")
 
@@ -16,10 +17,7 @@ def setup_ladder(redis_url: str, prefix: str) -> tuple[ArenaStore, MatchSpec]:
     store = ArenaStore(redis.Redis.from_url(redis_url), prefix)
     store.save_ladder(LadderConfig("ss-4p", "sore-spot", 4, {"rounds": 1}, house_bots=HOUSE))
     entrants = [Member.house(n) for n in HOUSE]
-    spec = MatchSpec(match_id="mapi1", ladder_id="ss-4p", game="sore-spot", players=4, options={"rounds": 1},
-                     seed=11, duplicate=True, entrants=entrants, deadline_ms=500, strike_limit=5,
-                     pre_ratings={m.bot_id: 1500.0 for m in entrants},
-                     pre_matches={m.bot_id: 0 for m in entrants})
+    spec = match_spec("mapi1", entrants, ladder_id="ss-4p", seed=11, duplicate=True, deadline_ms=500)
     store.create_match(spec)
     return store, spec
 

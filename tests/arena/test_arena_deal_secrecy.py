@@ -26,6 +26,7 @@ from core.arena.challenges import ChallengeStore
 from core.arena.model import LadderConfig, MatchSpec, MatchStatus, Member, MemberKind
 from core.arena.store import ArenaStore
 from engine.seeds import new_seed
+from tests.scenarios import match_spec
 
 HOUSE = ("heuristic", "eps-0.5", "random")
 OPTIONS = {"rounds": 1}
@@ -101,11 +102,9 @@ def _play_and_probe(live_server: str, app: Any, redis_url: str, prefix: str,
     store = ArenaStore(redis.Redis.from_url(redis_url), prefix)
     store.save_ladder(LadderConfig("ss", "sore-spot", 4, OPTIONS, house_bots=HOUSE))
     entrants = [Member(bot_id, MemberKind.POLL, name="poller"), *(Member.house(n) for n in HOUSE)]
-    spec = MatchSpec(match_id="msecret", ladder_id="" if challenge else "ss", game="sore-spot", players=4,
-                     options=OPTIONS, seed=new_seed(), duplicate=True, entrants=entrants, deadline_ms=3000,
-                     strike_limit=5, pre_ratings={m.bot_id: 1500.0 for m in entrants},
-                     pre_matches={m.bot_id: 0 for m in entrants}, challenge=challenge,
-                     game_count=4 if challenge else 0)
+    spec = match_spec("msecret", entrants, ladder_id="" if challenge else "ss", options=OPTIONS,
+                      seed=new_seed(), duplicate=True, deadline_ms=3000, challenge=challenge,
+                      game_count=4 if challenge else 0)
     if challenge:  # as POST /api/challenges stores it (the worker is this test's thread)
         ChallengeStore(store).create(spec, "owner-of-poller", bot_id)
     else:

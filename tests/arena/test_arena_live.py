@@ -16,8 +16,9 @@ import engine
 from arena.jobs import play_match
 from arena.match import MatchRunner, make_drivers
 from core.arena.live import LiveFeed, live_snapshot
-from core.arena.model import LadderConfig, MatchSpec, Member, MemberKind
+from core.arena.model import LadderConfig, Member, MemberKind
 from core.arena.store import ArenaStore
+from tests.scenarios import match_spec
 from tests.waiting import wait_until
 
 GAMES = [("sore-spot", 4, {"rounds": 1}), ("card-commons", 4, {}), ("sloppy-seconds", 3, {}),
@@ -70,10 +71,8 @@ def test_a_snapshot_never_shows_a_card_still_in_a_hand_nor_the_seed(game_id, pla
 
 def test_the_runner_reports_each_game_start_every_decision_and_each_game_end() -> None:
     entrants = [Member.house(n) for n in ("random", "heuristic", "eps-0.5")]
-    spec = MatchSpec(match_id="obs", ladder_id="l", game="sloppy-seconds", players=3, options={}, seed=5,
-                     duplicate=True, entrants=entrants, deadline_ms=500, strike_limit=5,
-                     pre_ratings={m.bot_id: 1500.0 for m in entrants},
-                     pre_matches={m.bot_id: 0 for m in entrants})
+    spec = match_spec("obs", entrants, ladder_id="l", game="sloppy-seconds", options={}, seed=5,
+                      duplicate=True, deadline_ms=500)
     calls: list[tuple[int, int, bool]] = []
 
     def observe(game_no: int, game: object, seating: list[str], force: bool) -> None:
@@ -96,10 +95,8 @@ def test_a_running_ladder_match_can_be_watched_through_the_api_and_the_page(
                for i, bot in enumerate(bots)]
     store.save_ladder(LadderConfig("sh-live", "spot-hearts", 4, {"target": 50}, house_bots=()))
     store.set_members("sh-live", members)
-    spec = MatchSpec(match_id="mlive", ladder_id="sh-live", game="spot-hearts", players=4,
-                     options={"target": 50}, seed=21, duplicate=True, entrants=members, deadline_ms=1000,
-                     strike_limit=5, pre_ratings={m.bot_id: 1500.0 for m in members},
-                     pre_matches={m.bot_id: 0 for m in members})
+    spec = match_spec("mlive", members, ladder_id="sh-live", game="spot-hearts", options={"target": 50},
+                      seed=21, duplicate=True)
     store.create_match(spec)
     waiting = client.get("/api/matches/mlive/live").get_json()
     assert waiting["match_status"] == "queued" and waiting["view"] is None and waiting["status"] == "playing"

@@ -8,6 +8,7 @@ import engine
 from arena.match import MatchRunner, make_drivers, reference_totals, rotation_seating
 from arena.policy import Outcome
 from core.arena.model import MatchSpec, Member, MemberKind
+from tests.scenarios import match_spec
 
 ONE_ROUND = {"rounds": 1}  # Sore Spot with a single round: 13 cards each, a short but complete game
 
@@ -15,12 +16,9 @@ ONE_ROUND = {"rounds": 1}  # Sore Spot with a single round: 13 cards each, a sho
 def spec_for(entrants: list[Member], duplicate: bool = False, game: str = "sore-spot",
              options: dict | None = None, deadline_ms: int = 300, strike_limit: int = 5,
              seed: int = 7) -> MatchSpec:
-    return MatchSpec(
-        match_id="m-test", ladder_id="l", game=game, players=len(entrants),
-        options=ONE_ROUND if options is None else options, seed=seed, duplicate=duplicate, entrants=entrants,
-        deadline_ms=deadline_ms, strike_limit=strike_limit,
-        pre_ratings={m.bot_id: 1500.0 for m in entrants}, pre_matches={m.bot_id: 0 for m in entrants},
-    )
+    return match_spec("m-test", entrants, ladder_id="l", game=game,
+                      options=ONE_ROUND if options is None else options, seed=seed, duplicate=duplicate,
+                      deadline_ms=deadline_ms, strike_limit=strike_limit)
 
 
 HOUSE_TRIO = [Member.house("random"), Member.house("heuristic"), Member.house("eps-0.5")]

@@ -17,11 +17,12 @@ from rq import Queue
 
 from arena.jobs import enqueue_match
 from core import keys
-from core.arena.model import LadderConfig, MatchSpec, Member, MemberKind
+from core.arena.model import LadderConfig, Member, MemberKind
 from core.arena.store import ArenaStore
 from devstack import devserve
 from devstack.devredis import free_port
 from tests.conftest import REPO_ROOT
+from tests.scenarios import match_spec
 from tests.scrape import samples, value
 from tests.waiting import wait_until
 
@@ -57,10 +58,8 @@ def test_a_match_with_a_slow_and_an_illegal_bot_is_counted(redis_url, key_prefix
             "cheat": bot_server("illegal")}
     entrants = [Member(name, MemberKind.HTTP, url=bot.url) for name, bot in bots.items()]
     entrants.append(Member.house("heuristic"))
-    spec = MatchSpec(match_id=f"{key_prefix}metrics".replace(":", "-"), ladder_id="mx", game="sore-spot",
-                     players=4, options={"rounds": 1}, seed=7, duplicate=False, entrants=entrants,
-                     deadline_ms=1000, strike_limit=STRIKES, pre_ratings={m.bot_id: 1500.0 for m in entrants},
-                     pre_matches={m.bot_id: 0 for m in entrants})
+    spec = match_spec(f"{key_prefix}metrics".replace(":", "-"), entrants, ladder_id="mx", seed=7,
+                      strike_limit=STRIKES)
     store.create_match(spec)
     enqueue_match(Queue(keys.arena_queue(key_prefix), connection=conn), spec, ladder, key_prefix)
 

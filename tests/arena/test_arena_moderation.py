@@ -20,6 +20,7 @@ from core.arena.registry import BotRegistry
 from core.arena.store import ArenaStore
 from core.errors import BotNotFound, MatchNotFound, MatchNotVoidable
 from core.settings import Settings
+from tests.scenarios import match_spec
 
 HOUSE = ("heuristic", "eps-0.3", "eps-0.6", "random")
 
@@ -41,10 +42,7 @@ def test_pure_parts() -> None:
 def play(store: ArenaStore, match_id: str, seed: int) -> dict[str, float]:
     entrants = [Member.house(n) for n in HOUSE]
     ratings = store.ratings("ss")
-    spec = MatchSpec(match_id=match_id, ladder_id="ss", game="sore-spot", players=4, options={"rounds": 1},
-                     seed=seed, duplicate=False, entrants=entrants, deadline_ms=200, strike_limit=5,
-                     pre_ratings={m.bot_id: ratings.get(m.bot_id, 1500.0) for m in entrants},
-                     pre_matches={m.bot_id: 0 for m in entrants})
+    spec = match_spec(match_id, entrants, seed=seed, deadline_ms=200, ratings=ratings)
     store.create_match(spec)
     assert play_match(store, match_id, worker="w")["applied"] is True
     doc = store.match(match_id)

@@ -11,6 +11,7 @@ from arena.jobs import play_match
 from arena.polling import SEAT_PICKUP_S
 from core.arena.model import LadderConfig, MatchSpec, MatchStatus, Member, MemberKind
 from core.arena.store import ArenaStore
+from tests.scenarios import match_spec
 
 HOUSE = ("heuristic", "eps-0.5", "random")
 
@@ -28,10 +29,7 @@ def start_match(redis_conn_url: str, prefix: str, bot_id: str, deadline_ms: int)
     store = ArenaStore(redis.Redis.from_url(redis_conn_url), prefix)
     store.save_ladder(LadderConfig("ss", "sore-spot", 4, {"rounds": 1}, house_bots=HOUSE))
     entrants = [Member(bot_id, MemberKind.POLL, name="poller"), *(Member.house(n) for n in HOUSE)]
-    spec = MatchSpec(match_id="mpoll", ladder_id="ss", game="sore-spot", players=4, options={"rounds": 1},
-                     seed=5, duplicate=False, entrants=entrants, deadline_ms=deadline_ms, strike_limit=5,
-                     pre_ratings={m.bot_id: 1500.0 for m in entrants},
-                     pre_matches={m.bot_id: 0 for m in entrants})
+    spec = match_spec("mpoll", entrants, seed=5, deadline_ms=deadline_ms)
     store.create_match(spec)
     outcome: dict = {}
     thread = threading.Thread(target=lambda: outcome.update(play_match(store, "mpoll", worker="test")))

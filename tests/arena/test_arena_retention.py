@@ -18,6 +18,7 @@ from core import keys
 from core.arena.model import LadderConfig, MatchSpec, Member
 from core.arena.store import MATCH_TTL_S, ArenaStore
 from core.settings import Settings
+from tests.scenarios import match_spec
 from tests.waiting import wait_until
 
 LADDER = "keep-4p"
@@ -38,10 +39,8 @@ def short_lived(conn: redis.Redis, prefix: str, record_limit: int = 500) -> Aren
 
 def new_match(store: ArenaStore, match_id: str) -> MatchSpec:
     entrants = [Member.house(name) for name in HOUSE]
-    spec = MatchSpec(match_id=match_id, ladder_id=LADDER, game="sore-spot", players=4, options=ONE_ROUND,
-                     seed=len(match_id), duplicate=True, entrants=entrants, deadline_ms=2000, strike_limit=5,
-                     pre_ratings={m.bot_id: 1500.0 for m in entrants},
-                     pre_matches={m.bot_id: 0 for m in entrants})
+    spec = match_spec(match_id, entrants, ladder_id=LADDER, seed=len(match_id), duplicate=True,
+                      deadline_ms=2000)
     store.create_match(spec)
     return spec
 

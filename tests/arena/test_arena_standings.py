@@ -10,8 +10,9 @@ import pytest
 import redis
 
 from arena.jobs import play_match
-from core.arena.model import LadderConfig, MatchSpec, Member, MemberKind
+from core.arena.model import LadderConfig, Member, MemberKind
 from core.arena.store import ArenaStore
+from tests.scenarios import match_spec
 
 HOUSE = ("heuristic", "eps-0.5", "random")
 ONE_ROUND = {"rounds": 1}
@@ -29,11 +30,9 @@ def rate(store: ArenaStore, match_id: str, entrants: list[Member], strike_limit:
          ladder_id: str = "ss-4p") -> dict:
     ratings = store.ratings(ladder_id)
     stats = store.stats(ladder_id, [m.bot_id for m in entrants])
-    spec = MatchSpec(match_id=match_id, ladder_id=ladder_id, game="sore-spot", players=4, options=ONE_ROUND,
-                     seed=len(match_id), duplicate=False, entrants=entrants, deadline_ms=2000,
-                     strike_limit=strike_limit,
-                     pre_ratings={m.bot_id: ratings.get(m.bot_id, 1500.0) for m in entrants},
-                     pre_matches={m.bot_id: stats[m.bot_id]["matches"] for m in entrants})
+    spec = match_spec(match_id, entrants, ladder_id=ladder_id, seed=len(match_id), deadline_ms=2000,
+                      strike_limit=strike_limit, ratings=ratings,
+                      matches={m.bot_id: stats[m.bot_id]["matches"] for m in entrants})
     store.create_match(spec)
     return play_match(store, match_id, worker="test")
 

@@ -13,6 +13,7 @@ from arena.match import MatchRunner, make_drivers
 from core import keys
 from core.arena.model import LadderConfig, MatchSpec, MatchStatus, Member, MemberKind
 from core.arena.store import BENCH_S, ArenaStore
+from tests.scenarios import match_spec
 
 HOUSE = ("heuristic", "eps-0.3", "eps-0.6", "random")
 
@@ -25,10 +26,7 @@ def store(redis_url: str, key_prefix: str) -> ArenaStore:
 def make_spec(store: ArenaStore, match_id: str, ladder: str = "ss", seed: int = 1) -> MatchSpec:
     entrants = [Member.house(n) for n in HOUSE]
     ratings = store.ratings(ladder)
-    spec = MatchSpec(match_id=match_id, ladder_id=ladder, game="sore-spot", players=4, options={"rounds": 1},
-                     seed=seed, duplicate=False, entrants=entrants, deadline_ms=200, strike_limit=5,
-                     pre_ratings={m.bot_id: ratings.get(m.bot_id, 1500.0) for m in entrants},
-                     pre_matches={m.bot_id: 0 for m in entrants})
+    spec = match_spec(match_id, entrants, ladder_id=ladder, seed=seed, deadline_ms=200, ratings=ratings)
     store.create_match(spec)
     return spec
 
@@ -177,10 +175,7 @@ def test_a_bot_forfeiting_three_matches_in_a_row_is_benched(store: ArenaStore, b
     entrants = [garbage, *(Member.house(n) for n in HOUSE[:3])]
 
     def play(match_id: str) -> None:
-        spec = MatchSpec(match_id=match_id, ladder_id="ss", game="sore-spot", players=4,
-                         options={"rounds": 1}, seed=1, duplicate=False, entrants=entrants, deadline_ms=500,
-                         strike_limit=5, pre_ratings={m.bot_id: 1500.0 for m in entrants},
-                         pre_matches={m.bot_id: 0 for m in entrants})
+        spec = match_spec(match_id, entrants, deadline_ms=500)
         store.create_match(spec)
         assert play_match(store, match_id, worker="w")["applied"]
 

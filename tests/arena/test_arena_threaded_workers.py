@@ -32,6 +32,7 @@ from devstack import devserve
 from devstack.fastbot import INFO as FASTBOT_INFO
 from tests.arena.test_arena_workers import HOUSE
 from tests.conftest import REPO_ROOT, serving
+from tests.scenarios import match_spec
 from tests.waiting import wait_until
 
 
@@ -49,11 +50,8 @@ def output(process: subprocess.Popen) -> str:
 def make_match(store: ArenaStore, prefix: str, name: str, http: Member, seed: int, deadline_ms: int,
                house: tuple[str, ...] = HOUSE[:3]) -> MatchSpec:
     entrants = [http, *(Member.house(n) for n in house)]
-    spec = MatchSpec(match_id=f"{prefix}{name}".replace(":", "-"), ladder_id="ss", game="sore-spot",
-                     players=4, options={"rounds": 1}, seed=seed, duplicate=True, entrants=entrants,
-                     deadline_ms=deadline_ms, strike_limit=5,
-                     pre_ratings={m.bot_id: 1500.0 for m in entrants},
-                     pre_matches={m.bot_id: 0 for m in entrants})
+    spec = match_spec(f"{prefix}{name}".replace(":", "-"), entrants, seed=seed, duplicate=True,
+                      deadline_ms=deadline_ms)
     store.create_match(spec)
     return spec
 
@@ -166,11 +164,8 @@ def test_a_threaded_worker_plays_matches_with_slow_bots_side_by_side_without_a_s
         specs = []
         for i in range(8):
             entrants = [Member(f"b{i}s{seat}", MemberKind.HTTP, url=url) for seat, url in enumerate(urls)]
-            spec = MatchSpec(match_id=f"{key_prefix}side{i}".replace(":", "-"), ladder_id="ss",
-                             game="sore-spot", players=4, options={"rounds": 1}, seed=40 + i, duplicate=False,
-                             entrants=entrants, deadline_ms=5000, strike_limit=5,
-                             pre_ratings={m.bot_id: 1500.0 for m in entrants},
-                             pre_matches={m.bot_id: 0 for m in entrants})
+            spec = match_spec(f"{key_prefix}side{i}".replace(":", "-"), entrants, seed=40 + i,
+                              deadline_ms=5000)
             store.create_match(spec)
             specs.append(spec)
         worker = arena_worker(8)

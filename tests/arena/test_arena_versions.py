@@ -11,8 +11,9 @@ import redis
 from trickarena import Bot, BotServer
 
 from arena.jobs import check_bot_health, play_match
-from core.arena.model import LadderConfig, MatchSpec, Member, MemberKind
+from core.arena.model import LadderConfig, Member, MemberKind
 from core.arena.store import ArenaStore
+from tests.scenarios import match_spec
 
 HOUSE = ("heuristic", "eps-0.3", "random")
 
@@ -35,10 +36,7 @@ def store(redis_url: str, key_prefix: str) -> ArenaStore:
 def play(store: ArenaStore, match_id: str, member: Member) -> None:
     entrants = [member, *(Member.house(n) for n in HOUSE)]
     ratings = store.ratings("ss")
-    spec = MatchSpec(match_id=match_id, ladder_id="ss", game="sore-spot", players=4, options={"rounds": 1},
-                     seed=len(match_id), duplicate=False, entrants=entrants, deadline_ms=2000, strike_limit=5,
-                     pre_ratings={m.bot_id: ratings.get(m.bot_id, 1500.0) for m in entrants},
-                     pre_matches={m.bot_id: 0 for m in entrants})
+    spec = match_spec(match_id, entrants, seed=len(match_id), deadline_ms=2000, ratings=ratings)
     store.create_match(spec)
     assert play_match(store, match_id, worker="w")["applied"]
 

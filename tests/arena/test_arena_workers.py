@@ -11,9 +11,10 @@ from rq import Queue
 from arena.jobs import enqueue_match
 from arena.scheduler import Scheduler
 from core import keys
-from core.arena.model import LadderConfig, MatchSpec, MatchStatus, Member, MemberKind
+from core.arena.model import LadderConfig, MatchStatus, Member, MemberKind
 from core.arena.store import ArenaStore
 from core.settings import Settings
+from tests.scenarios import match_spec
 from tests.waiting import wait_until
 
 HOUSE = ("heuristic", "eps-0.2", "eps-0.4", "eps-0.6", "eps-0.8", "random")
@@ -38,10 +39,8 @@ def test_two_workers_rate_fifty_overlapping_matches_exactly_once(conn, key_prefi
     specs = []
     for i in range(50):
         entrants = rng.sample(pool, 4)
-        spec = MatchSpec(match_id=f"{key_prefix}m{i}".replace(":", "-"), ladder_id="ss", game="sore-spot",
-                         players=4, options={"rounds": 1}, seed=i, duplicate=i % 2 == 0, entrants=entrants,
-                         deadline_ms=2000, strike_limit=5, pre_ratings={m.bot_id: 1500.0 for m in entrants},
-                         pre_matches={m.bot_id: 0 for m in entrants})
+        spec = match_spec(f"{key_prefix}m{i}".replace(":", "-"), entrants, seed=i, duplicate=i % 2 == 0,
+                          deadline_ms=2000)
         store.create_match(spec)
         specs.append(spec)
     for spec in specs:
@@ -84,10 +83,7 @@ def test_sigkilled_worker_costs_no_rating_and_the_match_is_rerun(conn, key_prefi
     queue = Queue(keys.arena_queue(key_prefix), connection=conn)
     slow = bot_server("sleep", delay_s=0.04)  # every decision takes 40 ms: the match lasts about 2 s
     entrants = [Member("slow", MemberKind.HTTP, url=slow.url), *(Member.house(n) for n in HOUSE[:3])]
-    spec = MatchSpec(match_id=f"{key_prefix}kill".replace(":", "-"), ladder_id="ss", game="sore-spot",
-                     players=4, options={"rounds": 1}, seed=3, duplicate=True, entrants=entrants,
-                     deadline_ms=1000, strike_limit=5, pre_ratings={m.bot_id: 1500.0 for m in entrants},
-                     pre_matches={m.bot_id: 0 for m in entrants})
+    spec = match_spec(f"{key_prefix}kill".replace(":", "-"), entrants, seed=3, duplicate=True)
     store.create_match(spec)
     enqueue_match(queue, spec, ladder, key_prefix)
 
@@ -140,10 +136,8 @@ def test_a_crashing_match_is_retried_then_lands_in_the_failed_registry_and_is_ab
     entrants = [Member.house(n) for n in HOUSE[:4]]
     # Options the engine refuses (rounds = -7, stored without validation): every run raises inside the job,
     # as a bug or a Redis failure would.
-    spec = MatchSpec(match_id=f"{key_prefix}crash".replace(":", "-"), ladder_id="ss", game="sore-spot",
-                     players=4, options={"rounds": -7}, seed=1, duplicate=False, entrants=entrants,
-                     deadline_ms=200, strike_limit=5, pre_ratings={m.bot_id: 1500.0 for m in entrants},
-                     pre_matches={m.bot_id: 0 for m in entrants})
+    spec = match_spec(f"{key_prefix}crash".replace(":", "-"), entrants, options={"rounds": -7},
+                      deadline_ms=200)
     store.create_match(spec)
     enqueue_match(queue, spec, ladder, key_prefix)
     rq_worker(queue.name, WORKER_ENV)

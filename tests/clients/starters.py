@@ -16,7 +16,8 @@ from trickarena import ArenaClient, Bot
 from arena.botclient import BotClient
 from arena.match import HttpDriver, MatchRunner
 from core import metrics
-from core.arena.model import MatchResult, MatchSpec, Member, MemberKind
+from core.arena.model import MatchResult, Member, MemberKind
+from tests.scenarios import match_spec
 from tests.waiting import wait_until
 
 _LOCK = threading.Lock()
@@ -56,10 +57,8 @@ def play_http_match(game: str, urls: list[str], names: list[str], seed: int = 7,
     members = [Member(f"b{i}", MemberKind.HTTP, url=url, name=name)
                for i, (url, name) in enumerate(zip(urls, names, strict=True))]
     clients = [BotClient(url, allow_private=True) for url in urls]
-    spec = MatchSpec(match_id="m-local", ladder_id="local", game=game, players=len(urls),
-                     options=QUICK_OPTIONS[game], seed=seed, duplicate=False, entrants=members,
-                     deadline_ms=deadline_ms, strike_limit=5, pre_ratings={m.bot_id: 1500.0 for m in members},
-                     pre_matches={m.bot_id: 0 for m in members})
+    spec = match_spec("m-local", members, ladder_id="local", game=game, options=QUICK_OPTIONS[game],
+                      seed=seed, deadline_ms=deadline_ms)
     try:
         drivers = {m.bot_id: HttpDriver(c) for m, c in zip(members, clients, strict=True)}
         return MatchRunner(spec, drivers).run()

@@ -16,9 +16,10 @@ from trickarena import ArenaClient
 from arena.botserver import BotServerConfig, serve_bot
 from arena.jobs import play_match
 from clients.cli import main
-from core.arena.model import LadderConfig, MatchSpec, Member, MemberKind
+from core.arena.model import LadderConfig, Member, MemberKind
 from core.arena.store import ArenaStore
 from core.settings import Settings
+from tests.scenarios import match_spec
 
 LADDER = LadderConfig("sore-spot-4p", "sore-spot", 4, {"rounds": 1}, house_bots=("heuristic", "random"))
 
@@ -53,10 +54,8 @@ def rate_one_match(redis_url: str, key_prefix: str, bot_id: str, url: str) -> No
     entrants = [Member(bot_id, MemberKind.HTTP, url=url, name="cheater"),
                 *(Member.house(name) for name in ("heuristic", "random", "random"))]
     entrants[3] = Member("house:random-2", MemberKind.HOUSE, house_bot="random", name="random-2")
-    spec = MatchSpec(match_id="cli-bots-m0", ladder_id=LADDER.ladder_id, game=LADDER.game, players=4,
-                     options=LADDER.options, seed=7, duplicate=False, entrants=entrants, deadline_ms=1000,
-                     strike_limit=50, pre_ratings={m.bot_id: 1500.0 for m in entrants},
-                     pre_matches={m.bot_id: 0 for m in entrants}, created=0.0)
+    spec = match_spec("cli-bots-m0", entrants, ladder_id=LADDER.ladder_id, game=LADDER.game,
+                      options=LADDER.options, seed=7, strike_limit=50)
     store.create_match(spec)
     settings = dataclasses.replace(Settings.from_env(), allow_private_urls=True)
     assert play_match(store, spec.match_id, worker="cli-bots", settings=settings)["status"] == "rated"

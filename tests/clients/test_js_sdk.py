@@ -22,12 +22,13 @@ from trickarena import ArenaClient
 import engine
 from arena.jobs import play_match
 from core import keys
-from core.arena.model import LadderConfig, MatchSpec, MatchStatus, Member, MemberKind
+from core.arena.model import LadderConfig, MatchStatus, Member, MemberKind
 from core.arena.store import ArenaStore
 from engine import deals
 from engine.errors import UnknownDealingError
 from tests.clients.nodejs import JS_STARTERS, SDK, NodeBot, run_node
 from tests.clients.starters import QUICK_OPTIONS, interrupt_while_long_polling, play_http_match
+from tests.scenarios import match_spec
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -114,10 +115,7 @@ def test_js_polling_bot_plays_its_ladder_match_without_strikes(node: str, bots_d
     entrants = [Member(bot.bot_id, MemberKind.POLL, name=bot.name), *(Member.house(n) for n in house)]
     # 3 s per decision, as for the Python SDK's polling bot: a new game's first decision waits for the bot
     # to find its seat (it re-reads its seat list every second).
-    spec = MatchSpec(match_id="m-js-poll", ladder_id="ss-js", game="sore-spot", players=4,
-                     options={"rounds": 1}, seed=11, duplicate=True, entrants=entrants, deadline_ms=3000,
-                     strike_limit=5, pre_ratings={m.bot_id: 1500.0 for m in entrants},
-                     pre_matches={m.bot_id: 0 for m in entrants})
+    spec = match_spec("m-js-poll", entrants, ladder_id="ss-js", seed=11, duplicate=True, deadline_ms=3000)
     store.create_match(spec)
     command = [node, "sore_spot_bot.js", "ladder", "--api", live_server, "--bot-id", bot.bot_id,
                "--token", bot.owner_token]

@@ -24,10 +24,11 @@ from trickarena.api import ENDPOINTS
 from trickarena.poll import play_seat
 
 from arena.jobs import play_match
-from core.arena.model import LadderConfig, MatchSpec, MatchStatus, Member, MemberKind
+from core.arena.model import LadderConfig, MatchStatus, Member, MemberKind
 from core.arena.store import ArenaStore
 from tests.clients.nodejs import run_node
 from tests.clients.starters import QUICK_OPTIONS, starter_bot
+from tests.scenarios import match_spec
 
 HOUSE = ("heuristic", "eps-0.5", "random")
 
@@ -64,10 +65,7 @@ def arena(live_server: str, redis_url: str, key_prefix: str, bot_process: Callab
     store.save_ladder(LadderConfig("ss", "sore-spot", 4, {"rounds": 1}, house_bots=HOUSE))
     entrants = [Member(bot.bot_id, MemberKind.HTTP, url=bot.url, name=bot.name),
                 *(Member.house(n) for n in HOUSE)]
-    spec = MatchSpec(match_id="m-every", ladder_id="ss", game="sore-spot", players=4, options={"rounds": 1},
-                     seed=5, duplicate=False, entrants=entrants, deadline_ms=3000, strike_limit=5,
-                     pre_ratings={m.bot_id: 1500.0 for m in entrants},
-                     pre_matches={m.bot_id: 0 for m in entrants})
+    spec = match_spec("m-every", entrants, seed=5, deadline_ms=3000)
     store.create_match(spec)
     assert play_match(store, "m-every", worker="test")["status"] == MatchStatus.RATED
     return Arena(live_server, "ss", "m-every", bot.bot_id, served)

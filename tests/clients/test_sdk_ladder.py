@@ -9,9 +9,10 @@ from trickarena import ArenaClient
 from trickarena.ladder import play_ladder
 
 from arena.jobs import play_match
-from core.arena.model import LadderConfig, MatchSpec, MatchStatus, Member, MemberKind
+from core.arena.model import LadderConfig, MatchStatus, Member, MemberKind
 from core.arena.store import ArenaStore
 from tests.clients.starters import starter_bot
+from tests.scenarios import match_spec
 
 HOUSE = ("heuristic", "eps-0.5", "random")
 
@@ -22,10 +23,7 @@ def test_sdk_polling_bot_plays_its_ladder_match_without_strikes(live_server, red
     store = ArenaStore(redis.Redis.from_url(redis_url), key_prefix)
     store.save_ladder(LadderConfig("ss", "sore-spot", 4, {"rounds": 1}, house_bots=HOUSE))
     entrants = [Member(bot.bot_id, MemberKind.POLL, name=bot.name), *(Member.house(n) for n in HOUSE)]
-    spec = MatchSpec(match_id="m-sdk", ladder_id="ss", game="sore-spot", players=4, options={"rounds": 1},
-                     seed=9, duplicate=True, entrants=entrants, deadline_ms=3000, strike_limit=5,
-                     pre_ratings={m.bot_id: 1500.0 for m in entrants},
-                     pre_matches={m.bot_id: 0 for m in entrants})
+    spec = match_spec("m-sdk", entrants, seed=9, duplicate=True, deadline_ms=3000)
     store.create_match(spec)
     outcome: dict = {}
     match = threading.Thread(target=lambda: outcome.update(play_match(store, "m-sdk", worker="test")))

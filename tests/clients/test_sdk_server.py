@@ -12,8 +12,9 @@ from trickarena import Bot, BotServer, MoveRequest
 import engine
 from arena.botclient import BotClient
 from arena.match import HttpDriver, MatchRunner
-from core.arena.model import MatchSpec, Member, MemberKind
+from core.arena.model import Member, MemberKind
 from tests.clients.starters import STARTERS, play_http_match, starter_bot
+from tests.scenarios import match_spec
 
 
 class Recorder(Bot):
@@ -141,10 +142,7 @@ def test_move_request_type_matches_what_the_runner_sends(sdk_server) -> None:
     client = BotClient(server.url, allow_private=True)
     member = Member("b0", MemberKind.HTTP, url=server.url)
     entrants = [member, Member.house("random"), Member.house("heuristic")]
-    spec = MatchSpec(match_id="m1", ladder_id="local", game="sore-spot", players=3, options={"rounds": 1},
-                     seed=1, duplicate=False, entrants=entrants,
-                     deadline_ms=2000, strike_limit=5, pre_ratings={m.bot_id: 1500.0 for m in entrants},
-                     pre_matches={m.bot_id: 0 for m in entrants})
+    spec = match_spec("m1", entrants, ladder_id="local", deadline_ms=2000)
     from arena.match import HouseDriver
 
     drivers = {"b0": HttpDriver(client), "house:random": HouseDriver("random", "1"),

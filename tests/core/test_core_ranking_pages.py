@@ -13,10 +13,11 @@ import pytest
 import redis
 
 from core import keys
-from core.arena.model import LadderConfig, MatchResult, MatchSpec, MatchStatus, Member, MemberKind
+from core.arena.model import LadderConfig, MatchResult, MatchStatus, Member, MemberKind
 from core.arena.moderation import Moderation
 from core.arena.ranking import read_ranking
 from core.arena.store import ArenaStore
+from tests.scenarios import match_spec
 
 LADDER = "pages-4p"
 
@@ -31,9 +32,8 @@ def store(redis_url: str, key_prefix: str) -> ArenaStore:
 
 def rate(store: ArenaStore, match_id: str, deltas: dict[str, float]) -> None:
     table = list(deltas)
-    spec = MatchSpec(match_id, LADDER, "spot-hearts", 4, {}, 1, True,
-                     [Member(b, MemberKind.POLL, name=f"bot-{b}") for b in table], 1000, 5,
-                     {b: 1500.0 for b in table}, {b: 0 for b in table}, created=time.time())
+    spec = match_spec(match_id, [Member(b, MemberKind.POLL, name=f"bot-{b}") for b in table],
+                      ladder_id=LADDER, game="spot-hearts", options={}, duplicate=True, created=time.time())
     order = sorted(table, key=lambda b: -deltas[b])
     result = MatchResult(match_id, {b: 0 for b in table}, {b: float(order.index(b) + 1) for b in table},
                          deltas, order[:1], [], [], {}, [], [], 1)

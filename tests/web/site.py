@@ -11,9 +11,10 @@ import redis
 
 import engine
 from arena.jobs import play_match
-from core.arena.model import LadderConfig, MatchSpec, Member
+from core.arena.model import LadderConfig, Member
 from core.arena.store import ArenaStore
 from engine.bots import make_bot
+from tests.scenarios import match_spec
 
 HOUSE = ("heuristic", "eps-0.3", "eps-0.6", "random")
 LADDERS = (
@@ -32,12 +33,10 @@ def play_ladder_matches(store: ArenaStore, ladder: LadderConfig, matches: int, s
         stats = store.stats(ladder.ladder_id, [m.bot_id for m in entrants])
         match_id = f"{ladder.ladder_id}-m{number}"
         seating = entrants[number % 4:] + entrants[:number % 4]
-        spec = MatchSpec(match_id=match_id, ladder_id=ladder.ladder_id, game=ladder.game,
-                         players=ladder.players, options=ladder.options, seed=seed * 1000 + number,
-                         duplicate=ladder.duplicate, entrants=seating, deadline_ms=ladder.deadline_ms,
-                         strike_limit=ladder.strike_limit,
-                         pre_ratings={m.bot_id: ratings.get(m.bot_id, 1500.0) for m in entrants},
-                         pre_matches={m.bot_id: stats[m.bot_id]["matches"] for m in entrants}, created=0.0)
+        spec = match_spec(match_id, seating, ladder_id=ladder.ladder_id, game=ladder.game,
+                          options=ladder.options, seed=seed * 1000 + number, duplicate=ladder.duplicate,
+                          deadline_ms=ladder.deadline_ms, strike_limit=ladder.strike_limit, ratings=ratings,
+                          matches={m.bot_id: stats[m.bot_id]["matches"] for m in entrants})
         store.create_match(spec)
         play_match(store, match_id, worker="site-builder")
         ids.append(match_id)

@@ -234,14 +234,13 @@ def test_a_running_ladder_match_can_be_watched_live_with_card_backs_only(browser
     """A ladder match between bots is played inside a worker; its live feed is what the page shows."""
     import engine
     from core.arena.live import live_snapshot
-    from core.arena.model import MatchSpec, Member
+    from core.arena.model import Member
+    from tests.scenarios import match_spec
 
     store, ladder = site["store"], LADDERS[0]
     entrants = [Member.house(name) for name in ladder.house_bots]
-    spec = MatchSpec(match_id="watch-me", ladder_id=ladder.ladder_id, game=ladder.game, players=4,
-                     options=ladder.options, seed=77, duplicate=True, entrants=entrants, deadline_ms=1000,
-                     strike_limit=5, pre_ratings={m.bot_id: 1500.0 for m in entrants},
-                     pre_matches={m.bot_id: 0 for m in entrants})
+    spec = match_spec("watch-me", entrants, ladder_id=ladder.ladder_id, game=ladder.game,
+                      options=ladder.options, seed=77, duplicate=True)
     store.create_match(spec)
     store.start_attempt("watch-me", "test-worker", 30.0)
     seating = [m.bot_id for m in entrants[1:] + entrants[:1]]  # game 2 of 4: the bots rotated one seat

@@ -13,6 +13,7 @@ import pytest
 from api.web import data
 from core.arena.model import Member, MemberKind
 from core.arena.ranking import ranking
+from tests.scenarios import match_spec
 from tests.web.site import HOUSE, build_site
 
 STATIC = Path(__file__).resolve().parents[2] / "api" / "web" / "static"
@@ -145,13 +146,9 @@ def test_unfinished_and_unknown_things_are_error_pages(site_client, site) -> Non
 
 
 def _queued_spec():
-    from core.arena.model import MatchSpec
-
     entrants = [Member.house(name) for name in HOUSE]
-    return MatchSpec(match_id="m-queued", ladder_id="spot-hearts-4p", game="spot-hearts", players=4,
-                     options={}, seed=1, duplicate=True, entrants=entrants, deadline_ms=1000, strike_limit=5,
-                     pre_ratings={m.bot_id: 1500.0 for m in entrants},
-                     pre_matches={m.bot_id: 0 for m in entrants})
+    return match_spec("m-queued", entrants, ladder_id="spot-hearts-4p", game="spot-hearts", options={},
+                      duplicate=True)
 
 
 def test_empty_arena_says_so(client) -> None:
@@ -190,17 +187,13 @@ def test_ladder_page_lists_new_bots_apart_and_marks_provisional_ratings(client, 
     import redis
 
     from arena.jobs import play_match
-    from core.arena.model import LadderConfig, MatchSpec
+    from core.arena.model import LadderConfig
     from core.arena.store import ArenaStore
 
     store = ArenaStore(redis.Redis.from_url(redis_url), key_prefix)
     store.save_ladder(LadderConfig("ss", "sore-spot", 4, {"rounds": 1}, house_bots=HOUSE))
     entrants = [Member.house(n) for n in HOUSE]
-    store.create_match(MatchSpec(match_id="m-new", ladder_id="ss", game="sore-spot", players=4,
-                                 options={"rounds": 1}, seed=5, duplicate=False, entrants=entrants,
-                                 deadline_ms=1000, strike_limit=3,
-                                 pre_ratings={m.bot_id: 1500.0 for m in entrants},
-                                 pre_matches={m.bot_id: 0 for m in entrants}))
+    store.create_match(match_spec("m-new", entrants, seed=5, strike_limit=3))
     play_match(store, "m-new", worker="test")
     store.set_members("ss", [Member("b-fresh", MemberKind.HTTP, url="http://127.0.0.1:9", name="freshling")])
     page = client.get("/ladders/ss").get_data(as_text=True)
@@ -238,7 +231,7 @@ def test_bot_page_lists_the_strikes_of_a_misbehaving_http_bot(client, redis_url,
 
     from arena.botserver import BotServerConfig, serve_bot
     from arena.jobs import play_match
-    from core.arena.model import LadderConfig, MatchSpec
+    from core.arena.model import LadderConfig
     from core.arena.store import ArenaStore
 
     monkeypatch.setenv("ALLOW_PRIVATE_BOT_URLS", "true")  # the bot listens on 127.0.0.1
@@ -248,10 +241,7 @@ def test_bot_page_lists_the_strikes_of_a_misbehaving_http_bot(client, redis_url,
     try:
         entrants = [Member("b-cheat", MemberKind.HTTP, url=cheater.url, name="cheater"),
                     *(Member.house(n) for n in HOUSE[:3])]
-        spec = MatchSpec(match_id="m-strikes", ladder_id="ss", game="sore-spot", players=4,
-                         options={"rounds": 1}, seed=3, duplicate=False, entrants=entrants, deadline_ms=1000,
-                         strike_limit=3, pre_ratings={m.bot_id: 1500.0 for m in entrants},
-                         pre_matches={m.bot_id: 0 for m in entrants})
+        spec = match_spec("m-strikes", entrants, seed=3, strike_limit=3)
         store.create_match(spec)
         play_match(store, "m-strikes", worker="test")
     finally:

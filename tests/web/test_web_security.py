@@ -10,8 +10,9 @@ import redis
 
 from arena.botserver import BotServerConfig, serve_bot
 from arena.jobs import play_match
-from core.arena.model import LadderConfig, MatchSpec, Member, MemberKind
+from core.arena.model import LadderConfig, Member, MemberKind
 from core.arena.store import ArenaStore
+from tests.scenarios import match_spec
 
 HOUSE = ("heuristic", "eps-0.5", "random")
 HOSTILE = '<script>alert(1)</script>"onmouseover=alert(2) x=\''
@@ -32,11 +33,8 @@ def arena(client, redis_url: str, key_prefix: str, monkeypatch) -> dict:
             entrants = [Member(hostile.bot_id, MemberKind.HTTP, url=bot.url, name=HOSTILE),
                         *(Member.house(n) for n in HOUSE)]
             store.set_members("ss", [entrants[0]])
-            spec = MatchSpec(match_id=f"m-hostile{number}", ladder_id="ss", game="sore-spot", players=4,
-                             options={"rounds": 1}, seed=number, duplicate=False, entrants=entrants,
-                             deadline_ms=1000, strike_limit=2,
-                             pre_ratings={m.bot_id: ratings.get(m.bot_id, 1500.0) for m in entrants},
-                             pre_matches={m.bot_id: number for m in entrants})
+            spec = match_spec(f"m-hostile{number}", entrants, seed=number, strike_limit=2, ratings=ratings,
+                              matches={m.bot_id: number for m in entrants})
             store.create_match(spec)
             play_match(store, spec.match_id, worker="test")
     finally:
