@@ -186,15 +186,19 @@ def serve_foreground(args: list[str], url: str, clients_wait_s: float = CLIENTS_
     without stopping it (SIGKILL), the kernel sends it SIGTERM (``PR_SET_PDEATHSIG``), and a pid file in
     `data_dir` lets the next run find it in any case.
     """
+    # The handlers come first: a SIGTERM as soon as Redis answers (honcho's Ctrl-C right after the start)
+    # must stop it cleanly below, not kill this wrapper before it has a handler.
+    stopping = threading.Event()
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(signum, lambda *_: stopping.set())
     wrapper = os.getpid()
     process = subprocess.Popen(args, start_new_session=True,
                                preexec_fn=lambda: die_with_parent(signal.SIGTERM, parent=wrapper))
     pid_file = data_dir / PID_FILE if data_dir is not None else None
-    if pid_file is not None:
-        pid_file.write_text(f"{process.pid}\n")
-    stopping = threading.Event()
-    for signum in (signal.SIGINT, signal.SIGTERM):
-        signal.signal(signum, lambda *_: stopping.set())
+    if pid_file is not None:  # whole or not at all: the next run may read it at any moment
+        partial = pid_file.with_suffix(".pid.new")
+        partial.write_text(f"{process.pid}\n")
+        partial.replace(pid_file)
     while process.poll() is None and not stopping.wait(0.5):
         pass
     if process.poll() is None:

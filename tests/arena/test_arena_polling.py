@@ -16,8 +16,9 @@ from tests.scenarios import match_spec
 HOUSE = ("heuristic", "eps-0.5", "random")
 
 
-def register(base: str, name: str) -> tuple[str, str]:
-    response = requests.post(f"{base}/api/bots", json={"name": name, "games": ["sore-spot"]}, timeout=5)
+def register(base: str, name: str, game: str = "sore-spot") -> tuple[str, str]:
+    """A polling bot registered over HTTP: its id and owner token."""
+    response = requests.post(f"{base}/api/bots", json={"name": name, "games": [game]}, timeout=5)
     assert response.status_code == 201, response.text
     body = response.json()
     return body["bot_id"], body["owner_token"]

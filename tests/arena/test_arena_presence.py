@@ -22,6 +22,7 @@ from core.arena.presence import is_present, present_bots
 from core.arena.seats import seats_changed
 from core.arena.store import ArenaStore
 from core.settings import Settings
+from tests.arena.test_arena_polling import register
 from tests.waiting import wait_until
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
@@ -29,12 +30,6 @@ HOUSE = ("heuristic", "eps-0.3", "eps-0.6", "random")
 # A per-decision deadline five times the ladder's default: what the strike checks below guard is that every
 # decision is made, which a busy machine (the whole stack runs on it) must not turn into a late one.
 SLACK_DEADLINE_MS = 5000
-
-
-def register(base: str, name: str, game: str = "sore-spot") -> tuple[str, str]:
-    response = requests.post(f"{base}/api/bots", json={"name": name, "games": [game]}, timeout=5)
-    assert response.status_code == 201, response.text
-    return response.json()["bot_id"], response.json()["owner_token"]
 
 
 def seats(base: str, bot_id: str, owner: str, **params) -> requests.Response:

@@ -3,9 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -161,22 +158,17 @@ def test_a_stopping_worker_starts_no_match_it_is_given(setup) -> None:
     assert queue.fetch_job(match_id).get_status() == "queued"
 
 
-def test_scheduler_and_worker_processes_keep_a_ladder_playing(redis_url, key_prefix) -> None:
+def test_scheduler_and_worker_processes_keep_a_ladder_playing(redis_url, key_prefix, arena_process) -> None:
     """What `make run` starts: `python -m arena scheduler` + `python -m arena worker`, nothing else."""
     store = ArenaStore(redis.Redis.from_url(redis_url), key_prefix)
     store.save_ladder(LadderConfig("ss", "sore-spot", 4, {"rounds": 1}, house_bots=("heuristic", "eps-0.2",
                                    "eps-0.5", "eps-0.8", "random"), max_active=1, house_only_gap_s=0.1))
-    env = {**os.environ, "REDIS_URL": redis_url, "TA_KEY_PREFIX": key_prefix, "PYTHONPATH": str(REPO_ROOT),
-           "TA_ARENA_TICK_S": "0.2"}
-    procs = [subprocess.Popen([sys.executable, "-m", "arena", *args], env=env, cwd=REPO_ROOT,
-                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    procs = [arena_process(*args, env={"TA_ARENA_TICK_S": "0.2"})
              for args in (["scheduler", "--no-default-ladders"], ["worker", "--simple"])]
-    try:
-        wait_until(lambda: len(store.recent_matches("ss")) >= 5, timeout=60, what="five matches played")
-    finally:
-        for proc in procs:
-            proc.terminate()
-            proc.wait(timeout=10)
+    wait_until(lambda: len(store.recent_matches("ss")) >= 5, timeout=60, what="five matches played")
+    for proc in procs:  # a warm stop: the worker finishes and rates the match it is playing
+        proc.terminate()
+        proc.wait(timeout=30)
     recent = store.recent_matches("ss")
     assert len(recent) >= 5
     assert all(store.match(m)["status"] == MatchStatus.RATED for m in recent)

@@ -11,9 +11,7 @@ import json
 import os
 import signal
 import subprocess
-import sys
 import threading
-import time
 from collections.abc import Callable
 from typing import Any
 
@@ -31,7 +29,7 @@ from core.settings import Settings
 from devstack import devserve
 from devstack.fastbot import INFO as FASTBOT_INFO
 from tests.arena.test_arena_workers import HOUSE
-from tests.conftest import REPO_ROOT, serving
+from tests.conftest import serving, stop_worker
 from tests.scenarios import match_spec
 from tests.waiting import wait_until
 
@@ -299,7 +297,8 @@ def test_a_worker_that_ran_a_while_before_failing_restarts_after_the_shortest_de
 
 
 @pytest.mark.drill
-def test_match_threads_started_before_their_redis_wait_for_it_and_then_serve(tmp_path, key_prefix) -> None:
+def test_match_threads_started_before_their_redis_wait_for_it_and_then_serve(tmp_path, key_prefix,
+                                                                              arena_process) -> None:
     """Each thread's new RQ worker names itself to Redis: while Redis is not there (not up yet, or gone in
     an outage), the thread waits and tries again instead of ending, and serves once Redis answers."""
     from rq import Worker
@@ -308,15 +307,14 @@ def test_match_threads_started_before_their_redis_wait_for_it_and_then_serve(tmp
 
     port = free_port()
     url = f"redis://127.0.0.1:{port}/0"
-    env = {**os.environ, "PYTHONPATH": str(REPO_ROOT), "REDIS_URL": url, "TA_KEY_PREFIX": key_prefix}
-    worker = subprocess.Popen([sys.executable, "-m", "arena", "worker", "--threads", "3"], cwd=REPO_ROOT,
-                              env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    worker = arena_process("worker", "--threads", "3", env={"REDIS_URL": url})  # a Redis not there yet
     server = None
     try:
         # The main thread, the admission watcher and the three match threads.
         wait_until(lambda: threads_of(worker) >= 5, timeout=20, what="the worker's threads")
         threads = threads_of(worker)
-        time.sleep(2.0)  # every match thread has failed to reach Redis by now, at least once
+        wait_until(lambda: all(f"thread {i} lost Redis" in output(worker) for i in range(3)), timeout=30,
+                   what="every match thread failing to reach Redis, at least once")
         assert worker.poll() is None, "the worker exited while Redis was not there"
         assert threads_of(worker) == threads  # no thread ended
         server = subprocess.Popen(server_args(port, tmp_path, persistent=False), stdout=subprocess.DEVNULL)
@@ -325,7 +323,7 @@ def test_match_threads_started_before_their_redis_wait_for_it_and_then_serve(tmp
         queue = Queue(keys.arena_queue(key_prefix), connection=conn)
         wait_until(lambda: len(Worker.all(queue=queue)) == 3, timeout=30, what="an RQ worker per thread")
     finally:
-        devserve.stop(worker, timeout=15)
+        stop_worker(worker)  # before its Redis: a warm stop needs it
         if server is not None:
             devserve.stop(server, timeout=10)
 

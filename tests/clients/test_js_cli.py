@@ -8,12 +8,10 @@ match; its record, read with the JS command line, shows the match without a stri
 
 from __future__ import annotations
 
-import os
 import re
 import stat
 import subprocess
-import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -132,19 +130,10 @@ def readme_walkthrough() -> list[str]:
 
 
 @pytest.fixture
-def arena_processes(redis_url: str, key_prefix: str) -> Iterator[None]:
+def arena_processes(arena_process: Any) -> None:
     """`python -m arena scheduler` and `python -m arena worker`, as `make run` starts them (0.2 s ticks)."""
-    env = {**os.environ, "REDIS_URL": redis_url, "TA_KEY_PREFIX": key_prefix, "PYTHONPATH": str(REPO),
-           "TA_ARENA_TICK_S": "0.2", "ALLOW_PRIVATE_BOT_URLS": "true"}
-    procs = [subprocess.Popen([sys.executable, "-m", "arena", *args], env=env, cwd=REPO,
-                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-             for args in (["scheduler", "--no-default-ladders"], ["worker", "--simple"])]
-    try:
-        yield
-    finally:
-        for proc in procs:
-            proc.terminate()
-            proc.wait(timeout=15)
+    for args in (["scheduler", "--no-default-ladders"], ["worker", "--simple"]):
+        arena_process(*args, env={"TA_ARENA_TICK_S": "0.2"})
 
 
 def test_a_js_bot_registered_with_the_js_cli_plays_a_rated_ladder_match(

@@ -18,6 +18,7 @@ import redis
 
 from devstack.devredis import free_port, server_args, wait_ready
 from engine.cards import CODES
+from tests.api.api_helpers import bearer  # noqa: F401 - the reliability tests import it from here
 
 PROBLEM = "application/problem+json"
 CARD_CODES = frozenset(CODES)
@@ -100,9 +101,6 @@ def random_move(decision: dict[str, Any], rng: Any) -> Any:
     legal = decision["legal"]
     return rng.sample(legal, decision["count"]) if decision["kind"] == "pass" else rng.choice(legal)
 
-
-def bearer(token: str) -> dict[str, str]:
-    return {"Authorization": f"Bearer {token}"}
 
 
 class OwnRedis:

@@ -21,6 +21,7 @@ import pytest
 from devstack.devredis import PID_FILE, free_port, server_args, stop_stale_server, wait_ready
 from devstack.devserve import wait_healthy
 from tests.conftest import REPO_ROOT
+from tests.waiting import wait_until
 
 MARK = "TA_KEY_PREFIX"
 
@@ -203,7 +204,10 @@ def test_the_embedded_redis_stops_when_its_wrapper_is_killed(tmp_path: Path) -> 
                                env={**os.environ, "PYTHONPATH": str(REPO_ROOT)})
     try:
         wait_ready(f"redis://127.0.0.1:{port}/0")
-        server = int((tmp_path / PID_FILE).read_text())
+        # Redis may answer before its wrapper has written the pid file: wait for the file, whole.
+        pid_file = tmp_path / PID_FILE
+        server = int(wait_until(lambda: pid_file.exists() and pid_file.read_text().strip(), 30,
+                                "the wrapper's pid file"))
         wrapper.kill()  # no chance to stop Redis itself
         wrapper.wait()
         deadline = time.monotonic() + 10

@@ -3,11 +3,7 @@ processes, shows up on the ladder page, and its game replays — over HTTP on 12
 
 from __future__ import annotations
 
-import os
 import re
-import subprocess
-import sys
-import time
 from collections.abc import Iterator
 
 import httpx
@@ -20,7 +16,7 @@ from clients.cli import main as cli
 from core.arena.model import LadderConfig
 from core.arena.store import ArenaStore
 from tests.clients.starters import starter_bot
-from tests.conftest import REPO_ROOT
+from tests.waiting import wait_until
 
 HOUSE = ("heuristic", "eps-0.3", "eps-0.6", "random")
 
@@ -34,7 +30,7 @@ def starter_server() -> Iterator[BotServer]:
 
 @pytest.mark.drill
 def test_a_registered_starter_bot_is_rated_listed_and_replayable(live_server, redis_url, key_prefix,
-                                                                 starter_server) -> None:
+                                                                 starter_server, arena_process) -> None:
     store = ArenaStore(redis.Redis.from_url(redis_url), key_prefix)
     store.save_ladder(LadderConfig("sore-spot-4p", "sore-spot", 4, {"rounds": 1}, house_bots=HOUSE,
                                    max_active=2))
@@ -44,25 +40,16 @@ def test_a_registered_starter_bot_is_rated_listed_and_replayable(live_server, re
     assert registered.exit_code == 0, registered.output
     bot_id = re.search(r"registered newcomer as (\w+)", registered.output).group(1)
 
-    env = {**os.environ, "REDIS_URL": redis_url, "TA_KEY_PREFIX": key_prefix, "PYTHONPATH": str(REPO_ROOT),
-           "TA_ARENA_TICK_S": "0.2", "ALLOW_PRIVATE_BOT_URLS": "true"}
-    procs = [subprocess.Popen([sys.executable, "-m", "arena", *args], env=env, cwd=REPO_ROOT,
-                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-             for args in (["scheduler", "--no-default-ladders"], ["worker", "--simple"])]
-    try:
-        with ArenaClient(live_server) as api:
-            deadline = time.monotonic() + 60
-            row = None
-            while time.monotonic() < deadline:
-                ranking = api.get("/api/ladders/sore-spot-4p")["ranking"]
-                row = next((r for r in ranking if r["bot_id"] == bot_id), None)
-                if row and row["matches"] >= 1:
-                    break
-                time.sleep(0.2)
-    finally:
-        for proc in procs:
-            proc.terminate()
-            proc.wait(timeout=10)
+    for args in (["scheduler", "--no-default-ladders"], ["worker", "--simple"]):
+        arena_process(*args, env={"TA_ARENA_TICK_S": "0.2"})
+
+    def rated_row(api: ArenaClient) -> dict | None:
+        ranking = api.get("/api/ladders/sore-spot-4p")["ranking"]
+        row = next((r for r in ranking if r["bot_id"] == bot_id), None)
+        return row if row and row["matches"] >= 1 else None
+
+    with ArenaClient(live_server) as api:
+        row = wait_until(lambda: rated_row(api), 60, "the newcomer rated in a match")
     assert row is not None and row["matches"] >= 1, row
     assert row["strikes"] == 0 and bot.calls > 0
 
