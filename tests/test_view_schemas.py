@@ -29,6 +29,9 @@ VARIANTS: list[tuple[str, int, dict[str, Any], int]] = [
     ("sore-spot", 4, {"deck": ["2C", "9D", "QH", "AS", "TC", "KD", "3H", "5S"]}, 3),
 ]
 
+# Views checked per game at least: 2,000 in all, about 56 % of the 3,567 these seeds give today (not vacuous).
+MIN_VIEWS = {"spot-hearts": 460, "card-commons": 590, "sloppy-seconds": 210, "sore-spot": 740}
+
 
 ENUM = jsonschema.Draft202012Validator.VALIDATORS["enum"]
 
@@ -102,28 +105,19 @@ def play(game: str, players: int, options: dict[str, Any], seed: int, seen: dict
         step += 1
 
 
-@pytest.fixture(scope="module")
-def played() -> dict[str, Any]:
-    """Every variant's games played once: views checked per variant, values seen per game."""
-    checked: dict[int, int] = {}
-    seen: dict[str, dict[str, set[Any]]] = defaultdict(lambda: defaultdict(set))
-    for i, (game, players, options, seeds) in enumerate(VARIANTS):
-        checked[i] = sum(play(game, players, options, seed, seen[game]) for seed in range(seeds))
-    return {"checked": checked, "seen": seen}
-
-
-def test_every_view_and_decision_of_every_variant_matches_the_schema(played: dict[str, Any]) -> None:
-    for i, (_, players, _, seeds) in enumerate(VARIANTS):
-        assert played["checked"][i] >= 2 * players * seeds, VARIANTS[i]  # at least a start and an end each
-    assert sum(played["checked"].values()) > 2000
-
-
 @pytest.mark.parametrize("game", list(engine.GAMES))
-def test_the_games_show_every_value_their_schema_allows(game: str, played: dict[str, Any]) -> None:
-    # The schema's enums are not wider than the engine: every phase, decision kind, pass direction and
-    # view key of the game is seen.
+def test_every_view_and_decision_of_every_variant_matches_the_schema_and_shows_every_value(game: str) -> None:
+    """Every variant of the game played: each view and decision valid, and the schema's enums not wider than
+    the engine (every phase, decision kind, pass direction and view key of the game is seen)."""
+    seen: dict[str, set[Any]] = defaultdict(set)
+    checked = 0
+    for variant in (v for v in VARIANTS if v[0] == game):
+        _, players, options, seeds = variant
+        views = sum(play(game, players, options, seed, seen) for seed in range(seeds))
+        assert views >= 2 * players * seeds, variant  # at least a start and an end each
+        checked += views
+    assert checked > MIN_VIEWS[game], checked
     defs = viewschema.game_schema(game)["$defs"]
-    seen = played["seen"][game]
     assert seen["phase"] == set(defs["Phase"]["enum"])
     assert seen["kind"] == set(defs["Phase"]["enum"]) - {"over"}
     assert seen["pass_direction"] - {None} == set(defs.get("PassDirection", {}).get("enum", []))
