@@ -261,40 +261,6 @@ def stop_worker(process: subprocess.Popen, warm_s: float = 2.0, cold_s: float = 
         devserve.stop(process, timeout=cold_s)  # the second SIGTERM, then SIGKILL
 
 
-@contextmanager
-def running_rq_worker(redis_url: str, queue: str, extra_env: dict[str, str] | None = None) -> Iterator[Any]:
-    """A real `rq worker` subprocess on `queue` (SimpleWorker: no fork per job, so fast in tests)."""
-    env = {**os.environ, "PYTHONPATH": str(REPO_ROOT), **(extra_env or {})}
-    command = [sys.executable, "-m", "rq.cli", "worker", "--url", redis_url,
-               "--worker-class", "rq.worker.SimpleWorker", "--quiet", queue]
-    # The worker's stderr goes to a file a failing test can read (process.log) without ever filling a pipe.
-    with tempfile.TemporaryFile() as log:
-        process = subprocess.Popen(command, cwd=REPO_ROOT, env=env, stdout=subprocess.DEVNULL, stderr=log)
-        process.log = log  # type: ignore[attr-defined]
-        try:
-            yield process
-        finally:
-            stop_worker(process)
-
-
-@pytest.fixture
-def rq_worker(request: pytest.FixtureRequest, redis_url: str) -> Callable[..., Any]:
-    """Factory: rq_worker(queue_name) starts a worker subprocess for the rest of the test (its log is printed
-    if the test fails)."""
-    stack: list[Any] = []
-
-    def start(queue: str, extra_env: dict[str, str] | None = None) -> Any:
-        context = running_rq_worker(redis_url, queue, extra_env)
-        process = context.__enter__()
-        log_on_failure(request.node, f"rq worker {queue}", lambda: read_log(process.log))
-        stack.append(context)
-        return process
-
-    yield start
-    for context in reversed(stack):
-        context.__exit__(None, None, None)
-
-
 # What a failing test prints of each process it started (the last characters of its log).
 PROCESS_LOGS = pytest.StashKey[dict[str, Callable[[], str]]]()
 LOG_TAIL_CHARS = 6000
@@ -343,22 +309,19 @@ def read_log(log: Any) -> str:
 
 
 @pytest.fixture
-def arena_process(request: pytest.FixtureRequest, redis_url: str,
-                  key_prefix: str) -> Iterator[Callable[..., subprocess.Popen]]:
-    """Factory: arena_process("worker", "--threads", "2", env={...}) runs `python -m arena ...` as the
-    Procfile does, on this test's Redis and prefix, for the rest of the test; `process.output()` is its log
-    so far, and a failing test prints it. Stopped as a worker is (stop_worker)."""
+def worker_process(request: pytest.FixtureRequest) -> Iterator[Callable[..., subprocess.Popen]]:
+    """Factory: worker_process(name, command, env) runs a worker for the rest of the test, its output in a
+    file (never a pipe that could fill): `process.output()` is that log so far, and a failing test prints it.
+    Stopped as a worker is (stop_worker)."""
     started: list[subprocess.Popen] = []
 
-    def start(*args: str, env: dict[str, str] | None = None) -> subprocess.Popen:
-        full_env = {**os.environ, "PYTHONPATH": str(REPO_ROOT), "REDIS_URL": redis_url,
-                    "TA_KEY_PREFIX": key_prefix, "ALLOW_PRIVATE_BOT_URLS": "true", **(env or {})}
+    def start(name: str, command: list[str], env: dict[str, str]) -> subprocess.Popen:
         log = tempfile.TemporaryFile()  # noqa: SIM115 - closed after the test
-        process = subprocess.Popen([sys.executable, "-m", "arena", *args], cwd=REPO_ROOT, env=full_env,
-                                   stdout=log, stderr=subprocess.STDOUT)
+        full_env = {**os.environ, "PYTHONPATH": str(REPO_ROOT), **env}
+        process = subprocess.Popen(command, cwd=REPO_ROOT, env=full_env, stdout=log, stderr=subprocess.STDOUT)
         process.log = log  # type: ignore[attr-defined]
         process.output = lambda: read_log(log)  # type: ignore[attr-defined]
-        log_on_failure(request.node, f"python -m arena {' '.join(args)}", process.output)  # type: ignore[attr-defined]
+        log_on_failure(request.node, name, process.output)  # type: ignore[attr-defined]
         started.append(process)
         return process
 
@@ -366,6 +329,35 @@ def arena_process(request: pytest.FixtureRequest, redis_url: str,
     for process in started:
         stop_worker(process)
         process.log.close()  # type: ignore[attr-defined]
+
+
+@pytest.fixture
+def rq_worker(redis_url: str,
+              worker_process: Callable[..., subprocess.Popen]) -> Callable[..., subprocess.Popen]:
+    """Factory: rq_worker(queue_name) starts a real `rq worker` on `queue` for the rest of the test
+    (SimpleWorker: no fork per job, so fast in tests)."""
+
+    def start(queue: str, extra_env: dict[str, str] | None = None) -> subprocess.Popen:
+        command = [sys.executable, "-m", "rq.cli", "worker", "--url", redis_url,
+                   "--worker-class", "rq.worker.SimpleWorker", "--quiet", queue]
+        return worker_process(f"rq worker {queue}", command, extra_env or {})
+
+    return start
+
+
+@pytest.fixture
+def arena_process(redis_url: str, key_prefix: str,
+                  worker_process: Callable[..., subprocess.Popen]) -> Callable[..., subprocess.Popen]:
+    """Factory: arena_process("worker", "--threads", "2", env={...}) runs `python -m arena ...` as the
+    Procfile does, on this test's Redis and prefix, for the rest of the test (see worker_process)."""
+
+    def start(*args: str, env: dict[str, str] | None = None) -> subprocess.Popen:
+        full_env = {"REDIS_URL": redis_url, "TA_KEY_PREFIX": key_prefix, "ALLOW_PRIVATE_BOT_URLS": "true",
+                    **(env or {})}
+        return worker_process(f"python -m arena {' '.join(args)}", [sys.executable, "-m", "arena", *args],
+                              full_env)
+
+    return start
 
 
 @pytest.fixture

@@ -4,6 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from api.services import EXTENSION as SERVICES
+from core.redis.notify import VersionWatcher, get_watcher
+
 PROBLEM = "application/problem+json"
 
 
@@ -19,6 +22,12 @@ def assert_problem(response: Any, status: int, slug: str | None = None) -> dict[
     if slug is not None:
         assert body["type"] == f"/problems/{slug}"
     return body
+
+
+def app_watcher(app: Any) -> VersionWatcher:
+    """The app's long-poll wake-up listener: its `waiting` counts the polls parked on it."""
+    tables = app.extensions[SERVICES].tables
+    return get_watcher(tables.redis, tables.prefix)
 
 
 def bearer(token: str) -> dict[str, str]:

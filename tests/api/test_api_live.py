@@ -12,8 +12,7 @@ import httpx
 import pytest
 import redis
 
-from api.services import EXTENSION as SERVICES
-from core.redis.notify import VersionWatcher, get_watcher
+from tests.api.api_helpers import app_watcher
 from tests.waiting import wait_until
 
 OPEN_AND_HOUSE = ["open", "heuristic", "random", "eps-0.3"]
@@ -22,10 +21,6 @@ OPEN_AND_HOUSE = ["open", "heuristic", "random", "eps-0.3"]
 POSTS = 10
 
 
-def _watcher(app) -> VersionWatcher:
-    """The app's long-poll wake-up listener: its `waiting` counts the long-polls parked on it."""
-    tables = app.extensions[SERVICES].tables
-    return get_watcher(tables.redis, tables.prefix)
 
 
 def _open(base: str, seats: list[str], **extra) -> dict:
@@ -82,7 +77,7 @@ def test_long_poll_wakes_on_another_seats_move(live_server, app, redis_url):
     for waiter in waiters:
         waiter.start()
     # Wait until every poll is parked on the watcher, then move: they must all wake from the notification.
-    watcher = _watcher(app)
+    watcher = app_watcher(app)
     wait_until(lambda: watcher.waiting == 30, what="the 30 long-polls parked")
     # 30 waiting polls, one new pattern-subscribed connection (the process's shared listener).
     assert _pattern_subscribers(client) == subscribers_before + 1
@@ -181,7 +176,7 @@ def test_spectators_long_poll_the_public_table(live_server, app):
 
     watcher = threading.Thread(target=watch)
     watcher.start()
-    wait_until(lambda: _watcher(app).waiting == 1, what="the spectator's long-poll parked")
+    wait_until(lambda: app_watcher(app).waiting == 1, what="the spectator's long-poll parked")
     assert not answers, "no move yet: the spectator is still waiting"
     legal = httpx.get(f"{live_server}/api/tables/{table_id}/seats/2", headers=auth).json()["view"]["legal"]
     moved = time.monotonic()

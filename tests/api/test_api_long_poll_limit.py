@@ -12,13 +12,11 @@ import time
 from typing import Any
 
 import httpx
-from api_helpers import bearer, join, open_table
+from api_helpers import app_watcher, bearer, join, open_table
 
 import api.ratelimit
 import core.tables.cache
 from api.ratelimit import LONG_POLLS
-from api.services import EXTENSION as SERVICES
-from core.redis.notify import get_watcher
 from tests.conftest import serving
 from tests.waiting import wait_until
 
@@ -88,8 +86,7 @@ def test_a_poll_whose_client_hung_up_gives_everything_back(make_app: Any) -> Non
     client = app.test_client()
     table_id = open_table(client, ["open"] * 4)["table_id"]
     slots = app.extensions[LONG_POLLS]
-    services = app.extensions[SERVICES]
-    watcher = get_watcher(services.tables.redis, services.tables.prefix)
+    watcher = app_watcher(app)
     with serving(app) as base:
         host, port = base.removeprefix("http://").split(":")
         with socket.create_connection((host, int(port))) as hung_up:

@@ -41,10 +41,6 @@ def arena_worker(arena_process: Callable[..., subprocess.Popen]) -> Callable[[in
     return lambda threads: arena_process("worker", "--threads", str(threads), env=short_leases)
 
 
-def output(process: subprocess.Popen) -> str:
-    return process.output()  # type: ignore[attr-defined]
-
-
 def make_match(store: ArenaStore, prefix: str, name: str, http: Member, seed: int, deadline_ms: int,
                house: tuple[str, ...] = HOUSE[:3]) -> MatchSpec:
     entrants = [http, *(Member.house(n) for n in house)]
@@ -92,7 +88,7 @@ def test_a_slow_match_does_not_eat_the_deadline_of_a_match_beside_it(arena, key_
     assert [s["reason"] for s in strikes] == ["timeout"] * 5 and stuck_doc["result"]["forfeited"] == ["stuck"]
     stats = store.stats("ss", ["stuck", "fine"])
     assert stats["fine"]["strikes"] == 0 and stats["stuck"]["strikes"] == 5
-    assert worker.poll() is None, output(worker)
+    assert worker.poll() is None, worker.output()
 
 
 class GateBot:
@@ -144,7 +140,7 @@ def test_a_threaded_worker_runs_several_matches_at_once(arena, key_prefix, arena
                  "every match rated")
     assert gate.gate.is_set() and gate.peak >= 3, gate.peak
     assert [store.match(s.match_id)["result"]["strikes"] for s in specs] == [[]] * 4
-    assert worker.poll() is None, output(worker)
+    assert worker.poll() is None, worker.output()
 
 
 @pytest.mark.drill
@@ -176,7 +172,7 @@ def test_a_threaded_worker_plays_matches_with_slow_bots_side_by_side_without_a_s
     docs = [store.match(s.match_id) for s in specs]
     assert [d["result"]["strikes"] for d in docs] == [[]] * 8
     assert len({store.match(s.match_id)["worker"] for s in specs}) > 1  # several threads took matches
-    assert worker.poll() is None, output(worker)
+    assert worker.poll() is None, worker.output()
 
 
 @pytest.mark.drill
@@ -236,8 +232,8 @@ def test_sigterm_gives_back_every_match_in_flight(arena, key_prefix, arena_worke
     wait_until(lambda: all(store.match(s.match_id)["status"] == MatchStatus.RUNNING for s in specs)
              and moves(slow) >= 9, 30, "three matches under way")
     worker.send_signal(signal.SIGTERM)
-    assert worker.wait(timeout=20) == 0, output(worker)
-    text = output(worker)
+    assert worker.wait(timeout=20) == 0, worker.output()
+    text = worker.output()
     assert "Traceback" not in text, text
     for spec in specs:
         doc = store.match(spec.match_id)
@@ -313,7 +309,7 @@ def test_match_threads_started_before_their_redis_wait_for_it_and_then_serve(tmp
         # The main thread, the admission watcher and the three match threads.
         wait_until(lambda: threads_of(worker) >= 5, timeout=20, what="the worker's threads")
         threads = threads_of(worker)
-        wait_until(lambda: all(f"thread {i} lost Redis" in output(worker) for i in range(3)), timeout=30,
+        wait_until(lambda: all(f"thread {i} lost Redis" in worker.output() for i in range(3)), timeout=30,
                    what="every match thread failing to reach Redis, at least once")
         assert worker.poll() is None, "the worker exited while Redis was not there"
         assert threads_of(worker) == threads  # no thread ended

@@ -18,7 +18,6 @@ import redis
 
 from devstack.devredis import free_port, server_args, wait_ready
 from engine.cards import CODES
-from tests.api.api_helpers import bearer  # noqa: F401 - the reliability tests import it from here
 
 PROBLEM = "application/problem+json"
 CARD_CODES = frozenset(CODES)

@@ -19,13 +19,12 @@ import pytest
 import redis
 
 import engine
-from api.services import EXTENSION as SERVICES
-from core.redis.notify import get_watcher
 from devstack import devserve
 from devstack.devredis import free_port
 from devstack.verify import table_problems
+from tests.api.api_helpers import app_watcher, bearer
 from tests.conftest import REPO_ROOT, serving
-from tests.reliability.reliability_helpers import OwnRedis, aof_written, bearer, own_redis_server
+from tests.reliability.reliability_helpers import OwnRedis, aof_written, own_redis_server
 from tests.waiting import wait_until
 
 
@@ -119,7 +118,7 @@ def test_the_api_recovers_by_itself_after_a_redis_restart(make_app, own_redis, k
 
         poller = threading.Thread(target=long_poll)
         poller.start()
-        watcher = get_watcher(app.extensions[SERVICES].tables.redis, key_prefix)
+        watcher = app_watcher(app)
         wait_until(lambda: watcher.waiting == 1, what="the long-poll parked")
         mover = current["to_act"][0]
         state = http.get(f"/api/tables/{tid}/seats/{mover}", headers=bearer(tokens[mover])).json()

@@ -17,12 +17,13 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from reliability_helpers import SHORT_GAMES, bearer, cards_in_body, random_move, secret_cards
+from reliability_helpers import SHORT_GAMES, cards_in_body, random_move, secret_cards
 
 import engine
 from core import keys
 from core.tokens import hash_token
 from engine import deals
+from tests.api.api_helpers import bearer
 
 
 class Auditor:

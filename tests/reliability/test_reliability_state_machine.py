@@ -17,9 +17,10 @@ import pytest
 from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, rule, run_state_machine_as_test
-from reliability_helpers import bearer, cards_in_json
+from reliability_helpers import cards_in_json
 
 from core import keys
+from tests.api.api_helpers import bearer
 
 TABLE_KINDS = [("spot-hearts", 4, {"target": 1}), ("sore-spot", 3, {"rounds": 1})]
 TOKEN_KINDS = ["own", "own", "own", "other-seat", "other-table", "mangled", "none"]

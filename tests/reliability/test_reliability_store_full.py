@@ -23,8 +23,9 @@ import redis
 from core.errors import StoreFull, StoreUnavailable, store_error
 from devstack.devredis import free_port
 from devstack.verify import table_problems
+from tests.api.api_helpers import bearer
 from tests.conftest import REPO_ROOT, serving
-from tests.reliability.reliability_helpers import OwnRedis, aof_written, bearer, own_redis_server
+from tests.reliability.reliability_helpers import OwnRedis, aof_written, own_redis_server
 
 PROBLEM = "application/problem+json"
 
