@@ -14,9 +14,7 @@ from api.problems import PROBLEM_MEDIA_TYPE, register_error_handlers
 from api.ratelimit import install_address_limits, install_seat_limit, install_trusted_proxies
 from api.schemas import ProblemSchema, register_view_components
 from api.services import EXTENSION, build_services
-from core.arena.challenges import ChallengeQuota
-from core.arena.registry import BotQuota
-from core.settings import Settings, words
+from core.settings import Settings
 
 # endpoint -> (config key with its per-client-address limit, methods it applies to)
 RATE_LIMITED = {
@@ -47,7 +45,8 @@ class TrickArenaApi(Api):
 def create_app(config: dict[str, Any] | None = None, settings: Settings | None = None) -> Flask:
     """The app: the Flask config of `settings` (default: read from the environment now), `config` on top."""
     app = Flask(__name__)
-    app.config.update((settings or Settings.from_env()).flask_config(config))
+    settings = (settings or Settings.from_env()).with_config(config)
+    app.config.update(settings.flask_config(config))
     install_trusted_proxies(app)  # first: a bad TRUSTED_PROXIES stops the app before anything connects
     jsonio.install(app)
     request_metrics.install(app)  # first: the other request hooks' refusals are counted and timed too
@@ -83,23 +82,7 @@ def create_app(config: dict[str, Any] | None = None, settings: Settings | None =
     app.register_blueprint(web_pages)
     register_error_handlers(app)
 
-    app.extensions[EXTENSION] = build_services(app.config["REDIS_URL"], app.config["KEY_PREFIX"],
-                                               app.config["RQ_QUEUE"], app.config["ALLOW_PRIVATE_BOT_URLS"],
-                                               app.config["FINISHED_TABLE_TTL"], app.config["IDLE_TABLE_TTL"],
-                                               BotQuota(app.config["MAX_BOTS_PER_ADDRESS"],
-                                                        app.config["MAX_BOTS_PER_OWNER_PER_LADDER"],
-                                                        app.config["MAX_BOTS_PER_ACCOUNT"]),
-                                               app.config["ANALYSIS_QUEUE"],
-                                               app.config["MAX_PENDING_ANALYSES"],
-                                               app.config["REDIS_PIPELINING"],
-                                               app.config["MAX_PENDING_ANALYSES_PER_CLIENT"],
-                                               words(app.config.get("REDIS_SENTINELS") or ()),
-                                               app.config.get("REDIS_SENTINEL_SERVICE") or "trick-arena",
-                                               int(app.config.get("REDIS_WAIT_MS") or 0),
-                                               app.config["CHALLENGE_QUEUE"],
-                                               ChallengeQuota(app.config["MAX_PENDING_CHALLENGES_PER_OWNER"],
-                                                              app.config["MAX_CHALLENGES_PER_OWNER_PER_DAY"],
-                                                              app.config["MAX_PENDING_CHALLENGES"]))
+    app.extensions[EXTENSION] = build_services(settings)
     _install_rate_limits(app)
     _install_swagger_assets(app)
     app.before_request(_require_json_bodies)

@@ -4,6 +4,7 @@ and the operator's moderation commands (`admin`, arena/admin.py)."""
 from __future__ import annotations
 
 import json
+from typing import Any
 
 import click
 
@@ -169,7 +170,7 @@ def metrics_command(bind: str | None) -> None:
         server.server_close()
 
 
-def _json_object(ctx: click.Context, param: click.Parameter, value: str) -> dict:
+def _json_object(ctx: click.Context, param: click.Parameter, value: str) -> dict[str, Any]:
     try:
         parsed = json.loads(value)
     except json.JSONDecodeError as exc:
@@ -206,8 +207,8 @@ def _json_object(ctx: click.Context, param: click.Parameter, value: str) -> dict
 @click.option("--no-mixing", is_flag=True, help="With --max-active: matchmaking without meeting counts and "
               "waits (how the scheduler matched before), to compare.")
 def simulate_ladder_command(game: str, bots: str | None, games_per_bot: int, duplicate: bool, players: int,
-                            options: dict, seed: int, runs: int, max_active: int | None, tick_s: float,
-                            delays: tuple[str, ...], house_gap_s: float, replay_deals: bool,
+                            options: dict[str, Any], seed: int, runs: int, max_active: int | None,
+                            tick_s: float, delays: tuple[str, ...], house_gap_s: float, replay_deals: bool,
                             no_mixing: bool) -> None:
     """Offline ladder with the real matchmaking, match and Elo code; prints one JSON line with `spearman`."""
     from arena.simulate import Concurrency, simulate_many
@@ -240,7 +241,7 @@ def simulate_ladder_command(game: str, bots: str | None, games_per_bot: int, dup
 @click.option("--replay-deals", is_flag=True, help="Every game of a match on the first game's deal (bots "
               "rotated): the format that shows a bot a deal twice.")
 @click.option("--seed", default=1, show_default=True)
-def memory_gain_command(game: str, matches: int, options: dict, opponents: str, replay_deals: bool,
+def memory_gain_command(game: str, matches: int, options: dict[str, Any], opponents: str, replay_deals: bool,
                         seed: int) -> None:
     """What a bot that remembers every card gains over its memoryless twin in duplicate matches (JSON)."""
     import engine

@@ -10,20 +10,28 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
-from typing import Any
+from typing import Any, NotRequired, TypedDict
 
 import redis
 from rq import get_current_job
 
-from arena.workers import STOPPING
-from core.analysis import AnalysisStore, AnalysisSubject
-from core.arena.store import ArenaStore
-from core.tables.store import TableStore
+from arena import runtime
+from arena.runtime import STOPPING
+from core.analysis import AnalysisSubject
 
 log = logging.getLogger(__name__)
 
 
-def analyse_game(subject_key: str, prefix: str) -> dict[str, Any]:
+class AnalysisOutcome(TypedDict):
+    """What ``analyse_game`` returns (RQ keeps it a minute; the store keeps the analysis itself)."""
+
+    analysis: str
+    status: str  # "done" or "failed"
+    reason: NotRequired[str]
+    total_regret: NotRequired[float]
+
+
+def analyse_game(subject_key: str, prefix: str) -> AnalysisOutcome:
     """RQ entry point (on the analysis queue, see core.queues.enqueue_analysis)."""
     job = get_current_job()
     if job is None:
@@ -36,9 +44,9 @@ class WorkerStopping(Exception):
 
 
 def run_analysis(conn: redis.Redis, prefix: str, subject: AnalysisSubject,
-                 stop_requested: Callable[[], bool] = STOPPING.is_set) -> dict[str, Any]:
+                 stop_requested: Callable[[], bool] = STOPPING.is_set) -> AnalysisOutcome:
     """Analyse ``subject`` and store the outcome; returns a short summary (the job's RQ result)."""
-    store = AnalysisStore(conn, prefix)
+    store = runtime.stores(conn, prefix).analyses
 
     def progress(done: int, total: int) -> None:
         store.progress(subject, done, total)
@@ -61,9 +69,10 @@ def run_analysis(conn: redis.Redis, prefix: str, subject: AnalysisSubject,
 
 def load_record(conn: redis.Redis, prefix: str, subject: AnalysisSubject) -> dict[str, Any]:
     """The finished game's replay record (the API checked it was published; it may have expired since)."""
+    stores = runtime.stores(conn, prefix)
     if subject.source == "table":
-        return TableStore(conn, prefix).replay_record(subject.source_id)
-    records = ArenaStore(conn, prefix).match_games(subject.source_id) or []
+        return stores.tables.replay_record(subject.source_id)
+    records = stores.arena.match_games(subject.source_id) or []
     if subject.game_no is None or not 0 <= subject.game_no < len(records):
         raise LookupError(f"match {subject.source_id} has no published game {subject.game_no}")
     return records[subject.game_no]

@@ -223,7 +223,7 @@ def serve_bot_command(port: int, behaviour: str = "good", house_bot: str = "heur
     return command
 
 
-def wait_serving(url: str, timeout: float = 20.0, process: subprocess.Popen | None = None) -> None:
+def wait_serving(url: str, timeout: float = 20.0, process: subprocess.Popen[bytes] | None = None) -> None:
     """Return once the bot at `url` answers its info call; RuntimeError if `process` exits or time is up."""
     deadline = time.monotonic() + timeout
     while True:

@@ -10,17 +10,17 @@ from __future__ import annotations
 import hashlib
 import logging
 import random
-from typing import Any
 
 import redis
 from rq.job import get_current_job
 
 import engine.bots
+from arena import runtime
 from arena.policy import fallback_move
 from core.errors import MoveConflict
 from core.redis.connections import settings_client
-from core.settings import Settings
-from core.tables.store import TableStatus, TableStore, house_seats_to_act
+from core.tables.store import TableStatus, house_seats_to_act
+from engine.shapes import Move, SeatView
 
 log = logging.getLogger(__name__)
 
@@ -33,7 +33,7 @@ def bot_seed(table_seed: int, seat: int, version: int) -> int:
     return int.from_bytes(digest[:8], "big")
 
 
-def _choose(name: str, seed: int, view: dict[str, Any]) -> Any:
+def _choose(name: str, seed: int, view: SeatView) -> Move:
     """The bot's move; if the bot fails, a legal fallback so a faulty bot never stalls a table."""
     try:
         return engine.bots.make_bot(name, seed).choose(view)
@@ -42,19 +42,20 @@ def _choose(name: str, seed: int, view: dict[str, Any]) -> Any:
         return _fallback(view, seed)
 
 
-def _fallback(view: dict[str, Any], seed: int) -> Any:
+def _fallback(view: SeatView, seed: int) -> Move:
     """A random legal move drawn from the decision's seed (docs/api.md: a house bot that errs)."""
-    return fallback_move(view["decision"], random.Random(seed))
+    decision = view["decision"]
+    if decision is None:  # never for a seat to act: the engine gives each one a decision
+        raise ValueError(f"seat {view['seat']} has nothing to decide")
+    return fallback_move(decision, random.Random(seed))
 
 
 def drive_table(table_id: str, prefix: str, connection: redis.Redis | None = None) -> int:
     """Play every house-bot decision of the table until none is pending; returns the number of moves made."""
-    settings = Settings.from_env()
     if connection is None:
         job = get_current_job()
-        connection = job.connection if job is not None else settings_client(settings)
-    store = TableStore(connection, prefix, finished_ttl=settings.finished_table_ttl,
-                       idle_ttl=settings.idle_table_ttl, wait_ms=settings.redis_wait_ms)
+        connection = job.connection if job is not None else settings_client(runtime.settings())
+    store = runtime.stores(connection, prefix).tables
     made = 0
     while made < MAX_MOVES_PER_JOB:
         record = store.load_table(table_id)

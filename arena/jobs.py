@@ -1,9 +1,7 @@
-"""RQ jobs: thin functions over ids. All the work is in arena.match (play) and core.arena.store (persist).
+"""RQ jobs: thin functions over ids. The play is arena.match's, the storing core.arena.store's.
 
-``run_match(match_id, prefix)``: job id = match id (a ladder match's, or a challenge's: the same code plays
-both and stores a challenge unrated, ``core.arena.challenges``). It may run more than once (RQ Retry after
-an exception, or the scheduler re-enqueueing a match whose worker was SIGKILLed); each run plays the match
-from scratch and the rating script applies at most one result per match.
+``run_match(match_id, prefix)`` may run more than once (an RQ retry, the scheduler recovering a lost
+worker's match): each run plays the match from scratch, and its rating is applied at most once.
 """
 
 from __future__ import annotations
@@ -12,39 +10,51 @@ import contextlib
 import json
 import os
 import socket
-from typing import Any
+from typing import Any, NotRequired, TypedDict
 
 import redis
-from rq import Queue, Retry, get_current_job
+from rq import get_current_job
 
+from arena import runtime
 from arena.botclient import BotClient, ClientPool
-from arena.match import MatchAbandoned, MatchRunner, make_drivers
+from arena.match import HostFactory, MatchAbandoned, MatchRunner, make_drivers
 from arena.policy import Outcome
-from arena.workers import STOPPING
+from arena.polling import TableHost
+from arena.runtime import STOPPING
 from core import metrics
 from core.arena.challenges import ChallengeStore
 from core.arena.live import LiveFeed
-from core.arena.model import FINAL_STATUSES, LadderConfig, MatchSpec, MatchStatus, MemberKind
+from core.arena.model import FINAL_STATUSES, MatchSpec, MatchStatus, MemberKind
 from core.arena.netguard import policy_refusal
 from core.arena.store import ArenaStore
 from core.settings import Settings
+from core.stores import table_store
 
-RETRIES = 2  # exceptions (Redis blips, bugs) re-run the job right away; interval 0 needs no RQ scheduler
 # Kept-alive bot connections survive between matches in a long-lived (in-process) worker; each match leases
 # its clients, so the matches a threaded worker runs at once never share a connection.
 CLIENTS = ClientPool()
-# One store (and so one decoding Redis pool) per worker connection and prefix, not one per job.
-_STORES: dict[tuple[int, str], ArenaStore] = {}
 
 
-def _store(prefix: str) -> ArenaStore:
-    conn = _connection()
-    key = (id(conn.connection_pool), prefix)
-    if key not in _STORES:
-        settings = Settings.from_env()
-        _STORES[key] = ArenaStore(conn, prefix, wait_ms=settings.redis_wait_ms,
-                                  match_ttl_s=settings.match_ttl, replay_ttl_s=settings.replay_ttl)
-    return _STORES[key]
+class MatchOutcome(TypedDict):
+    """What ``run_match`` returns (RQ keeps it an hour): how the run ended."""
+
+    match: str
+    status: str  # a MatchStatus value, or "missing"
+    applied: NotRequired[bool]  # this run stored the result (a re-run of a stored match did not)
+    stopped: NotRequired[str]  # the worker stopped: the match is queued again
+    aborted: NotRequired[str]
+    places: NotRequired[dict[str, float]]
+    deltas: NotRequired[dict[str, float]]
+
+
+class HealthReport(TypedDict):
+    """What ``health_check`` returns: the check's outcome and whether the bot is now paused."""
+
+    bot: str
+    ok: bool
+    outcome: str  # an Outcome value
+    paused: bool
+    latency_ms: float
 
 
 def lease_seconds(deadline_ms: int, min_lease_s: float) -> float:
@@ -66,24 +76,24 @@ def worker_name() -> str:
 def _connection() -> redis.Redis:
     job = get_current_job()
     if job is None:
-        raise RuntimeError("run_match must run inside an RQ job (or pass a store to play_match)")
+        raise RuntimeError("an RQ entry point runs inside an RQ job (or call play_match, check_bot_health)")
     return job.connection
 
 
-def run_match(match_id: str, prefix: str) -> dict[str, Any]:
+def run_match(match_id: str, prefix: str) -> MatchOutcome:
     """RQ entry point: play match `match_id` and apply its rating (at most once). A Redis error fails the
     attempt (RQ retries it, the scheduler recovers it after that) and is counted."""
     try:
-        return play_match(_store(prefix), match_id)
+        return play_match(runtime.stores(_connection(), prefix).arena, match_id)
     except redis.RedisError as exc:
         metrics.count_redis_error("worker", exc)
         raise
 
 
 def play_match(store: ArenaStore, match_id: str, worker: str | None = None,
-               settings: Settings | None = None) -> dict[str, Any]:
-    """Play the match and apply its rating; settings from the environment unless given."""
-    settings = settings or Settings.from_env()
+               settings: Settings | None = None) -> MatchOutcome:
+    """Play the match and apply its rating; the worker's settings unless given."""
+    settings = settings or runtime.settings()
     doc = store.match(match_id)
     if doc is None:
         return {"match": match_id, "status": "missing"}
@@ -155,27 +165,23 @@ def live_feed(store: ArenaStore, spec: MatchSpec) -> LiveFeed:
     return LiveFeed(spec.match_id, spec.games, publish)
 
 
-def table_hosts(store: ArenaStore, spec: MatchSpec, settings: Settings) -> Any:
+def table_hosts(store: ArenaStore, spec: MatchSpec, settings: Settings) -> HostFactory | None:
     """Games of matches with a polling bot live in API tables (the bot moves through the move API)."""
     if not any(m.kind is MemberKind.POLL for m in spec.entrants):
         return None
-    from arena.polling import TableHost
-    from core.tables.store import TableStore
-
-    tables = TableStore(store.redis, store.prefix, finished_ttl=settings.finished_table_ttl,
-                        idle_ttl=settings.idle_table_ttl, wait_ms=settings.redis_wait_ms)
+    tables = table_store(settings, store.redis, store.prefix)
     return lambda game_no, seating, seed: TableHost(tables, spec, seating, game_no, seed)
 
 
-def health_check(bot_id: str, url: str, prefix: str, timeout_s: float = 2.0) -> dict[str, Any]:
+def health_check(bot_id: str, url: str, prefix: str, timeout_s: float = 2.0) -> HealthReport:
     """RQ entry point: GET {url}/ once; three failures in a row pause the bot until a check passes (a URL the
     address policy refuses pauses it at once, without counting as a failure)."""
-    return check_bot_health(_store(prefix), bot_id, url, timeout_s)
+    return check_bot_health(runtime.stores(_connection(), prefix).arena, bot_id, url, timeout_s)
 
 
 def check_bot_health(store: ArenaStore, bot_id: str, url: str, timeout_s: float = 2.0,
-                     allow_private: bool | None = None) -> dict[str, Any]:
-    allow = Settings.from_env().allow_private_urls if allow_private is None else allow_private
+                     allow_private: bool | None = None) -> HealthReport:
+    allow = runtime.settings().allow_private_urls if allow_private is None else allow_private
     client = BotClient(url, allow_private=allow)
     try:
         result = client.info(timeout_s)
@@ -195,16 +201,3 @@ def check_bot_health(store: ArenaStore, bot_id: str, url: str, timeout_s: float 
             store.record_version(bot_id, str(version))
     return {"bot": bot_id, "ok": result.ok, "outcome": result.outcome.value, "paused": paused,
             "latency_ms": round(result.latency_ms, 3)}
-
-
-def enqueue_match(queue: Queue, spec: MatchSpec, ladder: LadderConfig, prefix: str) -> None:
-    queue.enqueue_call(
-        "arena.jobs.run_match", args=(spec.match_id, prefix), job_id=spec.match_id,
-        timeout=ladder.job_timeout_s, retry=Retry(max=RETRIES), result_ttl=3600, failure_ttl=7 * 24 * 3600,
-        description=f"match {spec.match_id} on {ladder.ladder_id}",
-    )
-
-
-def enqueue_health_check(queue: Queue, bot_id: str, url: str, prefix: str) -> None:
-    queue.enqueue_call("arena.jobs.health_check", args=(bot_id, url, prefix), timeout=30, result_ttl=60,
-                       failure_ttl=3600, at_front=True, description=f"health check of {bot_id}")

@@ -1,14 +1,7 @@
-"""Playing one ladder match: the engine, one driver per bot, strikes, fallback moves, the aggregate result.
+"""Playing one match: the engine, one seat driver per bot, strikes, fallback moves, the aggregate result.
 
-No Redis here: the caller hands in the spec and one driver per bot, and gets a ``MatchResult`` back; the job
-(arena.jobs) stores it and applies the rating. The same code runs offline in ``simulate-ladder``.
-
-Duplicate matches: one game per rotation of the bots through the seats, each game on a fresh deal
-(``MatchSpec.game_seed``), so that no bot ever plays a deal it has seen: a bot that remembers every card
-gains nothing. The luck of the cards is cancelled by a control variate instead of by replaying the deals:
-every deal is also played, in-process, by the reference policy (``REFERENCE_BOT``) in every seat, and a
-bot's score for a game is its total less the reference's total in the same seat of the same deal. The
-result is the sum of these scores.
+No Redis here: the job (arena.jobs) stores the ``MatchResult``; ``simulate-ladder`` runs the same code
+offline. Duplicate matches and their control variate: docs/arena.md#duplicate-matches.
 """
 
 from __future__ import annotations
@@ -21,90 +14,41 @@ from typing import Any, Protocol
 
 import engine
 from arena.botclient import PROTOCOL_VERSION, BotClient, CallResult
+from arena.drivers import DecisionRequest, DriverAnswer, HouseDriver, HttpDriver, SeatDriver, StaleMove
 from arena.policy import Outcome, fallback_move
-from arena.polling import PollDriver, StaleMove
+from arena.polling import PollDriver
 from core import metrics
-from core.arena.elo import match_deltas, standings
+from core.arena.elo import rate_match
+from core.arena.matchgame import MatchGame
 from core.arena.model import REFERENCE_BOT, BotCallStats, MatchResult, MatchSpec, Member, MemberKind, Strike
+from engine.shapes import Decision, Record
 
-# A driver's answer when the move is already on the table (a polling bot moved through the move API).
-MOVE_ALREADY_APPLIED = object()
+
+class HostedGame(MatchGame, Protocol):
+    """A game kept at an API table (``arena.polling.TableHost``): it has the table's id and must be closed."""
+
+    @property
+    def table_id(self) -> str: ...
+
+    def close(self) -> None: ...
+
+
 # (game_no, seating, deal seed) -> the game to play: an API table for matches with a polling bot.
-HostFactory = Callable[[int, list[Member], int], Any]
-# Called with (game_no, game, bot id per seat, force) at the start and end of each game and after every
-# decision: the live spectator feed (core.arena.live.LiveFeed), which throttles itself.
-Observer = Callable[[int, Any, list[str], bool], Any]
+HostFactory = Callable[[int, list[Member], int], HostedGame]
+
+
+class Observer(Protocol):
+    """Called at the start and end of each game and after every decision: the live spectator feed
+    (core.arena.live.LiveFeed), which throttles itself. ``table_id``: the API table, if the game has one."""
+
+    def __call__(self, game_no: int, game: MatchGame, seating: list[str], force: bool,
+                 table_id: str | None) -> object: ...
 
 
 @dataclass(frozen=True)
-class DecisionRequest:
-    """What a driver gets for one decision; ``payload`` is the protocol v1 /move body."""
-
-    game_no: int
-    table_id: str
-    seat: int
-    view: dict[str, Any]
-    payload: dict[str, Any]
-    deadline_s: float
-    host: Any = None  # the game (an engine game, or a TableHost for matches with polling bots)
-
-
-@dataclass(frozen=True)
-class DriverAnswer:
-    move: Any | None  # None: the bot failed; `failure` says how
-    call: CallResult | None = None  # the HTTP exchange, when there was one
-    failure: Outcome | None = None
-    detail: str = ""
-
-
-class SeatDriver(Protocol):
-    def begin_game(self, game_no: int, payload: dict[str, Any]) -> CallResult | None: ...
-
-    def decide(self, request: DecisionRequest) -> DriverAnswer: ...
-
-    def end_game(self, game_no: int, payload: dict[str, Any]) -> CallResult | None: ...
-
-
-class HouseDriver:
-    """An engine bot, in-process. Fresh RNG per game so a duplicate match is reproducible."""
-
-    def __init__(self, house_bot: str, seed: str) -> None:
-        from engine.bots import make_bot
-
-        self._make = make_bot
-        self.house_bot = house_bot
-        self.seed = seed
-        self.bot = make_bot(house_bot, seed)
-
-    def begin_game(self, game_no: int, payload: dict[str, Any]) -> None:
-        self.bot = self._make(self.house_bot, f"{self.seed}:{game_no}")
-
-    def decide(self, request: DecisionRequest) -> DriverAnswer:
-        return DriverAnswer(self.bot.choose(request.view))
-
-    def end_game(self, game_no: int, payload: dict[str, Any]) -> None:
-        return None
-
-
-class HttpDriver:
-    """A bot behind a URL, protocol v1, through a kept-alive BotClient."""
-
-    NOTIFY_TIMEOUT_S = 0.5
-
-    def __init__(self, client: BotClient) -> None:
-        self.client = client
-
-    def begin_game(self, game_no: int, payload: dict[str, Any]) -> CallResult:
-        return self.client.notify("start", payload, self.NOTIFY_TIMEOUT_S)
-
-    def decide(self, request: DecisionRequest) -> DriverAnswer:
-        move, result = self.client.move(request.payload, request.deadline_s)
-        if move is None:
-            return DriverAnswer(None, result, result.outcome, result.detail)
-        return DriverAnswer(move, result)
-
-    def end_game(self, game_no: int, payload: dict[str, Any]) -> CallResult:
-        return self.client.notify("end", payload, self.NOTIFY_TIMEOUT_S)
+class PlayedGame:
+    game: MatchGame
+    table_id: str  # the API table's id, or the match's own name for the game (match_id.game_no)
 
 
 def house_seed(spec: MatchSpec, member: Member) -> str:
@@ -162,31 +106,31 @@ class MatchRunner:
         spec = self.spec
         totals: Counter[str] = Counter({m.bot_id: 0 for m in spec.entrants})
         games: list[dict[str, Any]] = []
-        records: list[dict[str, Any]] = []
+        records: list[Record] = []
         for game_no in range(spec.games):
             seating = rotation_seating(spec.entrants, game_no)
             seed = self.deal_seed(game_no)
-            game = self._play_game(game_no, seating, seed)
+            played = self._play_game(game_no, seating, seed)
+            game = played.game
             baseline = reference_totals(spec, seed) if spec.duplicate else [0] * spec.players
             for seat, member in enumerate(seating):
                 totals[member.bot_id] += game.totals[seat] - baseline[seat]
-            entry = {"game_no": game_no, "table": getattr(game, "table_id", self.table_id(game_no)),
+            entry = {"game_no": game_no, "table": played.table_id,
                      "seating": [m.bot_id for m in seating], "totals": list(game.totals),
                      "winners": [seating[s].bot_id for s in game.winners], "moves": game.version}
             if spec.duplicate:
                 entry["baseline"] = baseline
             games.append(entry)
             records.append(game.record())
-        low_wins = engine.rules_for(spec.game).low_wins
-        standing = standings(dict(totals), low_wins, self.forfeited)
-        # A challenge moves no rating: its deltas are zero and it is not rated, whatever the standings.
-        deltas = ({b: 0.0 for b in totals} if spec.challenge
-                  else match_deltas(spec.pre_ratings, spec.pre_matches, standing))
+        # Rated from the ratings frozen when the match was made, so a re-run rates it the same; a challenge
+        # moves no rating (core.arena.elo.rate_match). The store adds the changes, once per match.
+        standing, deltas = rate_match(dict(totals), engine.rules_for(spec.game).low_wins, self.forfeited,
+                                      spec.pre_ratings, spec.pre_matches, counts=not spec.challenge)
         return MatchResult(
             match_id=spec.match_id, totals=dict(totals), places=standing.places,
             deltas=deltas, winners=standing.winners,
             forfeited=sorted(self.forfeited), strikes=self.strikes, calls=self.calls, games=games,
-            records=records, seed=spec.seed, rated=standing.rated and not spec.challenge,
+            records=records, seed=spec.seed, rated=standing.rated,
         )
 
     def table_id(self, game_no: int) -> str:
@@ -196,74 +140,75 @@ class MatchRunner:
         if result is not None and member.bot_id in self.calls:
             self.calls[member.bot_id].add(kind, result.outcome.value, result.latency_ms)
 
-    def _play_game(self, game_no: int, seating: list[Member], seed: int) -> Any:
+    def _play_game(self, game_no: int, seating: list[Member], seed: int) -> PlayedGame:
         spec = self.spec
         if self.host_factory is None:
             game = engine.new_game(spec.game, spec.players, spec.options, seed=seed)
-        else:
-            game = self.host_factory(game_no, seating, seed)
+            return self._play(PlayedGame(game, self.table_id(game_no)), game_no, seating, None)
+        host = self.host_factory(game_no, seating, seed)
         try:
-            return self._play(game, game_no, seating)
+            return self._play(PlayedGame(host, host.table_id), game_no, seating, host.table_id)
         finally:
-            if hasattr(game, "close"):
-                game.close()
+            host.close()
 
-    def _play(self, game: Any, game_no: int, seating: list[Member]) -> Any:
-        spec = self.spec
-        table_id = getattr(game, "table_id", self.table_id(game_no))
+    def _play(self, played: PlayedGame, game_no: int, seating: list[Member],
+              api_table: str | None) -> PlayedGame:
+        spec, game, table_id = self.spec, played.game, played.table_id
         for seat, member in enumerate(seating):
             if member.bot_id not in self.forfeited:
                 payload = {"game": spec.game, "table": table_id, "match": spec.match_id, "seat": seat,
                            "players": spec.players, "options": game.options}
                 self._notify("start", member, self.drivers[member.bot_id].begin_game(game_no, payload))
         bot_ids = [m.bot_id for m in seating]
-        self._observe(game_no, game, bot_ids, True)
+        self._observe(game_no, game, bot_ids, True, api_table)
         while not game.over:
             for seat in game.to_act():
                 if seat in game.to_act():  # a simultaneous phase may have resolved meanwhile
-                    self._decide(game, game_no, seat, seating[seat])
+                    self._decide(game, table_id, game_no, seat, seating[seat])
                     if self.stop_requested():
                         raise MatchAbandoned(f"stopped at move {game.version} of game {game_no}")
                     self._beat()  # after every decision: a lease must outlive one slow bot, not a round
-                    self._observe(game_no, game, bot_ids, False)
-        self._observe(game_no, game, bot_ids, True)
+                    self._observe(game_no, game, bot_ids, False, api_table)
+        self._observe(game_no, game, bot_ids, True, api_table)
         for seat, member in enumerate(seating):
             if member.bot_id not in self.forfeited:
                 payload = {"game": spec.game, "table": table_id, "match": spec.match_id, "seat": seat,
                            "totals": list(game.totals), "winners": list(game.winners)}
                 self._notify("end", member, self.drivers[member.bot_id].end_game(game_no, payload))
-        return game
+        return played
 
-    def _observe(self, game_no: int, game: Any, bot_ids: list[str], force: bool) -> None:
+    def _observe(self, game_no: int, game: MatchGame, bot_ids: list[str], force: bool,
+                 api_table: str | None) -> None:
         if self.observer is not None:
-            self.observer(game_no, game, bot_ids, force)
+            self.observer(game_no, game, bot_ids, force, api_table)
 
     def _beat(self) -> None:
         if self.heartbeat is not None and time.monotonic() - self._last_beat >= self.heartbeat_every_s:
             self._last_beat = time.monotonic()
             self.heartbeat()
 
-    def _decide(self, game: Any, game_no: int, seat: int, member: Member) -> None:
+    def _decide(self, game: MatchGame, table_id: str, game_no: int, seat: int, member: Member) -> None:
         view = game.view(seat)
         decision = view["decision"]
+        if decision is None:  # the engine gives every seat to act a decision
+            raise RuntimeError(f"seat {seat} is to act at move {game.version} with nothing to decide")
         bot_id = member.bot_id
         if bot_id in self.forfeited:
             self._apply_fallback(game, seat, decision)  # autopilot after a forfeit
             return
         payload = {
-            "protocol": PROTOCOL_VERSION, "game": self.spec.game,
-            "table": getattr(game, "table_id", self.table_id(game_no)),
+            "protocol": PROTOCOL_VERSION, "game": self.spec.game, "table": table_id,
             "match": self.spec.match_id, "seat": seat, "decision": decision,
             "deadline_ms": self.spec.deadline_ms, "view": view, "legal": decision["legal"],
         }
-        request = DecisionRequest(game_no, payload["table"], seat, view, payload,
-                                  self.spec.deadline_ms / 1000.0, host=game)
+        request = DecisionRequest(game_no, table_id, seat, view, payload, self.spec.deadline_ms / 1000.0,
+                                  game=game)
         try:
             answer = self.drivers[bot_id].decide(request)
         except Exception as exc:  # noqa: BLE001 - no bot behaviour may crash a match
-            answer = DriverAnswer(None, None, Outcome.PROTOCOL_ERROR, f"driver error: {exc!r}")
+            answer = DriverAnswer.failed(Outcome.PROTOCOL_ERROR, f"driver error: {exc!r}")
         failure, detail = answer.failure, answer.detail
-        if answer.move is not None and answer.move is not MOVE_ALREADY_APPLIED:
+        if answer.move is not None:
             try:
                 game.apply(seat, answer.move)
             except StaleMove:
@@ -277,7 +222,7 @@ class MatchRunner:
             self.calls[bot_id].add("move", outcome, answer.call.latency_ms)
         if answer.call is not None:
             metrics.BOT_LATENCY.labels(self.spec.ladder_id).observe(answer.call.latency_ms / 1000.0)
-        if answer.move is not None and failure is None:
+        if (answer.move is not None or answer.already_applied) and failure is None:
             self._count_decision(bot_id, None)
             return
         version = game.version
@@ -294,7 +239,7 @@ class MatchRunner:
             metrics.BOT_DECISIONS.labels(self.spec.ladder_id, metrics.decision_outcome(outcome)).inc()
 
     @staticmethod
-    def _apply_fallback(game: Any, seat: int, decision: dict[str, Any]) -> bool:
+    def _apply_fallback(game: MatchGame, seat: int, decision: Decision) -> bool:
         """Play the fallback; False if the table moved first (a polling bot's own move arrived in time)."""
         try:
             game.apply(seat, fallback_move(decision))

@@ -20,7 +20,8 @@ from typing import Any
 
 from scipy.stats import binomtest
 
-from arena.match import DecisionRequest, DriverAnswer, MatchRunner, house_seed, make_drivers, replayed_deal
+from arena.drivers import DecisionRequest, DriverAnswer
+from arena.match import MatchRunner, house_seed, make_drivers, replayed_deal
 from core.arena.model import MatchSpec, Member, MemberKind
 from engine import rules_for
 from engine.bots import make_bot

@@ -13,6 +13,7 @@ constant time); the refusals are the API's problem types (``application/problem+
 from __future__ import annotations
 
 import json
+import socket
 import socketserver
 from collections.abc import Callable, Iterable
 from typing import Any
@@ -69,6 +70,10 @@ class _ThreadingServer(socketserver.ThreadingMixIn, WSGIServer):
     daemon_threads = True
 
 
+class _ThreadingServer6(_ThreadingServer):
+    address_family = socket.AF_INET6
+
+
 class _QuietHandler(WSGIRequestHandler):
     def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - the stdlib's name
         """No line per scrape."""
@@ -89,14 +94,13 @@ def parse_bind(bind: str) -> tuple[str, int]:
 
 def make_metrics_server(settings: Settings, bind: str) -> WSGIServer:
     """The server on `bind`, not yet serving (``serve_forever``); its queue gauges read `settings`' Redis."""
-    import socket
 
     connection = settings_client(settings)
     queues = {"arena": settings.queue_name, "house": settings.house_queue_name,
               "analysis": settings.analysis_queue_name}
     app = metrics_app(settings.admin_token, [metrics.QueueCollector(connection, queues)])
     host, port = parse_bind(bind)
-    server_class = _ThreadingServer
+    server_class: type[_ThreadingServer] = _ThreadingServer
     if ":" in host:
-        server_class = type("_ThreadingServer6", (_ThreadingServer,), {"address_family": socket.AF_INET6})
+        server_class = _ThreadingServer6
     return make_server(host, port, app, server_class=server_class, handler_class=_QuietHandler)

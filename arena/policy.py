@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import enum
 import random
+from collections.abc import Mapping
 from typing import Any
 
 import orjson
@@ -47,7 +48,7 @@ def card_sort_key(card: str) -> tuple[int, int]:
     return RANK_ORDER.index(code[0]), SUIT_ORDER.index(code[1])
 
 
-def fallback_move(decision: dict[str, Any], rng: random.Random | None = None) -> str | list[str]:
+def fallback_move(decision: Mapping[str, Any], rng: random.Random | None = None) -> str | list[str]:
     """The fallback for a decision {"kind", "count", "legal"}: the documented lowest legal cards, or with
     `rng` (a house bot's) legal cards drawn at random.
 

@@ -1,22 +1,7 @@
 """Polling bots on ladders: a match game hosted as a real API table, moved through the move API.
 
-A registered bot without a URL plays its ladder seats like any polling client: the arena creates the game as
-an API table (``core.tables.store.TableStore``), joins the polling bot's seat itself and publishes the seat
-token to
-the bot (``core.arena.seats``; the bot reads ``GET /api/bots/{bot_id}/ladder-seats`` with the owner token).
-The bot long-polls its seat state and POSTs moves exactly as on a practice table. When it must act, the arena
-waits for its move — woken by the table's Redis version notification, never sleep-polling — until the ladder's
-per-decision deadline; then it plays the fallback move through the same store and records a timeout strike.
-Every other seat of such a table (house and HTTP bots) is driven by the arena through ``apply_move``; the seat
-kinds say so (``bot``).
-
-The API rejects an illegal POST with 422 and changes nothing, so a polling bot may correct itself within the
-deadline: only running out of time strikes it.
-
-An HTTP bot's clock starts when the decision is sent to it. A polling bot must first learn of a new table:
-its ladder-seats long-poll answers, it reads the seat's state, then it moves — two more round trips before it
-even sees the decision. So its first decision at each table (each game) gets ``SEAT_PICKUP_S`` on top of the
-deadline; every later decision there has the plain deadline (its state long-poll is already waiting).
+The arena waits for the bot's move until the ladder's deadline, then plays the fallback and strikes it.
+Design: docs/arena.md#polling-bots-on-ladders.
 """
 
 from __future__ import annotations
@@ -25,17 +10,16 @@ import time
 from typing import Any
 
 import engine
+from arena.drivers import MOVE_ALREADY_APPLIED, DecisionRequest, DriverAnswer, StaleMove
+from arena.policy import Outcome
 from core.arena.model import MatchSpec, Member, MemberKind
 from core.arena.seats import publish_poll_seat, withdraw_poll_seat
 from core.errors import MoveConflict
 from core.tables.store import SeatKind, SeatSpec, TableStore
+from engine.shapes import Move, Record, SeatView, SpectatorView
 
 # Extra time for a polling seat's first decision at a table: picking up the new seat (docs/bot-protocol.md).
 SEAT_PICKUP_S = 2.0
-
-
-class StaleMove(Exception):
-    """The table moved on before our move was committed (a polling bot acted at the last moment)."""
 
 
 class TableHost:
@@ -94,16 +78,16 @@ class TableHost:
         self.sync()
         return self.game.to_act()
 
-    def view(self, seat: int) -> dict[str, Any]:
+    def view(self, seat: int) -> SeatView:
         return self.game.view(seat)
 
-    def spectator_view(self) -> dict[str, Any]:
+    def spectator_view(self) -> SpectatorView:
         return self.game.spectator_view()
 
-    def record(self) -> dict[str, Any]:
+    def record(self) -> Record:
         return self.game.record()
 
-    def apply(self, seat: int, move: Any) -> None:
+    def apply(self, seat: int, move: Move) -> None:
         try:
             self.tables.apply_move(self.table_id, seat, move, expected_version=self.game.version)
         except MoveConflict as conflict:
@@ -142,16 +126,13 @@ class PollDriver:
     def end_game(self, game_no: int, payload: dict[str, Any]) -> None:
         return None
 
-    def decide(self, request: Any) -> Any:
-        from arena.match import MOVE_ALREADY_APPLIED, DriverAnswer
-        from arena.policy import Outcome
-
-        host = request.host
+    def decide(self, request: DecisionRequest) -> DriverAnswer:
+        host = request.game
         if not isinstance(host, TableHost):
-            return DriverAnswer(None, None, Outcome.PROTOCOL_ERROR, "polling seat outside an API table")
+            return DriverAnswer.failed(Outcome.PROTOCOL_ERROR, "polling seat outside an API table")
         allowed_s = request.deadline_s + (0.0 if request.seat in host.picked_up else SEAT_PICKUP_S)
         host.picked_up.add(request.seat)
         if host.wait_for_move(request.seat, time.monotonic() + allowed_s):
-            return DriverAnswer(MOVE_ALREADY_APPLIED)
-        return DriverAnswer(None, None, Outcome.TIMEOUT,
-                            f"no move through the move API within {allowed_s * 1000:.0f} ms")
+            return MOVE_ALREADY_APPLIED
+        return DriverAnswer.failed(Outcome.TIMEOUT,
+                                   f"no move through the move API within {allowed_s * 1000:.0f} ms")

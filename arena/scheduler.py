@@ -43,7 +43,6 @@ from rq.exceptions import NoSuchJobError
 from rq.job import Job, JobStatus
 from rq.utils import now as rq_now
 
-from arena.jobs import enqueue_health_check, enqueue_match
 from arena.ladder_quality import pair_meetings
 from arena.matchmaking import Candidate, pick_table
 from core import keys, metrics
@@ -54,9 +53,10 @@ from core.arena.moderation import is_suspended, public_name
 from core.arena.netguard import policy_refusal
 from core.arena.presence import present_now
 from core.arena.store import HEALTH_FAILURES_TO_PAUSE, STOPPED_REASON, ArenaStore
-from core.queues import enqueue_challenge
-from core.redis.connections import settings_client
+from core.queues import enqueue_challenge, enqueue_health_check, enqueue_match
+from core.redis.connections import StrRedis, settings_client
 from core.settings import Settings
+from core.stores import arena_store
 from engine.seeds import new_seed
 
 log = logging.getLogger("arena.scheduler")
@@ -65,7 +65,7 @@ CHALLENGE_GRACE_S = 30.0
 HEALTH_BACKOFF_MAX_S = 1800.0  # a paused bot's health checks back off to one per half hour at most
 
 
-def registered_members(conn: redis.Redis, prefix: str, game: str) -> list[Member]:
+def registered_members(conn: StrRedis, prefix: str, game: str) -> list[Member]:
     """Enabled registered bots that play `game`, less those an operator suspended (core.arena.moderation):
     HTTP members if they have a URL, polling ones otherwise, named as the public sees them."""
     index = conn.zrange(keys.bots_index(prefix), 0, -1)
@@ -317,7 +317,7 @@ class Scheduler:
             spec = MatchSpec(
                 match_id=f"m{secrets.token_hex(8)}", ladder_id=ladder.ladder_id, game=ladder.game,
                 players=ladder.players, options=ladder.options, seed=new_seed(),
-                duplicate=ladder.duplicate, entrants=[by_id[b] for b in table],
+                duplicate=bool(ladder.duplicate), entrants=[by_id[b] for b in table],
                 deadline_ms=ladder.deadline_ms,
                 strike_limit=ladder.strike_limit, pre_ratings={b: ratings.get(b, 1500.0) for b in table},
                 pre_matches={b: matches[b] for b in table}, created=time.time(),
@@ -364,14 +364,14 @@ def health_interval(every_s: float, failures: int, max_s: float = HEALTH_BACKOFF
     """
     if failures < HEALTH_FAILURES_TO_PAUSE:
         return every_s
-    return min(every_s * 2 ** (failures - HEALTH_FAILURES_TO_PAUSE + 1), max_s)
+    return min(every_s * 2.0 ** (failures - HEALTH_FAILURES_TO_PAUSE + 1), max_s)
 
 
 def run_forever(settings: Settings, ladders: list[LadderConfig] | None = None,
                 stop_after_s: float | None = None) -> None:
     """The scheduler process: install ladders, then tick until stopped (holding a lock while alive)."""
     conn = settings_client(settings)
-    store = ArenaStore(conn, settings.prefix)
+    store = arena_store(settings, conn)
     for ladder in ladders or []:
         if store.ladder(ladder.ladder_id) is None:
             store.save_ladder(ladder)

@@ -31,16 +31,9 @@ from collections import Counter
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
+from arena.drivers import DecisionRequest, DriverAnswer, SeatDriver
 from arena.ladder_quality import pair_meetings, quality_report
-from arena.match import (
-    DecisionRequest,
-    DriverAnswer,
-    MatchRunner,
-    SeatDriver,
-    house_seed,
-    make_drivers,
-    replayed_deal,
-)
+from arena.match import MatchRunner, house_seed, make_drivers, replayed_deal
 from arena.matchmaking import Candidate, pick_table
 from arena.memorybot import TWIN, Memory, MemoryDriver
 from core.arena.elo import INITIAL_RATING
@@ -295,4 +288,4 @@ def memory_minus_twin(result: dict[str, Any]) -> float | None:
     ratings = {row["bot"]: row["rating"] for row in result["ladder"]}
     if MEMORY_BOT not in ratings or TWIN not in ratings:
         return None
-    return round(ratings[MEMORY_BOT] - ratings[TWIN], 1)
+    return round(float(ratings[MEMORY_BOT]) - float(ratings[TWIN]), 1)

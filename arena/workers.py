@@ -54,6 +54,8 @@ import redis
 from rq import SimpleWorker, Worker
 from rq.timeouts import TimerDeathPenalty
 
+from arena import runtime
+from arena.runtime import STOPPING
 from core import metrics
 from core.errors import store_error
 from core.redis.connections import settings_client
@@ -61,8 +63,6 @@ from core.settings import Settings
 
 POLL_S = 1  # an idle thread's longest blocking dequeue: how long a stop request may take to reach it
 LOG = logging.getLogger("arena.worker")
-# Set by the worker's first SIGTERM/SIGINT: every running match stops after its current decision.
-STOPPING = threading.Event()
 
 
 RESTART_MIN_S, RESTART_MAX_S = 0.5, 10.0
@@ -89,6 +89,7 @@ def run_worker(settings: Settings, queues: Sequence[str] = (), *, house: bool = 
     `threads`: matches in flight (default ``settings.worker_threads``; 1 for house bots and analyses, which
     wait on no bot). `niceness`: the OS niceness to run at (default ``ANALYSIS_NICENESS`` for analyses).
     """
+    runtime.install(settings)  # read once: every job of this process uses them
     if niceness is None and analysis:
         niceness = ANALYSIS_NICENESS
     if niceness is None and challenges:
@@ -262,7 +263,7 @@ class ThreadDeathPenalty(TimerDeathPenalty):
     """RQ's job timeout for jobs in threads, on a daemon timer: a pending one never holds up the exit."""
 
     def new_timer(self) -> threading.Timer:
-        timer = super().new_timer()
+        timer: threading.Timer = super().new_timer()  # type: ignore[no-untyped-call]
         timer.daemon = True
         return timer
 

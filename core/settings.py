@@ -13,6 +13,7 @@ workers: the API and the arena read the same names, so one .env configures both.
 
 from __future__ import annotations
 
+import dataclasses
 import os
 from collections.abc import Iterable, Mapping
 from dataclasses import KW_ONLY, dataclass
@@ -30,6 +31,29 @@ WORKER_THREADS = 64  # matches in flight per arena worker process: chosen with p
 ANALYSIS_BUDGET_MS = 250
 ANALYSIS_BUDGET_RANGE_MS = (10, 1000)
 TRUE_WORDS = frozenset({"1", "true", "yes", "on"})
+
+# The Flask config key of each setting (the API reads its settings from app.config).
+FLASK_KEYS: dict[str, str] = {
+    "REDIS_URL": "redis_url", "KEY_PREFIX": "prefix", "RQ_QUEUE": "house_queue",
+    "ANALYSIS_QUEUE": "analysis_queue", "ALLOW_PRIVATE_BOT_URLS": "allow_private_urls",
+    "LIMIT_REGISTRATION": "limit_registration", "LIMIT_TABLE_CREATION": "limit_table_creation",
+    "LIMIT_SEAT_POSTS": "limit_seat_posts", "MAX_LONG_POLLS_PER_ADDRESS": "max_long_polls_per_address",
+    "MAX_BOTS_PER_ADDRESS": "max_bots_per_address",
+    "MAX_BOTS_PER_OWNER_PER_LADDER": "max_bots_per_owner_per_ladder",
+    "MAX_BOTS_PER_ACCOUNT": "max_bots_per_account", "LIMIT_ANALYSIS": "limit_analysis",
+    "MAX_PENDING_ANALYSES": "max_pending_analyses",
+    "MAX_PENDING_ANALYSES_PER_CLIENT": "max_pending_analyses_per_client",
+    "ANALYSIS_BUDGET_MS": "analysis_budget_ms",
+    "MAX_PENDING_CHALLENGES_PER_OWNER": "max_pending_challenges_per_owner",
+    "MAX_CHALLENGES_PER_OWNER_PER_DAY": "max_challenges_per_owner_per_day",
+    "MAX_PENDING_CHALLENGES": "max_pending_challenges", "RATELIMIT_ENABLED": "ratelimit_enabled",
+    "REDIS_PIPELINING": "redis_pipelining", "MAX_CONTENT_LENGTH": "max_content_length",
+    "FINISHED_TABLE_TTL": "finished_table_ttl", "IDLE_TABLE_TTL": "idle_table_ttl",
+    "SEAT_MOVE_TIMEOUT": "seat_move_timeout", "TRUSTED_PROXIES": "trusted_proxies",
+    "ADMIN_TOKEN": "admin_token", "LIMIT_ACCOUNT_CREATION": "limit_account_creation",
+    "REDIS_SENTINELS": "redis_sentinels", "REDIS_SENTINEL_SERVICE": "redis_sentinel_service",
+    "METRICS_BIND": "metrics_bind", "REDIS_WAIT_MS": "redis_wait_ms",
+}
 
 # The API's fixed config: not settings an operator changes.
 FLASK_CONSTANTS: dict[str, Any] = {
@@ -212,52 +236,26 @@ class Settings:
         """The challenges' queue (the API and `python -m arena worker --challenges`)."""
         return keys.challenge_queue(self.prefix)
 
+    def with_config(self, config: Mapping[str, Any] | None) -> Settings:
+        """These settings with each setting `config` names by its Flask key (create_app's overrides).
+
+        >>> Settings().with_config({"KEY_PREFIX": "x:", "TESTING": True}).prefix
+        'x:'
+        """
+        changes = {FLASK_KEYS[key]: value for key, value in (config or {}).items() if key in FLASK_KEYS}
+        for name in ("trusted_proxies", "redis_sentinels"):  # a list, or one comma-separated string
+            if name in changes:
+                changes[name] = words(changes[name])
+        return dataclasses.replace(self, **changes)
+
     def flask_config(self, overrides: Mapping[str, Any] | None = None) -> dict[str, Any]:
-        """The API's Flask config: these settings, then ``overrides`` (create_app's dict) on top.
+        """The API's Flask config: these settings with ``overrides`` (create_app's dict) on top.
 
         A queue not named (here or in ``overrides``) is derived from the final KEY_PREFIX.
         """
-        config: dict[str, Any] = {
-            "REDIS_URL": self.redis_url,
-            "KEY_PREFIX": self.prefix,
-            "RQ_QUEUE": self.house_queue,
-            "ANALYSIS_QUEUE": self.analysis_queue,
-            "CHALLENGE_QUEUE": None,  # always derived from the final KEY_PREFIX (below), as the worker does
-            "ALLOW_PRIVATE_BOT_URLS": self.allow_private_urls,
-            "LIMIT_REGISTRATION": self.limit_registration,
-            "LIMIT_TABLE_CREATION": self.limit_table_creation,
-            "LIMIT_SEAT_POSTS": self.limit_seat_posts,
-            "MAX_LONG_POLLS_PER_ADDRESS": self.max_long_polls_per_address,
-            "MAX_BOTS_PER_ADDRESS": self.max_bots_per_address,
-            "MAX_BOTS_PER_OWNER_PER_LADDER": self.max_bots_per_owner_per_ladder,
-            "MAX_BOTS_PER_ACCOUNT": self.max_bots_per_account,
-            "LIMIT_ANALYSIS": self.limit_analysis,
-            "MAX_PENDING_ANALYSES": self.max_pending_analyses,
-            "MAX_PENDING_ANALYSES_PER_CLIENT": self.max_pending_analyses_per_client,
-            "ANALYSIS_BUDGET_MS": self.analysis_budget_ms,
-            "MAX_PENDING_CHALLENGES_PER_OWNER": self.max_pending_challenges_per_owner,
-            "MAX_CHALLENGES_PER_OWNER_PER_DAY": self.max_challenges_per_owner_per_day,
-            "MAX_PENDING_CHALLENGES": self.max_pending_challenges,
-            "RATELIMIT_ENABLED": self.ratelimit_enabled,
-            "REDIS_PIPELINING": self.redis_pipelining,
-            "MAX_CONTENT_LENGTH": self.max_content_length,
-            "FINISHED_TABLE_TTL": self.finished_table_ttl,
-            "IDLE_TABLE_TTL": self.idle_table_ttl,
-            "SEAT_MOVE_TIMEOUT": self.seat_move_timeout,
-            "TRUSTED_PROXIES": self.trusted_proxies,
-            "ADMIN_TOKEN": self.admin_token,
-            "LIMIT_ACCOUNT_CREATION": self.limit_account_creation,
-            "REDIS_SENTINELS": self.redis_sentinels,
-            "REDIS_SENTINEL_SERVICE": self.redis_sentinel_service,
-            "METRICS_BIND": self.metrics_bind,
-            "REDIS_WAIT_MS": self.redis_wait_ms,
-            **FLASK_CONSTANTS,
-            **(overrides or {}),
-        }
-        if not config["RQ_QUEUE"]:
-            config["RQ_QUEUE"] = keys.house_queue(config["KEY_PREFIX"])
-        if not config["CHALLENGE_QUEUE"]:
-            config["CHALLENGE_QUEUE"] = keys.challenge_queue(config["KEY_PREFIX"])
-        if not config["ANALYSIS_QUEUE"]:
-            config["ANALYSIS_QUEUE"] = keys.analysis_queue(config["KEY_PREFIX"])
-        return config
+        settings = self.with_config(overrides)
+        config: dict[str, Any] = {key: getattr(settings, name) for key, name in FLASK_KEYS.items()}
+        config.update(RQ_QUEUE=settings.house_queue_name, ANALYSIS_QUEUE=settings.analysis_queue_name,
+                      CHALLENGE_QUEUE=settings.challenge_queue_name)
+        others = {key: value for key, value in (overrides or {}).items() if key not in FLASK_KEYS}
+        return {**config, **FLASK_CONSTANTS, **others}

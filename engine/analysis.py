@@ -128,7 +128,7 @@ def regret_by_bot(game: str, bots: list[str], games: int, budget_ms: int, seed: 
     on their own games the positions' stakes differ by far more than graded neighbours' choices do.  The
     cost is that of the plain analysis plus one answer per bot per decision (a search bot's search).
     """
-    from scipy.stats import spearmanr  # type: ignore[import-untyped]
+    from scipy.stats import spearmanr
 
     from .bots import make_bot, play_game
     from .game import new_game

@@ -55,7 +55,7 @@ def duel(game: str, bot_a: str, bot_b: str, games: int, players: int = 4, duplic
     ``worlds``: search bots play exactly that many worlds per decision instead of their time budget, so
     the same seed gives the same games, hence the same p-values, on any machine under any load.
     """
-    from scipy.stats import binomtest, wilcoxon  # type: ignore[import-untyped]
+    from scipy.stats import binomtest, wilcoxon
 
     rules_for(game).validate_options(players, dict(options or {}))
     diffs: list[float] = []

@@ -251,8 +251,8 @@ def rq_workers(urls: list[str] | None, workers: int, matches: int, bot_pid: int 
     """
     from rq import Queue
 
-    from arena.jobs import enqueue_match
     from core.arena.store import ArenaStore
+    from core.queues import enqueue_match
     from devstack.devredis import start_throwaway
 
     server = start_throwaway()

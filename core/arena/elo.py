@@ -126,6 +126,26 @@ def standings(totals: Mapping[str, float], lower_is_better: bool, forfeited: set
     return Standings(places, winners, rated=bool(winners))
 
 
+def rate_match(totals: Mapping[str, float], lower_is_better: bool, forfeited: set[str],
+               ratings: Mapping[str, float], games_played: Mapping[str, int], *, counts: bool = True,
+               config: EloConfig = EloConfig()) -> tuple[Standings, dict[str, float]]:
+    """A finished match's standing and rating changes, from the ratings frozen when it was made.
+
+    ``counts`` False (a challenge): the standing only; it is not rated and every change is 0.
+
+    >>> ratings, played = {"a": 1500.0, "b": 1500.0}, {"a": 50, "b": 50}
+    >>> standing, deltas = rate_match({"a": 3, "b": 9}, True, set(), ratings, played)
+    >>> standing.winners, deltas["a"] > 0 > deltas["b"]
+    (['a'], True)
+    >>> rate_match({"a": 3, "b": 9}, True, set(), {}, {}, counts=False)
+    (Standings(places={'a': 1, 'b': 2}, winners=['a'], rated=False), {'a': 0.0, 'b': 0.0})
+    """
+    standing = standings(totals, lower_is_better, forfeited)
+    if not counts:
+        return Standings(standing.places, standing.winners, rated=False), dict.fromkeys(standing.places, 0.0)
+    return standing, match_deltas(ratings, games_played, standing, config)
+
+
 def match_deltas(ratings: Mapping[str, float], games_played: Mapping[str, int], result: Standings,
                  config: EloConfig = EloConfig()) -> dict[str, float]:
     """Rating changes of a match's standing: all zero when the match is not rated."""

@@ -14,21 +14,24 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from core.arena.matchgame import MatchGame
+
 LIVE_EVERY_S = 0.25
 LIVE_TTL_S = 120  # a feed outlives its match briefly (the page shows the final table), then goes
 
 Snapshot = dict[str, Any]
 
 
-def live_snapshot(match_id: str, game_no: int, games: int, seating: list[str], game: Any) -> Snapshot:
+def live_snapshot(match_id: str, game_no: int, games: int, seating: list[str], game: MatchGame,
+                  table_id: str | None = None) -> Snapshot:
     """What a spectator may see of game `game_no` (of `games`) of a match, right now.
 
-    ``game`` is an engine game (or a table host with the same surface); ``seating`` the bot id in each seat.
+    ``seating``: the bot id in each seat; ``table_id``: the API table the game is played at, if any.
     """
     over = bool(game.over)
     return {
         "match_id": match_id, "game_no": game_no, "games": games, "seating": list(seating),
-        "table": getattr(game, "table_id", None), "game_over": over, "version": game.version,
+        "table": table_id, "game_over": over, "version": game.version,
         "to_act": [] if over else list(game.to_act()), "view": game.spectator_view(), "updated": time.time(),
     }
 
@@ -45,11 +48,12 @@ class LiveFeed:
         self.clock = clock
         self._last: float | None = None
 
-    def __call__(self, game_no: int, game: Any, seating: list[str], force: bool = False) -> bool:
+    def __call__(self, game_no: int, game: MatchGame, seating: list[str], force: bool = False,
+                 table_id: str | None = None) -> bool:
         """Publish if `force` (a game starts or ends) or the last one is older than `every_s`; True if so."""
         now = self.clock()
         if not force and self._last is not None and now - self._last < self.every_s:
             return False
         self._last = now
-        self.publish(live_snapshot(self.match_id, game_no, self.games, seating, game))
+        self.publish(live_snapshot(self.match_id, game_no, self.games, seating, game, table_id))
         return True

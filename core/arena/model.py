@@ -9,6 +9,7 @@ from typing import Any
 import engine
 from engine.bots.names import describe_house_bot_names, is_house_bot_name
 from engine.seeds import derive_seed
+from engine.shapes import Record
 
 # The graded house bots under the search bot, strongest first: the strength steps a ladder is measured by.
 GRADED_HOUSE_BOTS = ("heuristic", "eps-0.2", "eps-0.4", "eps-0.6", "eps-0.8", "random")
@@ -237,7 +238,7 @@ class MatchResult:
     strikes: list[Strike]
     calls: dict[str, BotCallStats]
     games: list[dict[str, Any]]  # per game: seating, totals, winners, version count
-    records: list[dict[str, Any]]  # replay records (engine format), one per game
+    records: list[Record]  # replay records (engine format), one per game
     seed: int  # the seed of this run's deals (a re-run's differs from the spec's): game g deals game_seed(g)
     rated: bool = True  # False: every bot forfeited; recorded with no winner and no rating change
 

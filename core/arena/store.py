@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import time
+from collections.abc import Mapping
 from typing import Any
 
 import redis
@@ -662,7 +663,7 @@ class ArenaStore:
                                  args=["1" if ok else "0", repr(time.time()), error[:300],
                                        HEALTH_FAILURES_TO_PAUSE, repr(round(latency_ms, 3))]))
 
-    def block_urls(self, reasons: dict[str, str | None]) -> None:
+    def block_urls(self, reasons: Mapping[str, str | None]) -> None:
         """Pause each bot whose URL the address policy refuses, with the reason; lift it where it is None.
 
         Only the block is written: the failure count, strikes and ratings stay as they are.

@@ -6,7 +6,7 @@ import os
 import sys
 import weakref
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 import redis
 from hiredis import pack_command
@@ -73,7 +73,20 @@ def redis_client(url: str, sentinels: Sequence[str] = (), service: str = "trick-
     return client
 
 
-def settings_client(settings: Any, **options: Any) -> redis.Redis:
+class RedisAddress(Protocol):
+    """Where Redis is: the three fields of `core.settings.Settings` that say so."""
+
+    @property
+    def redis_url(self) -> str: ...
+
+    @property
+    def redis_sentinels(self) -> Sequence[str]: ...
+
+    @property
+    def redis_sentinel_service(self) -> str: ...
+
+
+def settings_client(settings: RedisAddress, **options: Any) -> redis.Redis:
     """`redis_client` for a `core.settings.Settings` (or anything with its three Redis fields)."""
     return redis_client(settings.redis_url, settings.redis_sentinels, settings.redis_sentinel_service,
                         **options)

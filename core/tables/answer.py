@@ -16,6 +16,7 @@ from typing import Any, TypedDict
 import orjson
 
 from core.tables.record import TableStatus
+from engine.shapes import SeatView
 
 
 class SeatAnswer(TypedDict):
@@ -28,7 +29,7 @@ class SeatAnswer(TypedDict):
     to_act: list[int]
     your_turn: bool  # seat in to_act
     deadline: float | None  # unix time the seat's decision is due; None if nothing is due or no timeout
-    view: dict[str, Any]  # the seat's view: own hand + public table (+ legal, decision)
+    view: SeatView  # the seat's view: own hand + public table (+ legal, decision)
 
 
 SEAT_ANSWER_FIELDS: tuple[str, ...] = tuple(SeatAnswer.__annotations__)
@@ -41,7 +42,7 @@ def encode_seat_answer(table_id: str, seat: int, version: int, status: TableStat
                          "to_act": to_act, "your_turn": seat in to_act, "deadline": deadline, "view": view})
 
 
-def view_of(answer: str | bytes) -> dict[str, Any]:
+def view_of(answer: str | bytes) -> SeatView:
     """The seat's view inside an encoded answer."""
     decoded: SeatAnswer = orjson.loads(answer)
     return decoded["view"]

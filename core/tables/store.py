@@ -64,6 +64,7 @@ from core.tables.record import TableRecord as TableRecord
 from core.tables.record import TableStatus as TableStatus
 from core.tables.record import house_seats_to_act as house_seats_to_act
 from core.tokens import hash_token, new_token, token_matches, token_tag
+from engine import shapes
 from engine.seeds import new_seed
 
 COMMIT_RETRIES = 20
@@ -98,7 +99,7 @@ class SeatView:
     """What the driver of a seat (the house bots) decides from: the seat's view at the table's version."""
 
     version: int
-    view: dict[str, Any]
+    view: shapes.SeatView
 
 
 def answer_field(seat: int) -> str:

@@ -16,6 +16,7 @@ import engine
 from arena.jobs import play_match
 from arena.match import MatchRunner, make_drivers
 from core.arena.live import LiveFeed, live_snapshot
+from core.arena.matchgame import MatchGame
 from core.arena.model import LadderConfig, Member, MemberKind
 from core.arena.store import ArenaStore
 from tests.scenarios import match_spec
@@ -75,8 +76,8 @@ def test_the_runner_reports_each_game_start_every_decision_and_each_game_end() -
                       duplicate=True, deadline_ms=500)
     calls: list[tuple[int, int, bool]] = []
 
-    def observe(game_no: int, game: object, seating: list[str], force: bool) -> None:
-        calls.append((game_no, game.version, force))  # type: ignore[attr-defined]
+    def observe(game_no: int, game: MatchGame, seating: list[str], force: bool, table_id: str | None) -> None:
+        calls.append((game_no, game.version, force))
 
     result = MatchRunner(spec, make_drivers(spec, True), observer=observe).run()
     for game in result.games:

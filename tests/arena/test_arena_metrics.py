@@ -15,10 +15,10 @@ import pytest
 import redis
 from rq import Queue
 
-from arena.jobs import enqueue_match
 from core import keys
 from core.arena.model import LadderConfig, Member, MemberKind
 from core.arena.store import ArenaStore
+from core.queues import enqueue_match
 from devstack import devserve
 from devstack.devredis import free_port
 from tests.conftest import REPO_ROOT

@@ -13,12 +13,13 @@ from rq import Queue
 from rq.job import JobStatus
 from rq.utils import now as rq_now
 
-from arena.jobs import check_bot_health, enqueue_match
+from arena.jobs import check_bot_health
 from arena.scheduler import MAX_ATTEMPTS, Scheduler, health_interval
 from core import keys
 from core.arena.model import LadderConfig, MatchSpec, MatchStatus, MemberKind
 from core.arena.registry import BotRegistry
 from core.arena.store import ArenaStore
+from core.queues import enqueue_match
 from core.settings import Settings
 from tests.waiting import wait_until
 
@@ -108,7 +109,7 @@ def test_lost_job_is_requeued_then_aborted_after_max_attempts(setup) -> None:
 
 def test_a_match_given_back_by_a_stopping_worker_is_requeued_without_using_an_attempt(
         setup, monkeypatch) -> None:
-    from arena import workers
+    from arena import runtime, workers
 
     store, queue, scheduler, _registry = setup
     ladder, match_id = _one_match(store, scheduler)
@@ -116,14 +117,14 @@ def test_a_match_given_back_by_a_stopping_worker_is_requeued_without_using_an_at
 
     def start_then_stop(self: ArenaStore, *args: Any, **kwargs: Any) -> Any:
         started = start_attempt(self, *args, **kwargs)
-        workers.STOPPING.set()  # what the worker's first SIGTERM does, once the match is under way
+        runtime.STOPPING.set()  # what the worker's first SIGTERM does, once the match is under way
         return started
 
     monkeypatch.setattr(ArenaStore, "start_attempt", start_then_stop)
     try:
         workers.ArenaSimpleWorker([queue], connection=queue.connection).work(burst=True, with_scheduler=False)
     finally:
-        workers.STOPPING.clear()
+        runtime.STOPPING.clear()
     doc = store.match(match_id)
     assert doc["status"] == MatchStatus.QUEUED and doc["stopped"] == 1 and doc["attempts"] == 1
     assert doc["requeued_because"].startswith("worker stopped (stopped at move 1 of game 0)")
@@ -140,15 +141,15 @@ def test_a_match_given_back_by_a_stopping_worker_is_requeued_without_using_an_at
 
 def test_a_stopping_worker_starts_no_match_it_is_given(setup) -> None:
     """Enqueued again just as a stopping worker gave it back, a match is left queued, no attempt used."""
-    from arena import workers
+    from arena import runtime, workers
 
     store, queue, scheduler, _registry = setup
     ladder, match_id = _one_match(store, scheduler)
-    workers.STOPPING.set()
+    runtime.STOPPING.set()
     try:
         workers.ArenaSimpleWorker([queue], connection=queue.connection).work(burst=True, with_scheduler=False)
     finally:
-        workers.STOPPING.clear()
+        runtime.STOPPING.clear()
     doc = store.match(match_id)
     assert doc["status"] == MatchStatus.QUEUED and doc["attempts"] == 0 and doc.get("stopped", 0) == 0
     assert store.lease_holder(match_id) is None

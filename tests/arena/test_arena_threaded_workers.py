@@ -20,11 +20,11 @@ import redis
 from rq import Queue
 
 from arena.botclient import ClientPool
-from arena.jobs import enqueue_match
 from arena.scheduler import Scheduler
 from core import keys
 from core.arena.model import LadderConfig, MatchSpec, MatchStatus, Member, MemberKind
 from core.arena.store import ArenaStore
+from core.queues import enqueue_match
 from core.settings import Settings
 from devstack import devserve
 from devstack.fastbot import INFO as FASTBOT_INFO

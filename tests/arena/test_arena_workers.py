@@ -8,11 +8,11 @@ import pytest
 import redis
 from rq import Queue
 
-from arena.jobs import enqueue_match
 from arena.scheduler import Scheduler
 from core import keys
 from core.arena.model import LadderConfig, MatchStatus, Member, MemberKind
 from core.arena.store import ArenaStore
+from core.queues import enqueue_match
 from core.settings import Settings
 from tests.scenarios import match_spec
 from tests.waiting import wait_until

@@ -14,7 +14,8 @@ from types import ModuleType
 from trickarena import ArenaClient, Bot
 
 from arena.botclient import BotClient
-from arena.match import HttpDriver, MatchRunner
+from arena.drivers import HttpDriver
+from arena.match import MatchRunner
 from core import metrics
 from core.arena.model import MatchResult, Member, MemberKind
 from tests.scenarios import match_spec

@@ -11,7 +11,8 @@ from trickarena import Bot, BotServer, MoveRequest
 
 import engine
 from arena.botclient import BotClient
-from arena.match import HttpDriver, MatchRunner
+from arena.drivers import HttpDriver
+from arena.match import MatchRunner
 from core.arena.model import Member, MemberKind
 from tests.clients.starters import STARTERS, play_http_match, starter_bot
 from tests.scenarios import match_spec
@@ -143,7 +144,7 @@ def test_move_request_type_matches_what_the_runner_sends(sdk_server) -> None:
     member = Member("b0", MemberKind.HTTP, url=server.url)
     entrants = [member, Member.house("random"), Member.house("heuristic")]
     spec = match_spec("m1", entrants, ladder_id="local", deadline_ms=2000)
-    from arena.match import HouseDriver
+    from arena.drivers import HouseDriver
 
     drivers = {"b0": HttpDriver(client), "house:random": HouseDriver("random", "1"),
                "house:heuristic": HouseDriver("heuristic", "2")}
