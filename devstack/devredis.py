@@ -26,7 +26,7 @@ import redis
 
 from core.redis.connections import redis_client
 from devstack.devserve import stop
-from devstack.tether import die_with_parent
+from devstack.parent_death import die_with_parent
 
 
 def server_binary() -> str:

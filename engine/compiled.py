@@ -32,6 +32,7 @@ FINGERPRINT = BUILD / "fingerprint.txt"
 #: checks), the analysis, duels, the bench loop and the CLI stay interpreted.
 MODULES = (
     "engine/card_tables.py",
+    "engine/table.py",
     "engine/rules.py",
     "engine/draws.py",
     "engine/state.py",

@@ -5,7 +5,8 @@ whether there is a sore-card phase or a passing cycle, who leads first, which
 cards are legal, what a played card changes (hearts broken, trump set), who
 wins a trick, how a round scores and when the game ends.  Each game module
 subclasses it and overrides only the steps that differ; :mod:`engine.state`
-drives any of them through the same phases.
+drives any of them through the same phases.  A step is given the game as a
+:class:`~engine.table.TableState`: what every game has at the table.
 
 What only one game tracks during a round (Spot Hearts' broken hearts, Sloppy
 Seconds' broken suits and trump, Sore Spot's sore cards) lives in a small object
@@ -16,15 +17,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Final, Generic, TypeVar
+from typing import Any, Final, Generic
 
 from .card_tables import SUIT_OF, SUITS
 from .cards import SPADES, card
 from .errors import OptionsError
 from .shapes import RoundSummary, TableView
-
-if TYPE_CHECKING:
-    from .state import GameState
+from .table import TableState, X
 
 QUEEN_OF_SPADES: Final = card(SPADES, 12)
 TWO_OF_CLUBS: Final = card(0, 2)
@@ -38,10 +37,6 @@ HOLD: Final = 0
 DIRECTION_NAMES = {LEFT: "left", RIGHT: "right", ACROSS: "across", HOLD: "hold"}
 
 MAX_TARGET = 100_000
-
-#: The type of a game's own per-round state (``state.extra``).
-X = TypeVar("X")
-
 
 @dataclass(frozen=True)
 class OptionSpec:
@@ -140,32 +135,32 @@ class Rules(Generic[X]):
         return None
 
     # ----- play ----------------------------------------------------------
-    def first_leader(self, state: GameState[X]) -> int:
+    def first_leader(self, state: TableState[X]) -> int:
         return (state.dealer + 1) % state.players
 
-    def legal_plays(self, state: GameState[X], seat: int) -> list[int]:
+    def legal_plays(self, state: TableState[X], seat: int) -> list[int]:
         return follow_suit(state.hands[seat], state.trick)
 
-    def on_play(self, state: GameState[X], seat: int, played: int) -> None:
+    def on_play(self, state: TableState[X], seat: int, played: int) -> None:
         """What a played card changes beyond the trick itself (hearts broken, trump)."""
 
-    def on_secret_cards(self, state: GameState[X], laid: dict[int, int]) -> None:
+    def on_secret_cards(self, state: TableState[X], laid: dict[int, int]) -> None:
         """The cards every seat laid in a secret-card phase (Sore Spot), once all are in."""
         raise NotImplementedError
 
-    def why_not(self, state: GameState[X], seat: int, played: int) -> str:
+    def why_not(self, state: TableState[X], seat: int, played: int) -> str:
         """Why a card in the hand is not legal now (for error messages)."""
         return f"you must follow the suit led ({SUITS[SUIT_OF[state.trick[0]]]})"
 
-    def trick_winner(self, state: GameState[X]) -> int | None:
+    def trick_winner(self, state: TableState[X]) -> int | None:
         """Seat that wins the full trick in ``state.trick`` / ``state.trick_seats``."""
         return highest_of_led_suit(state.trick, state.trick_seats)
 
     # ----- scoring -------------------------------------------------------
-    def round_points(self, state: GameState[X]) -> list[int]:
+    def round_points(self, state: TableState[X]) -> list[int]:
         raise NotImplementedError
 
-    def game_over(self, state: GameState[X]) -> bool:
+    def game_over(self, state: TableState[X]) -> bool:
         target = state.options["target"]
         return any(total >= target for total in state.totals)
 
@@ -174,11 +169,11 @@ class Rules(Generic[X]):
         best = min(totals) if self.low_wins else max(totals)
         return [seat for seat, total in enumerate(totals) if total == best]
 
-    def add_to_summary(self, state: GameState[X], summary: RoundSummary) -> None:
+    def add_to_summary(self, state: TableState[X], summary: RoundSummary) -> None:
         """Add game-specific facts to a finished round's summary (trump, moon, sore cards)."""
 
     # ----- views ---------------------------------------------------------
-    def add_public(self, state: GameState[X], view: TableView) -> None:
+    def add_public(self, state: TableState[X], view: TableView) -> None:
         """Add game-specific public facts to seat and spectator views."""
 
 

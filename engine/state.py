@@ -7,7 +7,8 @@ collect one choice per seat and resolve them together (R-SIMUL).
 
 The state here is what every game has (hands, the trick, tricks won, passes,
 scores); what only one game tracks is in ``extra``, an object of that game's own
-(:meth:`engine.rules.Rules.new_extra`).
+(:meth:`engine.rules.Rules.new_extra`).  The part the rule steps read and change
+is a :class:`~engine.table.TableState`, which a :class:`GameState` is.
 
 Dealing is explicit chance: a round's hands are either given by the caller or a
 pure function of ``(seed, round)`` (R-DEAL), so a game is reproduced exactly by
@@ -17,14 +18,14 @@ its seed or deals plus its move list.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, Final, Generic, TypedDict
+from typing import Any, Final, TypedDict
 
 from . import deals
 from .card_tables import CODES, INT_OF_CODE, codes
 from .cards import Card, CardError
 from .draws import dealt_v2
 from .errors import GameOverError, IllegalMoveError, MalformedMoveError, NotYourTurnError, OptionsError
-from .rules import DIRECTION_NAMES, HOLD, Rules, X, index_of
+from .rules import DIRECTION_NAMES, HOLD, Rules, index_of
 from .shapes import (
     Deal,
     Decision,
@@ -36,8 +37,8 @@ from .shapes import (
     SeatView,
     SpectatorView,
     TableView,
-    Trick,
 )
+from .table import TableState, X
 
 PLAY: Final = Phase.PLAY
 PASS: Final = Phase.PASS
@@ -67,7 +68,7 @@ class IntDeal(TypedDict):
     hands: list[list[int]]
 
 
-class GameState(Generic[X]):
+class GameState(TableState[X]):
     """A game in progress.  Create one with :func:`engine.new_game`.
 
     >>> import engine
@@ -136,14 +137,14 @@ class GameState(Generic[X]):
         self.dealt.append({"dealer": self.dealer, "hands": [[CODES[c] for c in h] for h in self.hands]})
         self.leader: int | None = None
         self.turn = -1
-        self.trick: list[int] = []
-        self.trick_seats: list[int] = []
-        self.tricks: list[Trick] = []
-        self.won: list[list[int]] = [[] for _ in range(n)]
+        self.trick = []
+        self.trick_seats = []
+        self.tricks = []
+        self.won = [[] for _ in range(n)]
         self.pending: dict[int, list[int]] = {}
         self.passed: list[list[int] | None] = [None] * n
         self.received: list[list[int] | None] = [None] * n
-        self.extra: X = self.rules.new_extra(n)
+        self.extra = self.rules.new_extra(n)
         self._drop_legal()
         offset = self.rules.pass_offset(n, self.round_no)
         self.pass_offset = offset

@@ -27,7 +27,8 @@ from core.arena.model import (
     Member,
     MemberKind,
 )
-from core.redis.connections import StrRedis, decoding_client, redis_client, run_and_wait
+from core.redis.connections import StrRedis, decoding_client, redis_client
+from core.redis.scripts import run_and_wait
 
 # Retention: a finished match's document and replays are kept while anything links to them: the ladder's
 # recent list (its RECENT_KEEP newest matches) or the record of any of its bots (each bot's HISTORY_LIMIT
@@ -607,7 +608,7 @@ class ArenaStore:
                 RECENT_LIMIT, HISTORY_LIMIT, self.record_limit, APPLIED_TTL_S, repr(INITIAL_RATING),
                 FORFEITS_TO_BENCH, BENCH_S, BENCH_MAX_S, CLEAN_TO_FORGIVE, int(result.rated), *bot_args,
                 self.match_ttl_s, min(self.replay_ttl_s, self.match_ttl_s)]
-        if self.wait_ms:  # answered once a replica has the rating (core.redis.connections.replicated)
+        if self.wait_ms:  # answered once a replica has the rating (core.redis.scripts.replicated)
             applied, *dropped = run_and_wait(self.redis, self._apply, script_keys, args, self.wait_ms)
         else:
             applied, *dropped = self._apply(keys=script_keys, args=args)

@@ -18,7 +18,7 @@ from gevent.event import AsyncResult  # type: ignore[import-untyped]
 from gevent.lock import Semaphore  # type: ignore[import-untyped]
 from hiredis import pack_command
 
-from core.redis.connections import evalsha, replicated
+from core.redis.scripts import evalsha, replicated
 
 
 class PipelinedLane:
@@ -67,7 +67,7 @@ class PipelinedLane:
 
     def run(self, script: Any, keys: list[str], args: list[Any], wait_ms: int = 0) -> Any:
         """``script(keys=keys, args=args)`` for a registered ``redis.commands.core.Script``; with `wait_ms`,
-        then ``WAIT 1 wait_ms`` on the same connection (`core.redis.connections.replicated`). A connection
+        then ``WAIT 1 wait_ms`` on the same connection (`core.redis.scripts.replicated`). A connection
         that breaks between the two fails the call: the write may not be on a replica."""
         if not wait_ms:
             return evalsha(self._call, script, keys, args)

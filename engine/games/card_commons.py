@@ -2,15 +2,13 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Final
+from typing import Any, Final
 
 from ..card_tables import HEARTS, SUIT_OF
 from ..rules import MAX_TARGET, QUEEN_OF_SPADES, THREE_OF_CLUBS, TWO_OF_CLUBS, GameInfo, OptionSpec
 from ..shapes import RoundSummary
+from ..table import TableState
 from .hearts import HeartsFamily
-
-if TYPE_CHECKING:
-    from ..state import GameState
 
 POINTS: Final[tuple[int, ...]] = tuple(
     1 if SUIT_OF[c] == HEARTS else 13 if c == QUEEN_OF_SPADES else 0 for c in range(52)
@@ -56,18 +54,18 @@ class CardCommons(HeartsFamily[None]):
     # R-CC-FIRST: when void, anything goes, even on the first trick; any lead after it (the family's
     # legal_leads and legal_follows as they are).
 
-    def moon_shooter(self, state: GameState[None]) -> int | None:
+    def moon_shooter(self, state: TableState[None]) -> int | None:
         """R-CC-MOON: the seat that took all 13 hearts and the Q♠, if any."""
         for seat, cards in enumerate(state.won):
             if sum(POINTS[c] for c in cards) == MOON:
                 return seat
         return None
 
-    def round_points(self, state: GameState[None]) -> list[int]:
+    def round_points(self, state: TableState[None]) -> list[int]:
         shooter = self.moon_shooter(state)
         if shooter is None:
             return super().round_points(state)
         return [-MOON if seat == shooter else 0 for seat in range(state.players)]
 
-    def add_to_summary(self, state: GameState[None], summary: RoundSummary) -> None:
+    def add_to_summary(self, state: TableState[None], summary: RoundSummary) -> None:
         summary["moon"] = self.moon_shooter(state)

@@ -8,13 +8,9 @@ the first trick, and overrides :meth:`legal_leads` for its own lead restrictions
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from ..card_tables import CODES, SUIT_OF
-from ..rules import TWO_OF_CLUBS, Rules, X, hearts_pass_offset, index_of, points_taken, suit_run
-
-if TYPE_CHECKING:
-    from ..state import GameState
+from ..rules import TWO_OF_CLUBS, Rules, hearts_pass_offset, index_of, points_taken, suit_run
+from ..table import TableState, X
 
 
 class HeartsFamily(Rules[X]):
@@ -34,12 +30,12 @@ class HeartsFamily(Rules[X]):
     def opening_card(self, players: int) -> int:
         return TWO_OF_CLUBS
 
-    def first_leader(self, state: GameState[X]) -> int:
+    def first_leader(self, state: TableState[X]) -> int:
         # The holder of the opening card after the pass.
         opener = self.opening_card(state.players)
         return next(s for s, hand in enumerate(state.hands) if index_of(hand, opener) >= 0)
 
-    def legal_plays(self, state: GameState[X], seat: int) -> list[int]:
+    def legal_plays(self, state: TableState[X], seat: int) -> list[int]:
         # Following is most of a round's decisions: done here in one step, on the sorted hand.
         hand = state.hands[seat]
         trick = state.trick
@@ -55,14 +51,14 @@ class HeartsFamily(Rules[X]):
             return [self.opening_card(state.players)]
         return self.legal_leads(state, seat)
 
-    def legal_leads(self, state: GameState[X], seat: int) -> list[int]:
+    def legal_leads(self, state: TableState[X], seat: int) -> list[int]:
         """Cards ``seat`` may lead after the first trick."""
         return list(state.hands[seat])
 
-    def why_not(self, state: GameState[X], seat: int, played: int) -> str:
+    def why_not(self, state: TableState[X], seat: int, played: int) -> str:
         if not state.trick and not state.tricks:
             return f"the {CODES[self.opening_card(state.players)]} leads the first trick ({self.lead_ruling})"
         return super().why_not(state, seat, played)
 
-    def round_points(self, state: GameState[X]) -> list[int]:
+    def round_points(self, state: TableState[X]) -> list[int]:
         return points_taken(state.won, self.points)

@@ -3,14 +3,12 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Final
+from typing import Any, Final
 
 from ..card_tables import RANK_OF, SUIT_OF, SUITS
 from ..rules import MAX_TARGET, TWO_OF_CLUBS, GameInfo, OptionSpec, Rules, highest_of_led_suit
 from ..shapes import RoundSummary, TableView
-
-if TYPE_CHECKING:
-    from ..state import GameState
+from ..table import TableState
 
 # R-SL-RANK: A ranks high in play but scores 1; J 11, Q 12, K 13.
 VALUE: Final[tuple[int, ...]] = tuple(1 if RANK_OF[c] == 14 else RANK_OF[c] for c in range(52))
@@ -71,7 +69,7 @@ class SloppySeconds(Rules[SloppyRound]):
     def deck(self, players: int, options: dict[str, Any]) -> list[int]:
         return [c for c in range(52) if not (players == 3 and c == TWO_OF_CLUBS)]  # R-SL-DEAL
 
-    def on_play(self, state: GameState[SloppyRound], seat: int, played: int) -> None:
+    def on_play(self, state: TableState[SloppyRound], seat: int, played: int) -> None:
         # R-SL-BREAK: off-suit play breaks a suit; the second distinct suit broken is trump, at once.
         suit = SUIT_OF[played]
         own = state.extra
@@ -80,7 +78,7 @@ class SloppySeconds(Rules[SloppyRound]):
             if len(own.broken) == 2 and own.trump is None:
                 own.trump = suit
 
-    def trick_winner(self, state: GameState[SloppyRound]) -> int:
+    def trick_winner(self, state: TableState[SloppyRound]) -> int:
         trump = state.extra.trump
         trick = state.trick
         if trump is not None:
@@ -89,7 +87,7 @@ class SloppySeconds(Rules[SloppyRound]):
                 return state.trick_seats[max(trumps, key=trick.__getitem__)]
         return highest_of_led_suit(trick, state.trick_seats)
 
-    def round_points(self, state: GameState[SloppyRound]) -> list[int]:
+    def round_points(self, state: TableState[SloppyRound]) -> list[int]:
         n = state.players
         points = [0] * n
         for suit in range(4):
@@ -98,11 +96,11 @@ class SloppySeconds(Rules[SloppyRound]):
                 points[seat] += p
         return [max(p, MIN_HAND_SCORE) for p in points]
 
-    def add_public(self, state: GameState[SloppyRound], view: TableView) -> None:
+    def add_public(self, state: TableState[SloppyRound], view: TableView) -> None:
         own = state.extra
         view["trump"] = None if own.trump is None else SUITS[own.trump]
         view["broken"] = [SUITS[s] for s in own.broken]
 
-    def add_to_summary(self, state: GameState[SloppyRound], summary: RoundSummary) -> None:
+    def add_to_summary(self, state: TableState[SloppyRound], summary: RoundSummary) -> None:
         trump = state.extra.trump
         summary["trump"] = None if trump is None else SUITS[trump]

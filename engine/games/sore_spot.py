@@ -3,16 +3,14 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Final
+from typing import Any, Final
 
 from ..card_tables import CODES, RANK_OF, SUIT_OF
 from ..cards import Card, CardError, card, codes
 from ..errors import OptionsError
 from ..rules import GameInfo, OptionSpec, Rules
 from ..shapes import RoundSummary, TableView
-
-if TYPE_CHECKING:
-    from ..state import GameState
+from ..table import TableState
 
 # R-SS-NUM: A = 0, 2..10 face value, J 11, Q 12, K 13.
 NUMBER: Final[tuple[int, ...]] = tuple(0 if RANK_OF[c] == 14 else RANK_OF[c] for c in range(52))
@@ -135,30 +133,30 @@ class SoreSpot(Rules[SoreSpotRound]):
             return list(A_TO_Q)
         return [Card.parse(c) for c in choice]
 
-    def legal_plays(self, state: GameState[SoreSpotRound], seat: int) -> list[int]:
+    def legal_plays(self, state: TableState[SoreSpotRound], seat: int) -> list[int]:
         return list(state.hands[seat])  # no need to follow suit
 
-    def on_secret_cards(self, state: GameState[SoreSpotRound], laid: dict[int, int]) -> None:
+    def on_secret_cards(self, state: TableState[SoreSpotRound], laid: dict[int, int]) -> None:
         for seat, c in laid.items():
             state.extra.sore_cards[seat] = c
 
-    def trick_winner(self, state: GameState[SoreSpotRound]) -> int | None:
+    def trick_winner(self, state: TableState[SoreSpotRound]) -> int | None:
         index = trick_winner_index(state.trick)
         return None if index is None else state.trick_seats[index]
 
-    def laid(self, state: GameState[SoreSpotRound]) -> list[int]:
+    def laid(self, state: TableState[SoreSpotRound]) -> list[int]:
         """Every seat's sore card, in seat order (play begins only once all are laid)."""
         return [c for c in state.extra.sore_cards if c is not None]
 
-    def round_points(self, state: GameState[SoreSpotRound]) -> list[int]:
+    def round_points(self, state: TableState[SoreSpotRound]) -> list[int]:
         return [round_score(sore, state.won[s]) for s, sore in enumerate(self.laid(state))]
 
-    def game_over(self, state: GameState[SoreSpotRound]) -> bool:
+    def game_over(self, state: TableState[SoreSpotRound]) -> bool:
         return bool(state.round_no + 1 >= state.options["rounds"])
 
-    def add_public(self, state: GameState[SoreSpotRound], view: TableView) -> None:
+    def add_public(self, state: TableState[SoreSpotRound], view: TableView) -> None:
         # R-SIMUL: sore cards show only once every seat has laid one.
         view["sore_cards"] = [None if c is None else CODES[c] for c in state.extra.sore_cards]
 
-    def add_to_summary(self, state: GameState[SoreSpotRound], summary: RoundSummary) -> None:
+    def add_to_summary(self, state: TableState[SoreSpotRound], summary: RoundSummary) -> None:
         summary["sore_cards"] = codes(self.laid(state))

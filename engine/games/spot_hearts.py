@@ -3,15 +3,13 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Final
+from typing import Final
 
 from ..card_tables import HEARTS, RANK_OF, SUIT_OF
 from ..rules import MAX_TARGET, QUEEN_OF_SPADES, GameInfo, OptionSpec
 from ..shapes import TableView
+from ..table import TableState
 from .hearts import HeartsFamily
-
-if TYPE_CHECKING:
-    from ..state import GameState
 
 # R-SH-SCORE: hearts score their rank (2..14), the Q♠ 25; 129 per round.
 POINTS: Final[tuple[int, ...]] = tuple(
@@ -59,23 +57,23 @@ class SpotHearts(HeartsFamily[SpotHeartsRound]):
     def first_dealer_from_seed(self) -> bool:
         return True  # R-DEALER: "The first dealer is determined randomly".
 
-    def legal_leads(self, state: GameState[SpotHeartsRound], seat: int) -> list[int]:
+    def legal_leads(self, state: TableState[SpotHeartsRound], seat: int) -> list[int]:
         hand = state.hands[seat]
         if state.extra.hearts_broken:
             return list(hand)
         # R-SH-BREAK: no heart lead before a heart or the Q♠ has been played, unless only hearts are left.
         return [c for c in hand if SUIT_OF[c] != HEARTS] or list(hand)
 
-    def why_not(self, state: GameState[SpotHeartsRound], seat: int, played: int) -> str:
+    def why_not(self, state: TableState[SpotHeartsRound], seat: int, played: int) -> str:
         if not state.trick and state.tricks:
             return "hearts may not be led until a heart or the QS has been played (R-SH-BREAK)"
         if state.trick and not any(SUIT_OF[c] == SUIT_OF[state.trick[0]] for c in state.hands[seat]):
             return "no heart and not the QS on the first trick (R-SH-FIRST)"
         return super().why_not(state, seat, played)
 
-    def on_play(self, state: GameState[SpotHeartsRound], seat: int, played: int) -> None:
+    def on_play(self, state: TableState[SpotHeartsRound], seat: int, played: int) -> None:
         if POINTS[played]:  # R-SH-BREAK: a heart or the Q♠
             state.extra.hearts_broken = True
 
-    def add_public(self, state: GameState[SpotHeartsRound], view: TableView) -> None:
+    def add_public(self, state: TableState[SpotHeartsRound], view: TableView) -> None:
         view["hearts_broken"] = state.extra.hearts_broken

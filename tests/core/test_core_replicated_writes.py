@@ -8,7 +8,8 @@ from __future__ import annotations
 import redis
 
 from core.metrics import OWN
-from core.redis.connections import ScriptLane, run_and_wait
+from core.redis.connections import ScriptLane
+from core.redis.scripts import run_and_wait
 
 
 def unreplicated_writes(write: str = "move") -> float:

@@ -4,6 +4,10 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
+from trickarena.api import ArenaClient
+from trickarena.ladder import play_ladder
+from trickarena.poll import practice
+from trickarena.server import BotServer
 from trickarena.types import GAME_IDS, Move, SeatState, View
 
 
@@ -38,16 +42,12 @@ class Bot:
 
     def serve(self, host: str = "127.0.0.1", port: int = 9001) -> None:
         """Serve the bot protocol until Ctrl-C (register http://HOST:PORT with the arena)."""
-        from trickarena.server import BotServer
-
         server = BotServer(self, host, port)
         print(f"bot {self.name!r} listening on {server.url}  (Ctrl-C stops)", flush=True)
         server.serve_forever()
 
     def play_ladder(self, api_url: str, bot_id: str, owner_token: str) -> None:
         """As a polling bot (registered without a URL): play every ladder seat it is given; Ctrl-C stops."""
-        from trickarena.ladder import play_ladder
-
         print(f"bot {self.name!r} ({bot_id}) playing its ladder seats at {api_url}  (Ctrl-C stops)",
               flush=True)
         try:
@@ -58,9 +58,6 @@ class Bot:
     def practice(self, api_url: str, game: str, opponents: list[str] | None = None,
                  options: dict[str, Any] | None = None) -> SeatState | None:
         """Play one game against house bots through the move API; None if stopped with Ctrl-C."""
-        from trickarena.api import ArenaClient
-        from trickarena.poll import practice
-
         with ArenaClient(api_url) as api:
             try:
                 table_id, final = practice(api, self, game, opponents, options)

@@ -12,20 +12,17 @@ from __future__ import annotations
 
 import logging
 import threading
-from typing import TYPE_CHECKING
 
 from trickarena.api import ArenaClient
+from trickarena.bot_interface import BotInterface
 from trickarena.http import ApiError, ApiUnavailable
 from trickarena.poll import play_seat
 from trickarena.types import LadderSeat
 
-if TYPE_CHECKING:
-    from trickarena.bot import Bot
-
 log = logging.getLogger("trickarena.ladder")
 
 
-def play_ladder(api_url: str, bot_id: str, owner_token: str, bot: Bot, wait_s: float = 25.0,
+def play_ladder(api_url: str, bot_id: str, owner_token: str, bot: BotInterface, wait_s: float = 25.0,
                 stop: threading.Event | None = None, max_games: int | None = None) -> int:
     """Play every ladder seat of `bot_id` until `stop` is set (or `max_games` finished); games played.
 

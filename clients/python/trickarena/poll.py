@@ -11,14 +11,12 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Literal
+from typing import Literal
 
 from trickarena.api import ArenaClient
+from trickarena.bot_interface import BotInterface
 from trickarena.http import ApiError
 from trickarena.types import Move, SeatState
-
-if TYPE_CHECKING:
-    from trickarena.bot import Bot
 
 LONG_POLL_S = 25.0
 log = logging.getLogger("trickarena.poll")
@@ -30,7 +28,7 @@ def fallback_move(view: dict) -> Move:
     return legal[: decision["count"]] if decision["kind"] == "pass" else legal[0]
 
 
-def play_seat(api: ArenaClient, table_id: str, seat: int, token: str, bot: Bot,
+def play_seat(api: ArenaClient, table_id: str, seat: int, token: str, bot: BotInterface,
               on_refused: Literal["raise", "fallback"] = "raise",
               on_move: Callable[[SeatState, Move], None] | None = None,
               wait_s: float = LONG_POLL_S) -> SeatState:
@@ -63,7 +61,7 @@ def play_seat(api: ArenaClient, table_id: str, seat: int, token: str, bot: Bot,
         after = -1  # our own move may have made it our turn again (e.g. we won the trick): look at once
 
 
-def practice(api: ArenaClient, bot: Bot, game: str, opponents: list[str] | None = None,
+def practice(api: ArenaClient, bot: BotInterface, game: str, opponents: list[str] | None = None,
              options: dict | None = None, **play_kwargs) -> tuple[str, SeatState]:
     """Open a table with `bot` in seat 0 and house bots elsewhere, play it to the end: (table id, final)."""
     opponents = opponents or ["heuristic"] * 3  # every game plays with 4 (Sore Spot with 3-6 too)

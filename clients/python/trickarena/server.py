@@ -16,10 +16,9 @@ import socket
 import threading
 import traceback
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-if TYPE_CHECKING:
-    from trickarena.bot import Bot
+from trickarena.bot_interface import BotInterface
 
 MAX_REQUEST_BYTES = 1024 * 1024
 log = logging.getLogger("trickarena.server")
@@ -30,7 +29,7 @@ class _HttpServer(ThreadingHTTPServer):
     allow_reuse_address = True
     request_queue_size = 128
 
-    def __init__(self, address: tuple[str, int], bot: Bot) -> None:
+    def __init__(self, address: tuple[str, int], bot: BotInterface) -> None:
         super().__init__(address, _Handler)
         self.bot = bot
         self.calls = 0  # /move requests answered (tests and the CLI read it)
@@ -107,7 +106,7 @@ class _Handler(BaseHTTPRequestHandler):
 class BotServer:
     """A running bot server. ``start()`` serves from a daemon thread; ``serve_forever()`` blocks."""
 
-    def __init__(self, bot: Bot, host: str = "127.0.0.1", port: int = 0) -> None:
+    def __init__(self, bot: BotInterface, host: str = "127.0.0.1", port: int = 0) -> None:
         self.httpd = _HttpServer((host, port), bot)
         self._thread: threading.Thread | None = None
 
