@@ -10,7 +10,7 @@ import engine
 from core import viewschema
 from core.analysis import AnalysisStatus
 from core.arena.ranking import DEFAULT_PAGE, MAX_PAGE, PROVISIONAL_MATCHES, UNCERTAINTY_SCALE
-from core.arena.store import MAX_VERSION_CHARS
+from core.arena.store.ratings import MAX_VERSION_CHARS
 from core.settings import ANALYSIS_BUDGET_RANGE_MS
 from engine.bots.names import HOUSE_BOT_NAME_PATTERN, describe_house_bot_names
 

@@ -36,6 +36,7 @@ import threading
 import time
 from collections import Counter
 from dataclasses import dataclass, field
+from typing import Any
 
 import redis
 from rq import Queue
@@ -52,7 +53,9 @@ from core.arena.model import FINAL_STATUSES, LadderConfig, MatchSpec, MatchStatu
 from core.arena.moderation import is_suspended, public_name
 from core.arena.netguard import policy_refusal
 from core.arena.presence import present_now
-from core.arena.store import HEALTH_FAILURES_TO_PAUSE, STOPPED_REASON, ArenaStore
+from core.arena.store import ArenaStore
+from core.arena.store.health import HEALTH_FAILURES_TO_PAUSE
+from core.arena.store.matches import STOPPED_REASON, MatchDoc
 from core.queues import enqueue_challenge, enqueue_health_check, enqueue_match
 from core.redis.connections import StrRedis, settings_client
 from core.settings import Settings
@@ -63,6 +66,12 @@ log = logging.getLogger("arena.scheduler")
 MAX_ATTEMPTS = 3
 CHALLENGE_GRACE_S = 30.0
 HEALTH_BACKOFF_MAX_S = 1800.0  # a paused bot's health checks back off to one per half hour at most
+
+
+def entrant_ids(doc: MatchDoc | None) -> list[str]:
+    """The bots of a match document; none for one without a spec (it counts no meeting)."""
+    spec: dict[str, Any] = (doc.get("spec") if doc else None) or {}
+    return [m["bot_id"] for m in spec.get("entrants", [])]
 
 
 def registered_members(conn: StrRedis, prefix: str, game: str) -> list[Member]:
@@ -338,8 +347,7 @@ class Scheduler:
         if ladder_id not in self._meetings:
             ids = self.store.recent_matches(ladder_id, limit=self.settings.keep_matches) or []
             docs = self.store.match_docs(ids)
-            self._meetings[ladder_id] = pair_meetings(  # a document without a spec counts no meeting
-                [m["bot_id"] for m in (doc or {}).get("spec", {}).get("entrants", [])] for doc in docs)
+            self._meetings[ladder_id] = pair_meetings(entrant_ids(doc) for doc in docs)
         return self._meetings[ladder_id]
 
     def schedule_health_checks(self, http_members: dict[str, str]) -> int:

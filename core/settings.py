@@ -20,7 +20,8 @@ from dataclasses import KW_ONLY, dataclass
 from typing import Any
 
 from core import keys
-from core.arena.store import FINISHED_MATCH_TTL_S, RECENT_KEEP, RECENT_LIMIT, REPLAY_TTL_S
+from core.arena.store.matches import RECENT_KEEP, RECENT_LIMIT
+from core.arena.store.results import FINISHED_MATCH_TTL_S, REPLAY_TTL_S
 from core.tables.store import FINISHED_TABLE_TTL, IDLE_TABLE_TTL
 
 DEFAULT_REDIS_URL = "redis://127.0.0.1:6379/0"

@@ -29,7 +29,8 @@ from typing import Any
 import httpx
 
 from core.arena.model import LadderConfig
-from core.arena.store import RECENT_LIMIT, ArenaStore
+from core.arena.store import ArenaStore
+from core.arena.store.matches import RECENT_LIMIT
 from devstack.stack import Stack
 from devstack.verify import rating_audit
 from loadtest.ladder import drain_and_stop

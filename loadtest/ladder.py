@@ -22,7 +22,7 @@ import httpx
 
 import engine
 from core import keys
-from core.arena.store import RECENT_LIMIT
+from core.arena.store.matches import RECENT_LIMIT
 from devstack.stack import Stack, loadavg
 from devstack.verify import rating_audit
 from loadtest.stats import percentile

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import pytest
 
-from core.arena.store import APPLIED_TTL_S, HISTORY_LIMIT, RECENT_KEEP
+from core.arena.store.matches import APPLIED_TTL_S, RECENT_KEEP
+from core.arena.store.results import HISTORY_LIMIT
 from tests.ci import under_ci
 from tools import netns
 from tools.redis_ceiling import Usage, ceiling, command_calls, run, steady_state_bytes

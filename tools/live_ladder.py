@@ -35,7 +35,8 @@ import redis
 
 from arena.ladder_quality import quality_report
 from core.arena.model import HOUSE_PREFIX, LadderConfig, MatchStatus, default_ladders
-from core.arena.store import RECENT_KEEP, ArenaStore
+from core.arena.store import ArenaStore
+from core.arena.store.matches import RECENT_KEEP
 from devstack.devredis import free_port, start_throwaway
 
 REPO_ROOT = Path(__file__).resolve().parent.parent

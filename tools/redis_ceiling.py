@@ -49,7 +49,9 @@ import redis
 import engine
 from core import keys
 from core.arena.model import LadderConfig
-from core.arena.store import APPLIED_TTL_S, HISTORY_LIMIT, MATCH_TTL_S, RECENT_KEEP, ArenaStore
+from core.arena.store import ArenaStore
+from core.arena.store.matches import APPLIED_TTL_S, MATCH_TTL_S, RECENT_KEEP
+from core.arena.store.results import HISTORY_LIMIT
 from core.tables.store import FINISHED_TABLE_TTL, TableStore
 from devstack.devredis import server_args, wait_ready
 from devstack.stack import Child, Stack

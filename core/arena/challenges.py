@@ -22,7 +22,7 @@ from __future__ import annotations
 import json
 import secrets
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -30,7 +30,8 @@ import engine
 from core import keys
 from core.arena.model import HOUSE_PREFIX, MatchResult, MatchSpec, MatchStatus, Member, MemberKind
 from core.arena.moderation import is_suspended, public_name
-from core.arena.store import APPLIED_TTL_S, ArenaStore
+from core.arena.store import ArenaStore
+from core.arena.store.matches import APPLIED_TTL_S, MatchDoc
 from core.errors import (
     BadChallenge,
     BadToken,
@@ -219,13 +220,13 @@ class ChallengeStore:
             pre_matches={m.bot_id: 0 for m in members}, created=now, challenge=True, game_count=games)
         return spec, owner, challenger
 
-    def create(self, spec: MatchSpec, owner: str, challenger: str) -> dict[str, Any]:
+    def create(self, spec: MatchSpec, owner: str, challenger: str) -> MatchDoc:
         """Store the challenge's match, queued, claiming its quotas (or the quota error)."""
         now = spec.created or time.time()
         day, left = utc_day(now)
-        doc = {"match_id": spec.match_id, "ladder_id": "", "status": MatchStatus.QUEUED.value,
-               "spec": spec.to_json(), "attempts": 0, "created": now,
-               "challenge": {"owner": owner, "challenger": challenger}}
+        doc: MatchDoc = {"match_id": spec.match_id, "ladder_id": "", "status": MatchStatus.QUEUED.value,
+                         "spec": spec.to_json(), "attempts": 0, "created": now,
+                         "challenge": {"owner": owner, "challenger": challenger}}
         p = self.prefix
         answer = self._create(
             keys=[keys.challenges_pending(p), keys.challenges_owner_pending(p, owner),
@@ -243,7 +244,7 @@ class ChallengeStore:
 
     # --- reading --------------------------------------------------------------------------------------------
 
-    def get(self, challenge_id: str) -> dict[str, Any]:
+    def get(self, challenge_id: str) -> MatchDoc:
         """The challenge's match document (ChallengeNotFound for a ladder match's id or no match)."""
         doc = self.arena.match(challenge_id)
         if doc is None or "challenge" not in doc:
@@ -257,7 +258,7 @@ class ChallengeStore:
 
     # --- ending ---------------------------------------------------------------------------------------------
 
-    def finish(self, spec: MatchSpec, result: MatchResult, doc: dict[str, Any]) -> bool:
+    def finish(self, spec: MatchSpec, result: MatchResult, doc: MatchDoc) -> bool:
         """Store the played challenge (never a rating); True if this call did it (at most once)."""
         p, mid = self.prefix, spec.match_id
         now = time.time()
@@ -281,9 +282,9 @@ class ChallengeStore:
             self.redis.set(keys.arena_match_applied(self.prefix, match_id), f"aborted {time.time()}", nx=True,
                            ex=APPLIED_TTL_S)
 
-    def release(self, match_id: str, doc: dict[str, Any] | None) -> None:
+    def release(self, match_id: str, doc: MatchDoc | None) -> None:
         """The challenge no longer counts as queued or running (done, aborted, or its document gone)."""
-        owner = (doc or {}).get("challenge", {}).get("owner")
+        owner = doc.get("challenge", {}).get("owner") if doc else None
         pipe = self.redis.pipeline(transaction=False)
         pipe.zrem(keys.challenges_pending(self.prefix), match_id)
         if owner:
@@ -291,15 +292,10 @@ class ChallengeStore:
         pipe.execute()
 
 
-def is_challenge(doc: dict[str, Any]) -> bool:
+def is_challenge(doc: MatchDoc) -> bool:
     return "challenge" in doc
 
 
-def entrant_names(doc: dict[str, Any]) -> dict[str, str]:
+def entrant_names(doc: MatchDoc) -> dict[str, str]:
     """Display name of each entrant of a match document (as it was when the match was made)."""
     return {m["bot_id"]: m.get("name") or m["bot_id"] for m in doc["spec"]["entrants"]}
-
-
-def challenge_bots(names: Sequence[str]) -> list[str]:
-    """The registered bot ids among a challenge's bot names (house names left out)."""
-    return [name for name in names if house_name(name) is None]

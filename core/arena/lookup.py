@@ -10,6 +10,7 @@ from typing import Any
 
 from core.arena.model import LadderConfig, MatchStatus
 from core.arena.store import ArenaStore
+from core.arena.store.matches import MatchDoc
 from core.errors import (
     BotNotOnLadder,
     LadderNotFound,
@@ -31,7 +32,7 @@ def find_ladder(store: ArenaStore, ladder_id: str) -> LadderConfig:
     return ladder
 
 
-def find_match(store: ArenaStore, match_id: str) -> dict[str, Any]:
+def find_match(store: ArenaStore, match_id: str) -> MatchDoc:
     """The match document; MatchExpired (410) for a finished match the retention policy deleted (its
     idempotency key outlives it), MatchNotFound for an id never seen."""
     doc = store.match(match_id)
@@ -42,8 +43,7 @@ def find_match(store: ArenaStore, match_id: str) -> dict[str, Any]:
     return doc
 
 
-def published_games(store: ArenaStore, match_id: str, game_no: int) -> tuple[dict[str, Any],
-                                                                            list[dict[str, Any]]]:
+def published_games(store: ArenaStore, match_id: str, game_no: int) -> tuple[MatchDoc, list[dict[str, Any]]]:
     """A match's document and replay records, with `game_no` checked.
 
     Replays hold every hand, so they are published only once the match has been played to the end.

@@ -16,7 +16,8 @@ import redis
 from arena.jobs import play_match
 from core import keys
 from core.arena.model import LadderConfig, MatchSpec, Member
-from core.arena.store import MATCH_TTL_S, ArenaStore
+from core.arena.store import ArenaStore
+from core.arena.store.matches import MATCH_TTL_S
 from core.settings import Settings
 from tests.scenarios import match_spec
 from tests.waiting import wait_until

@@ -12,7 +12,8 @@ from arena.jobs import play_match
 from arena.match import MatchRunner, make_drivers
 from core import keys
 from core.arena.model import LadderConfig, MatchSpec, MatchStatus, Member, MemberKind
-from core.arena.store import BENCH_S, ArenaStore
+from core.arena.store import ArenaStore
+from core.arena.store.health import BENCH_S
 from tests.scenarios import match_spec
 
 HOUSE = ("heuristic", "eps-0.3", "eps-0.6", "random")
@@ -99,7 +100,7 @@ def test_three_failed_health_checks_pause_until_one_passes(store: ArenaStore) ->
 def test_a_url_block_pauses_with_its_reason_and_leaves_the_failure_count_alone(store: ArenaStore) -> None:
     import doctest
 
-    import core.arena.store
+    import core.arena.store.health
 
     store.record_health("b", False, "timeout")
     store.block_urls({"b": "resolves to 127.0.0.1", "c": None})
@@ -112,7 +113,7 @@ def test_a_url_block_pauses_with_its_reason_and_leaves_the_failure_count_alone(s
     store.block_urls({"b": "private"})
     assert store.record_health("b", True) is False  # a passing check reached it: its URL is allowed
     assert store.paused_bots(["b"]) == set()
-    result = doctest.testmod(core.arena.store)
+    result = doctest.testmod(core.arena.store.health)
     assert result.attempted >= 4 and result.failed == 0
 
 

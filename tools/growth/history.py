@@ -26,7 +26,9 @@ from core import keys
 from core.analysis import AnalysisSubject
 from core.arena.model import LadderConfig, MatchSpec, Member
 from core.arena.registry import BotQuota, BotRegistry
-from core.arena.store import APPLIED_TTL_S, HISTORY_LIMIT, ArenaStore
+from core.arena.store import ArenaStore
+from core.arena.store.matches import APPLIED_TTL_S
+from core.arena.store.results import HISTORY_LIMIT
 from core.redis.connections import decoding_client
 from core.settings import Settings
 from devstack.devredis import start_throwaway
