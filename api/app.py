@@ -12,7 +12,7 @@ from api import metrics as request_metrics
 from api.fastargs import declares_json
 from api.problems import PROBLEM_MEDIA_TYPE, register_error_handlers
 from api.ratelimit import install_address_limits, install_seat_limit, install_trusted_proxies
-from api.schemas import ProblemSchema, register_view_components
+from api.schemas.common import ProblemSchema, register_view_components
 from api.services import EXTENSION, build_services
 from core.settings import Settings
 

@@ -12,14 +12,7 @@ from typing import Any
 from flask import current_app, request
 from marshmallow import Schema, ValidationError
 
-from api.problems import VALIDATION_SLUG, ApiProblem
-
-
-def _invalid(error: ValidationError) -> ApiProblem:
-    messages = error.messages if isinstance(error.messages, dict) else {"_schema": error.messages}
-    return ApiProblem(422, VALIDATION_SLUG, "the request body or query string does not match the schema; "
-                      "see errors", title="Validation failed", errors=messages)
-
+from api.problems import validation_problem
 
 _defaults: dict[int, dict[str, Any]] = {}
 
@@ -34,14 +27,13 @@ def load_query(schema: Schema) -> dict[str, Any]:
     try:
         return schema.load(request.args)
     except ValidationError as error:
-        raise _invalid(error) from None
+        raise validation_problem(error.messages) from None
 
 
 def load_json(schema: Schema) -> dict[str, Any]:
     body = _json_body()
     if not isinstance(body, dict):
-        raise ApiProblem(422, VALIDATION_SLUG, "the request body must be a JSON object",
-                         title="Validation failed", errors={"_schema": ["expected a JSON object"]})
+        raise validation_problem(["expected a JSON object"], "the request body must be a JSON object")
     # A schema may say cheaply that a load would give the body back unchanged (MoveRequestSchema).
     loads_unchanged = getattr(schema, "loads_unchanged", None)
     if loads_unchanged is not None and loads_unchanged(body):
@@ -49,7 +41,7 @@ def load_json(schema: Schema) -> dict[str, Any]:
     try:
         return schema.load(body)
     except ValidationError as error:
-        raise _invalid(error) from None
+        raise validation_problem(error.messages) from None
 
 
 def declares_json(environ: dict[str, Any]) -> bool:

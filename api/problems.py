@@ -49,12 +49,11 @@ from core.errors import (
     QuotaExceeded,
     RateLimited,
     ReplayExpired,
+    RetryLater,
     SeatNotFound,
     SeatNotOpen,
     SeatTaken,
     StaleVersion,
-    StoreFull,
-    StoreUnavailable,
     TableBusy,
     TableNotFound,
     TableOver,
@@ -63,9 +62,9 @@ from core.errors import (
     UnknownDealing,
     UnknownGame,
     UnsafeURL,
-    store_error,
 )
 from core.metrics import count_redis_error
+from core.redis.failures import StoreFull, StoreUnavailable, store_error
 from engine.errors import (
     EngineError,
     GameOverError,
@@ -79,8 +78,6 @@ PROBLEM_MEDIA_TYPE = "application/problem+json"
 PROBLEM_TYPE_BASE = "/problems/"
 
 log = logging.getLogger(__name__)
-STORE_RETRY_AFTER_S = 1  # a Redis restart (AOF load) takes about a second
-STORE_FULL_RETRY_AFTER_S = 5  # room comes back when an operator makes it: retrying every second helps nobody
 # Every rate limit's 429 (moves, registration, table creation, analysis requests) has this one type: clients
 # branch on one value. (A client's share of the analysis queue used up is analysis-share-exhausted.)
 RATE_LIMITED_SLUG = "rate-limited"
@@ -100,13 +97,15 @@ class ApiProblem(Exception):
         self.extra = extra
 
 
-# The one table from errors to problem types: error class -> (status, problem slug, title or None for the slug
-# capitalised). The engine's rule errors and the stores' domain errors; the most specific class comes first.
-PROBLEMS: list[tuple[type[Exception], int, str, str | None]] = [
+# The one table from errors to problem types, one row per type: error class (or classes) -> (status, problem
+# slug, title or None for the slug capitalised). The engine's rule errors and the stores' domain errors; the
+# most specific class comes first. A move out of turn or after the end is refused by the engine and by the
+# table store, each with its own class (the store's is a MoveConflict with the table's version): one row.
+PROBLEMS: list[tuple[type[Exception] | tuple[type[Exception], ...], int, str, str | None]] = [
     (MalformedMoveError, 400, "malformed-move", "Malformed move"),
     (IllegalMoveError, 422, "illegal-move", "Illegal move"),
-    (NotYourTurnError, 409, "not-your-turn", "Not your turn"),
-    (GameOverError, 409, "game-over", "Game over"),
+    ((NotYourTurnError, NotYourTurn), 409, "not-your-turn", None),
+    ((GameOverError, TableOver), 409, "game-over", None),
     (OptionsError, 422, "invalid-options", "Invalid game options"),
     (EngineError, 422, "rejected-by-engine", "Rejected by the rules engine"),
     (TableNotFound, 404, "table-not-found", None),
@@ -142,8 +141,6 @@ PROBLEMS: list[tuple[type[Exception], int, str, str | None]] = [
     (UnknownDealing, 409, "unknown-dealing", "Unknown dealing version"),
     (MatchNotPublished, 409, "match-not-finished", None),
     (MatchNotVoidable, 409, "match-not-voidable", None),
-    (TableOver, 409, "game-over", None),
-    (NotYourTurn, 409, "not-your-turn", None),
     (StaleVersion, 409, "stale-version", None),
     (TableBusy, 409, "busy", None),
     (AnalysisQueueFull, 503, "analysis-queue-full", "Service unavailable"),
@@ -153,22 +150,15 @@ PROBLEMS: list[tuple[type[Exception], int, str, str | None]] = [
     (ChallengeQuotaExceeded, 429, "challenge-quota-exceeded", "Too Many Requests"),
     (StoreFull, 507, "store-full", "Insufficient storage"),
     (StoreUnavailable, 503, "store-unavailable", "Service unavailable"),
-    (TooManyMovePosts, 429, RATE_LIMITED_SLUG, "Too Many Requests"),  # the per-seat move limit
-    (RateLimited, 429, RATE_LIMITED_SLUG, "Too Many Requests"),  # the per-address limits
+    # the per-seat move limit, and the per-address limits
+    ((TooManyMovePosts, RateLimited), 429, RATE_LIMITED_SLUG, "Too Many Requests"),
 ]
 
 
 def _problem_headers(error: Exception) -> dict[str, str]:
     if isinstance(error, TokenRequired):
         return {"WWW-Authenticate": f'Bearer realm="{error.realm}"'}
-    if isinstance(error, (AnalysisQueueFull, AnalysisShareExhausted, ChallengeQueueFull,
-                          ChallengeQuotaExceeded)):
-        return {"Retry-After": str(error.retry_after)}
-    if isinstance(error, StoreFull):
-        return {"Retry-After": str(STORE_FULL_RETRY_AFTER_S)}
-    if isinstance(error, StoreUnavailable):
-        return {"Retry-After": str(STORE_RETRY_AFTER_S)}
-    if isinstance(error, (TooManyMovePosts, RateLimited)):
+    if isinstance(error, RetryLater):
         return {"Retry-After": str(error.retry_after)}
     return {}
 
@@ -193,8 +183,17 @@ def problem_for(error: Exception) -> ApiProblem | None:
             return ApiProblem(status, slug, str(error), title, _problem_headers(error), **extra)
     return None
 
-# Werkzeug's 422 from webargs/marshmallow carries the field messages in `.data["messages"]`.
 VALIDATION_SLUG = "validation-failed"
+VALIDATION_DETAIL = "the request body or query string does not match the schema; see errors"
+
+
+def validation_problem(errors: Any, detail: str = VALIDATION_DETAIL,
+                       headers: dict[str, str] | None = None) -> ApiProblem:
+    """The 422 of a request its schema refused: `errors` maps each field to its messages (messages about the
+    whole body or query string, a list, go under ``_schema``)."""
+    if not isinstance(errors, dict):
+        errors = {"_schema": errors}
+    return ApiProblem(422, VALIDATION_SLUG, detail, title="Validation failed", headers=headers, errors=errors)
 
 
 def problem_response(status: int, slug: str | None, title: str, detail: str,
@@ -227,9 +226,8 @@ def _http_problem(error: HTTPException) -> Response:
     data = getattr(error, "data", None) or {}
     messages = data.get("messages") if isinstance(data, dict) else None
     if status == 422 and messages is not None:
-        return problem_response(422, VALIDATION_SLUG, "Validation failed",
-                                "the request body or query string does not match the schema; see errors",
-                                headers=headers, errors=_flatten_messages(messages))
+        # Werkzeug's 422 from webargs/marshmallow carries the field messages in `.data["messages"]`.
+        return _answer(validation_problem(_flatten_messages(messages), headers=headers))
     detail = error.description or HTTPStatus(status).description
     refused_json = getattr(error, "exc", None)
     if status == 400 and messages is not None and isinstance(refused_json, ValueError):
@@ -242,11 +240,15 @@ def _http_problem(error: HTTPException) -> Response:
     return problem_response(status, slug, HTTPStatus(status).phrase, detail, headers=headers)
 
 
+def _answer(problem: ApiProblem) -> Response:
+    return problem_response(problem.status, problem.slug, problem.title, problem.detail, problem.headers,
+                            **problem.extra)
+
+
 def handle_error(error: Exception) -> Response:
     problem = error if isinstance(error, ApiProblem) else problem_for(error)
     if problem is not None:
-        return problem_response(problem.status, problem.slug, problem.title, problem.detail, problem.headers,
-                                **problem.extra)
+        return _answer(problem)
     if isinstance(error, HTTPException):
         return _http_problem(error)
     log.exception("unhandled error", exc_info=error)

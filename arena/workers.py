@@ -57,8 +57,8 @@ from rq.timeouts import TimerDeathPenalty
 from arena import runtime
 from arena.runtime import STOPPING
 from core import metrics
-from core.errors import store_error
 from core.redis.connections import settings_client
+from core.redis.failures import store_error
 from core.settings import Settings
 
 POLL_S = 1  # an idle thread's longest blocking dequeue: how long a stop request may take to reach it

@@ -1,7 +1,8 @@
 """Domain errors: what the shared stores refuse, with what a caller needs to act on it.
 
 They know no HTTP. The API maps each class to a problem type in one table (``api.problems.PROBLEMS``); the
-arena decides by class (a move that lost a race is a ``MoveConflict``), never by a status code.
+arena decides by class (a move that lost a race is a ``MoveConflict``), never by a status code. The store
+failing itself (Redis unreachable or out of room) is ``core.redis.failures``'.
 
 >>> error = StaleVersion("t1", expected=3, version=5, since=4)
 >>> isinstance(error, MoveConflict), error.fields()
@@ -10,18 +11,21 @@ arena decides by class (a move that lost a race is a ``MoveConflict``), never by
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, ClassVar
 
 
 class DomainError(Exception):
-    """Base class. ``detail`` is written for the client; ``fields()`` are machine-readable extras."""
+    """Base class. ``detail`` is written for the client; ``fields()`` are machine-readable extras: the
+    attributes a class names in ``extras``, in that order, those that are set (not None)."""
+
+    extras: ClassVar[tuple[str, ...]] = ()
 
     def __init__(self, detail: str) -> None:
         super().__init__(detail)
         self.detail = detail
 
     def fields(self) -> dict[str, Any]:
-        return {}
+        return {name: value for name in self.extras if (value := getattr(self, name)) is not None}
 
 
 # --- not found ---------------------------------------------------------------------------------------------
@@ -183,12 +187,11 @@ class MetricsClosed(DomainError):
 class Invalid(DomainError):
     """A request whose content is refused; ``errors`` names the offending fields."""
 
+    extras = ("errors",)
+
     def __init__(self, detail: str, errors: dict[str, list[str]] | None = None) -> None:
         super().__init__(detail)
-        self.errors = errors
-
-    def fields(self) -> dict[str, Any]:
-        return {"errors": self.errors} if self.errors else {}
+        self.errors = errors or None
 
 
 class BadSeats(Invalid):
@@ -239,19 +242,20 @@ class NameReserved(Conflict):
     """The name reads as a house bot's (core.arena.names): ``resembles`` names which, or its family; or it
     reads as the name public views give a bot whose name the operator hid (``detail`` says so)."""
 
+    extras = ("resembles",)
+
     def __init__(self, name: str, resembles: str, detail: str | None = None) -> None:
         super().__init__(detail or f"{name!r} reads as the house name {resembles!r}: house bot names, their "
                          "numbered families and look-alikes of them are reserved; choose another name")
         self.name = name
         self.resembles = resembles
 
-    def fields(self) -> dict[str, Any]:
-        return {"resembles": self.resembles}
-
 
 class QuotaExceeded(Conflict):
     """A cap on registered bots is reached: ``quota`` names which (``per_address``, ``per_account`` or
     ``per_owner_per_ladder``), ``limit`` its value and ``game`` the ladder's game for a per-ladder cap."""
+
+    extras = ("quota", "limit", "game")
 
     def __init__(self, detail: str, quota: str, limit: int, game: str | None = None) -> None:
         super().__init__(detail)
@@ -259,23 +263,16 @@ class QuotaExceeded(Conflict):
         self.limit = limit
         self.game = game
 
-    def fields(self) -> dict[str, Any]:
-        extra: dict[str, Any] = {"quota": self.quota, "limit": self.limit}
-        if self.game is not None:
-            extra["game"] = self.game
-        return extra
-
 
 class ChallengeNotAccepted(Conflict):
     """A bot of another owner that does not take challenges (its owner has not set ``accepts_challenges``),
     or one that cannot play now (disabled, suspended): ``bot_id`` names it."""
 
+    extras = ("bot_id",)
+
     def __init__(self, bot_id: str, why: str) -> None:
         super().__init__(f"bot {bot_id} cannot be challenged: {why}")
         self.bot_id = bot_id
-
-    def fields(self) -> dict[str, Any]:
-        return {"bot_id": self.bot_id}
 
 
 class SeatNotOpen(Conflict):
@@ -315,8 +312,10 @@ class MatchNotPublished(Conflict):
 
 
 class MatchNotVoidable(Conflict):
-    """Only a rated match can be voided by an operator: ``status`` is the match's (``void`` when it is void
-    already, by the operator (``voided``) or because every bot forfeited)."""
+    """Only a rated match can be voided by an operator: ``match_status`` is the match's (``void`` when it is
+    void already, by the operator (``voided``) or because every bot forfeited)."""
+
+    extras = ("match_status",)
 
     def __init__(self, match_id: str, status: str, voided: bool = False) -> None:
         if voided:
@@ -327,25 +326,15 @@ class MatchNotVoidable(Conflict):
             why = f"it is {status}; only a rated match can be voided"
         super().__init__(f"match {match_id} cannot be voided: {why}")
         self.match_id = match_id
-        self.status = status
-
-    def fields(self) -> dict[str, Any]:
-        return {"match_status": self.status}
+        self.match_status = status
 
 
 class MoveConflict(Conflict):
     """A move that no longer fits the table: it moved on, or is over. Nothing changed; re-read and decide."""
 
+    extras = ("legal", "version")
     legal: list[Any] | None = None  # None: not said; [] when nothing may be played now
     version: int | None = None
-
-    def fields(self) -> dict[str, Any]:
-        extra: dict[str, Any] = {}
-        if self.legal is not None:
-            extra["legal"] = self.legal
-        if self.version is not None:
-            extra["version"] = self.version
-        return extra
 
 
 class TableOver(MoveConflict):
@@ -376,134 +365,82 @@ class TableBusy(MoveConflict):
         super().__init__("the table kept changing while this move was applied; retry")
 
 
-class TooManyMovePosts(DomainError):
+# --- refused for now: retry later ---------------------------------------------------------------------------
+
+
+class RetryLater(DomainError):
+    """Refused for now, not for good: asking again after ``retry_after`` seconds (at least 1) may succeed."""
+
+    retry_after: int = 1
+
+    def __init__(self, detail: str, retry_after: int | None = None) -> None:
+        super().__init__(detail)
+        if retry_after is not None:
+            self.retry_after = max(1, retry_after)
+
+
+class TooManyMovePosts(RetryLater):
     """A seat's poster went over its move posts at one table version (``core.tables.store.PostLimit``)."""
 
     def __init__(self, seat: int, limit: int, retry_after: int) -> None:
         retry_after = max(1, retry_after)
         super().__init__(f"{limit} move posts on seat {seat} at this table version already (the limit: one "
                          f"decision at a time needs far fewer); retry in {retry_after} s or once the table "
-                         "moves")
+                         "moves", retry_after)
         self.seat = seat
         self.limit = limit
-        self.retry_after = retry_after
 
 
-class RateLimited(DomainError):
+class RateLimited(RetryLater):
     """A client address went over a per-address limit (``limit`` as the limits library writes it, e.g.
     ``20 per 1 minute``); its window resets in ``retry_after`` seconds."""
 
     def __init__(self, limit: str, retry_after: int) -> None:
-        super().__init__(f"rate limit exceeded ({limit}); retry after the Retry-After delay")
+        super().__init__(f"rate limit exceeded ({limit}); retry after the Retry-After delay", retry_after)
         self.limit = limit
-        self.retry_after = max(1, retry_after)
 
 
-class ChallengeQuotaExceeded(DomainError):
+class ChallengeQuotaExceeded(RetryLater):
     """One owner has its share of challenges: ``quota`` is ``pending`` (queued or running at once) or
-    ``per_day`` (created this UTC day), ``limit`` its value; ``retry_after`` seconds is a fair wait."""
+    ``per_day`` (created this UTC day), ``limit`` its value."""
+
+    extras = ("quota", "limit")
 
     def __init__(self, quota: str, limit: int, retry_after: int) -> None:
         what = ("challenges queued or running at once" if quota == "pending"
                 else "challenges created in one UTC day")
-        super().__init__(f"this owner has reached its {limit} {what}; retry in {retry_after} s")
+        super().__init__(f"this owner has reached its {limit} {what}; retry in {retry_after} s", retry_after)
         self.quota = quota
         self.limit = limit
-        self.retry_after = max(1, retry_after)
-
-    def fields(self) -> dict[str, Any]:
-        return {"quota": self.quota, "limit": self.limit}
 
 
-class ChallengeQueueFull(DomainError):
-    """Too many challenges are queued or running, of all owners; ``retry_after`` seconds is a fair wait."""
+class QueueFull(RetryLater):
+    """Too many jobs of one kind (``what``) are queued or running, of all clients: the most the arena runs."""
+
+    what: ClassVar[str]
 
     def __init__(self, pending: int, retry_after: int) -> None:
-        super().__init__(f"{pending} challenges are queued or running, the most the arena takes at once; "
-                         f"retry in {retry_after} s")
-        self.retry_after = retry_after
+        super().__init__(f"{pending} {self.what} are queued or running, the most the arena takes at once; "
+                         f"retry in {retry_after} s", retry_after)
 
 
-class AnalysisQueueFull(DomainError):
-    """Too many game analyses are queued or running; ``retry_after`` seconds is a fair wait."""
-
-    def __init__(self, pending: int, retry_after: int) -> None:
-        super().__init__(f"{pending} game analyses are queued or running, the most the arena takes at once; "
-                         f"retry in {retry_after} s")
-        self.retry_after = retry_after
+class ChallengeQueueFull(QueueFull):
+    what = "challenges"
 
 
-class AnalysisShareExhausted(DomainError):
-    """One client address has its share of the analysis queue pending; ``retry_after`` seconds is a fair
-    wait (the problem carries ``pending`` and ``limit``)."""
+class AnalysisQueueFull(QueueFull):
+    what = "game analyses"
+
+
+class AnalysisShareExhausted(RetryLater):
+    """One client address has its share of the analysis queue pending (the problem carries ``pending`` and
+    ``limit``)."""
+
+    extras = ("pending", "limit")
 
     def __init__(self, pending: int, limit: int, retry_after: int) -> None:
         super().__init__(f"{pending} of your game analyses are queued or running, the most one client "
                          f"address may have at once ({limit}); retry in {retry_after} s, or once one of them "
-                         "is done")
+                         "is done", retry_after)
         self.pending = pending
         self.limit = limit
-        self.retry_after = retry_after
-
-    def fields(self) -> dict[str, Any]:
-        return {"pending": self.pending, "limit": self.limit}
-
-
-# --- the store itself --------------------------------------------------------------------------------------
-
-
-class StoreUnavailable(DomainError):
-    """Redis is unreachable for a moment (restarting, failing over): retry shortly."""
-
-    def __init__(self, reason: str = "the data store is unreachable for a moment; retry shortly") -> None:
-        super().__init__(reason)
-
-
-class StoreFull(StoreUnavailable):
-    """Redis refuses writes because it has no room: ``resource`` is "memory" (``maxmemory`` reached under the
-    ``noeviction`` policy) or "disk" (its append-only file cannot be written). Reads still work, nothing
-    written before is lost, and writes work again by themselves once an operator has made room."""
-
-    def __init__(self, resource: str) -> None:
-        why = "it has reached its memory limit" if resource == "memory" else "it cannot write to its disk"
-        super().__init__(f"the data store refuses writes for now: {why}; nothing was changed, retry later")
-        self.resource = resource
-
-    def fields(self) -> dict[str, Any]:
-        return {"resource": self.resource}
-
-
-# Redis's own error replies that mean "no write now", by the code they start with. Inside a Lua script
-# Redis 6.2 wraps them ("Error running script ... -OOM command not allowed ..."), so they are searched for.
-# redis-py strips the code of the replies it has a class for (OutOfMemoryError, ReadOnlyError).
-_STORE_REFUSALS = (("OOM command not allowed", "memory"), ("MISCONF", "disk"))
-
-
-def store_error(error: Exception) -> StoreUnavailable | None:
-    """The domain error a Redis failure means for a caller, or None when it is not one the store can have.
-
-    >>> import redis
-    >>> store_error(redis.ResponseError("MISCONF Errors writing to the AOF file: No space left")).resource
-    'disk'
-    >>> type(store_error(redis.exceptions.OutOfMemoryError("used memory > 'maxmemory'"))).__name__
-    'StoreFull'
-    >>> store_error(redis.ReadOnlyError("You can't write against a read only replica."))
-    StoreUnavailable('the data store is read-only for a moment (fail-over); retry shortly')
-    >>> store_error(ValueError("x")) is None
-    True
-    """
-    import redis
-
-    if isinstance(error, redis.ConnectionError | redis.TimeoutError):
-        return StoreUnavailable()
-    if not isinstance(error, redis.ResponseError):
-        return None
-    if isinstance(error, redis.OutOfMemoryError):
-        return StoreFull("memory")
-    text = str(error)
-    for marker, resource in _STORE_REFUSALS:
-        if marker in text:
-            return StoreFull(resource)
-    if isinstance(error, redis.ReadOnlyError) or "READONLY" in text:
-        return StoreUnavailable("the data store is read-only for a moment (fail-over); retry shortly")
-    return None

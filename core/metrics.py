@@ -40,7 +40,7 @@ from prometheus_client.exposition import generate_latest  # noqa: E402
 from prometheus_client.multiprocess import MultiProcessCollector, mark_process_dead  # noqa: E402
 from prometheus_client.registry import Collector  # noqa: E402
 
-from core.errors import StoreFull, store_error  # noqa: E402
+from core.redis.failures import StoreFull, store_error  # noqa: E402
 
 # The classic text format (0.0.4), which every Prometheus reads: our names need none of 1.0.0's escaping, so
 # the body is the same either way.

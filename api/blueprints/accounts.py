@@ -9,7 +9,8 @@ from flask import current_app, request, url_for
 
 from api.arguments import Blueprint
 from api.auth import bearer_token
-from api.schemas import AccountKeySchema, AccountSchema, AdoptSchema, BotSchema
+from api.schemas.accounts import AccountKeySchema, AccountSchema, AdoptSchema
+from api.schemas.bots import BotSchema
 from api.services import services
 
 blp = Blueprint("accounts", __name__, url_prefix="/api",

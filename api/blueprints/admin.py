@@ -16,7 +16,7 @@ from flask import current_app, request
 from api.arguments import Blueprint
 from api.auth import require_operator
 from api.ratelimit import client_address
-from api.schemas import (
+from api.schemas.admin import (
     AdminAccountSchema,
     AdminActionSchema,
     AdminBotSchema,

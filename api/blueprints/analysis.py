@@ -22,7 +22,7 @@ from flask import current_app, url_for
 
 from api.arguments import Blueprint
 from api.ratelimit import client_address
-from api.schemas import AnalysisQuerySchema, AnalysisStateSchema
+from api.schemas.analysis import AnalysisQuerySchema, AnalysisStateSchema
 from api.services import services
 from core.analysis import AnalysisStatus, AnalysisSubject, RequestOutcome
 from core.arena.lookup import published_games

@@ -9,7 +9,7 @@ from flask import request, url_for
 from api.arguments import Blueprint
 from api.auth import bearer_token
 from api.ratelimit import client_address, note_refusal
-from api.schemas import BotCreatedSchema, BotCreateSchema, BotListQuerySchema, BotSchema, BotUpdateSchema
+from api.schemas.bots import BotCreatedSchema, BotCreateSchema, BotListQuerySchema, BotSchema, BotUpdateSchema
 from api.services import services
 from core.errors import BadToken, QuotaExceeded
 

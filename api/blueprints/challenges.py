@@ -15,7 +15,7 @@ from flask import current_app, request, url_for
 from api.arguments import Blueprint
 from api.auth import bearer_token
 from api.matchjson import match_json
-from api.schemas import ChallengeCreateSchema, ChallengeSchema
+from api.schemas.challenges import ChallengeCreateSchema, ChallengeSchema
 from api.services import services
 from core.arena.challenges import JOB_TIMEOUT_S, ChallengeRequest, ChallengeStore, entrant_names
 from core.arena.model import MatchSpec

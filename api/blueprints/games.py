@@ -10,7 +10,7 @@ import engine
 import trick_rules
 from api.arguments import Blueprint
 from api.problems import ApiProblem
-from api.schemas import GameSchema, ViewSchemaDocSchema
+from api.schemas.games import GameSchema, ViewSchemaDocSchema
 from core import viewschema
 
 blp = Blueprint("games", __name__, url_prefix="/api/games", description="Games and their options")

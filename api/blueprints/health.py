@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from api.arguments import Blueprint
-from api.schemas import HealthSchema
+from api.schemas.health import HealthSchema
 from api.services import services
 from core.redis.health import store_health
 

@@ -15,7 +15,8 @@ from api.arguments import Blueprint
 from api.auth import bearer_token
 from api.matchjson import match_json
 from api.ratelimit import long_poll_slot
-from api.schemas import (
+from api.schemas.common import MatchSummarySchema, ReplayRecordSchema
+from api.schemas.ladders import (
     BotHistorySchema,
     BotMatchesQuerySchema,
     BotMatchesSchema,
@@ -23,12 +24,10 @@ from api.schemas import (
     LadderSeatSchema,
     LadderSeatsQuerySchema,
     LiveMatchSchema,
-    MatchSummarySchema,
     RankingQuerySchema,
     RankingSchema,
     RecentMatchesQuerySchema,
     RecentMatchesSchema,
-    ReplayRecordSchema,
 )
 from api.services import services
 from core.arena.challenges import entrant_names

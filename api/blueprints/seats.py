@@ -13,7 +13,13 @@ from api.fastargs import body_doc, load_json, load_query, query_doc
 from api.jsonio import json_response, stored_json_response
 from api.metrics import long_poll_held
 from api.ratelimit import check_seat_posts, long_poll_slot, seat_post_limit
-from api.schemas import JoinSchema, MoveRequestSchema, MoveResultSchema, SeatStateQuerySchema, SeatStateSchema
+from api.schemas.seats import (
+    JoinSchema,
+    MoveRequestSchema,
+    MoveResultSchema,
+    SeatStateQuerySchema,
+    SeatStateSchema,
+)
 from api.services import kick_house_bots, services
 from core.tokens import require_token
 

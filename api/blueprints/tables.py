@@ -13,14 +13,8 @@ from api.jsonio import fragment, stored_json_response
 from api.metrics import long_poll_held
 from api.problems import ApiProblem
 from api.ratelimit import long_poll_slot
-from api.schemas import (
-    LongPollQuerySchema,
-    ReplayRecordSchema,
-    TableCreateSchema,
-    TableListQuerySchema,
-    TableSchema,
-    TableSummarySchema,
-)
+from api.schemas.common import LongPollQuerySchema, ReplayRecordSchema
+from api.schemas.tables import TableCreateSchema, TableListQuerySchema, TableSchema, TableSummarySchema
 from api.services import kick_house_bots, services
 from core.tables.cache import public_answers
 from core.tables.store import SeatKind, SeatSpec, TableRecord, TableStatus

@@ -1,1 +1,1 @@
-"""The Redis transport: connections, the pipelined lane, table notifications, store health."""
+"""The Redis transport: connections, the pipelined lane, table notifications, store health and failures."""

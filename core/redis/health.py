@@ -3,7 +3,7 @@
 Redis refuses writes in two ways that leave it answering reads: at ``maxmemory`` under ``noeviction`` (it
 still answers ``PING``) and when it cannot write its append-only file (``MISCONF``, which ``PING`` gets as
 well). A health check that only pings calls the first healthy and the second unreachable; this one says
-what it is (``core.errors.StoreFull``'s ``resource``): the refusal of ``PING``, or Redis's own memory
+what it is (``core.redis.failures.StoreFull``'s ``resource``): the refusal of ``PING``, or Redis's own memory
 counters.
 """
 
@@ -14,7 +14,7 @@ from typing import Any
 
 import redis
 
-from core.errors import StoreFull, store_error
+from core.redis.failures import StoreFull, store_error
 
 
 @dataclass(frozen=True)

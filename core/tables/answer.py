@@ -1,8 +1,8 @@
 """A seat's answer to ``GET /api/tables/{id}/seats/{seat}``, as the wire carries it: its fields and encoder.
 
 Each commit stores every seat's answer encoded (core.tables.store), and a read sends it as it is, so the
-store writes the wire format itself: it is declared here, once. ``api.schemas.SeatStateSchema`` documents
-the same fields (tests/core/test_core_table_record.py checks that the two agree).
+store writes the wire format itself: it is declared here, once. ``api.schemas.seats.SeatStateSchema``
+documents the same fields (tests/core/test_core_table_record.py checks that the two agree).
 
 >>> answer = encode_seat_answer("t1", 1, 4, TableStatus.PLAYING, [1, 2], None, {"hand": ["QS"]})
 >>> tuple(orjson.loads(answer)) == SEAT_ANSWER_FIELDS, orjson.loads(answer)["your_turn"], view_of(answer)

@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from marshmallow import ValidationError
 
-from api.schemas import MoveRequestSchema
+from api.schemas.seats import MoveRequestSchema
 
 SCHEMA = MoveRequestSchema()
 

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import core.errors
+import core.redis.failures
 from api.problems import PROBLEMS, problem_for
-from core.errors import DomainError, NotYourTurn, StaleVersion, TokenRequired
+from core.errors import AnalysisQueueFull, DomainError, NotYourTurn, RateLimited, StaleVersion, TokenRequired
+from core.redis.failures import StoreFull, StoreUnavailable
 
 
 def _leaves(cls: type) -> list[type]:
@@ -13,10 +15,16 @@ def _leaves(cls: type) -> list[type]:
 
 
 def test_every_domain_error_the_stores_can_raise_has_a_row() -> None:
-    leaves = [cls for cls in _leaves(DomainError) if cls.__module__ == core.errors.__name__]
+    modules = {core.errors.__name__, core.redis.failures.__name__}
+    leaves = [cls for cls in _leaves(DomainError) if cls.__module__ in modules]
     assert len(leaves) >= 15
     missing = [cls.__name__ for cls in leaves if not any(issubclass(cls, row[0]) for row in PROBLEMS)]
     assert missing == []
+
+
+def test_each_problem_type_has_one_row() -> None:
+    slugs = [slug for _, _, slug, _ in PROBLEMS]
+    assert len(slugs) == len(set(slugs))
 
 
 def test_a_problem_carries_the_fields_and_headers_a_client_needs() -> None:
@@ -28,4 +36,8 @@ def test_a_problem_carries_the_fields_and_headers_a_client_needs() -> None:
     token = problem_for(TokenRequired("owner", "bot"))
     assert token is not None and token.status == 401
     assert token.headers == {"WWW-Authenticate": 'Bearer realm="bot"'}
+    for refused, wait in ((StoreFull("disk"), "5"), (StoreUnavailable(), "1"),
+                          (RateLimited("1 per 1 minute", 0), "1"), (AnalysisQueueFull(9, 30), "30")):
+        problem = problem_for(refused)
+        assert problem is not None and problem.headers == {"Retry-After": wait}, refused
     assert problem_for(ValueError("not ours")) is None

@@ -146,7 +146,7 @@ def test_seat_token_is_stored_only_as_its_hash(client, redis_conn, key_prefix):
 def test_seat_state_and_move_answers_are_exactly_what_their_schemas_dump(client):
     """Those two answers are built without a second pass through their schemas (api/jsonio.py): they must
     already be in the documented shape, field for field."""
-    from api.schemas import MoveResultSchema, SeatStateSchema
+    from api.schemas.seats import MoveResultSchema, SeatStateSchema
 
     table = open_table(client, ["open", "random", "random", "random"])
     token = join(client, table["table_id"], 0)

@@ -7,30 +7,30 @@ import dataclasses
 import pytest
 from trickarena import types
 
-from api import schemas
+from api.schemas import accounts, bots, challenges, common, games, ladders, seats, tables
 
 PAIRS = [
-    (types.Problem, schemas.ProblemSchema),
-    (types.Game, schemas.GameSchema),
-    (types.SeatInfo, schemas.SeatInfoSchema),
-    (types.Table, schemas.TableSchema),
-    (types.TableSummary, schemas.TableSummarySchema),
-    (types.Join, schemas.JoinSchema),
-    (types.SeatState, schemas.SeatStateSchema),
-    (types.MoveResult, schemas.MoveResultSchema),
-    (types.BotRecord, schemas.BotSchema),
-    (types.BotCreated, schemas.BotCreatedSchema),
-    (types.Account, schemas.AccountSchema),
-    (types.AccountKey, schemas.AccountKeySchema),
-    (types.Ladder, schemas.LadderSchema),
-    (types.RankedBot, schemas.RankedBotSchema),
-    (types.NewBot, schemas.NewBotSchema),
-    (types.Ranking, schemas.RankingSchema),
-    (types.HistoryEntry, schemas.HistoryEntrySchema),
-    (types.BotHistory, schemas.BotHistorySchema),
-    (types.MatchSummary, schemas.MatchSummarySchema),
-    (types.LadderSeat, schemas.LadderSeatSchema),
-    (types.Challenge, schemas.ChallengeSchema),
+    (types.Problem, common.ProblemSchema),
+    (types.Game, games.GameSchema),
+    (types.SeatInfo, tables.SeatInfoSchema),
+    (types.Table, tables.TableSchema),
+    (types.TableSummary, tables.TableSummarySchema),
+    (types.Join, seats.JoinSchema),
+    (types.SeatState, seats.SeatStateSchema),
+    (types.MoveResult, seats.MoveResultSchema),
+    (types.BotRecord, bots.BotSchema),
+    (types.BotCreated, bots.BotCreatedSchema),
+    (types.Account, accounts.AccountSchema),
+    (types.AccountKey, accounts.AccountKeySchema),
+    (types.Ladder, ladders.LadderSchema),
+    (types.RankedBot, ladders.RankedBotSchema),
+    (types.NewBot, ladders.NewBotSchema),
+    (types.Ranking, ladders.RankingSchema),
+    (types.HistoryEntry, ladders.HistoryEntrySchema),
+    (types.BotHistory, ladders.BotHistorySchema),
+    (types.MatchSummary, common.MatchSummarySchema),
+    (types.LadderSeat, ladders.LadderSeatSchema),
+    (types.Challenge, challenges.ChallengeSchema),
 ]
 
 

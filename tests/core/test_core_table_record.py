@@ -60,7 +60,7 @@ def test_a_commit_writes_the_fields_a_move_changes_and_the_replay_at_the_end(red
 
 
 def test_the_api_schema_of_a_seat_answer_declares_exactly_the_stored_answer_fields() -> None:
-    from api.schemas import SeatStateSchema
+    from api.schemas.seats import SeatStateSchema
 
     assert tuple(SeatStateSchema().fields) == SEAT_ANSWER_FIELDS
     assert doctest.testmod(core.tables.answer).failed == 0

@@ -20,7 +20,7 @@ import httpx
 import pytest
 import redis
 
-from core.errors import StoreFull, StoreUnavailable, store_error
+from core.redis.failures import StoreFull, StoreUnavailable, store_error
 from devstack.devredis import free_port
 from devstack.verify import table_problems
 from tests.api.api_helpers import bearer
