@@ -1,7 +1,7 @@
 """Playing one match: the engine, one seat driver per bot, strikes, fallback moves, the aggregate result.
 
 No Redis here: the job (arena.jobs) stores the ``MatchResult``; ``simulate-ladder`` runs the same code
-offline. Duplicate matches and their control variate: docs/arena.md#duplicate-matches.
+offline. Seat drivers, duplicate games and their baseline: docs/arena.md#a-match-step-by-step.
 """
 
 from __future__ import annotations

@@ -1,43 +1,7 @@
-"""An arena worker process from start to stop: ``python -m arena worker`` is :func:`run_worker`.
+"""An arena worker process, start to stop: ``python -m arena worker`` is :func:`run_worker`.
 
-What it serves: the arena's match queue, or with ``--house`` the house-bot queue of practice tables, or with
-``--analysis`` the game-analysis queue (at the lowest OS priority), or the ``--queue`` names given.
-
-How: one job at a time in the main thread (house bots and analyses, which are CPU-bound; ``--simple`` runs
-each job in the worker process instead of a forked child, :func:`serve_one_job_at_a_time`), or, for matches,
-N RQ workers on N threads of one process (:class:`WorkerPool`, below).
-
-Restarts: RQ's work loop exits on a lost Redis connection or a refused write (Redis out of memory or disk),
-even from its own bookkeeping between jobs; either way a fresh RQ worker is started after a backoff
-(:func:`restart_delay`) and the interrupted job is recovered like a killed one.
-
-Stopping: the first SIGTERM/SIGINT sets :data:`STOPPING`; a running match stops after its current decision and
-is queued again (``arena.jobs.play_match``), then the worker exits. ``--burst`` exits once the queues are
-empty.
-
-Why threads: a match spends almost all its wall time waiting for bots (a bot across the internet answers in
-10-100 ms; the worker needs about 0.1 ms of CPU per decision), so a process that plays one match at a time
-idles. Another process per match in flight would cost a whole interpreter each (about 50 MB of RSS); a
-thread costs a stack and the match's own state, and waits on its socket without holding the GIL.
-``python -m tools.arena_bench`` measures decisions/s, matches in flight and RSS with 0, 20 and 100 ms bots.
-
-What each thread is: a complete RQ ``SimpleWorker`` (its own name, registration, heartbeat, started-job
-registry entry and job, i.e. one match per RQ job as before), with three changes for life in a thread:
-
-* the job timeout is a timer that raises in the job's thread (``TimerDeathPenalty``), not SIGALRM, which
-  only the main thread can take;
-* signals are taken by the main thread (``WorkerPool.run``), which tells every thread at once: the first
-  SIGTERM/SIGINT sets ``STOPPING`` (each running match stops after its current decision and is
-  queued again, exactly as in a one-match worker) and asks each thread's worker to stop; a second one more
-  than a second later exits at once (cold: the leases lapse and the scheduler re-runs those matches);
-* an idle thread blocks on the queue for at most ``POLL_S`` at a time, so a stop reaches it quickly;
-* ``Admission``: a thread takes a new match only while the process keeps up with the ones it runs.
-
-Per-decision deadlines stay per call: each running match leases its own bot clients from
-``arena.jobs.CLIENTS`` (never shared between threads), and ``BotClient.call`` bounds each call by its own
-wall-clock deadline on its own socket, so a slow bot in one match cannot eat another match's time; and the
-deadline runs from the request sent to the answer arrived, so a thread that comes late to its socket (other
-matches kept the interpreter busy) never costs a compliant bot a strike.
+Matches: N RQ workers on N threads of one process (:class:`WorkerPool`); house bots and analyses: one job
+at a time. Why threads, how a stop or a lost Redis is handled: docs/arena.md#processes.
 """
 
 from __future__ import annotations

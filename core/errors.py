@@ -1,12 +1,7 @@
 """Domain errors: what the shared stores refuse, with what a caller needs to act on it.
 
-They know no HTTP. The API maps each class to a problem type in one table (``api.problems.PROBLEMS``); the
-arena decides by class (a move that lost a race is a ``MoveConflict``), never by a status code. The store
-failing itself (Redis unreachable or out of room) is ``core.redis.failures``'.
-
->>> error = StaleVersion("t1", expected=3, version=5, since=4)
->>> isinstance(error, MoveConflict), error.fields()
-(True, {'version': 5})
+They know no HTTP: the API maps each class to a problem type (``api.problems.PROBLEMS``) and the arena decides
+by class (a move that lost a race is a ``MoveConflict``). The store failing itself: ``core.redis.failures``.
 """
 
 from __future__ import annotations
@@ -353,6 +348,13 @@ class NotYourTurn(MoveConflict):
 
 
 class StaleVersion(MoveConflict):
+    """The mover's version is older than the seat's current decision.
+
+    >>> error = StaleVersion("t1", expected=3, version=5, since=4)
+    >>> isinstance(error, MoveConflict), error.fields()
+    (True, {'version': 5})
+    """
+
     def __init__(self, table_id: str, expected: int, version: int, since: int) -> None:
         super().__init__(f"expected_version {expected} is stale: the table is at version {version} and this "
                          f"decision was opened at version {since}; fetch the state again")

@@ -1,14 +1,7 @@
 """Settings: one frozen value, read from the environment when an app or a worker starts (never at import).
 
-:meth:`Settings.from_env` is the one reader of the variables below. ``create_app()`` derives the Flask
-config from it (:meth:`Settings.flask_config`), ``python -m arena`` hands it to the scheduler and the
-workers: the API and the arena read the same names, so one .env configures both.
-
->>> settings = Settings.from_env({"TA_KEY_PREFIX": "demo:", "TA_ARENA_WORKER_THREADS": "8"})
->>> settings.prefix, settings.worker_threads, settings.house_queue_name
-('demo:', 8, 'demo-house')
->>> settings.flask_config({"KEY_PREFIX": "other:"})["RQ_QUEUE"]
-'other-house'
+``Settings.from_env`` is the one reader of the variables: the API (``create_app``, through its Flask
+config) and the arena (``python -m arena``) read the same names, so one .env configures both.
 """
 
 from __future__ import annotations
@@ -160,7 +153,12 @@ class Settings:
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> Settings:
-        """The settings in ``environ`` (default: the process environment, as it is now)."""
+        """The settings in ``environ`` (default: the process environment, as it is now).
+
+        >>> settings = Settings.from_env({"TA_KEY_PREFIX": "demo:", "TA_ARENA_WORKER_THREADS": "8"})
+        >>> settings.prefix, settings.worker_threads, settings.house_queue_name
+        ('demo:', 8, 'demo-house')
+        """
         env = os.environ if environ is None else environ
 
         def flag(name: str, default: bool) -> bool:
@@ -253,6 +251,9 @@ class Settings:
         """The API's Flask config: these settings with ``overrides`` (create_app's dict) on top.
 
         A queue not named (here or in ``overrides``) is derived from the final KEY_PREFIX.
+
+        >>> Settings.from_env({}).flask_config({"KEY_PREFIX": "other:"})["RQ_QUEUE"]
+        'other-house'
         """
         settings = self.with_config(overrides)
         config: dict[str, Any] = {key: getattr(settings, name) for key, name in FLASK_KEYS.items()}

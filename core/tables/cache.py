@@ -15,6 +15,9 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from core.tables.record import TableRecord
+    from engine.state import GameState
+
+    Game = GameState[Any]  # a table's game (imported for types only: the engine may run compiled)
 
 
 class GameCache:
@@ -27,15 +30,15 @@ class GameCache:
     def __init__(self, size: int = 2048) -> None:
         self._size = size
         # key -> (version, game, the table record at that version if this process committed it, else None)
-        self._games: OrderedDict[tuple[str, str], tuple[int, Any, TableRecord | None]] = OrderedDict()
+        self._games: OrderedDict[tuple[str, str], tuple[int, Game, TableRecord | None]] = OrderedDict()
         self._lock = threading.Lock()
 
-    def take(self, key: tuple[str, str]) -> tuple[int, Any, TableRecord | None] | None:
+    def take(self, key: tuple[str, str]) -> tuple[int, Game, TableRecord | None] | None:
         """(version, game, record or None) cached for the table, removed from the cache; None if none is."""
         with self._lock:
             return self._games.pop(key, None)
 
-    def put(self, key: tuple[str, str], version: int, game: Any, record: TableRecord | None = None) -> None:
+    def put(self, key: tuple[str, str], version: int, game: Game, record: TableRecord | None = None) -> None:
         with self._lock:
             self._games[key] = (version, game, record)
             self._games.move_to_end(key)
@@ -50,14 +53,14 @@ class CheckedOutGame:
     """A table's game while it is out of the cache: `game` is the table as Redis holds it at `version`
     (with `record`, the table record at that version, when this process knows it), or None for no game."""
 
-    def __init__(self, entry: tuple[int, Any, TableRecord | None] | None) -> None:
+    def __init__(self, entry: tuple[int, Game, TableRecord | None] | None) -> None:
         self.version: int | None = None
-        self.game: Any = None
+        self.game: Game | None = None
         self.record: TableRecord | None = None
         if entry is not None:
             self.version, self.game, self.record = entry
 
-    def hold(self, game: Any, version: int, record: TableRecord | None = None) -> None:
+    def hold(self, game: Game, version: int, record: TableRecord | None = None) -> None:
         """`game` is now the table as Redis holds it at `version` (caught up from the log, or committed)."""
         self.game, self.version, self.record = game, version, record
 
@@ -85,7 +88,7 @@ def checked_out(key: tuple[str, str]) -> Iterator[CheckedOutGame]:
     try:
         yield out
     finally:
-        if out.current and out.version is not None:
+        if out.current and out.version is not None and out.game is not None:
             games.put(key, out.version, out.game, out.record)
 
 

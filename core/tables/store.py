@@ -1,18 +1,8 @@
 """Tables in Redis: create, load, join, apply a move atomically, wait for a newer version.
 
-Layout (key builders in core.keys): a hash with the table record (core.tables.record, its codec), a list
-with the move log and a hash with every seat's GET answer (core.tables.answer) and the spectator's view
-precomputed at the current version, so reading a seat's state is one round trip and never runs the engine.
-
-A move is computed on an in-process engine game and committed by a Lua script that checks the version the
-move was computed from: two concurrent writers (threads, processes, the API and the house-bot worker) can
-never both commit, and a commit is all-or-nothing. The loser re-reads and re-checks the move
-(core.tables.checks). A process keeps the games it moved (core.tables.cache), so the next move on a table
-usually starts from the game it left.
-
-Client-visible optimistic concurrency: a mover sends the version it saw. It is stale if its decision has
-changed since: in a simultaneous phase (passing, laying sore cards) another seat's submission bumps the
-version without touching yours, so the check is `decision_since[seat] <= expected <= version`.
+Key layout, the version-checked commit and the per-process game cache:
+docs/api.md#the-hot-path-seat-state-and-moves; the version a mover sends:
+docs/api.md#versions-and-concurrency.
 """
 
 from __future__ import annotations
@@ -21,7 +11,7 @@ import json
 import secrets
 import time
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import orjson
 import redis
@@ -66,6 +56,9 @@ from core.tables.record import house_seats_to_act as house_seats_to_act
 from core.tokens import hash_token, new_token, token_matches, token_tag
 from engine import shapes
 from engine.seeds import new_seed
+
+if TYPE_CHECKING:
+    from core.tables.cache import Game
 
 COMMIT_RETRIES = 20
 # Seconds a finished table is kept by default (core.settings: $TA_FINISHED_TABLE_TTL, the same for the API
@@ -311,11 +304,9 @@ class TableStore:
                     if not error.legal:  # e.g. a malformed move: still tell the client what it may play
                         error.legal = live.legal_moves(seat)
                     raise  # a rejected move changes nothing: the game goes back at the record's version
-                after = self._commit_move(record, live, seat, count)
-                if after is not None:
-                    cached.hold(live, after.version, after)
-                    return MoveResult(after.version, after.status, list(after.to_act), after.seats)
-                cached.drop()  # another writer committed first: the game we moved on is ahead of nothing
+                committed = self._commit_and_hold(cached, record, live, seat, count)
+                if committed is not None:
+                    return committed
         raise TableBusy()
 
     def _try_on_cached_state(self, cached: gamecache.CheckedOutGame, seat: int, move: Any,
@@ -333,15 +324,22 @@ class TableStore:
             live.apply(seat, move)
         except (DomainError, engine.EngineError):
             return None  # the game is unchanged; the fresh path gives the client its answer
+        return self._commit_and_hold(cached, record, live, seat, count)
+
+    def _commit_and_hold(self, cached: gamecache.CheckedOutGame, record: TableRecord, live: Game, seat: int,
+                         count: PostCount | None) -> MoveResult | None:
+        """Commit the move just applied to `live`; `cached` then holds the game at the new version. None if
+        another writer committed first: the game is ahead of a table that moved elsewhere, so it is dropped
+        (rebuilt on demand)."""
         after = self._commit_move(record, live, seat, count)
         if after is None:
-            cached.drop()  # the game is now ahead of a table that moved elsewhere: rebuilt on demand
+            cached.drop()
             return None
         cached.hold(live, after.version, after)
         return MoveResult(after.version, after.status, list(after.to_act), after.seats)
 
     def _game_at(self, record: TableRecord, cached: gamecache.CheckedOutGame,
-                 missing: list[str] | None = None) -> Any:
+                 missing: list[str] | None = None) -> Game:
         """The engine game at the record's version: the cached one caught up from the log, or one rebuilt
         from it; `cached` holds it at that version from then on.
 
@@ -361,7 +359,7 @@ class TableStore:
         cached.hold(live, record.version)
         return live
 
-    def _rebuild(self, record: TableRecord) -> Any:
+    def _rebuild(self, record: TableRecord) -> Game:
         extra = {"deals": record.deals} if record.deals else {}
         live = engine.new_game(record.game, players=record.players, options=record.options, seed=record.seed,
                                **extra)
@@ -370,7 +368,7 @@ class TableStore:
         return live
 
     @staticmethod
-    def _views(record: TableRecord, live: Any) -> dict[str, bytes]:
+    def _views(record: TableRecord, live: Game) -> dict[str, bytes]:
         """What the views hash holds once `record` (the table at `live`'s version) is stored: every seat's
         whole GET answer (its view inside, the deadline worked out) and the spectator view, encoded; a read
         sends them as they are. The engine builds the public table once for all the views."""
@@ -381,7 +379,7 @@ class TableStore:
         views["spectator"] = orjson.dumps(spectator)
         return views
 
-    def _commit_move(self, record: TableRecord, live: Any, seat: int,
+    def _commit_move(self, record: TableRecord, live: Game, seat: int,
                      count: PostCount | None = None) -> TableRecord | None:
         """Commit the move just applied to `live` iff the table is still at `record.version`.
 
