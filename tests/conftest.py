@@ -16,6 +16,7 @@ import subprocess
 import sys
 import tempfile
 import threading
+import weakref
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
 from pathlib import Path
@@ -198,6 +199,16 @@ def no_account_key_of_the_runner(monkeypatch: pytest.MonkeyPatch,
     commands it starts) must not pick up the key of whoever runs it (the file named here never exists)."""
     monkeypatch.delenv("TRICK_ARENA_KEY", raising=False)
     monkeypatch.setenv("TRICK_ARENA_KEY_FILE", str(tmp_path_factory.getbasetemp() / "no-account-key"))
+
+
+@pytest.fixture(autouse=True)
+def worker_runtime_of_its_own(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A test that starts a worker in-process (its CLI) installs that worker's settings: they, and the stores
+    built from them, end with the test."""
+    from arena import runtime
+
+    monkeypatch.setattr(runtime, "_settings", None)
+    monkeypatch.setattr(runtime, "_stores", weakref.WeakKeyDictionary())
 
 
 @pytest.fixture
