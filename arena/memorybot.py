@@ -61,7 +61,7 @@ class Memory:
 
 
 class MemoryBot:
-    """Plays as its twin unless its memory knows the deal (see the module docstring)."""
+    """Plays as its twin unless its memory knows the deal (docs/arena.md, "Does remembering pay?")."""
 
     def __init__(self, memory: Memory, seed: int | str) -> None:
         self.memory = memory

@@ -330,7 +330,7 @@ class Moderation:
     # --- matches -----------------------------------------------------------------------------------------
 
     def void_match(self, match_id: str, reason: str, actor: str, via: str) -> dict[str, Any]:
-        """Void a rated match, undoing its rating changes exactly (see the module's docstring); returns the
+        """Void a rated match, undoing its rating changes exactly (docs/admin.md, "Void a match"); returns the
         void document. MatchNotFound if there is no such document (never created, or deleted since by the
         retention of old matches), MatchNotVoidable (409) unless it is rated now."""
         key = keys.arena_match(self.prefix, match_id)

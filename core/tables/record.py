@@ -151,8 +151,9 @@ def encode_fields(record: TableRecord, names: Iterable[str]) -> dict[str, Encode
 def encode_record(record: TableRecord) -> dict[str, Encoded]:
     """Every field of a new table's hash (no seat is joined yet: no token fields).
 
-    >>> record = TableRecord("t1", "spot-hearts", 4, {}, [SeatSpec(SeatKind.OPEN)] * 4, [False] * 4, 7, "n",
-    ...                      "c", TableStatus.PLAYING, 0, [0], [0] * 4, [1.0] * 4, 1.0, 1.0, move_timeout=30.0)
+    >>> record = TableRecord("t1", "spot-hearts", 4, {}, [SeatSpec(SeatKind.OPEN)] * 4, [False] * 4, 7,
+    ...                      "n", "c", TableStatus.PLAYING, 0, [0], [0] * 4, [1.0] * 4, 1.0, 1.0,
+    ...                      move_timeout=30.0)
     >>> stored = {name: str(value) for name, value in encode_record(record).items()}
     >>> stored["seed"], stored["status"], stored["dealing"], stored["move_timeout"], "deals" in stored
     ('7', 'playing', '2', '30.0', False)
