@@ -1,5 +1,5 @@
 """Is the store usable: does Redis answer, and does it take writes? A full Redis still answers ``PING`` at
-``maxmemory``, so the check says what it is (``core.errors.StoreFull``'s ``resource``), not just "down".
+``maxmemory``, so the check says what it is (``StoreFull``'s ``resource``), not just "down".
 
 Design: docs/reliability.md#redis-out-of-memory-or-disk
 """
