@@ -1,10 +1,7 @@
 """The blueprint every resource uses: flask-smorest's, whose request bodies are parsed by the app's JSON
 provider (orjson) instead of webargs' `json.loads`.
 
-The standard library's parser recurses once per nesting level: a body nested a few thousand levels deep raised
-RecursionError, a 500. orjson refuses nesting past 1024 levels with a JSONDecodeError, which webargs answers
-like any malformed body: 400 problem+json. It is also what the hot endpoints (api/fastargs.py) parse with,
-so every body is read by one parser with one set of rules.
+Design: docs/api.md#request-bodies
 """
 
 from __future__ import annotations

@@ -1,10 +1,7 @@
-"""Security headers: every answer is ``nosniff``; every HTML answer also carries a strict
-Content-Security-Policy (scripts, styles and everything else from this origin only, no framing) and a
-Referrer-Policy.
+"""Security headers: ``nosniff`` on every answer; on every HTML answer a strict Content-Security-Policy (this
+origin only, no inline script or style, no framing) and a Referrer-Policy.
 
-The pages have no inline script or style (keep it so): the policy allows none. The one HTML page we do not
-write ourselves, the Swagger UI at /api/docs, starts itself with an inline script; that exact script is
-allowed by its sha256 hash, so an injected script would still be refused there.
+Design: docs/web.md, "Security headers"
 """
 
 from __future__ import annotations

@@ -1,13 +1,7 @@
-"""JSON encoding for responses: orjson, with pre-serialized fragments passed through untouched.
+"""JSON encoding for responses: orjson, with pre-serialized fragments (the stored views) passed through
+untouched, and `json_response` for the hot endpoints, whose payload is built in its schema's shape.
 
-Seat and spectator views are stored in Redis as JSON at each move; a read embeds them as an
-`orjson.Fragment` instead of parsing and re-encoding them on every request.
-
-The two hot endpoints (a seat's state, a move) answer with `json_response`: their payload is built field by
-field in the very shape of their response schema, so dumping it through the schema again (flask-smorest's
-`@blp.response`, which still documents it) only cost time. tests/api/test_api_tables.py checks that those
-answers are exactly what the schema dumps, and the schemathesis suite checks them against the OpenAPI
-document.
+Design: docs/api.md#the-hot-path-seat-state-and-moves
 """
 
 from __future__ import annotations

@@ -1,13 +1,7 @@
 """The API's side of the metrics (core/metrics.py names them): a request counter and latency histogram fed by
-two request hooks, the long-poll gauge, and ``GET /metrics`` for the operator.
+two request hooks, the long-poll gauge, and ``GET /metrics`` for the operator's token.
 
-``/metrics`` answers only the operator's token (``TA_ADMIN_TOKEN``, compared in constant time): without a
-token set it is closed, and with ``TA_METRICS_BIND`` set it is closed here too (metrics are then served on
-that address by ``python -m arena metrics``, off the public port). It is no resource of the JSON API, so it
-is a plain route, outside the OpenAPI document.
-
-The per-request cost is what the move path pays: two clock reads and two samples; the labelled children are
-looked up once per (route, method, status) and kept.
+Design: docs/metrics.md#access
 """
 
 from __future__ import annotations

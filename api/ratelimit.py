@@ -1,25 +1,7 @@
-"""The API's rate limits: moves per seat and table version, never per client address; registration, table
-creation and analysis requests per client address.
+"""The API's rate limits: moves per seat and table version, never per client address; registration, account,
+table creation and analysis requests per client address; long-polls held at once per address and worker.
 
-A seat can only make progress one decision at a time: every accepted move raises the table's version, so a
-client that posts once per decision (plus a retry after a 409 or a corrected 422) makes one to three posts at
-any version. The limit counts a seat's posts at the table's *current* version (read by the same Lua call, so a
-client cannot reset it by inventing versions) and refuses the post beyond `LIMIT_SEAT_POSTS`: a compliant
-client can never reach it however fast it plays, many seats behind one address do not share a budget, and a
-client that hammers a seat with refused moves is stopped until the table moves on or the window expires.
-
-The count costs no round trip of its own: the table store counts the post inside the first Lua call the move
-makes (`core.tables.store.PostLimit`; the record read or the commit). Only a post refused before it reaches
-the store (a malformed body) is counted by a call of its own, `check_seat_posts`.
-
-Long-polls held at once are capped per client address in each worker process (`long_poll_slot`,
-`MAX_LONG_POLLS_PER_ADDRESS`): a parked request costs the worker memory and a connection for up to 30 s, and
-one address opening thousands would crowd out everyone else. The count lives in the worker (no Redis command
-per poll) and goes down when the poll ends, however it ends.
-
-The per-address limits are the `limits` library's fixed windows on Redis (one INCR with its expiry per hit),
-wrapped around the limited views only: every other request, the seat-state and move routes among them, pays
-nothing for them.
+Design: docs/api.md#limits
 """
 
 from __future__ import annotations

@@ -1,10 +1,7 @@
-"""`python -m arena admin COMMAND`: the operator's moderation commands, straight on Redis.
+"""`python -m arena admin COMMAND`: the operator's moderation commands, straight on Redis (access to that
+Redis is the authority: no token). Each prints one JSON document; a refused action prints one line, exit 1.
 
-They run on the operator's machine with the service's ``REDIS_URL`` and ``TA_KEY_PREFIX`` and call the same
-core functions as the admin API (core.arena.moderation, core.arena.audit): access to that Redis is the
-authority, so no token is asked for. Every action is written to the audit log with ``via`` "cli" and the
-actor ``--actor`` (default: login name @ host name). Each command prints one JSON document; a refused action
-(no such bot or match, a match that cannot be voided, Redis unreachable) prints one line and exits 1.
+Design: docs/admin.md#commands
 """
 
 from __future__ import annotations

@@ -1,9 +1,7 @@
-"""RQ job: one seat's analysis of one finished game (``analyse_game(subject_key, prefix)``).
+"""RQ job: one seat's analysis of one finished game (``analyse_game(subject_key, prefix)``), a thin function
+over ids. Any failure is recorded as ``failed`` with its reason: the worker never crashes.
 
-A thin function over ids: it loads the replay record from the store (a ladder match's game or a finished
-API table), runs :func:`engine.analysis.analyse` with a progress callback that writes progress after every
-decision, and saves the result. Any failure (record gone, bad record, the job's timeout) is recorded as
-``failed`` with its reason: the worker never crashes and the client polling the analysis reads why.
+Design: docs/arena.md#processes
 """
 
 from __future__ import annotations

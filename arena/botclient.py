@@ -1,22 +1,7 @@
-"""Calling a bot over HTTP: one kept-alive connection per bot, a hard wall-clock deadline per call.
+"""Calling a bot over HTTP: one kept-alive connection per bot, a hard wall-clock deadline per call. Every call
+returns a ``CallResult`` (outcome, latency, status); nothing a bot does raises out of this module.
 
-The HTTP exchange itself is ``arena.http1`` (a small HTTP/1.1 reader/writer over the socket):
-``python -m tools.arena_bench_http`` compares it with bare ``http.client``, requests and httpx, and
-``docs/arena.md`` says why the arena owns the socket. What the arena needs and the big clients do not
-give directly:
-
-* a deadline that bounds the *whole* answer, including a status line, headers or body dribbled one byte at
-  a time: every ``recv`` gets ``timeout = deadline - now``, so a slow trickle cannot reset the clock;
-* a deadline that measures the bot, not the worker: it runs from the moment the request has been sent
-  (connecting a new connection is bounded by the same timeout of its own), and an answer that has arrived
-  by the deadline counts even when the worker's thread reads it later (``arena.http1``). A worker running
-  many matches at once may come late to a socket; that must never turn into a compliant bot's strike;
-* at most ``max_body`` (64 KiB) of body read, whatever Content-Length claims;
-* no redirects (a 3xx is just a non-200 answer);
-* every new connection goes through ``netguard.guarded_create_connection``, which checks the peer IP at
-  connect time (no DNS-rebinding bypass) unless private addresses are allowed.
-
-Every call returns a ``CallResult`` (outcome, latency, status); nothing a bot does raises out of this module.
+Design: docs/arena.md#bot-calls
 """
 
 from __future__ import annotations

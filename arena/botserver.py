@@ -1,21 +1,8 @@
-"""A tiny stdlib HTTP bot speaking protocol v1 — the reference bot, the bench target and the test double.
+"""A tiny stdlib HTTP bot speaking protocol v1: the reference bot, the bench target and the test double.
 
-``serve_bot(behaviour)`` starts a threaded ``http.server`` on 127.0.0.1 (HTTP/1.1 keep-alive, TCP_NODELAY)
-in a daemon thread. Behaviours:
-
-* ``good``: a legal move (the engine house bot named by ``house_bot`` if given, else the first legal cards)
-* ``sleep``: answers after ``delay_s`` seconds
-* ``dribble``: sends a valid answer one byte every ``delay_s`` seconds
-* ``huge``: a 10 MB body
-* ``status500``: HTTP 500
-* ``garbage``: 200 with a body that is not JSON
-* ``illegal``: a well-formed move that is never legal ("ZZ" is not a card; "XX" for passes)
-* ``wrongcard``: a real card code that is not among the legal moves
-* ``redirect``: 307 to ``redirect_to`` (default the loopback address of the server itself)
-* ``flaky``: alternates good answers and HTTP 500
-* ``down_info``: good moves, but ``GET /`` answers 503 (fails health checks)
-
-``python -m arena serve-bot --port P --house-bot heuristic`` runs one in the foreground.
+``serve_bot(config)`` serves one behaviour in a daemon thread; ``python -m arena serve-bot --port P
+--house-bot heuristic`` runs one in the foreground.
+Design: docs/arena.md#the-reference-bots-behaviours
 """
 
 from __future__ import annotations

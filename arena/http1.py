@@ -1,25 +1,8 @@
 """Just enough HTTP/1.1 for calling bots: one request out, one response in, under an absolute deadline.
 
-Why not ``http.client``: a profile of a worker driving four local bots showed about half of its
-per-decision CPU in ``http.client`` itself (``putheader`` one header at a time, the ``email`` package parsing
-every response header block, a ``makefile`` per response). The arena asks little of HTTP: a few fixed request
-headers, a JSON body of known length, and a response of at most 64 KiB that must be cut off at a wall-clock
-deadline. So this module writes the request in one ``sendall`` and parses the response itself:
-
-* the deadline runs from the moment the request has been handed to the kernel until the whole response has
-  *arrived*: every ``recv`` gets ``timeout = deadline - now``, so a bot dribbling its status line, headers or
-  body one byte at a time cannot reset the clock, and once the deadline has passed whatever has already
-  arrived is still taken (a non-blocking read) before the call times out. The worker's own lateness, i.e. a
-  thread that got the interpreter or a core late because other matches were busy, therefore never counts
-  against the bot: only a socket on which nothing arrived in time does;
-* at most ``max_body`` bytes of body (a larger Content-Length is refused before the body is read) and at most
-  ``MAX_HEAD`` bytes of status line + headers;
-* Content-Length, chunked, and read-to-close bodies; 1xx interim responses are skipped;
-* the connection is reusable only when the response said so (HTTP/1.1 without ``Connection: close``, body
-  fully read, nothing after it).
-
 Bots are untrusted: anything that is not HTTP raises ``ProtocolError``; a peer that hangs up before the first
 byte of a response raises ``StaleConnection`` (the caller may retry once on a fresh connection).
+Design: docs/arena.md#bot-calls
 """
 
 from __future__ import annotations

@@ -1,15 +1,7 @@
-"""The memory bot: a bot that remembers every card it has seen, in every game of every match.
+"""The memory bot: it remembers every card it has seen, in every game of every match, and on a deal it has not
+seen plays exactly as its memoryless twin, the house ``heuristic``. The arena's test of its own match format.
 
-It is the arena's test of its own match format. A format that lets a bot play a deal twice hands a
-remembering bot the other seats' cards; the arena's duplicate matches deal every game afresh, so the memory
-bot must gain nothing over its memoryless twin, the house ``heuristic`` (``simulate-ladder --bots memory,...``
-and ``tests/arena/test_arena_memory.py`` measure it).
-
-What it remembers: for every round of every table it sat at, the cards it saw each seat hold (its own hand,
-and every card each seat played in front of it). What it does with it: when a new hand overlaps a hand it
-remembers (a deal it has seen), it takes the remembered cards of the other seats as known, deals the few
-cards it cannot place at random within the rules (``engine.sampling``), and plays the move that does best
-in that world with heuristic rollouts. Otherwise it plays exactly as its twin does.
+Design: docs/arena.md#does-remembering-pay--python--m-arena-memory-gain
 """
 
 from __future__ import annotations
@@ -70,7 +62,7 @@ class Memory:
 
 
 class MemoryBot:
-    """Plays as its twin unless its memory knows the deal (see the module docstring)."""
+    """Plays as its twin unless its memory knows the deal (docs/arena.md, "Does remembering pay?")."""
 
     def __init__(self, memory: Memory, seed: int | str) -> None:
         self.memory = memory

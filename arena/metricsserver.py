@@ -1,13 +1,7 @@
-"""``python -m arena metrics``: this machine's metrics on an address of their own (``TA_METRICS_BIND``).
+"""``python -m arena metrics``: this machine's metrics on an address of their own (``TA_METRICS_BIND``),
+added up at each scrape from every process's samples, for the operator's token as the API's ``/metrics`` is.
 
-Every process of the machine (gunicorn workers, arena scheduler and workers) writes its samples to
-``PROMETHEUS_MULTIPROC_DIR``; this small threaded HTTP server adds them up at each scrape, with the RQ queue
-gauges read from Redis (core/metrics.py). One scrape target per machine, whichever processes it runs, and
-an operator can keep it off the public port (the API's own ``/metrics`` is then closed).
-
-The same rules as the API's ``/metrics``: only ``GET /metrics`` with the operator's token (compared in
-constant time); the refusals are the API's problem types (``application/problem+json``): 401
-``token-required``, 403 ``not-operator``, 404 ``metrics-closed`` without a token set, 404 for any other path.
+Design: docs/metrics.md#one-directory-per-machine
 """
 
 from __future__ import annotations

@@ -1,11 +1,7 @@
-"""What a bot's reply must look like, and the move played for a bot that fails.
+"""What a bot's reply must look like, and the move played for a bot that fails: the lowest legal card (for a
+pass of N cards, the N lowest), deterministic and the same in every game.
 
-Fallback policy of the arena (documented in docs/bot-protocol.md): deterministic, legal, and neither clever
-nor suicidal — play the lowest legal card; for a pass of N cards pass the N lowest legal cards. "Lowest" is
-by rank 2 < 3 < ... < 9 < T < J < Q < K < A, then suit C < D < H < S. The same choice is made for every game,
-so a bot that fails gains nothing from the fallback and a replay of the match shows exactly what the arena
-played. A house bot that errs at a table plays a random legal move instead (docs/api.md), drawn from the
-decision's own seed so a replayed table makes the same choice.
+Design: docs/bot-protocol.md#failures-strikes-fallback-forfeit
 """
 
 from __future__ import annotations

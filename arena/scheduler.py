@@ -1,25 +1,7 @@
-"""`python -m arena scheduler`: the loop that keeps every ladder busy (one instance at a time).
+"""`python -m arena scheduler`: the loop that keeps every ladder busy (one instance at a time: a Redis lock).
+Each tick syncs the members, recovers lost matches, tops the ladders up and schedules health checks.
 
-Each tick, for every ladder:
-1. sync members from the bot registry (enabled bots listing the ladder's game join; house bots stay);
-2. recover matches whose worker died (lease gone) or whose job failed for good: re-enqueue from scratch up
-   to MAX_ATTEMPTS, else mark aborted — either way nobody's rating moves for the lost run;
-3. top the ladder up to `max_active` queued/running matches, choosing players with arena.matchmaking among
-   the members that are free: not in a live match, not paused or benched, and for polling bots present
-   (arena.presence: a held ladder-seats long-poll or a call within the ladder's `presence_s`). Matchmaking
-   is given how often each pair of members has met (counted here as matches are created, starting from the
-   ladder's recent matches) and how long each free bot has been free, so bots of fast matches wait a
-   bounded time for the slow ones instead of playing only among themselves.
-Challenges (core.arena.challenges) are recovered the same way as step 2, from their own pending set.
-Every `health_every_s`, HTTP members get a health-check job (3 failures in a row pause them; a paused bot's
-checks back off, see health_interval). A bot whose URL the address policy refuses (private addresses no longer
-allowed) is paused with that reason before it can be seated, and matched again once its URL is allowed.
-Documents and
-replays of matches older than a ladder's most recent `keep_matches` (TA_ARENA_KEEP_MATCHES, default 300)
-are deleted (ratings and history stay).
-
-A plain loop rather than rq-scheduler: the work is "look at state, enqueue what is missing", which a periodic
-job would do the same way, and one process with a Redis lock (SET NX PX) is easy to reason about.
+Design: docs/arena.md#the-schedulers-tick
 """
 
 from __future__ import annotations

@@ -1,24 +1,8 @@
 """`python -m arena simulate-ladder`: does the ladder find the true order? The real code, offline.
 
-Graded house bots whose strength order is known (``search-MS`` searches MS ms per decision on top of the
-game's heuristic; ``heuristic`` plays the heuristic; ``eps-X`` plays a random legal move with probability X;
-``random`` always) play a ladder: matchmaking is
-``arena.matchmaking.pick_table``, each match is played by ``arena.match.MatchRunner`` (with or without
-duplicate rotation) and rated by ``core.arena.elo.rating_deltas``. No Redis: ratings live in a dict,
-exactly as the
-Lua script would apply them (sequential matches, so pre-match ratings are the current ones).
-
-With a `Concurrency` (``--max-active``) the ladder is played as the scheduler plays it, on simulated time (a
-discrete-event simulation: nothing sleeps): at each tick (``tick_s``) matches are created, up to
-``max_active`` in flight, from the bots not seated in one, with the ratings as they are then, by
-``pick_table`` called as ``Scheduler.fill`` calls it (meeting counts, seconds each bot has been free, the
-last group, the gap between house-only tables). The match is played at once by the real ``MatchRunner``,
-but it finishes, and its result is applied, only after its simulated duration: the sum over its bots of
-their decisions times their time per decision (``search-MS``: MS ms; other house bots: 0; ``delays_ms``
-overrides any bot's).
-
-The result is one JSON line; ``spearman`` compares the final ladder order with the known strength order,
-and ``arena.ladder_quality.quality_report`` adds the rating spread, distinct groups and pairs never met.
+House bots of known strength order play a ladder through the real matchmaking, match runner and Elo code;
+with a `Concurrency` (``--max-active``), on simulated time, as the scheduler plays it.
+Design: docs/arena.md#does-the-ladder-find-the-true-order--python--m-arena-simulate-ladder
 """
 
 from __future__ import annotations

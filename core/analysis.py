@@ -1,23 +1,8 @@
 """One seat's analysis of one finished game, kept in Redis: requested once, progress, result or failure.
 
-The API asks for an analysis (:meth:`AnalysisStore.request`); one Lua call decides atomically whether it
-is new (then the caller enqueues the job), already queued, running or done (then nothing is enqueued), or
-refused because too many analyses are waiting, in all or of the requester (its share: see
-:func:`share_decision`). The job (arena/analysis.py) writes its progress after every
-decision and then the result or the reason it failed.
-
-Lifetimes (seconds):
-
-- a result is kept ``RESULT_TTL`` (one day) after it is written; asking again within that time returns it;
-- a queued analysis expires after ``QUEUED_TTL`` if no worker starts it, a running one ``STALL_TTL`` after
-  its last progress (a worker killed mid-job): either way the next request starts it afresh;
-- a failure is kept ``FAILED_TTL`` so the client polling it reads the reason; a new request retries it.
-
->>> subject = AnalysisSubject.for_match("m1", 2, seat=1, budget_ms=250)
->>> subject.key, AnalysisSubject.parse(subject.key) == subject
-('match:m1:2:1:250', True)
->>> AnalysisSubject.for_table("t9", seat=0, budget_ms=40).key
-'table:t9:-:0:40'
+One Lua call decides whether a request is new (then the caller enqueues the job), already queued, running or
+done, or refused for the queue's cap or the requester's share (:func:`share_decision`).
+Design: docs/api.md#analysis-of-a-finished-game
 """
 
 from __future__ import annotations
@@ -84,7 +69,14 @@ def share_decision(pending_total: int, pending_owner: int, max_total: int,
 @dataclass(frozen=True)
 class AnalysisSubject:
     """Which analysis: a game of a ladder match (``game_no``) or an API table (``game_no`` None), a seat and
-    the search budget per decision (a different budget is a different analysis)."""
+    the search budget per decision (a different budget is a different analysis).
+
+    >>> subject = AnalysisSubject.for_match("m1", 2, seat=1, budget_ms=250)
+    >>> subject.key, AnalysisSubject.parse(subject.key) == subject
+    ('match:m1:2:1:250', True)
+    >>> AnalysisSubject.for_table("t9", seat=0, budget_ms=40).key
+    'table:t9:-:0:40'
+    """
 
     source: str  # "match" or "table"
     source_id: str

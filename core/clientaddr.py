@@ -1,24 +1,7 @@
 """Who the client is: the identity the per-address rate limits, the bot quotas and the analysis shares count.
+The forwarding headers are read right to left, only from trusted proxies; an IPv6 client counts by its /64.
 
-Behind a reverse proxy every connection comes from the proxy, so the client must be read from the header the
-proxy adds (``X-Forwarded-For``, or RFC 7239 ``Forwarded``). Anyone can send those headers, so they are
-believed only from a trusted proxy (``TA_TRUSTED_PROXIES``) and only as far as a chain of trusted proxies
-vouches for them: the chain is read right to left (each proxy appends the peer it saw), trusted proxies are
-skipped, and the first address that is not a trusted proxy is the client. Whatever a client wrote to the left
-of that is never read, so a forged leftmost entry changes nothing. A malformed entry met on the way means the
-header cannot be trusted: the connection's peer is the client then.
-
-An IPv6 client is counted by its /64 (one subscriber's network is usually a whole /64, and picking a new
-address inside it costs nothing); an IPv4 address is counted alone, and an IPv4-mapped IPv6 address is the
-IPv4 address it maps.
-
->>> trusted = parse_networks(["10.0.0.0/8"])
->>> client_identity("10.1.2.3", "192.0.2.66, 198.51.100.7, 10.9.9.9", None, trusted)
-'198.51.100.7'
->>> client_identity("203.0.113.5", "198.51.100.7", None, trusted)  # not from a trusted proxy: ignored
-'203.0.113.5'
->>> client_identity("10.1.2.3", None, 'for="[2001:db8:1:2:aa::5]:4711";proto=https', trusted)
-'2001:db8:1:2::/64'
+Design: docs/api.md#client-address
 """
 
 from __future__ import annotations
@@ -79,6 +62,14 @@ def client_identity(peer: str, forwarded_for: str | None, forwarded: str | None,
     ``X-Forwarded-For`` and ``Forwarded`` headers (several header lines joined by commas, as WSGI servers
     join them). The headers are read only when `peer` is in `trusted`; ``X-Forwarded-For`` when the request
     has one, else ``Forwarded``. A peer that is no IP address (a unix socket) is returned as it is.
+
+    >>> trusted = parse_networks(["10.0.0.0/8"])
+    >>> client_identity("10.1.2.3", "192.0.2.66, 198.51.100.7, 10.9.9.9", None, trusted)
+    '198.51.100.7'
+    >>> client_identity("203.0.113.5", "198.51.100.7", None, trusted)  # not from a trusted proxy: ignored
+    '203.0.113.5'
+    >>> client_identity("10.1.2.3", None, 'for="[2001:db8:1:2:aa::5]:4711";proto=https', trusted)
+    '2001:db8:1:2::/64'
     """
     peer_address = parse_address(peer)
     if peer_address is None:

@@ -1,20 +1,7 @@
-"""The Prometheus metrics: the names, types and labels the API and the arena report (docs/metrics.md).
+"""The Prometheus metrics: the names, types and labels the API and the arena report, in multiprocess mode (one
+directory per machine, added up at scrape time), and the queue gauges read from Redis when scraped.
 
-Many processes, one view: the gunicorn workers, the arena's scheduler and workers and the house and
-analysis workers of one machine all write their samples to one directory, ``PROMETHEUS_MULTIPROC_DIR``
-(prometheus-client's multiprocess mode: a memory-mapped file per process and metric type). Whatever serves
-metrics — the API's ``GET /metrics``, or ``python -m arena metrics`` on ``TA_METRICS_BIND`` — adds up every
-file of that directory at scrape time: one scrape target per machine, nothing pushed anywhere. The launcher
-(``make run``, devstack) empties the directory before the machine's processes start, as multiprocess mode
-requires; a process that ends leaves its counters behind (they must never go down) and its live gauges are
-dropped by ``mark_process_dead``. Without the directory each process counts in its own memory and only the
-process that answers a scrape is shown (one gunicorn worker of several, no arena process).
-
-Labels are bounded by construction: routes are URL rules (never paths), ladders are the operator's, outcomes,
-statuses, queues and components are fixed sets.
-
-The queue gauges are not counted by any process: :class:`QueueCollector` reads them from Redis at scrape time
-(three commands per queue in one round trip).
+Design: docs/metrics.md#one-directory-per-machine
 """
 
 from __future__ import annotations

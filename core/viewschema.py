@@ -1,23 +1,8 @@
-"""JSON Schemas of what a seat sees and must send, one per game, derived from the engine's typed shapes.
+"""JSON Schemas of what a seat sees and must send, one per game, derived from the engine's typed shapes and
+narrowed per game from the engine's tables: :func:`game_schema` (draft 2020-12) and
+:func:`openapi_components` (the same, for OpenAPI 3.0.3).
 
-The structure (which keys, which are objects, lists, integers, nullable) is read from the TypedDicts of
-:mod:`engine.shapes` (``SeatView``, ``SpectatorView``, ``Decision`` and what they nest) and the ``Move``
-alias, never written out here. What the types leave open is narrowed per game from the engine's own tables:
-
-- a ``str`` or ``int`` leaf gets its domain from its key (``hand`` holds card codes, ``trump`` a suit,
-  ``dealer`` a seat): :data:`STR_LEAVES` and :data:`INT_LEAVES`, which must name every such key (a new one
-  stops the generator instead of going out untyped);
-- the card codes are the game's decks (``Rules.deck`` at every player count), the suits ``card_tables.SUITS``,
-  the phases and decision kinds those the game's rules have (a sore phase, a pass), the pass directions
-  those of ``Rules.pass_offset``, the player counts and options those of ``GameInfo``;
-- the optional keys of the public table a game adds are the ones a fresh game of it shows (``add_public``
-  adds the same keys in every state); a seat's own optional keys (``chosen``, ``passed``, ``received``)
-  follow from whether the game has a simultaneous phase or a pass (:data:`SEAT_KEYS`).
-
-:func:`game_schema` is a JSON Schema (draft 2020-12) document whose root is the seat view and whose
-``$defs`` hold the rest (``SpectatorView``, ``Decision``, ``Move``, ``MoveAnswer``);
-:func:`openapi_components` is the same, rewritten for OpenAPI 3.0.3 (``nullable``,
-``#/components/schemas/...``).
+Design: docs/api.md#view-schemas
 """
 
 from __future__ import annotations

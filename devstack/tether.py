@@ -1,11 +1,8 @@
 """`python -m devstack.tether [--wait-redis URL] COMMAND...`: run COMMAND; it stops when its parent dies.
 
-honcho starts each Procfile line in a process group of its own, so neither a closed terminal (SIGHUP to the
-foreground group) nor a SIGKILL of `make run`'s group reaches the servers: honcho died and they kept running
-under PID 1, holding their ports. Each Procfile line therefore runs through this module (or, for Redis,
-devstack.devredis, which does the same), which asks the kernel for SIGTERM when the parent — honcho's process
-for that line — dies (``PR_SET_PDEATHSIG``, kept across exec), then execs COMMAND in its place. SIGTERM is
-what honcho sends on Ctrl-C, so every server stops the way it does then.
+Each Procfile line runs through it: the kernel sends it SIGTERM when honcho's process for that line dies
+(``PR_SET_PDEATHSIG``, kept across the exec of COMMAND).
+Design: README.md#quick-start
 """
 
 from __future__ import annotations

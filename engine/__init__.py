@@ -1,16 +1,8 @@
 """Trick Arena's rules engine: four trick-taking games as plain values and functions.
 
-No I/O, no global randomness: dealing is a pure function of a seed (or explicit
-hands), and a game is reproduced exactly by its record.
-
->>> import engine
->>> g = engine.new_game("spot-hearts", players=4, seed=1)
->>> g.phase
-<Phase.PASS: 'pass'>
->>> for seat in g.to_act():
-...     g.apply(seat, g.legal_moves(seat)[:3])
->>> g.phase, g.legal_moves(g.to_act()[0])
-(<Phase.PLAY: 'play'>, ['2C'])
+No I/O, no global randomness: dealing is a pure function of a seed (or explicit hands), and a game is
+reproduced exactly by its record.
+Design: docs/engine.md
 """
 
 from __future__ import annotations

@@ -1,12 +1,6 @@
-"""Command line: ``python -m engine replay|play|bench|duel|analyse|regret``.
+"""Command line: ``python -m engine replay|play|bench|compile|duel|analyse|regret``.
 
-python -m engine replay game.json --json [--trace]
-python -m engine play --game spot-hearts --players 4 --bots heuristic,random,random,random --seed 1 [--json]
-python -m engine bench [--game spot-hearts] --rounds 2000 --seed 1 --repeat 3 [--json]
-python -m engine duel --game spot-hearts --bots search,heuristic --duplicate --games 25 --option target=1
-python -m engine analyse game.json --seat 2 [--budget-ms 250] [--json]
-python -m engine regret --game spot-hearts --bots heuristic,random,heuristic,random --games 20 \
-    --option target=1
+Each command's options: ``python -m engine COMMAND --help``; what each prints: docs/engine.md.
 """
 
 from __future__ import annotations

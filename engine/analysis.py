@@ -1,25 +1,7 @@
-"""A second opinion on every decision of one seat: :func:`analyse`.
+"""A second opinion on every decision of one seat: :func:`analyse` replays the record and values every
+candidate move from that seat's view at the time (sampled worlds, never the record's hidden cards).
 
-The record is replayed move by move.  At each decision of the analysed seat, the search
-(:func:`engine.bots.search.evaluate`) values every candidate move *from that seat's view at that
-moment*: the hidden hands are sampled worlds (:func:`engine.sampling.sample_world`), never the cards
-the record holds.  Candidates are every legal card (a play or a sore card) or, for a pass, the
-documented set :func:`engine.bots.search.candidate_passes` plus the pass actually made.
-
-A move's ``value`` is its expected round margin in the game's points: the seat's points for the round
-minus the mean of the others', signed so that higher is better (hearts games: fewer points taken),
-averaged over the same sampled worlds for every candidate (as many as ``budget_ms`` allows per
-decision, at least ``MIN_WORLDS``), each played out by the heuristic.
-``regret`` = value of the best candidate - value of the chosen move (>= 0; 0 when the move was forced
-or the best).  ``total_regret`` sums them over the seat's decisions.
-
->>> import engine
->>> from engine.bots import make_bot, play_game
->>> g = play_game(engine.new_game("sore-spot", 3, {"rounds": 1}, seed=4),
-...               [make_bot("heuristic"), make_bot("random", 1), make_bot("random", 2)])
->>> report = analyse(g.record(), seat=1, budget_ms=5)
->>> len(report["decisions"]), all(d["regret"] >= 0 for d in report["decisions"])
-(13, True)
+Design: docs/engine.md#analysis-of-a-game-engineanalysisanalyse
 """
 
 from __future__ import annotations
@@ -50,6 +32,14 @@ def analyse(record: Mapping[str, Any], seat: int, budget_ms: int = DEFAULT_BUDGE
     "mean_regret", "seat_total", "totals", "elapsed_s"}``; each decision is ``{"index" (in the
     record's moves), "round", "kind", "legal", "candidates": [{"move", "value"}], "chosen", "best",
     "regret", "forced", "worlds"}``.  Raises :class:`~engine.errors.EngineError` on a bad record.
+
+    >>> import engine
+    >>> from engine.bots import make_bot, play_game
+    >>> g = play_game(engine.new_game("sore-spot", 3, {"rounds": 1}, seed=4),
+    ...               [make_bot("heuristic"), make_bot("random", 1), make_bot("random", 2)])
+    >>> report = analyse(g.record(), seat=1, budget_ms=5)
+    >>> len(report["decisions"]), all(d["regret"] >= 0 for d in report["decisions"])
+    (13, True)
     """
     started = time.perf_counter()
     game = start_from_record(record)

@@ -1,10 +1,7 @@
-"""``python -m engine bench``: complete rounds with random bots through the public API, every rule,
-passing included; next to OpenSpiel's C++ Hearts driven from Python when ``open_spiel`` is installed.
+"""``python -m engine bench``: complete rounds with random bots through the public API, every rule, passing
+included, next to OpenSpiel's C++ Hearts driven from Python when ``open_spiel`` is installed.
 
-The engine side is the loop any caller writes (``new_game``, ``to_act``, ``decision``, ``apply``),
-with :func:`engine.bots.choose_random` deciding.  The OpenSpiel side is its Hearts game played the
-same way (``legal_actions``, ``apply_action``; chance nodes deal and draw the pass direction).  The
-runs alternate and each figure is the best of ``repeat``, so a busy machine slows both alike.
+Design: docs/engine.md#speed
 """
 
 from __future__ import annotations

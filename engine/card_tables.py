@@ -1,9 +1,7 @@
-"""The card tables every move reads (R-CARD): each card's code, suit and rank, and each code's card.
+"""The card tables every move reads (R-CARD): each card's code, suit and rank, and each code's card, as
+``Final`` names of a module compiled with the rules; :mod:`engine.cards` re-exports them with the notation.
 
-A card is an ``int`` from 0 to 51, ``suit * 13 + rank_index``. The tables are ``Final`` names of a
-module compiled with the rules (engine/compiled.py), so compiled code reads them from C statics
-instead of looking a name up in a module's dictionary on every use. :mod:`engine.cards` re-exports
-them with the notation (:class:`engine.cards.Card`).
+Design: docs/engine.md#why-compiled
 """
 
 from __future__ import annotations

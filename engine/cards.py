@@ -1,16 +1,6 @@
-"""Cards and their canonical notation (R-CARD).
-
-A card is an ``int`` from 0 to 51: ``suit * 13 + rank_index``, suits in the order
-clubs, diamonds, hearts, spades and ranks from 2 up to the Ace.  Ints keep the hot
-paths (legal moves, trick winners, simulations) cheap; :class:`Card` adds the
-notation on top without costing anything in comparisons or hashing.
-
->>> Card.parse("QS")
-Card('QS')
->>> str(Card.parse("10h"))
-'TH'
->>> Card.parse("QS") == Card.parse("qs") == 49
-True
+"""Cards and their canonical notation (R-CARD). A card is an ``int`` from 0 to 51, ``suit * 13 + rank_index``
+(clubs, diamonds, hearts, spades; 2 up to the Ace): ints keep the hot paths cheap, and :class:`Card` adds
+the notation without costing anything in comparisons or hashing.
 """
 
 from __future__ import annotations
@@ -34,7 +24,15 @@ class CardError(ValueError):
 
 
 class Card(int):
-    """One card: an int 0..51 with a readable code."""
+    """One card: an int 0..51 with a readable code.
+
+    >>> Card.parse("QS")
+    Card('QS')
+    >>> str(Card.parse("10h"))
+    'TH'
+    >>> Card.parse("QS") == Card.parse("qs") == 49
+    True
+    """
 
     __slots__ = ()
 

@@ -1,19 +1,7 @@
-"""The engine's rule modules compiled with mypyc: the same source, about twice as fast.
+"""The engine's rule modules compiled with mypyc: the same source, about twice as fast. :func:`activate` runs
+the build when its fingerprint matches every engine source; otherwise the interpreted source runs.
 
-``python -m engine compile`` (``make compiled``) builds :data:`MODULES` with mypyc into
-``build/engine-mypyc/`` and records a fingerprint of every ``engine/`` source file.  Importing the
-engine reads no file and changes no path: a program that wants the speed calls :func:`activate`
-first, before anything imports a rule module (the API's gunicorn config, ``python -m arena``,
-``python -m engine``, the CLI's local match, the test session).  It puts the build ahead of the
-source only if the fingerprint still matches, so a compiled module never runs in place of a source
-that has changed since: edit any engine file and the engine runs interpreted until the next build.
-Without a build, a C compiler or mypy, or with ``TRICK_ARENA_ENGINE=interpreted`` in the
-environment, the engine is the interpreted source, which stays the reference (:func:`active` and
-``engine.COMPILED`` say which runs).
-
->>> from engine import compiled
->>> compiled.active()  # until activate() succeeds, the interpreted source runs
-False
+Design: docs/engine.md#compiled-or-interpreted
 """
 
 from __future__ import annotations
@@ -80,7 +68,12 @@ def module_names() -> list[str]:
 
 
 def active() -> bool:
-    """True once :func:`activate` put the build in place: the rule modules then import compiled."""
+    """True once :func:`activate` put the build in place: the rule modules then import compiled.
+
+    >>> from engine import compiled
+    >>> compiled.active()  # until activate() succeeds, the interpreted source runs
+    False
+    """
     return _active
 
 

@@ -1,15 +1,7 @@
-"""Dealing from a seed, specified so that any language can re-deal and check a table (docs/deals.md).
+"""Dealing from a seed, specified so that any language can re-deal and check a table: dealing version 2
+(SHA-256 and HMAC only), the check of a record's dealing version (:func:`check_version`) and of its deals.
 
-Dealing version 2 uses only SHA-256 and HMAC: a keyed byte stream, unbiased draws by rejection, a
-Fisher-Yates shuffle of the deck in canonical order, one card at a time starting left of the dealer. A record
-dealt from a seed says so in its ``dealing`` field; this engine deals version 2 only and refuses any other
-(:func:`check_version`).
-
->>> hands = deal(7, 0, list(range(52)), 4, dealer=0)
->>> [len(h) for h in hands], sorted(c for h in hands for c in h) == list(range(52))
-([13, 13, 13, 13], True)
->>> first_dealer(7, 4) in range(4)
-True
+Design: docs/deals.md
 """
 
 from __future__ import annotations
@@ -48,12 +40,21 @@ def check_version(version: object) -> int:
 
 def deal(seed: int | str, round_no: int, deck: Sequence[int], players: int, dealer: int) -> list[list[int]]:
     """Each seat's hand (sorted) for round ``round_no``: the shuffled deck dealt one card at a time,
-    the first to the seat left of the dealer (``dealer + 1``)."""
+    the first to the seat left of the dealer (``dealer + 1``).
+
+    >>> hands = deal(7, 0, list(range(52)), 4, dealer=0)
+    >>> [len(h) for h in hands], sorted(c for h in hands for c in h) == list(range(52))
+    ([13, 13, 13, 13], True)
+    """
     return dealt_v2(seed, round_no, deck, players, dealer)
 
 
 def first_dealer(seed: int | str, players: int) -> int:
-    """The first dealer of a game whose rules draw it (R-DEALER); later rounds pass it to the left."""
+    """The first dealer of a game whose rules draw it (R-DEALER); later rounds pass it to the left.
+
+    >>> first_dealer(7, 4) in range(4)
+    True
+    """
     return Draws(seed, "dealer").below(players)
 
 

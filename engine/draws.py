@@ -1,11 +1,7 @@
-"""Dealing version 2's draws (docs/deals.md): the keyed byte stream, unbiased draws, the shuffle and the deal.
+"""Dealing version 2's draws: the keyed byte stream, unbiased draws, the shuffle and the deal, compiled with
+the rules; :mod:`engine.deals` checks records and dealing versions, and stays interpreted.
 
-The arithmetic of every deal, compiled with the rules (engine/compiled.py); :mod:`engine.deals` checks
-records and dealing versions, and stays interpreted.
-
->>> hands = dealt_v2(7, 0, range(52), 4, dealer=3)    # the first card goes to seat 0, left of the dealer
->>> [len(h) for h in hands], shuffled(7, 0, range(52))[0] in hands[0]
-([13, 13, 13, 13], True)
+Design: docs/deals.md#dealing-version-2
 """
 
 from __future__ import annotations
@@ -98,7 +94,12 @@ def dealt_v2(
     seed: int | str, round_no: int, deck: Sequence[int], players: int, dealer: int
 ) -> list[list[int]]:
     """Version 2's hands (sorted) for round ``round_no``: :func:`shuffled`, then one card at a time to
-    each seat, the first to the seat left of the dealer."""
+    each seat, the first to the seat left of the dealer.
+
+    >>> hands = dealt_v2(7, 0, range(52), 4, dealer=3)    # the first card goes to seat 0, left of the dealer
+    >>> [len(h) for h in hands], shuffled(7, 0, range(52))[0] in hands[0]
+    ([13, 13, 13, 13], True)
+    """
     cards = shuffled(seed, round_no, deck)
     hands: list[list[int]] = [[] for _ in range(players)]
     seat = dealer

@@ -1,15 +1,7 @@
-"""``python -m engine duel``: is house bot A stronger than house bot B?  Paired games, a p-value.
+"""``python -m engine duel``: is house bot A stronger than house bot B? Paired games (duplicate deals, or A in
+one seat per game), a sign test and a Wilcoxon signed-rank test.
 
-With ``duplicate`` every deal (a game seed) is played ``players + 1`` times: once with B in every seat
-(the baseline), and once with A in each seat s and B in the others.  Each (deal, seat) is a pair: A's
-result in seat s against B's result in seat s of the same deal, with the same opponents.  Card luck
-cancels out; what is left is the bot.  Without ``duplicate`` each game seats A once (seat g mod
-players) and compares A's total with the mean of the B seats of the same game.
-
-Scores are the seat's final total, signed so that higher is better (hearts games: minus the points);
-``place`` is 1 + the number of seats with a strictly better total (ties share the better place).
-``sign_p`` is the one-sided sign test (A better than B) over the pairs that differ, ``wilcoxon_p`` the
-one-sided Wilcoxon signed-rank test over all pairs.
+Design: docs/engine.md#is-it-stronger-python--m-engine-duel
 """
 
 from __future__ import annotations
@@ -50,7 +42,7 @@ def place(game: GameState[Any], seat: int) -> int:
 
 def duel(game: str, bot_a: str, bot_b: str, games: int, players: int = 4, duplicate: bool = True,
          seed: int = 1, options: dict[str, Any] | None = None, worlds: int | None = None) -> dict[str, Any]:
-    """Play ``games`` deals of A against B; one JSON-ready summary (see the module docstring).
+    """Play ``games`` deals of A against B; one JSON-ready summary (docs/engine.md, "Is it stronger?").
 
     ``worlds``: search bots play exactly that many worlds per decision instead of their time budget, so
     the same seed gives the same games, hence the same p-values, on any machine under any load.

@@ -1,12 +1,7 @@
 """Replay frames: a finished game's record turned into the steps the replay viewer shows, all hands open.
+Pure, so the web replay viewer and ``trick-arena replay`` step through the same frames.
 
-Pure (no I/O), so the web replay viewer and the terminal's ``trick-arena replay`` step through the same
-frames without the terminal loading the web stack. One frame per deal, per completed pass / sore-card phase,
-per trick and per round end; every frame carries every seat's hand at that moment, the trick (with who played
-what and who took it), the running totals and ``moves``: how many of the record's moves it shows (a decision
-at move index i is first seen on the first frame whose ``moves`` exceeds i: the analysis panel jumps there).
-Hands are tracked here from the moves rather than read back from the engine, because the engine deals the
-next round the moment the last trick of a round is taken.
+Design: docs/web.md, "Replay viewer"
 """
 
 from __future__ import annotations

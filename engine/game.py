@@ -41,6 +41,15 @@ def new_game(
     >>> g = new_game("sloppy-seconds", players=3, seed=1)
     >>> g.phase, g.to_act(), len(g.view(0)["hand"])
     (<Phase.PLAY: 'play'>, [1], 17)
+
+    >>> import engine
+    >>> g = engine.new_game("spot-hearts", players=4, seed=1)
+    >>> g.phase
+    <Phase.PASS: 'pass'>
+    >>> for seat in g.to_act():
+    ...     g.apply(seat, g.legal_moves(seat)[:3])
+    >>> g.phase, g.legal_moves(g.to_act()[0])
+    (<Phase.PLAY: 'play'>, ['2C'])
     """
     rules = rules_for(game)
     opts = rules.validate_options(players, dict(options or {}))

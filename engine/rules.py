@@ -1,16 +1,8 @@
-"""The shared trick-taking core's rule steps.
+"""The shared trick-taking core's rule steps: a :class:`Rules` object is a game's rule book as small named
+steps, which each game module overrides where it differs; a step is given the game as a
+:class:`~engine.table.TableState`, and what only one game tracks is in ``state.extra``.
 
-A :class:`Rules` object is a game's rule book as small named steps: which deck,
-whether there is a sore-card phase or a passing cycle, who leads first, which
-cards are legal, what a played card changes (hearts broken, trump set), who
-wins a trick, how a round scores and when the game ends.  Each game module
-subclasses it and overrides only the steps that differ; :mod:`engine.state`
-drives any of them through the same phases.  A step is given the game as a
-:class:`~engine.table.TableState`: what every game has at the table.
-
-What only one game tracks during a round (Spot Hearts' broken hearts, Sloppy
-Seconds' broken suits and trump, Sore Spot's sore cards) lives in a small object
-of that game's own, ``state.extra``, made fresh each round by :meth:`Rules.new_extra`.
+Design: docs/engine.md#how-a-game-is-written
 """
 
 from __future__ import annotations

@@ -1,27 +1,7 @@
-"""Guessing the hidden cards from one seat's view: :func:`sample_world`.
+"""Guessing the hidden cards from one seat's view: :func:`knowledge` collects what the view and the rules tell
+about the other hands, :func:`sample_world` deals the unseen cards within those limits.
 
-A seat sees its own hand and the public table.  Everything else it knows about the other hands
-follows from the rules, and :func:`knowledge` collects it from the view alone:
-
-* the unseen cards: the deck minus the seat's hand, every card played this round and the laid
-  sore cards;
-* how many cards each seat holds (``hand_sizes``);
-* voids: a seat that did not follow the suit led holds none of it (not in Sore Spot, where nobody
-  must follow);
-* forced plays that reveal a whole hand: in Spot Hearts a seat void in the suit led that played a
-  heart or the Q♠ on the first trick held nothing else (R-SH-FIRST), and a seat that led a heart
-  before hearts were broken held only hearts (R-SH-BREAK);
-* the cards this seat passed: those not played yet are in the receiver's hand;
-* before the first card of a hearts-family round, the seat to lead holds the opening card.
-
-:func:`sample_world` deals the unseen cards to the other seats at random within those limits.  It
-reads nothing but the view, so a bot may call it on what the arena sends it.
-
->>> import random, engine
->>> g = engine.new_game("sloppy-seconds", players=4, seed=3)
->>> hands = sample_world(g.view(0), random.Random(1))
->>> hands[0] == g.view(0)["hand"], [len(h) for h in hands]
-(True, [13, 13, 13, 13])
+Design: docs/engine.md#enginesample_worldview-rng
 """
 
 from __future__ import annotations
@@ -72,7 +52,7 @@ def played_this_round(view: SeatView) -> list[tuple[int, int, int]]:
 
 
 def knowledge(view: SeatView) -> Knowledge:
-    """Collect what ``view``'s seat knows about every hand (see the module docstring)."""
+    """Collect what ``view``'s seat knows about every hand (docs/engine.md, "Search primitives")."""
     game, n, me = view["game"], view["players"], view["seat"]
     deck = set(rules_for(game).deck(n, view["options"]))
     mine = {Card.parse(c) for c in view["hand"]}
@@ -193,5 +173,9 @@ def sample_world(view: SeatView, rng: random.Random) -> list[list[str]]:
     >>> world = sample_world(g.view(2), random.Random(0))
     >>> world[2] == g.view(2)["hand"], len(set(sum(world, [])))
     (True, 52)
+    >>> g = engine.new_game("sloppy-seconds", players=4, seed=3)
+    >>> hands = sample_world(g.view(0), random.Random(1))
+    >>> hands[0] == g.view(0)["hand"], [len(h) for h in hands]
+    (True, [13, 13, 13, 13])
     """
     return [[CODES[c] for c in hand] for hand in deal_unseen(knowledge(view), rng)]

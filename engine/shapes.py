@@ -1,11 +1,7 @@
-"""The shapes the engine hands out: the phase enum, decisions, seat views, round summaries, records.
+"""The shapes the engine hands out: the phase enum, decisions, seat views, round summaries, records. Typed
+dicts, so they stay the plain JSON objects clients read while the type checker knows every key.
 
-They are typed dicts so that they stay the plain JSON objects clients already read
-(``json.dumps(g.view(0))`` needs nothing special), while the type checker knows every key.
-:class:`Phase` is a ``str`` enum: ``Phase.PLAY == "play"`` and it serialises as ``"play"``.
-
->>> Phase.PASS == "pass", str(Phase.PASS)
-(True, 'pass')
+Design: docs/engine.md#views
 """
 
 from __future__ import annotations
@@ -15,7 +11,13 @@ from typing import Any, NotRequired, TypedDict
 
 
 class Phase(StrEnum):
-    """Where a game is: ``sore`` (Sore Spot's secret card), ``pass``, ``play``, or ``over``."""
+    """Where a game is: ``sore`` (Sore Spot's secret card), ``pass``, ``play``, or ``over``.
+
+    A ``str`` enum: ``Phase.PLAY == "play"`` and it serialises as ``"play"``.
+
+    >>> Phase.PASS == "pass", str(Phase.PASS)
+    (True, 'pass')
+    """
 
     SORE = "sore"
     PASS = "pass"

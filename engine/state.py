@@ -1,18 +1,8 @@
-"""The game state: one object drives any :class:`~engine.rules.Rules` through its phases.
+"""The game state: one object drives any :class:`~engine.rules.Rules` through its phases (``sore``, ``pass``,
+``play``, ``over``), holding what every game has (a :class:`~engine.table.TableState`); simultaneous phases
+collect one choice per seat (R-SIMUL).
 
-Phases of a round (:class:`~engine.shapes.Phase`): ``sore`` (Sore Spot: every seat
-lays a secret card), ``pass`` (hearts games: every seat chooses three cards),
-``play`` (tricks), and ``over`` once the game has ended.  Simultaneous phases
-collect one choice per seat and resolve them together (R-SIMUL).
-
-The state here is what every game has (hands, the trick, tricks won, passes,
-scores); what only one game tracks is in ``extra``, an object of that game's own
-(:meth:`engine.rules.Rules.new_extra`).  The part the rule steps read and change
-is a :class:`~engine.table.TableState`, which a :class:`GameState` is.
-
-Dealing is explicit chance: a round's hands are either given by the caller or a
-pure function of ``(seed, round)`` (R-DEAL), so a game is reproduced exactly by
-its seed or deals plus its move list.
+Design: docs/engine.md#how-a-game-is-written
 """
 
 from __future__ import annotations

@@ -1,24 +1,7 @@
-"""Determinized worlds: a playable game rebuilt from one seat's view and a guess of the hidden hands.
+"""Determinized worlds: a playable game rebuilt from one seat's view and a guess of the hidden hands, through
+the public API only, and :func:`margin`, the score a search gives a world.
 
-A search cannot see the other hands, so it plays out *worlds*: full deals drawn by
-:func:`engine.sampling.sample_world`, turned into a :class:`~engine.state.GameState` at the same point
-of the round as the view.  Only the public API builds them: :func:`engine.new_game` with the round's
-hands as an explicit deal, then the round's public moves replayed.  The replay is also a check: a
-world that contradicts a public move raises an engine error.
-
-A world is one round long and starts at round 0: totals from earlier rounds are left out, and a
-hearts round that had a pass (any direction) or a hold is rebuilt from the hands after the pass, with
-a stand-in left pass that produces them.  Searches play a world to the end of its round
-(:mod:`engine.bots.rollout`) and score it with :func:`margin`: a seat's round points minus the mean of
-the others', signed so that higher is better in every game.
-
->>> import random, engine
->>> from engine.sampling import sample_world
->>> g = engine.new_game("sloppy-seconds", players=3, seed=4)
->>> g.apply(1, g.legal_moves(1)[0])
->>> w = world_state(g.view(2), sample_world(g.view(2), random.Random(0)))
->>> w.view(2)["hand"] == g.view(2)["hand"], w.to_act() == g.to_act()
-(True, True)
+Design: docs/engine.md#worlds-copies-margins-engineworlds
 """
 
 from __future__ import annotations
@@ -37,6 +20,14 @@ def world_state(view: SeatView, hands: list[list[str]]) -> GameState[Any]:
 
     ``view`` is a seat view in the ``sore`` or ``play`` phase, or in the ``pass`` phase with ``hands``
     already after the pass (the caller resolves passes, which are simultaneous and hidden).
+
+    >>> import random, engine
+    >>> from engine.sampling import sample_world
+    >>> g = engine.new_game("sloppy-seconds", players=3, seed=4)
+    >>> g.apply(1, g.legal_moves(1)[0])
+    >>> w = world_state(g.view(2), sample_world(g.view(2), random.Random(0)))
+    >>> w.view(2)["hand"] == g.view(2)["hand"], w.to_act() == g.to_act()
+    (True, True)
     """
     game, n = view["game"], view["players"]
     rules = rules_for(game)

@@ -1,20 +1,8 @@
 """`python -m loadtest backup-restore`: back Redis up, lose it, restore it; ratings and matches come back.
+Every key under the prefix and every API answer are read before and after and compared exactly; then the
+arena rates one more match on the restored store.
 
-An operator's drill on a stack of its own (loopback, Redis with AOF everysec as `make run` and the
-deployment run it): local HTTP bots play rated matches on the arena ladders; the scheduler and workers stop
-(drained), and the service's state is read twice — every key under the prefix from Redis, and what the API
-answers for the ladders (ratings), each bot (record, history on every ladder), each match and each game's
-replay. Then the steps of docs/deploy.md ("Backups"):
-
-1. snapshot: ``BGSAVE``, wait until it has finished, copy ``dump.rdb`` out of Redis's directory;
-2. wipe: stop Redis, delete its directory (the RDB and the append-only file); a Redis started on it is
-   empty;
-3. restore: put the copy back as ``dump.rdb``, start Redis with ``--appendonly no`` (it loads the RDB),
-   turn the append-only file on (``CONFIG SET appendonly yes``: Redis writes it from memory), wait for that
-   rewrite, stop Redis cleanly and start it as always (AOF on), so what is checked is what the AOF holds.
-
-Then a fresh API answers, and both reads are compared exactly: any difference fails the drill (exit 1).
-Last, the arena runs again on the restored store until one more match is rated.
+Design: docs/reliability.md#backup-and-restore
 """
 
 from __future__ import annotations

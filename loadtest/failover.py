@@ -1,15 +1,7 @@
 """`python -m loadtest faults redis-failover`: the primary Redis SIGKILLed under load, Sentinel promotes the
 replica, and the stack must carry on against the new primary by itself.
 
-On loopback: a primary, its replica and three sentinels (devstack.sentinel), then the stack configured with
-REDIS_SENTINELS only (the API under gunicorn, the house worker, the arena scheduler and workers, local HTTP
-bots on the ladders, practice clients through the SDK). After ``--seconds`` of load the primary is
-SIGKILLed; once the sentinels have promoted the replica, the old primary is started again (the sentinels
-make it a replica of the new one), and the load runs ``--seconds`` more. Measured: seconds until Redis
-accepts a write again (through the sentinels, as the processes find it) and until the API accepts a new
-table; acknowledged moves lost (every move a client saw accepted must be in the log); ratings lost (rated
-before the kill, not rated the same after) or applied twice (the rating audit); processes that died. Also
-the cost of ``TA_REDIS_WAIT_MS`` on a move commit, measured before the load on the idle cluster.
+Design: docs/reliability.md#redis-sentinel-failover
 """
 
 from __future__ import annotations

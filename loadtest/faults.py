@@ -1,20 +1,8 @@
-"""`python -m loadtest faults SCENARIO`: fault drills on the full stack, under load, checked afterwards.
+"""`python -m loadtest faults SCENARIO`: fault drills on the full stack, under load, checked afterwards:
+``redis-restart``, ``api-restart`` and ``bad-bots`` here; ``redis-full`` and ``redis-disk-full`` in
+loadtest/storage.py, ``redis-failover`` in loadtest/failover.py, ``griefing`` in loadtest/griefing.py.
 
-* ``redis-restart``: practice clients (the SDK's polling client, with its retries) and a ladder of local HTTP
-  bots run; mid-way Redis is stopped (SHUTDOWN, or SIGKILL with ``--hard``) and started again on the same
-  AOF data directory after ``--down-seconds``. Nothing is restarted by hand: the API, the RQ workers and the
-  arena scheduler must recover by themselves. Checks: every match rated before the fault is still rated
-  with the same result, every match rated exactly once overall, matches get rated after the fault, no match
-  is stuck, every table is whole, every finished table replays with `python -m engine replay`, no process
-  died, every client finished its tables.
-* ``api-restart``: practice clients long-poll while the API (gunicorn master + workers) is killed (SIGKILL
-  with ``--hard``, else SIGTERM) and started again. Checks: every client resumes and finishes, no move lost
-  or doubled (every move a client saw accepted is in the log; at most one more per table — the one whose
-  answer the crash swallowed), every table whole, replays verify.
-* ``redis-full``, ``redis-disk-full``: Redis out of memory or out of disk under the same load, then given room
-  again (loadtest/storage.py).
-* ``redis-failover``: the stack on Redis Sentinel (a primary, a replica, three sentinels); the primary is
-  SIGKILLed under load and the replica promoted (loadtest/failover.py).
+Design: docs/reliability.md#faults
 """
 
 from __future__ import annotations

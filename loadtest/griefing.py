@@ -1,22 +1,8 @@
 """`python -m loadtest faults griefing`: one person tries to stall a ladder; four honest bots must not notice.
+One address registers as many idle and misbehaving bots as the service lets it; the honest bots must keep
+≥ 80 % of their matches per minute, with 0 strikes and 0 × 429.
 
-The real stack (Redis AOF, gunicorn with the service's own rate limits and bot quotas, arena scheduler and
-workers) runs one ladder game with 4 honest bots: 2 HTTP bots (``arena serve-bot``, heuristic moves, each its
-own process) and 2 polling bots that do what docs/bot-protocol.md says — hold a long-poll on
-``ladder-seats`` (``after`` its last ``X-Seats-Version``), long-poll each seat's state, POST each move with
-``expected_version``. Every honest client talks from its own loopback address (127.0.0.1x), the griefer from
-another one (127.0.0.66), so per-address limits and quotas see two people, as in public.
-
-1. **Baseline**: ``--seconds`` with the honest bots alone.
-2. **Griefing**: the griefer registers, from its one address, as many bots as the service lets it (it stops
-   at the first refusal: 429, 409 or any other problem, or at ``--griefers``), alternating idle polling bots
-   (registered, never poll) and misbehaving HTTP bots (sleep past the deadline, HTTP 500, garbage, illegal
-   moves; one ``serve-bot`` process per behaviour, a URL path per bot). Then ``--seconds`` more.
-
-Reported per phase, for the honest bots: rated matches per minute (each bot and together), strikes, and the
-429 answers their clients got; for the griefer: bots registered by kind, why registration stopped, and the
-matches its bots were seated in. Goals: honest matches per minute while griefed ≥ 80 % of the baseline,
-0 strikes and 0 × 429 for honest bots. Only 127.0.0.0/8 is contacted; every process is stopped at the end.
+Design: docs/reliability.md#griefing-one-address-against-a-ladder
 """
 
 from __future__ import annotations

@@ -1,14 +1,7 @@
-"""`python -m loadtest ladder`: N fast local HTTP bots registered through the API join the arena's ladders.
+"""`python -m loadtest ladder`: N fast local HTTP bots registered through the API join the arena's ladders;
+at the end no match is stuck, every rated match is rated exactly once, and every process is alive.
 
-The service is the `make run` one (Redis AOF everysec, gunicorn API, arena scheduler, arena RQ workers) plus
-N protocol-v1 bots (devstack.fastbot, one parent process, 127.0.0.1) registered with POST /api/bots for every
-game; the scheduler's default ladders (4 players per game, house bots as permanent members) pick them up.
-After `--seconds` the scheduler is stopped, queued and running matches get `--drain-seconds` to finish, and:
-
-* no match is stuck: every match is rated or aborted (with its reason) at the end;
-* every rated match is rated exactly once (devstack.verify.rating_audit: idempotency key, one history
-  entry per entrant, games counts, rating = 1500 + sum of its deltas);
-* every process is still alive and no component logged a traceback.
+Design: docs/reliability.md#soak-a-ladder-of-40-bots
 """
 
 from __future__ import annotations

@@ -1,14 +1,7 @@
-"""`python -m loadtest practice`: N concurrent clients each playing practice tables over HTTP.
+"""`python -m loadtest practice`: N concurrent clients each playing practice tables over HTTP; checked for
+0 5xx, 0 lost or doubled moves, replays that re-verify and tables whole in Redis.
 
-Each client is a thread with one kept-alive http.client connection. It opens a table (its seat `open`, the
-others house bots driven by the RQ house worker), joins, then loops: long-poll GET its seat state
-(`after=<version>&wait=25`), POST a random legal move at that version, until the game is over; then it
-fetches the replay and starts a new table, until the run's time is up (no new table after that; a table
-still in play at the end is checked for consistency straight from Redis instead).
-
-Checks: 0 5xx; 0 lost or doubled moves (every move the API accepted for the client's seat is in the log, in
-order, exactly once; nothing else was logged for that seat); every finished table's replay re-verifies with
-`python -m engine replay`; every table (finished or not) is whole in Redis.
+Design: docs/reliability.md#load-practice-tables
 """
 
 from __future__ import annotations

@@ -1,21 +1,7 @@
 """`python -m loadtest faults redis-full|redis-disk-full`: Redis out of room under load, then given it back.
+Every write refused with 507 store-full, every read answered, writes accepted again within seconds.
 
-* ``redis-full``: ``maxmemory`` is set just above the memory Redis uses (policy ``noeviction``) and the load
-  fills it, so Redis answers writes with ``OOM``; once reached it is held below the memory in use (deletes
-  would otherwise make room for a write now and then).
-* ``redis-disk-full``: Redis's data directory is a small tmpfs mounted by the drill (as root), and a filler
-  file takes all of its free space, so the append-only file cannot grow: Redis answers writes with
-  ``MISCONF Errors writing to the AOF file: No space left on device``. Not root: the same refusal comes from
-  a file-size limit (``RLIMIT_FSIZE``) put on the redis-server process.
-
-The stack of ``redis-restart`` runs (practice clients with the SDK, a ladder of local HTTP bots, the
-scheduler and 2 arena workers). While Redis is full a probe of its own asks the API for writes (a move, a new
-table) and reads (table, seat, ladders, replay); then the room comes back (``maxmemory 0``, the filler
-deleted) and nothing is restarted by hand. At the end Redis is restarted on its AOF, so the audit reads what
-was on disk. Checks: every write refused with ``507`` ``/problems/store-full`` problem+json and a
-``Retry-After``, every read answered ``200``; writes accepted again within seconds of the room coming back;
-every move answered 2xx in the log, exactly once (clients' and the probe's); every table whole; every match
-rated exactly once, 0 stuck; no process died.
+Design: docs/reliability.md#redis-out-of-memory-or-disk
 """
 
 from __future__ import annotations

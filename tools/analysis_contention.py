@@ -1,20 +1,8 @@
 """`python -m tools.analysis_contention`: do busy analysis workers slow the ladder? Measure, don't guess.
+House-bot matches through the arena's workers, alone and beside analysis workers busy on a full queue: the
+slowdown of the median match throughput (target: at most 5 %). Prints JSON. Design: docs/arena.md#processes
 
-Each sample plays the same house-bot Spot Hearts matches (``--matches``) as RQ jobs through
-``--arena-workers`` processes of ``python -m arena worker`` (the Procfile's `arena:` line, default threads;
-the drain of ``tools.arena_bench.rq_workers``), once alone and once with ``--analysis-workers`` analysis
-workers (``python -m arena worker --simple --analysis``, the Procfile's `analysis:` line) busy from before the
-first match to after the last: their queue is full (``--analyses``, the API's default cap of 20: every seat of
-a finished Spot Hearts match at budgets from ``--budget-ms`` up). House bots make the matches CPU-bound, so
-the match workers alone keep both cores of this machine busy: the worst case for sharing them. The two runs
-alternate ``--repeat`` times so both see the same background load; the figure is the slowdown of the median
-match throughput (decisions/s), with that of the best runs next to it. Target: at most 5 %.
-
-    python -m tools.analysis_contention [--matches 600] [--repeat 3] [--arena-workers 2]
-        [--analysis-workers 1] [--analysis-nice N] [--budget-ms 250] [--analyses 20]
-
-``--analysis-nice`` is passed to the analysis workers' ``--nice`` (default: theirs, 19); ``--analysis-nice 0``
-runs them at the match workers' priority, for comparison. Prints JSON.
+    python -m tools.analysis_contention [--matches 600] [--repeat 3] [--analysis-nice N] [--budget-ms 250]
 """
 
 from __future__ import annotations

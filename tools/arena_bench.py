@@ -1,25 +1,8 @@
 """`python -m tools.arena_bench`: how fast does a worker drive HTTP bots, next to the bare HTTP floor?
 
-Setup: 4 fast protocol-v1 bots (``devstack.fastbot``: stdlib sockets, keep-alive, TCP_NODELAY, first legal
-move, a forked process per connection, so two workers calling the same bot are answered in parallel) in a
-process of their own, so the bots do not share the bench's GIL.
-
-* bare loop: the arena's HTTP client (``BotClient`` over ``arena.http1``, keep-alive, one connection per bot)
-  POSTing real /move payloads (captured from a Spot Hearts game) round-robin to the 4 bots, nothing else: the
-  ceiling.
-* one worker, in-process: full Spot Hearts games (target 500, no duplicate) through ``MatchRunner`` with 4
-  HTTP bots: decisions/s and wall time per game. Target: >= 50 % of the bare loop.
-* real RQ workers on a throwaway Redis: the same matches as jobs, 1 worker process vs 2; throughput ratio
-  (target >= 1.7x), with CPU microseconds per decision of the workers and of the bots (every bot process).
-  On a 2-core machine the bots compete with the workers for the same cores, so the same 1-vs-2 comparison is
-  also run with house bots (no HTTP): the workers' own scaling.
-* slow bots: the arena `make run` starts (``--arena-workers`` processes of ``python -m arena worker``, each
-  with its default number of threads, i.e. matches in flight) against bots that answer every /move after
-  0, 20 and 100 ms (``devstack.fastbot --delay-ms D --loops 2``: two event-loop processes hold every
-  connection and send each answer when its time has come; hundreds of matches in flight would otherwise
-  mean hundreds of bot processes to wake on the same two cores), side by side in one run: decisions/s,
-  matches in flight, RSS per worker process and strikes (every decision has a ladder's default deadline).
-  Target: at 20 ms >= 50 % of the 0 ms figure, within 1 GiB of worker RSS, and no strike.
+A bare keep-alive loop, one worker in-process, 1 and 2 RQ workers (and the same with house bots), and the
+workers of `make run` against bots 0, 20 and 100 ms away; prints JSON.
+Design: docs/arena.md#worker-speed--python--m-toolsarena_bench
 """
 
 from __future__ import annotations

@@ -1,20 +1,8 @@
 """API benchmark (not a test): the app under gunicorn on loopback, driven by a load generator; prints JSON.
+Design: docs/api.md#benchmark
 
     python -m tools.bench_api [--worker-class gevent|gthread] [--connections 16] [--duration 10]
         [--long-polls 0]
-
-Three runs against the same server: GET /api/hello (the yardstick: the app with this one route added,
-`tools.bench_app`; same server, no Redis), GET a seat's state with its bearer token, and POST moves. Every
-POST is a legal move at the right version: the benchmark deals tables with known seeds straight into the
-store, plays them out locally with the engine, and gives each connection its own tables' moves in order.
-`--long-polls K` parks K long-polls on the server during all three runs, to compare worker classes.
-
-The load generator is Python (one keep-alive raw socket per connection, pre-encoded requests, all driven
-from one epoll loop): it keeps each connection's move order exact, which wrk's scripted requests did not
-guarantee (an occasional request was generated but never sent, and a whole table's later moves then
-failed). It runs on the same 2 cores as the server, so absolute figures are pessimistic; the ratios compare
-like with like.
-Uses $REDIS_URL if set (under a unique key prefix), else a throwaway redis-server.
 """
 
 from __future__ import annotations

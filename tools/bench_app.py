@@ -1,9 +1,6 @@
-"""The app the API benchmark serves: the public app (`api.create_app`) and one more route, its yardstick.
-
-`GET /api/hello` answers a constant JSON object through everything the app puts around a view (the
-request hooks, flask-smorest's response schema, the error handler) and nothing else: no Redis. `make
-bench-api` divides the throughput of GET seat state and POST move by its own. It is registered on the Flask
-app alone, so it is neither part of the public API nor of its OpenAPI document.
+"""The app the API benchmark serves: the public app (`api.create_app`) and `GET /api/hello`, its yardstick (a
+constant answer through everything the app puts around a view, no Redis), registered on the Flask app alone:
+no part of the public API nor of its OpenAPI document.
 
     gunicorn -c api/gunicorn_conf.py 'tools.bench_app:create_app()'
 """

@@ -1,15 +1,8 @@
 """Run the benchmarks and rewrite docs/benchmarks.md from the JSON they print. Not part of `make test`.
 
-    python tools/benchmarks.py                # every benchmark below (tens of minutes), then the doc
+    python tools/benchmarks.py                # every benchmark (tens of minutes), then the doc
     python tools/benchmarks.py engine api     # only these; every other table keeps its last figures
-    python tools/benchmarks.py --render       # rewrite the doc from the saved results, run nothing
-    python tools/benchmarks.py --list         # names and commands
-
-Each benchmark is one or more commands of the project that print JSON. What they print is saved, with the
-machine it ran on, in var/benchmarks/NAME.json, and the benchmark's table in docs/benchmarks.md is rewritten
-from it. The reliability drills take minutes each and start whole stacks, so they are not run from here:
-`make load`, `make soak` and `make faults` write their JSON to var/reliability/, and `--render` (or any run)
-turns what is there into their tables.
+    python tools/benchmarks.py --render       # rewrite the doc from the saved results (--list: names)
 """
 
 from __future__ import annotations

@@ -1,20 +1,7 @@
 """`python -m tools.challenge_pace`: the ladder's pace (rated matches per minute) alone and under a flood of
-challenges, as `make run` plays them.
-
-Each run: a throwaway Redis, the scheduler over the default ladders (in this process), ``--arena-workers``
-processes of ``python -m arena worker`` (the Procfile's `arena:` line) and one registered HTTP bot
-(``devstack.fastbot``, answering at once) on every ladder, so the ladder is bound by CPU, the resource a
-flood would take from it. The flood run adds ``--challenge-workers`` processes of ``python -m arena worker
---challenges`` (the `challenges:` line: 4 threads at niceness 10) and ``--flooders`` owners (accounts, each
-with its own bot) who post challenges through the real API (``api.create_app``) as fast as it takes them:
-4-player Spot Hearts matches against the search bot, the most CPU a challenge can cost. Their daily quota is
-lifted (``--per-day``) so the queue stays full for the whole window; the pending caps are the defaults.
+challenges, as `make run` plays them; prints JSON. Design: docs/arena.md#challenges
 
     python -m tools.challenge_pace [--minutes 2] [--warmup-s 20] [--arena-workers 2] [--flooders 8]
-
-Prints JSON: per run and ladder, rated matches per minute; the challenges played and the answers the flood
-got (201, 429 challenge-quota-exceeded, 503 challenge-queue-full); and the ratio of the ladder's pace under
-the flood to its pace alone (the target: at least 0.9).
 """
 
 from __future__ import annotations

@@ -1,18 +1,8 @@
 """`python -m tools.ladder_pace`: rated matches per minute of the default ladders, played as `make run` plays
-them, with the default house set next to the set before the search bot joined it.
-
-Each run: a throwaway Redis, the scheduler (in this process, `arena.scheduler.run_forever` over the default
-ladders with one house set), and the arena workers of `make run` (``--arena-workers`` processes of ``python -m
-arena worker``, the Procfile's `arena:` line, with their default threads). After a warm-up, the matches rated
-within the window are counted per ladder (by their own finish time). With `--bot-delay-ms D` one registered
-HTTP bot (``devstack.fastbot``, answering every /move after D ms) also plays every ladder: its tables are not
-paced by the scheduler's gap between house-only matches, so the figure is then bounded by how long matches
-take.
+them, with the default house set next to the set before the search bot joined it. Prints JSON.
+Design: docs/arena.md#house-bots-the-graded-set-and-the-search-bots-budget
 
     python -m tools.ladder_pace [--minutes 3] [--warmup-s 20] [--bot-delay-ms D] [--arena-workers 2]
-
-Prints JSON: per ladder and per set, rated matches per minute, mean match duration, and the ratio of the
-default set's pace to the earlier set's.
 """
 
 from __future__ import annotations

@@ -1,20 +1,8 @@
 """`python -m tools.live_ladder --minutes 15`: does the live ladder find the true order of the house bots?
+The stack of `make run` on a throwaway Redis, house bots only; one JSON line per game, then a summary. Exit 0
+when every game has ρ ≥ --min-spearman and every pair of its bots met, else 1; 2 on a wrong option.
 
-It starts the stack `make run` starts with REDIS_URL set (the Procfile's web, worker, scheduler, arena and
-analysis processes under honcho, ``--arena-workers`` arena workers) on a fresh throwaway Redis (a free
-loopback port) under a key prefix of its own, so only the house bots of the default ladders play (no bot
-is registered). While it waits ``--minutes`` it collects every rated match's entrants (the ladder's list of
-recent matches is trimmed as it grows); then it reads the ladders' ratings, stops every process it started
-(SIGINT to honcho, as Ctrl-C in `make run`; Redis last) and prints one JSON line per game, then a summary:
-
-    {"game": ..., "ladder": ..., "spearman": ..., "spread": ..., "groups": ..., "pairs_never_met": ...,
-     "matches": ..., "ok": ...}
-    {"summary": true, "minutes": ..., "ok": ..., "failing": [...]}
-
-`spearman` compares the ladder's order with the house set's known order (core.arena.model.house_bots_for:
-the search bot, then the graded bots strongest first); `groups` counts the distinct quartets that played.
-Exit status 0 when every game has ρ ≥ ``--min-spearman`` (0.95) and every pair of its bots met, else 1; 2 on
-a wrong option (one line). A measurement, not a test: it runs for as long as it is told.
+Design: docs/arena.md#measured-live--python--m-toolslive_ladder---minutes-15
 """
 
 from __future__ import annotations

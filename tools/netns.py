@@ -1,13 +1,8 @@
-"""Linux network namespaces as separate "machines" for benchmarks: each reaches the host over one veth pair.
+"""Linux network namespaces as separate "machines" for benchmarks: each reaches the host over one veth pair
+(namespace i: 10.231.i.2, the host side 10.231.i.1, no other route). Needs root and ``ip``; ``machines()``
+creates them and removes them when it exits, also on an error, after removing a killed run's leftovers.
 
-Namespace ``i`` (``ta-rc<i>``) gets the point-to-point link 10.231.i.0/30: the host side of the veth pair is
-10.231.i.1, the namespace side 10.231.i.2. The namespace has its loopback and that link, and no default route,
-so the only address it can reach outside itself is the host side of its own link (a server on the host bound
-to that address). Needs root and ``ip`` (iproute2). Everything is created by ``machines()`` and removed when
-it exits, also on an error; leftovers of a killed run are removed first.
-
-    with machines(3) as boxes:
-        command = boxes[0].wrap(["python", "-m", "arena", "worker"])  # runs inside namespace 0
+Design: docs/scaling.md#the-command
 """
 
 from __future__ import annotations
@@ -97,7 +92,11 @@ def _create(machine: Machine) -> None:
 
 @contextlib.contextmanager
 def machines(count: int) -> Iterator[list[Machine]]:
-    """`count` namespaces, each linked to the host only; all removed on exit (even on an error)."""
+    """`count` namespaces, each linked to the host only; all removed on exit (even on an error).
+
+        with machines(3) as boxes:
+            command = boxes[0].wrap(["python", "-m", "arena", "worker"])  # runs inside namespace 0
+    """
     if not available():
         raise RuntimeError("network namespaces need root and the `ip` command")
     for name in leftovers():  # a previous run killed before its cleanup, whatever its machine count

@@ -1,15 +1,7 @@
 """Profile the two hot endpoints in process (not a test): cProfile over the Flask test client.
+Design: docs/api.md#the-hot-path-seat-state-and-moves
 
     python -m tools.profile_api [--requests 3000] [--top 25] [--sort tottime|cumulative]
-
-Creates the benchmark's app (`tools.bench_app`: the API and its yardstick, `GET /api/hello`) on a real
-Redis ($REDIS_URL under a unique key prefix, else a throwaway redis-server), with the production limits,
-deals Spot Hearts tables with known seeds (as `make bench-api` does) and profiles
-`GET /api/tables/{id}/seats/{n}` and then `POST …/moves` (every move legal at its version), each on its own.
-First prints the process's CPU time per request of `GET /api/hello`, GET seat state and POST move without
-the profiler (JSON), then each endpoint's profile (CPU time). Requests are WSGI calls with the environ a
-server would pass: no HTTP server (gunicorn, sockets, HTTP parsing) and no client, so this shows where the
-app's own time goes; `make bench-api` measures the whole server.
 """
 
 from __future__ import annotations

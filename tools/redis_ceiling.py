@@ -1,31 +1,8 @@
 """`python -m tools.redis_ceiling` (`make bench-redis`): what one Redis costs per rated match and per API
-move, and how far one Redis primary goes before its CPU (one core: Redis runs commands on one thread) is
-spent.
+move, and how far one Redis primary goes before its CPU (one core) is spent, from Redis's own counters on
+the real stack (workers in `--machines N` network namespaces).
 
-The stack is the real one, started here (devstack.stack): redis-server with AOF everysec as `make run` runs
-it, the arena scheduler (`python -m arena scheduler`) and RQ arena workers (`python -m arena worker
---simple`), gunicorn for the API phase. Every figure comes from Redis itself: ``CONFIG RESETSTAT`` before a
-phase, then ``INFO commandstats`` (calls per command; commands run inside Lua scripts count too, the meter's
-own INFO and CONFIG calls do not), ``INFO stats`` (total_net_input_bytes / total_net_output_bytes) and ``INFO
-cpu`` (used_cpu_sys + used_cpu_user of the redis-server process) after it.
-
-Phases, in order:
-
-1. API moves: a gunicorn API (gevent, 2 workers) takes legal POST moves on four-seat Spot Hearts tables from 4
-   keep-alive connections (tools.bench_api's load generator) before any arena process runs.
-2. Idle: scheduler and workers running, no ladder: the fixed cost per second (ticks, dequeue polls).
-3. One ladder per game, duplicate off and on (house bots only, so no bot server is involved; matches are not
-   paced): the ladder is created, `--matches` rated matches are played, the ladder is taken out of the
-   scheduler's set and the running matches finish; the deltas are divided by the matches that finished.
-
-With ``--machines N`` (root and `ip` needed) the workers run in N network namespaces (tools.netns), each a
-"machine" that reaches Redis over its own veth pair; Redis listens on loopback and on the host side of those
-links only. ``--machines 0`` runs the workers as plain processes on loopback. At the end every finished match
-is audited (devstack.verify.rating_audit: rated exactly once, ratings = 1500 + the sum of the deltas, one
-history entry per entrant) and the keys a match leaves are sized with ``MEMORY USAGE``.
-
-The ceiling (``ceiling()``): Redis CPU per match at one core, plus the lease heartbeat (one SET a second while
-a match runs) for a match that lasts decisions × bot latency; concurrent bots = players × matches in flight.
+Design: docs/scaling.md
 """
 
 from __future__ import annotations

@@ -1,9 +1,7 @@
-"""The example views of docs/bot-protocol.md ("Views of every game"), made by the engine itself.
+"""The example views of docs/bot-protocol.md ("Views of every game"), made by the engine itself: ``python -m
+tools.view_examples`` prints the section's text; tests/clients/test_doc_views.py checks the doc holds it.
 
-``python -m tools.view_examples`` prints the section's text; tests/clients/test_doc_views.py checks that the
-doc holds exactly that text and that every view in it matches its game's schema. Each example is a seeded
-game played by a fixed policy (the first ``count`` legal cards for a pass, the last legal card for a play
-or a sore card) up to a named moment, then one seat's view.
+Design: docs/bot-protocol.md#views-of-every-game-and-their-schemas
 """
 
 from __future__ import annotations

@@ -1,28 +1,8 @@
-"""The search house bot against OpenSpiel's ISMCTS at Card Commons: an outside yardstick.
+"""The search house bot against OpenSpiel's ISMCTS at Card Commons: an outside yardstick. Needs ``open_spiel``
+(``pip install '.[yardstick]'``); ends with one JSON line.
+Design: docs/engine.md#against-an-outside-yardstick-python--m-toolsvs_ismcts
 
-    python -m tools.vs_ismcts                          # 120 deals, 100 ms per decision (about 18 minutes)
-    python -m tools.vs_ismcts --deals 1 --ms 5         # a quick look
-
-OpenSpiel's ``hearts`` with ``must_break_hearts`` and ``no_pts_on_first_trick`` off is Card Commons for
-four (:data:`OPENSPIEL_PARAMS`): the same legal moves at every point, and the same hand scores up to one
-constant per hand (a moon there adds 26 to the others instead of taking 26 from the shooter). Every hand
-is played in both at once: OpenSpiel's state and our engine's game, kept in lockstep — at every decision
-the two must agree on who acts and on the legal cards, and at the end on the points, or the run stops.
-Our ``search`` bot decides from our engine's view of its seat; ``pyspiel.ISMCTSBot`` (random-rollout
-evaluator) from OpenSpiel's state. Both get the same wall time per decision; a pass is three decisions in
-OpenSpiel (one card each), so our bot, which chooses the three cards at once, gets three budgets for it.
-
-Deals are duplicate: each deal (a round of a seeded Card Commons game, so the pass direction cycles left,
-right, across, hold from deal to deal) is played twice, our bot in seats 0 and 2 and then in seats 1 and 3.
-A deal is won by the side with fewer points over its two hands; the sign test counts won deals (ties
-left out), one-sided (our bot ahead) as ``python -m engine duel``'s. Points are Card Commons round points
-per seat and hand (lower is better; a hand without a moon gives 26 in all, 6.5 a seat).
-
-OpenSpiel 2.0.2's Hearts crashes when ISMCTS samples worlds for a seat other than 0 while passing
-(its ``ResampleFromInfostate``), so ISMCTS chooses its pass cards in a copy of the deal turned so that the
-passer sits in seat 0: the same information (no seat sees another's pass before the play), the same cards.
-
-Needs ``open_spiel`` (``pip install '.[yardstick]'``). Ends with one JSON line (docs/engine.md).
+    python -m tools.vs_ismcts [--deals 120] [--ms 100]   # 100 ms per decision: about 18 minutes
 """
 
 from __future__ import annotations
@@ -131,7 +111,8 @@ class Clock:
 
 
 class Duel:
-    """Plays hands between the two bots on one OpenSpiel game (see the module docstring)."""
+    """Plays hands between the two bots on one OpenSpiel game (docs/engine.md, "Against an outside
+    yardstick")."""
 
     def __init__(self, pyspiel: Any, ms: int, seed: int, uct_c: float = UCT_C) -> None:
         self.pyspiel = pyspiel

@@ -1,10 +1,7 @@
 """The admin API: the operator suspends bots, hides names, voids rated matches and reads the boards and the
-audit log (core.arena.moderation, core.arena.audit).
+audit log (core.arena.moderation, core.arena.audit); every request needs the operator's token.
 
-Every request needs ``Authorization: Bearer <TA_ADMIN_TOKEN>``, compared in constant time. No token is
-401 ``token-required``; without an operator token configured the whole API is closed (403 ``admin-closed``
-to any token); any other token — a bot owner's, a seat's, an account's or a wrong one — is 403
-``not-operator``.
+Design: docs/admin.md#the-operator-token
 """
 
 from __future__ import annotations

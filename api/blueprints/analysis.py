@@ -1,14 +1,8 @@
 """Game analysis: every decision one seat made in a finished game, valued from that seat's information.
 
-``POST .../analysis?seat=N`` queues the analysis (once: repeated requests join it) on the analysis workers'
-queue and answers 202 with its URL in Location, or 200 with the result when it is already done; ``GET`` on
-the same URL gives ``{status, progress: {done, total}, result?, reason?}``. Only finished games are
-analysed: a decision lists the seat's legal moves, i.e. its hand, which must stay hidden while the game is
-played. The analysis is expensive, so requests are limited per address, the number queued or running at
-once is capped (503 analysis-queue-full with Retry-After), and so is each client address's share of them
-(429 analysis-share-exhausted with Retry-After): two addresses cannot hold the whole queue. A result done
-already is answered to anyone before anything is counted. State and results live in
-core.analysis; the job is arena.analysis.analyse_game.
+``POST .../analysis?seat=N`` queues the analysis once (repeated requests join it); ``GET`` on the same URL
+tells how it stands. State and results live in core.analysis; the job is arena.analysis.analyse_game.
+Design: docs/api.md#analysis-of-a-finished-game
 """
 
 from __future__ import annotations

@@ -1,9 +1,8 @@
-"""Challenges: an unrated match between bots a bot's owner picks (core.arena.challenges; docs/arena.md).
+"""Challenges: an unrated match between bots a bot's owner picks (core.arena.challenges).
 
-``POST /api/challenges`` with the owner token of one of the bots (or its account's API key) queues the match
-on the challenges' queue and answers 201 with its URL; ``GET /api/challenges/{id}`` tells how it stands.
-The match itself is at ``/api/matches/{id}`` (same id) with its replays and analyses, published as a ladder
-match's are: once it is played to the end.
+``POST /api/challenges`` queues the match and answers 201 with its URL; ``GET /api/challenges/{id}`` tells how
+it stands. The match itself is served at ``/api/matches/{id}`` (same id), as a ladder match is.
+Design: docs/arena.md#challenges
 """
 
 from __future__ import annotations

@@ -1,9 +1,7 @@
-"""The public web page: ladders, Elo charts, recent matches, live tables, replays. Server-rendered HTML.
+"""The public web page: ladders, Elo charts, recent matches, live tables, replays. Server-rendered HTML
+(Jinja); the live part refreshes by fetching the same HTML fragment again (``?fragment=1``).
 
-Every page is rendered here with Jinja; the page refreshes its live part by fetching the same HTML fragment
-again (``?fragment=1``), so there is one renderer. The only client-side rendering is the card table of the
-replay viewer and the live table, which step through JSON frames. The chart module and every other asset are
-files of this package (``static/``): nothing is loaded from a CDN.
+Design: docs/web.md
 """
 
 from __future__ import annotations

@@ -1,15 +1,6 @@
-"""The Markdown subset the rule books are written in, rendered to escaped HTML.
+"""The Markdown subset the rule books are written in, rendered to escaped HTML (`render` lists the subset).
 
-Blocks: ``#``/``##``/``###`` headings, paragraphs, ``-``/``*`` and ``1.`` lists (an indented line continues
-the item above; an item that opens with a bold term is anchored as ``#term``), and pipe tables whose second
-row is the ``|---|`` rule. Inline: ``code``, ``**bold**``, ``*italic*`` and ``[text](target)`` links. Every
-character of the source is escaped; a link is written only when ``link`` maps its target to a URL (the rule
-books link only to each other), otherwise its text stays. No attribute but ``href`` and ``id`` is ever
-written, so pages stay clean under a strict CSP.
-
->>> print(render("# Spot *Hearts*\\n\\nThe **Q♠** scores `25` <b>."))
-<h1 id="spot-hearts">Spot <em>Hearts</em></h1>
-<p>The <strong>Q♠</strong> scores <code>25</code> &lt;b&gt;.</p>
+Design: docs/web.md, "Rules pages"
 """
 
 from __future__ import annotations
@@ -31,7 +22,19 @@ _ITALIC = re.compile(r"(?<![\w*])\*(?!\s)(.+?)(?<!\s)\*(?![\w*])")
 
 
 def render(source: str, link: Linker = lambda target: None) -> Markup:
-    """HTML for ``source``; ``link`` turns a link target into a URL, or None to keep just the text."""
+    """HTML for ``source``; ``link`` turns a link target into a URL, or None to keep just the text.
+
+    Blocks: ``#``/``##``/``###`` headings, paragraphs, ``-``/``*`` and ``1.`` lists (an indented line
+    continues the item above; an item that opens with a bold term is anchored as ``#term``), and pipe tables
+    whose second row is the ``|---|`` rule. Inline: ``code``, ``**bold**``, ``*italic*`` and
+    ``[text](target)`` links. Every character of the source is escaped; a link is written only when ``link``
+    maps its target to a URL (the rule books link only to each other), otherwise its text stays. No attribute
+    but ``href`` and ``id`` is ever written, so pages stay clean under a strict CSP.
+
+    >>> print(render("# Spot *Hearts*\\n\\nThe **Q♠** scores `25` <b>."))
+    <h1 id="spot-hearts">Spot <em>Hearts</em></h1>
+    <p>The <strong>Q♠</strong> scores <code>25</code> &lt;b&gt;.</p>
+    """
     blocks: list[str] = []
     lines = source.splitlines()
     i = 0

@@ -1,24 +1,8 @@
-"""``trick-arena``: the bot author's command line.
-
-    trick-arena games                                   the games and their options
-    trick-arena account create|show|bots|adopt|rotate|revoke   your account and its API key
-    trick-arena register NAME --game G [--url URL]      register a bot (in your account when a key is set)
-    trick-arena update BOT_ID [--game G] [--url URL] [--disable|--enable]   change one of your bots
-    trick-arena delete BOT_ID                           delete one of your bots
-    trick-arena bots                                    your account's bots: rating, matches, strikes, status
-    trick-arena status|strikes BOT_ID                   one bot's standing / its latest strikes
-    trick-arena pause|resume BOT_ID, set-url BOT_ID URL out of matchmaking and back, a new URL
-    trick-arena challenge BOT BOT BOT --game G          an unrated match between bots you pick
-    trick-arena serve BOT [--port 9001]                 run a Bot subclass as an HTTP bot
-    trick-arena practice BOT --game G                   play a table against house bots through the move API
-    trick-arena match URL URL URL URL --game G          a local match between HTTP bots, with a result table
-    trick-arena ladder [GAME|LADDER]                    the ladder in the terminal
-    trick-arena replay TABLE | --match M [--game-no N] | --file F   a finished game, trick by trick
-    trick-arena analyse --table T | --match M [--game-no N] --seat S   one seat's decisions, valued
+"""``trick-arena``: the bot author's command line (``trick-arena --help`` lists the commands).
 
 The API address comes from ``--api`` or ``$TRICK_ARENA_API`` (default http://127.0.0.1:8000); the account
-key from ``$TRICK_ARENA_KEY`` or the key file (``--key-file``, ``$TRICK_ARENA_KEY_FILE``, default
-``~/.config/trick-arena/key``).
+key from ``$TRICK_ARENA_KEY`` or the key file (``--key-file``, ``$TRICK_ARENA_KEY_FILE``).
+Design: docs/cli.md
 """
 
 from __future__ import annotations

@@ -1,10 +1,8 @@
-"""``trick-arena challenge``: an unrated match between bots you pick, played by the arena (docs/cli.md).
+"""``trick-arena challenge``: an unrated match between bots you pick, played by the arena.
 
-    trick-arena challenge BOT BOT BOT --game G [--games N] [--duplicate/--no-duplicate] [--options JSON]
-    trick-arena challenge --show CHALLENGE_ID
-
-BOT: a bot id (one of them yours; the others yours or accepting challenges) or a house bot name. It waits
-for the result (``--no-wait``: it prints the challenge's address and returns) and prints it as a table.
+``trick-arena challenge BOT BOT BOT --game G`` waits for the result and prints it as a table (``--no-wait``
+prints the challenge's address and returns); ``trick-arena challenge --show CHALLENGE_ID`` shows one.
+Design: docs/cli.md
 """
 
 from __future__ import annotations

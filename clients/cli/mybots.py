@@ -1,10 +1,8 @@
 """``trick-arena bots``, ``status``, ``strikes``, ``pause``, ``resume``, ``set-url``: one's own bots at a
-glance and one bot at a time.
+glance and one bot at a time. Reading a bot's standing needs no key; pausing, resuming and changing its URL
+need its account key or owner token.
 
-``bots`` lists the account's bots (the key from ``$TRICK_ARENA_KEY`` or the key file) with their standing on
-every ladder they play. The CLI keeps no owner tokens (``register`` prints one once), so a bot registered
-without an account is named by id, with ``--token``, or moved into the account (``account adopt``). Reading a
-bot's standing needs no key; pausing, resuming and changing its URL need its account key or owner token.
+Design: docs/cli.md#your-bots
 """
 
 from __future__ import annotations

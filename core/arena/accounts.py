@@ -1,15 +1,7 @@
-"""Accounts: one API key manages every bot of its account, and the bot quotas count per account.
+"""Accounts: one API key manages every bot of its account, and the bot quotas count per account. Redis holds
+only the key's sha256; rotating swaps the hashes in one Lua call.
 
-An account is a hash (``keys.account``) and its current key is findable only by its hash
-(``keys.account_key``): the key is shown once, when the account is opened or the key rotated, and Redis
-holds its sha256 alone. Rotating swaps the old hash for the new one in one Lua call, so the old key stops
-working the instant the new one exists; revoking deletes it, and no key works until an operator issues one
-(:meth:`AccountStore.issue_key`). A disabled account (``disabled``, set by the operator through
-:meth:`AccountStore.set_disabled`) keeps its record and its bots, but its key is refused
-(``AccountDisabled``).
-
-The account's bots are the registry's owner set of :func:`account_owner`: the same sets the registry's quota
-scripts count, so the per-account caps are checked and claimed in the Lua call that creates the bot.
+Design: docs/api.md#accounts
 """
 
 from __future__ import annotations

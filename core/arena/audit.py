@@ -1,9 +1,7 @@
-"""The operator's records: the audit log of every admin action, and the client addresses refused most.
+"""The operator's records: the audit log of every admin action (a capped stream, the newest `AUDIT_KEEP`), and
+the client addresses refused most (a sorted set of the `REFUSALS_KEEP` refused most).
 
-The audit log is a capped Redis stream (the newest `AUDIT_KEEP` actions): an operator reads who did what to
-which bot or match, when and why, through the admin API or ``python -m arena admin audit``. The refusal
-board is a sorted set of client addresses scored by how many requests the per-address rate limits and the
-bot quota refused them, bounded to the `REFUSALS_KEEP` addresses refused most.
+Design: docs/admin.md#what-each-action-does
 """
 
 from __future__ import annotations

@@ -1,20 +1,7 @@
-"""Challenges: unrated matches between bots a bot's owner picks (docs/arena.md, "Challenges").
+"""Challenges: unrated matches between bots a bot's owner picks, played by the arena's match code as a ladder
+match is, on the challenges' own queue, with quotas claimed in the Lua call that creates the match.
 
-A challenge is one match, played by the arena's match code exactly as a ladder match is (deadlines, strikes,
-fresh deals per game, a re-run on fresh deals), with three differences: it is on no ladder (its document has
-no ladder id and a ``challenge`` section), it ends ``played`` (never rated: no rating, stat, history, record
-or recent list is written), and it runs on the challenges' own queue, below the ladder's workers. Its id is
-its match's id: the match routes (``/api/matches/{id}``, replays, analyses) serve it as they serve a ladder
-match, with the same secrecy (seed and replays once it is played to the end).
-
-Who may play: the challenger owns at least one of the bots (its owner token or its account's API key); every
-other registered bot must be its owner's too or accept challenges (``accepts_challenges``, off by default);
-house bots always do. Nobody chooses a deal: every challenge is dealt from a fresh secret seed, so no ladder
-deal can be replayed through one, and no bot sees a deal twice.
-
-Quotas (``ChallengeQuota``), claimed in the Lua call that creates the match, so that concurrent requests
-cannot overshoot them: challenges queued or running per owner (an account, or the address that registered
-the bots), challenges created per owner per UTC day, and challenges queued or running of all owners.
+Design: docs/arena.md#challenges
 """
 
 from __future__ import annotations

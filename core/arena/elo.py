@@ -1,9 +1,7 @@
-"""Multiplayer Elo by pairwise decomposition of a match's final standings.
+"""Multiplayer Elo by pairwise decomposition of a match's final standings, from the pre-match ratings: the
+deltas are a pure function of the match record.
 
-Every ordered pair (i, j) of the N players is treated as one head-to-head game: i scores 1 if it placed
-ahead of j, 0.5 on a tie, 0 behind. Each pair is worth K/(N-1) so that a match moves a rating by at most K,
-whatever the table size. Expected scores come from the *pre-match* ratings, so the deltas are a pure function
-of the match record and re-running the computation always gives the same numbers (needed for exactly-once).
+Design: docs/arena.md#ratings
 """
 
 from __future__ import annotations

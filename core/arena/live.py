@@ -1,11 +1,7 @@
-"""The live spectator feed of a ladder match: the public table of the game being played, for the web page.
+"""The live spectator feed of a ladder match: the public table of the game being played, for the web page,
+built from the engine's spectator view and published at most every ``LIVE_EVERY_S`` and at each game's end.
 
-Ladder games between HTTP bots are played inside a worker, not at an API table, so nothing else shows them
-while they run. The match runner calls a ``LiveFeed`` after every decision; the feed builds a snapshot from
-the engine's *spectator* view (no hand, no pending choice, no seed: R-SIMUL and the hidden-information rule
-hold as for API tables) and publishes it at most every ``LIVE_EVERY_S`` — at a few thousand decisions
-per second a write per decision would cost more Redis work than the whole match — plus always at the end of
-each game, so the last frame is the final table.
+Design: docs/arena.md#live-spectators
 """
 
 from __future__ import annotations

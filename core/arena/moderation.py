@@ -1,22 +1,7 @@
-"""What an operator does to bots and matches: suspend, hide a name, void a rated match, find the worst.
+"""What an operator does to bots and matches: suspend a bot or an account, hide a name, void a rated match
+(undoing exactly what applying it did, in one Lua step), find the worst.
 
-An operator suspension is a flag of its own on the bot (``suspended``), apart from the owner's ``enabled``:
-the owner can neither see it lifted by re-enabling nor lift it. The scheduler seats only bots that are
-enabled and not suspended (arena.scheduler.registered_members), so a suspended bot leaves every ladder's
-matchmaking at its next tick; a match it already plays is played to the end. Its record, ratings and
-history stay. Suspending an account (`Moderation.suspend_account`) disables the account, so its API key
-manages nothing, and suspends each of its bots with the reason ``account <id>: <reason>``; reinstating the
-account lifts exactly those suspensions, not one the operator gave a bot on its own.
-
-A hidden name: every public view shows ``hidden-<first 8 characters of the id>`` instead (the registry's
-public record, the ladders' members); the bot hash keeps the real name, which the admin views show.
-
-Voiding a rated match undoes exactly what applying it did (core.arena.store.APPLY_RESULT_LUA), in one Lua
-step: each bot's rating loses the match's delta (the later matches' deltas stay), its rated-match and win
-counts lose one match, its rating history loses the match's point and the later points move by the delta,
-its record marks the match void, and its rating line per version is corrected. Strikes, forfeits and the
-health of the bots are facts of play and stay. The match document is marked void with who voided it, when,
-why and the deltas undone; a void match can never be voided again (409).
+Design: docs/admin.md#what-each-action-does
 """
 
 from __future__ import annotations
@@ -345,7 +330,7 @@ class Moderation:
     # --- matches -----------------------------------------------------------------------------------------
 
     def void_match(self, match_id: str, reason: str, actor: str, via: str) -> dict[str, Any]:
-        """Void a rated match, undoing its rating changes exactly (see the module's docstring); returns the
+        """Void a rated match, undoing its rating changes exactly (docs/admin.md, "Void a match"); returns the
         void document. MatchNotFound if there is no such document (never created, or deleted since by the
         retention of old matches), MatchNotVoidable (409) unless it is rated now."""
         key = keys.arena_match(self.prefix, match_id)

@@ -1,18 +1,7 @@
-"""Bot names the house keeps: its own bots' names, their families, and names made to look like them.
+"""Bot names the house keeps: its own bots' names, their families, and names made to look like them. Names are
+compared by *skeleton* (:func:`skeleton`); a name whose skeleton is a house name's is reserved.
 
-A registered bot named ``heuristic`` — or ``HeuristiC``, ``heur1stic``, ``ѕearch-5`` with a Cyrillic ѕ — would
-pass for a house bot on a ladder. Names are compared by *skeleton*: case folded, NFKC normalised, common
-Cyrillic and Greek look-alikes and digit/letter swaps mapped to one Latin letter, separators dropped. Two
-names with the same skeleton read alike; a name whose skeleton is a house name's is reserved.
-
-The house bots with a number (``search-MS``, ``eps-X``) are reserved as families: any number, so
-``search-77`` is refused as well as ``search-5``. Only whole names are compared: ``heuristic-killer`` and
-``my-search-bot`` are ordinary names (they do not pass for a house bot, they name what they play against).
-
->>> skeleton("Heur1stic") == skeleton("heuristic")
-True
->>> resembles("ѕearch-77"), resembles("alice")
-('search-<n>', None)
+Design: docs/api.md#house-bots
 """
 
 from __future__ import annotations
@@ -63,6 +52,8 @@ def _join(text: str) -> str:
 def skeleton(name: str) -> str:
     """What `name` looks like: two names with the same skeleton pass for each other.
 
+    >>> skeleton("Heur1stic") == skeleton("heuristic")
+    True
     >>> [skeleton(n) for n in ("search-5", "Search_5", "SEARCH.5", "search-50", "search-10")]
     ['searchs', 'searchs', 'searchs', 'searchso', 'searchlo']
     """
@@ -95,7 +86,11 @@ def _under_house_prefix(name: str) -> bool:
 
 def resembles(name: str, reserved: Iterable[str] = HOUSE_NAMES,
               stems: Iterable[str] = HOUSE_FAMILIES) -> str | None:
-    """The reserved name (or family, ``search-<n>``) that `name` passes for, else None."""
+    """The reserved name (or family, ``search-<n>``) that `name` passes for, else None.
+
+    >>> resembles("ѕearch-77"), resembles("alice")
+    ('search-<n>', None)
+    """
     by_skeleton = {skeleton(house): house for house in sorted(reserved)}
     if skeleton(name) in by_skeleton:
         return by_skeleton[skeleton(name)]

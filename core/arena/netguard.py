@@ -1,17 +1,8 @@
-"""SSRF guard for bot URLs.
+"""SSRF guard for bot URLs, in two layers: ``validate_bot_url`` when a URL is registered (every address it
+resolves to must be globally routable), and ``guarded_create_connection``, which the bot client opens every
+socket with (connects to the vetted IP and checks the peer again: no DNS-rebinding bypass).
 
-Two layers, both needed:
-
-* ``validate_bot_url`` runs when a URL is registered (and before a match): syntax checks plus a DNS lookup
-  whose every answer must be a globally routable unicast address.
-* ``guarded_create_connection`` is what the bot HTTP client uses to open sockets. It resolves the host itself,
-  refuses non-global addresses and connects to the *vetted IP*, then re-checks the peer address of the
-  connected socket. A host name that resolves to a public address at registration and to 127.0.0.1 later
-  (DNS rebinding) is therefore caught at connect time, on every new connection.
-
-Odd IPv4 spellings (``127.1``, ``2130706433``, ``0x7f.1``, ``017700000001``) are normalised by the system
-resolver (inet_aton rules) exactly as an HTTP client would, so checking what ``getaddrinfo`` returns covers
-them without a parser of our own.
+Design: docs/bot-tips.md#why-a-private-address-is-refused
 """
 
 from __future__ import annotations

@@ -1,10 +1,7 @@
-"""Presence of polling bots: a bot without a URL is seated only while it is around to play.
+"""Presence of polling bots: a bot without a URL is seated only while it is around to play. Two sorted sets
+per key prefix hold when each bot last called and until when its longest running long-poll is held.
 
-A polling bot is *present* while it holds a long-poll on ``GET /api/bots/{id}/ladder-seats`` or has called
-that endpoint within the ladder's ``presence_s`` (default 10 s). Matchmaking skips an absent bot without any
-penalty; it is matched again from the scheduler's next tick after it calls. Two sorted sets per key prefix
-hold the times: when each bot last called (start or end of a call) and until when its longest running
-long-poll is held.
+Design: docs/bot-protocol.md#presence-be-there-or-be-skipped
 """
 
 from __future__ import annotations

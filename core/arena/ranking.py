@@ -1,14 +1,7 @@
-"""A ladder's ranking as the JSON API, the web pages and the CLI show it: one row per bot, built once here.
+"""A ladder's ranking as the JSON API, the web pages and the CLI show it: one row per bot, built once here
+(ranked bots, new bots apart, provisional ratings with their uncertainty).
 
-Bots with at least one rated match are ranked by rating (rank 1, 2, ... counting only them); bots with none
-are new: listed apart, without a rank, at the initial rating. A rating with fewer than
-``PROVISIONAL_MATCHES`` rated matches is provisional, and every rating carries a rough uncertainty.
-
->>> table = ranking([("a", 1512.34), ("n", 1500.0)], {}, {"a": {"matches": 4, "wins": 1}}, set())
->>> [(row.rank, row.bot_id, row.rating, row.win_share) for row in table.ranked]
-[(1, 'a', 1512.3, 0.25)]
->>> [(row.rank, row.bot_id, row.matches) for row in table.new]
-[(None, 'n', 0)]
+Design: docs/arena.md#ratings
 """
 
 from __future__ import annotations
@@ -86,7 +79,14 @@ def ranking(ranked: list[tuple[str, float]], members: Mapping[str, Member],
     """The ranking of bots `ranked` (rating descending, as the store keeps them), pure: `members` by bot id
     (a bot missing there has left), `stats` as ``ArenaStore.stats`` gives them (a bot missing there has no
     rated match), `paused` bot ids, `versions` by bot id; the first ranked row has rank `first_rank` (a
-    page's)."""
+    page's).
+
+    >>> table = ranking([("a", 1512.34), ("n", 1500.0)], {}, {"a": {"matches": 4, "wins": 1}}, set())
+    >>> [(row.rank, row.bot_id, row.rating, row.win_share) for row in table.ranked]
+    [(1, 'a', 1512.3, 0.25)]
+    >>> [(row.rank, row.bot_id, row.matches) for row in table.new]
+    [(None, 'n', 0)]
+    """
     rows: list[RankingRow] = []
     new: list[RankingRow] = []
     for bot_id, rating in ranked:

@@ -1,15 +1,7 @@
-"""Registered bots: records only (the arena calls them).
+"""Registered bots: records only (the arena calls them). A bot belongs to an account or to the holder of its
+owner token; the bot quotas (``BotQuota``) are checked and claimed in the Lua call that creates the bot.
 
-A bot belongs to an account (registered with the account's API key, core/arena/accounts.py: the key
-manages it) or, registered without one, to the holder of the owner token shown once at registration (stored
-hashed). An account adopts such a bot by presenting its owner token, which then stops working.
-
-Quotas against one person flooding the ladders (``BotQuota``): an account may hold at most `per_account`
-bots, a client address at most `per_address` bots registered without an account, and an owner — the account,
-or for bots without one the address that registered them — at most `per_owner_per_ladder` bots listing one
-game (a bot joins every ladder of its games, so this is the cap per ladder). They are checked and claimed in
-the same Lua call that creates the bot (or changes its games, or moves it into an account), so concurrent
-registrations cannot overshoot them. Deleting a bot frees its places; disabling it does not.
+Design: docs/api.md#limits
 """
 
 from __future__ import annotations

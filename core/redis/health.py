@@ -1,10 +1,7 @@
-"""Is the store usable: does Redis answer, and does it take writes?
+"""Is the store usable: does Redis answer, and does it take writes? A full Redis still answers ``PING`` at
+``maxmemory``, so the check says what it is (``StoreFull``'s ``resource``), not just "down".
 
-Redis refuses writes in two ways that leave it answering reads: at ``maxmemory`` under ``noeviction`` (it
-still answers ``PING``) and when it cannot write its append-only file (``MISCONF``, which ``PING`` gets as
-well). A health check that only pings calls the first healthy and the second unreachable; this one says
-what it is (``core.redis.failures.StoreFull``'s ``resource``): the refusal of ``PING``, or Redis's own memory
-counters.
+Design: docs/reliability.md#redis-out-of-memory-or-disk
 """
 
 from __future__ import annotations

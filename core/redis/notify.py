@@ -1,20 +1,7 @@
-"""Long-poll wake-ups: one pattern subscription per process, fanned out to waiting requests.
+"""Long-poll wake-ups: one pattern subscription per process, fanned out to waiting requests, which take the
+new version from the message (or from the newest one the listener keeps per channel) instead of reading it.
 
-Whatever has a version that only grows (a table, a polling bot's ladder seats) publishes each new version on
-its own channel (core.keys: ``table_events``, ``bot_seats_events``). Hundreds of waiting polls share one Redis
-pub/sub connection: each waiter registers a threading.Event under the channel it waits on, and the listener
-thread, subscribed to every such channel by one pattern, sets the events of the waiters a published version
-satisfies. Under
-gevent (monkey-patched) the thread is a greenlet and the events are cooperative, so the same code serves both
-gunicorn worker classes.
-
-A waiter woken by a message takes the version from the message: waking n waiters costs Redis nothing beyond
-the one published message (measured by `python -m tools.growth.longpoll`). Only a waiter woken without one
-(after the subscription was re-established, when messages may have been lost) or at its timeout reads the
-version itself. And a poll that asks again at once (a spectator following a match) often
-needs no read either: while the subscription holds, the listener keeps the newest version published on each
-channel that had waiters (``LATEST_CHANNELS`` of them), and a version known that way is as good as a read —
-any newer one is yet to be published, and wakes the waiter, registered by then, when it is.
+Design: docs/api.md#long-polling
 """
 
 from __future__ import annotations

@@ -1,12 +1,7 @@
 """A seat's answer to ``GET /api/tables/{id}/seats/{seat}``, as the wire carries it: its fields and encoder.
+Each commit stores every seat's answer encoded and a read sends it as it is, so it is declared once, here.
 
-Each commit stores every seat's answer encoded (core.tables.store), and a read sends it as it is, so the
-store writes the wire format itself: it is declared here, once. ``api.schemas.seats.SeatStateSchema``
-documents the same fields (tests/core/test_core_table_record.py checks that the two agree).
-
->>> answer = encode_seat_answer("t1", 1, 4, TableStatus.PLAYING, [1, 2], None, {"hand": ["QS"]})
->>> tuple(orjson.loads(answer)) == SEAT_ANSWER_FIELDS, orjson.loads(answer)["your_turn"], view_of(answer)
-(True, True, {'hand': ['QS']})
+Design: docs/api.md#the-hot-path-seat-state-and-moves
 """
 
 from __future__ import annotations
@@ -37,7 +32,12 @@ SEAT_ANSWER_FIELDS: tuple[str, ...] = tuple(SeatAnswer.__annotations__)
 
 def encode_seat_answer(table_id: str, seat: int, version: int, status: TableStatus, to_act: list[int],
                        deadline: float | None, view: Any) -> bytes:
-    """The answer encoded as it is sent; `view` a dict, or already encoded JSON as an ``orjson.Fragment``."""
+    """The answer encoded as it is sent; `view` a dict, or already encoded JSON as an ``orjson.Fragment``.
+
+    >>> answer = encode_seat_answer("t1", 1, 4, TableStatus.PLAYING, [1, 2], None, {"hand": ["QS"]})
+    >>> tuple(orjson.loads(answer)) == SEAT_ANSWER_FIELDS, orjson.loads(answer)["your_turn"], view_of(answer)
+    (True, True, {'hand': ['QS']})
+    """
     return orjson.dumps({"table_id": table_id, "seat": seat, "version": version, "status": status.value,
                          "to_act": to_act, "your_turn": seat in to_act, "deadline": deadline, "view": view})
 

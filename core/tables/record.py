@@ -1,20 +1,8 @@
 """A table's record, as it lives in its Redis hash: the values, and the one codec between them.
 
-Every stored field's encoding is declared once in ``FIELDS``: creating a table writes them all
-(``encode_record``), a move's commit writes the few a move changes (``encode_fields`` with ``MOVE_FIELDS``),
-and every read decodes the hash with ``decode_record`` (a read of a few fields with ``decode_field``).
-Besides the record, the hash holds each joined seat's token hash (``token_hash_field``) and, once the game is
-over, its replay record (``REPLAY_FIELD``).
-
->>> record = TableRecord("t1", "spot-hearts", 4, {}, [SeatSpec(SeatKind.OPEN)] * 4, [False] * 4, 7, "n",
-...                      "c", TableStatus.PLAYING, 0, [0], [0] * 4, [1.0] * 4, 1.0, 1.0, move_timeout=30.0)
->>> stored = {name: str(value) for name, value in encode_record(record).items()}
->>> stored["seed"], stored["status"], stored["dealing"], stored["move_timeout"], "deals" in stored
-('7', 'playing', '2', '30.0', False)
->>> decode_record("t1", stored) == record
-True
->>> encode_fields(record, ["version", "to_act"])
-{'version': 0, 'to_act': '[0]'}
+Every stored field's encoding is declared once in ``FIELDS``: ``encode_record`` writes a new table, a move's
+commit the few ``MOVE_FIELDS`` (``encode_fields``), and every read decodes with ``decode_record``. The hash
+also holds each joined seat's token hash and, once the game is over, its replay record (``REPLAY_FIELD``).
 """
 
 from __future__ import annotations
@@ -161,7 +149,19 @@ def encode_fields(record: TableRecord, names: Iterable[str]) -> dict[str, Encode
 
 
 def encode_record(record: TableRecord) -> dict[str, Encoded]:
-    """Every field of a new table's hash (no seat is joined yet: no token fields)."""
+    """Every field of a new table's hash (no seat is joined yet: no token fields).
+
+    >>> record = TableRecord("t1", "spot-hearts", 4, {}, [SeatSpec(SeatKind.OPEN)] * 4, [False] * 4, 7,
+    ...                      "n", "c", TableStatus.PLAYING, 0, [0], [0] * 4, [1.0] * 4, 1.0, 1.0,
+    ...                      move_timeout=30.0)
+    >>> stored = {name: str(value) for name, value in encode_record(record).items()}
+    >>> stored["seed"], stored["status"], stored["dealing"], stored["move_timeout"], "deals" in stored
+    ('7', 'playing', '2', '30.0', False)
+    >>> decode_record("t1", stored) == record
+    True
+    >>> encode_fields(record, ["version", "to_act"])
+    {'version': 0, 'to_act': '[0]'}
+    """
     return encode_fields(record, FIELDS)
 
 

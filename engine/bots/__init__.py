@@ -1,15 +1,7 @@
-"""House bots: seeded random play, per-game heuristics, and graded mixtures of both.
+"""House bots: seeded random play, per-game heuristics, graded mixtures of both, and the search bot
+(``make_bot`` builds each by name).
 
-Every bot decides from a seat view (``GameState.view(seat)``), the same shape the
-API gives polling clients and the arena sends to HTTP bots.
-
->>> import engine
->>> from engine.bots import make_bot
->>> g = engine.new_game("sore-spot", players=3, seed=2)
->>> bot = make_bot("heuristic", seed=1)
->>> move = bot.choose(g.view(0))
->>> move in g.legal_moves(0)
-True
+Design: docs/engine.md#house-bots
 """
 
 from __future__ import annotations

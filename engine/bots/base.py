@@ -83,7 +83,16 @@ def make_bot(name: object, seed: int | str | None = None, worlds: int | None = N
     ``search`` is the search bot at its default budget; ``search-MS`` thinks at most MS milliseconds
     (1..999) per decision (:mod:`engine.bots.search`). The names are those of :mod:`engine.bots.names`.
     ``worlds`` gives a search bot the deterministic budget instead: that many worlds per decision, no
-    clock (the other bots ignore it).
+    clock (the other bots ignore it). Every bot decides from a seat view (``GameState.view(seat)``), the
+    shape the API gives polling clients and the arena sends to HTTP bots.
+
+    >>> import engine
+    >>> from engine.bots import make_bot
+    >>> g = engine.new_game("sore-spot", players=3, seed=2)
+    >>> bot = make_bot("heuristic", seed=1)
+    >>> move = bot.choose(g.view(0))
+    >>> move in g.legal_moves(0)
+    True
     """
     parsed = parse_house_bot_name(name)
     if parsed is None:

@@ -1,14 +1,7 @@
-"""Per-game heuristic policies: simple, explainable, and clearly better than random.
+"""Per-game heuristic policies: simple, explainable, and clearly better than random. Each decides from a
+:class:`Situation`, built from a seat view by :func:`heuristic_move` or kept up to date by the rollouts.
 
-Each policy decides from a :class:`Situation`: what one seat knows now (its legal cards, the trick so
-far, what each seat has won, trump, sore suits), in card ints.  :func:`heuristic_move` builds it from
-a seat view, so the heuristic reads only what the view shows; the search's rollouts
-(:mod:`engine.bots.rollout`) keep one up to date move by move and call the same policies.
-
->>> import engine
->>> g = engine.new_game("spot-hearts", players=4, seed=1)
->>> heuristic_move(g.view(0))          # pass the three most dangerous cards
-['AH', 'KC', 'KD']
+Design: docs/engine.md#house-bots
 """
 
 from __future__ import annotations
@@ -294,5 +287,11 @@ POLICIES: dict[str, Policy] = {
 
 
 def heuristic_move(view: SeatView) -> Move:
-    """The game's heuristic move for a seat view."""
+    """The game's heuristic move for a seat view.
+
+    >>> import engine
+    >>> g = engine.new_game("spot-hearts", players=4, seed=1)
+    >>> heuristic_move(g.view(0))          # pass the three most dangerous cards
+    ['AH', 'KC', 'KD']
+    """
     return POLICIES[view["game"]](situation(view))

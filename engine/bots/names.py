@@ -1,14 +1,7 @@
-"""Which house bots exist: the one registry every place that takes a house-bot name asks.
+"""Which house bots exist: the one registry every place that takes a house-bot name asks. A fixed name
+(``random``, ``heuristic``, ``search``) or a numbered family member (``eps-X``, ``search-MS``).
 
-A house bot is named either by a fixed name (``random``, ``heuristic``, ``search``) or as a member of a
-numbered family: ``eps-X`` (the heuristic, random with probability X, 0 <= X <= 1) and ``search-MS`` (the
-search bot thinking at most MS milliseconds per decision, 1..999). ``make_bot`` builds exactly these, and the
-table API's seats, the ladders' house members and the reserved bot names all take them from here.
-
->>> [is_house_bot_name(n) for n in ("heuristic", "search-7", "eps-0.35", "search-0", "eps-2", "alice")]
-[True, True, True, False, False, False]
->>> parse_house_bot_name("search-7"), parse_house_bot_name("random")
-(('search', '7'), ('random', None))
+Design: docs/engine.md#house-bots
 """
 
 from __future__ import annotations
@@ -58,12 +51,20 @@ _NAME = re.compile(HOUSE_BOT_NAME_PATTERN)
 
 
 def is_house_bot_name(name: object) -> bool:
-    """True if `name` names a house bot (``make_bot`` builds it)."""
+    """True if `name` names a house bot (``make_bot`` builds it).
+
+    >>> [is_house_bot_name(n) for n in ("heuristic", "search-7", "eps-0.35", "search-0", "eps-2", "alice")]
+    [True, True, True, False, False, False]
+    """
     return parse_house_bot_name(name) is not None
 
 
 def parse_house_bot_name(name: object) -> tuple[str, str | None] | None:
-    """``(stem, number)`` of a house bot name (number None for a fixed name), or None if it names none."""
+    """``(stem, number)`` of a house bot name (number None for a fixed name), or None if it names none.
+
+    >>> parse_house_bot_name("search-7"), parse_house_bot_name("random")
+    (('search', '7'), ('random', None))
+    """
     if not isinstance(name, str) or _NAME.fullmatch(name) is None:
         return None
     if name in FIXED_HOUSE_BOT_NAMES:

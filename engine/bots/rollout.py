@@ -1,16 +1,7 @@
-"""Rollouts for the search: the heuristic in every seat, without building a view per move.
+"""Rollouts for the search: the heuristic in every seat, without building a view per move (the heuristic's
+:class:`~engine.bots.heuristics.Situation` is kept up to date from the moves applied).
 
-A :class:`HeuristicRollout` reads the world's public table once (``spectator_view``), then keeps the
-heuristic's :class:`~engine.bots.heuristics.Situation` up to date from the moves it applies: the
-trick, who won it (the seat to act after a full trick), each seat's winnings by suit.  What only the
-rules know (trump in Sloppy Seconds, the laid sore cards) is read again from the public table when it
-can have changed.  Legality always comes from the engine (``legal_moves``).
-
->>> import engine
->>> g = engine.new_game("sloppy-seconds", players=4, seed=2)
->>> points = HeuristicRollout(g).play_round(g, deadline=float("inf"))
->>> len(points), g.round_no
-(4, 1)
+Design: docs/engine.md#the-search-bot-search-search-ms
 """
 
 from __future__ import annotations
@@ -32,7 +23,14 @@ class OutOfTime(Exception):
 
 
 class HeuristicRollout:
-    """Plays a world to the end of its round with the game's heuristic in every seat."""
+    """Plays a world to the end of its round with the game's heuristic in every seat.
+
+    >>> import engine
+    >>> g = engine.new_game("sloppy-seconds", players=4, seed=2)
+    >>> points = HeuristicRollout(g).play_round(g, deadline=float("inf"))
+    >>> len(points), g.round_no
+    (4, 1)
+    """
 
     def __init__(self, world: GameState[Any]) -> None:
         table = world.spectator_view()

@@ -1,33 +1,7 @@
-"""The search house bot: determinized Monte Carlo (perfect-information Monte Carlo, PIMC).
+"""The search house bot: determinized Monte Carlo (perfect-information Monte Carlo, PIMC) with heuristic
+rollouts, under a wall-clock budget per decision (or a fixed number of worlds).
 
-For one decision, until its wall-clock budget is spent, the bot repeats:
-
-1. draw a world: the hidden hands dealt at random within everything the seat's view shows
-   (:func:`engine.sampling.sample_world`; never the real hidden cards);
-2. rebuild the game at this point of the round in that world (:func:`engine.worlds.world_state`);
-3. for every candidate move, play it in a copy of the world and finish the round with the heuristic in
-   every seat (:class:`engine.bots.rollout.HeuristicRollout`); score it with
-   :func:`engine.worlds.margin` (the seat's round points minus the others' mean, higher is better).
-
-Every candidate still in the race is played in the same worlds, the heuristic's move first (a world
-the deadline cuts short still pairs the candidates it reached with the heuristic's move).  The race is
-halved after 4, 12 and 30 worlds (the heuristic's move and the best others by mean stay, never fewer
-than four in all), so the budget goes to the moves that matter without dropping one on the strength
-of a world or two: in Sore Spot a single world swings a move's value by ten points and more.  The bot
-keeps the heuristic's move unless another beats it, paired world by world (two worlds at least), by
-more than one standard error (:meth:`Evaluation.best`): with few worlds it plays like the heuristic,
-with many like plain PIMC.  Candidates are every legal card for a play or a sore card; for a pass,
-the set :func:`candidate_passes` documents.  A move with a single legal choice is returned at once.
-
-The budget is a deadline on ``time.monotonic()`` at 75 % of the budget, checked before each world,
-each candidate and every rollout step: on a loaded machine the bot plays fewer worlds, never later.
-The other 25 % absorb the step in progress and the scheduler's delays on a busy machine.
-
->>> import engine
->>> g = engine.new_game("sore-spot", players=3, seed=2)
->>> bot = SearchBot(budget_ms=20, seed=1)
->>> bot.choose(g.view(0)) in g.legal_moves(0)
-True
+Design: docs/engine.md#the-search-bot-search-search-ms
 """
 
 from __future__ import annotations
@@ -277,10 +251,17 @@ def _keep_best(ev: Evaluation, active: list[int], keep: int) -> list[int]:
 
 
 class SearchBot:
-    """PIMC with heuristic rollouts under a per-decision wall-clock budget (see the module docstring).
+    """PIMC with heuristic rollouts under a per-decision wall-clock budget (docs/engine.md, "The search
+    bot").
 
     ``worlds``: the deterministic budget, exactly that many worlds per decision and no clock (duels and
     tests that must give the same games on any machine; the arena's bots keep their time budget).
+
+    >>> import engine
+    >>> g = engine.new_game("sore-spot", players=3, seed=2)
+    >>> bot = SearchBot(budget_ms=20, seed=1)
+    >>> bot.choose(g.view(0)) in g.legal_moves(0)
+    True
     """
 
     def __init__(self, budget_ms: int = DEFAULT_BUDGET_MS, seed: int | str | None = None,

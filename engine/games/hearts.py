@@ -1,9 +1,7 @@
-"""The hearts family's shared steps (Card Commons, Spot Hearts): pass three, the opening club leads,
-points by card, lowest total wins.
+"""The hearts family's shared steps (Card Commons, Spot Hearts): pass three, the opening club leads, points by
+card, lowest total wins. A game of the family names its opening card, its card points and its lead rules.
 
-A game of the family says which card opens (:meth:`HeartsFamily.opening_card`), what a card is
-worth (``points``), which ruling its opening lead cites, whether a void seat may throw points on
-the first trick, and overrides :meth:`legal_leads` for its own lead restrictions.
+Design: docs/engine.md#how-a-game-is-written
 """
 
 from __future__ import annotations

@@ -1,11 +1,8 @@
 """`python -m tools.growth`: measure the growth curves, print their table, plot them, end with one JSON line.
 
-    python -m tools.growth                                  # every curve at its default sizes
     python -m tools.growth --curves ladder,history --quick  # some curves, at tiny sizes (seconds)
     python -m tools.growth --output growth.json --plot docs/growth.png
-
-Each curve module exposes ``measure(sizes=None, *, quick=False) -> list[Curve]``; the last line printed is
-``{"curves": [...], "goals_met": bool, "quick": bool, "seconds": ...}``.
+Design: docs/scaling.md#how-each-curve-is-measured
 """
 
 from __future__ import annotations

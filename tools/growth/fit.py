@@ -1,13 +1,7 @@
-"""One measured curve and its fitted exponent: ``cost ≈ a · n^k``, k by least squares in log-log space.
+"""One measured curve and its fitted exponent: ``cost ≈ a · n^k``, k by least squares in log-log space. A
+per-request cost is *flat* when k ≤ 0.1; a cost linear in n by nature states that as its goal instead.
 
-A per-request cost is *flat* when k ≤ 0.1; a cost that is inherently linear in n (the bytes of a whole
-standings table, the fan-out of one move to n watchers) states that as its goal instead.
-
->>> curve = Curve("tick", "scheduler tick", "ms", sizes=(100, 1000, 10000), values=(2.0, 2.0, 2.0))
->>> round(curve.exponent, 3)
-0.0
->>> fit_exponent((10, 100, 1000), (1.0, 10.0, 100.0))
-1.0
+Design: docs/scaling.md#how-each-curve-is-measured
 """
 
 from __future__ import annotations
@@ -26,6 +20,9 @@ def fit_exponent(sizes: Sequence[float], values: Sequence[float]) -> float:
 
     Values of 0 are lifted to the smallest positive value seen (a count that was 0 at one size and 1 at
     another is not an infinite slope). Fewer than two sizes fit nothing and raise ``ValueError``.
+
+    >>> fit_exponent((10, 100, 1000), (1.0, 10.0, 100.0))
+    1.0
     """
     if len(sizes) != len(values) or len(sizes) < 2:
         raise ValueError("a curve needs at least two sizes, each with one value")
@@ -46,6 +43,10 @@ class Curve:
 
     ``max_exponent`` is the goal for the fitted exponent (``FLAT`` for a per-request cost); ``limit`` an
     absolute goal for the value at the largest size (e.g. 100 ms for the tick at 10,000 bots), or None.
+
+    >>> curve = Curve("tick", "scheduler tick", "ms", sizes=(100, 1000, 10000), values=(2.0, 2.0, 2.0))
+    >>> round(curve.exponent, 3)
+    0.0
     """
 
     key: str

@@ -1,13 +1,7 @@
-"""History in Redis: the bytes a rated match, a bot and an analysis leave behind, and what a day costs.
+"""History in Redis: the bytes a rated match, a bot and an analysis leave behind, and what a day costs,
+measured on a throwaway Redis with the arena's own worker and analysis code.
 
-On a throwaway Redis this module starts, real rated matches are played by the arena's own worker code
-(``arena.jobs.play_match``: house bots, 4-player duplicate Spot Hearts, results applied by the store's Lua
-step), and the memory Redis reports (``INFO memory`` ``used_memory``) is read before and after: bytes per
-match at 25, 50 and 100 matches (flat: every match leaves the same), with each key's share by ``MEMORY
-USAGE`` (match document, replays, idempotency key, reference count, record and history entries). Bots are
-registered through the registry and one game is analysed by the analysis worker's own code
-(``arena.analysis.run_analysis``) for the bytes per bot and per analysis. The extra of the bytes curve says
-what a day at 1 match/s writes, and what the retention policy (docs/arena.md, "Retention") keeps of it.
+Design: docs/scaling.md#how-each-curve-is-measured
 """
 
 from __future__ import annotations

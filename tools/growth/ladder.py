@@ -1,18 +1,7 @@
-"""Bots on a ladder: the scheduler's tick, its Redis commands, the ladder's API and web page as bots grow.
+"""Bots on a ladder: the scheduler's tick, its Redis commands, matchmaking's quality, the ladder's API and web
+page, as the bots registered on one ladder grow.
 
-At each size n, on a throwaway Redis this module starts (and flushes between sizes), n polling bots are
-registered through the bot registry (``core.arena.registry``), given spread ratings by rated matches applied
-through the arena store's own ``apply_result`` (the Lua step workers run), and a tenth of them are made
-present by holding a ladder-seats long-poll (``core.arena.presence.seats_call``). Then:
-
-* the scheduler's real ``Scheduler.tick`` in steady state, every present bot seated (the ladder's
-  ``max_active`` is a quarter of the present bots) and every match running (leased as a worker leases it):
-  before each timed tick one running match finishes (applied as a worker applies it), so the tick refills
-  one table — time and Redis commands (``INFO commandstats`` delta) per tick;
-* matchmaking quality: the mean rating gap between a new table's first pick and its other players, over
-  the smallest gap the same pick could have had among the bots free at that tick (1.0: the closest);
-* ``GET /api/ladders/{id}`` and the ladder's web page through gunicorn (the Procfile's command):
-  median and p99 latency and bytes of the default page.
+Design: docs/scaling.md#how-each-curve-is-measured
 """
 
 from __future__ import annotations

@@ -1,21 +1,7 @@
 """Growth of parked long-polls: what n held requests cost one API machine, and how fast a move wakes them.
+Design: docs/scaling.md#how-each-curve-is-measured
 
     python -m tools.growth.longpoll [--sizes 1000,5000,10000] [--quick]
-
-For each n: a real stack on loopback (`tools.growth.parking`: throwaway Redis, gunicorn with the production
-configuration, 2 gevent workers), and n long-polls parked by a load generator in a process of its own, mixed
-as on a busy server: practice tables of four polling bots, each table watched by four spectators, every one
-of them long-polling (a bot its seat's state, a spectator the public table, `after=V&wait=30`). Measured:
-
-- RSS per parked request: the API processes' resident memory after parking minus before, over n;
-- wake-up: moves committed through the real API (POST, a seat's token) on a sample of tables while all n are
-  parked; each waiter's answer timestamped on arrival, from the commit's own time (the table's `updated`,
-  written by the commit): p50 and p99;
-- Redis commands per move (`INFO commandstats` over the moves, the waiters' reads included);
-- the API's CPU while idle with n parked, over a few seconds.
-
-After the sample, every other table moves too, so every one of the n waiters must have been woken: the
-counts are in each curve's `extra`.
 """
 
 from __future__ import annotations

@@ -1,14 +1,7 @@
-"""What the long-poll and watcher curves share: a real stack on loopback and a load generator that parks
-thousands of long-polls from a process of its own.
+"""What the long-poll and watcher curves share: a real stack on loopback (throwaway Redis, gunicorn with the
+production configuration) and a load generator that parks thousands of long-polls from a process of its own.
 
-The stack is a throwaway redis-server and gunicorn with the production configuration (`api/gunicorn_conf.py`,
-gevent workers, the real app, `TA_WORKER_CONNECTIONS` as configured), open files raised as the service unit
-raises them (docs/deploy.md, "Long-polls"). The load generator (:class:`Parker`) is a forked process
-driving every connection from one epoll loop with non-blocking sockets (not a thread per request): each
-request is a long-poll whose answer is timestamped on arrival. Its connections come from several loopback
-source addresses (127.0.0.2, 127.0.0.3, ...), at most ``PER_SOURCE`` from each: within the API's
-long-polls-per-address cap (`TA_MAX_LONG_POLLS_PER_ADDRESS`), which stays on, and far from one address's
-28k ephemeral ports.
+Design: docs/scaling.md#how-each-curve-is-measured
 """
 
 from __future__ import annotations

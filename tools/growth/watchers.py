@@ -1,16 +1,7 @@
 """Growth of the watchers of one live match: how long a move takes to reach every spectator.
+Design: docs/scaling.md#how-each-curve-is-measured
 
     python -m tools.growth.watchers [--sizes 10,100,1000] [--quick]
-
-A spectator follows a table by long-polling its public view (`GET /api/tables/<id>?after=V&wait=30`, the
-spectator view the web page and the SDKs read), asking again at the version each answer brings. For each n:
-a real stack on loopback (`tools.growth.parking`: throwaway Redis, gunicorn with the production
-configuration, 2 gevent workers), n spectators parked on one table by a load generator in a process of its
-own, and moves posted through the API one after the other, each once the last one has reached every watcher.
-Each watcher's answer is timestamped on arrival, from the commit's own time (the table's `updated`).
-
-Curves: p50 and p99 of commit-to-update over every (move, watcher), the time to the *last* watcher's update
-(p99 over the moves), and Redis commands per move (the move's own and every watcher's reads).
 """
 
 from __future__ import annotations

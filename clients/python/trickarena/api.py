@@ -1,13 +1,7 @@
-"""``ArenaClient``: every public endpoint of the Trick Arena API as a typed method.
+"""``ArenaClient``: every public endpoint of the Trick Arena API as a typed method. ``ENDPOINTS`` maps each
+public route of the service's OpenAPI document to the method that calls it (tests hold it to the document).
 
-``ENDPOINTS`` maps each public route of the service's OpenAPI document ("GET /api/games/{game_id}") to the
-method that calls it; tests/clients/test_sdk_parity.py holds it to the document. The operator's admin API
-(``/api/admin/...``) and ``/metrics`` are not part of the SDK.
-
->>> api = ArenaClient("http://127.0.0.1:8000")
->>> table = api.create_table("spot-hearts", ["open", "heuristic", "random", "random"])
->>> seat = api.join(table.table_id, 0)
->>> state = api.seat_state(table.table_id, 0, seat.token, after=-1, wait=25)
+Design: docs/sdk.md#the-api-client
 """
 
 from __future__ import annotations
@@ -81,6 +75,14 @@ ENDPOINTS: dict[str, str] = {
 
 
 class ArenaClient:
+    """The API at `base_url`, one method per public endpoint (a live service answers them).
+
+    >>> api = ArenaClient("http://127.0.0.1:8000")  # doctest: +SKIP
+    >>> table = api.create_table("spot-hearts", ["open", "heuristic", "random", "random"])  # doctest: +SKIP
+    >>> seat = api.join(table.table_id, 0)  # doctest: +SKIP
+    >>> state = api.seat_state(table.table_id, 0, seat.token, after=-1, wait=25)  # doctest: +SKIP
+    """
+
     def __init__(self, base_url: str, timeout: float = 40.0, retries: int = 6) -> None:
         self.http = JsonHttp(base_url, timeout=timeout, retries=retries)
 

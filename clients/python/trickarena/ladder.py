@@ -1,11 +1,7 @@
-"""A polling bot on the ladder: watch its ladder seats and play each one through the move API.
+"""A polling bot on the ladder: hold a long-poll on the bot's ladder seats and play each new seat through the
+move API, in a thread of its own (``play_ladder``); the held call keeps the bot present.
 
-A bot registered without a URL is seated by the arena at real API tables; ``GET /api/bots/{id}/ladder-seats``
-(owner token) lists them with their seat tokens. ``play_ladder`` holds a long-poll on that list
-(``after=<X-Seats-Version>&wait=…``), so it learns of a new seat the moment the arena publishes it, and the
-held call keeps the bot *present* (seated at new matches). Each new seat is played in its own thread by
-``play_seat`` (long-polls, no timers). Each decision has the ladder's deadline (1 s by default): a bot that
-misses it gets a strike and the arena plays a fallback move.
+Design: docs/sdk.md#3-as-a-polling-bot-on-the-ladder
 """
 
 from __future__ import annotations

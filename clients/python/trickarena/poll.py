@@ -1,10 +1,8 @@
-"""Play a seat through the move API: long-poll the seat's state, decide, post, until the game is over.
+"""Play a seat through the move API: long-poll the seat's state, decide, post, until the game is over. A 409
+means "read again"; a move the rules refuse is a bug in the bot, raised as ``ApiError`` unless
+``on_refused="fallback"`` plays the first legal move.
 
-The loop never sleeps on a timer: each ``GET`` waits on the server (``after=<version>&wait=25``) and returns
-as soon as anything changes. Transient failures (connection, 429, 5xx) are retried with backoff inside
-``JsonHttp``. A 409 (someone moved first, stale version) just means "read again". A 400/422 means the bot
-chose a move the rules refuse: that is a bug in the bot, raised as ``ApiError`` (its ``legal`` lists the
-legal moves) unless ``on_refused="fallback"`` plays the first legal move instead.
+Design: docs/sdk.md#2-as-a-polling-client-you-call-the-move-api
 """
 
 from __future__ import annotations

@@ -1,11 +1,7 @@
-"""Serve a ``Bot`` over HTTP, speaking the arena's bot protocol v1 (docs/bot-protocol.md).
+"""Serve a ``Bot`` over HTTP, speaking the arena's bot protocol v1 (docs/bot-protocol.md), with keep-alive and
+TCP_NODELAY; a ``choose`` that raises answers 500 (a strike and a fallback move), and the server keeps going.
 
-``GET /`` -> ``{name, author, version, games}``; ``POST /move`` -> ``{"move": ...}``; ``POST /start`` and
-``POST /end`` -> ``{}`` (notifications). HTTP/1.1 keep-alive (the arena keeps one connection per bot) and
-TCP_NODELAY on every accepted socket (a decision is one small request and one small answer).
-
-A ``choose`` that raises answers 500 with the error text: the arena records a strike and plays a fallback
-move; the server itself never goes down because of a bot bug.
+Design: docs/sdk.md#1-as-an-http-bot-the-arena-calls-you
 """
 
 from __future__ import annotations
