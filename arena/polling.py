@@ -1,7 +1,7 @@
 """Polling bots on ladders: a match game hosted as a real API table, moved through the move API.
 
 The arena waits for the bot's move until the ladder's deadline, then plays the fallback and strikes it.
-Design: docs/arena.md#polling-bots-on-ladders.
+Design: docs/bot-protocol.md#polling-bots.
 """
 
 from __future__ import annotations

@@ -1,10 +1,7 @@
-"""The table as a rule step sees it: :class:`TableState`.
+"""The table as a rule step sees it: :class:`TableState`, which :class:`~engine.state.GameState` is and
+every step of a :class:`~engine.rules.Rules` takes, so that neither module imports the other.
 
-The rule book (:mod:`engine.rules`) reads and changes a game in play through its steps, and the game
-state (:mod:`engine.state`) calls those steps. Both know this class and neither imports the other's
-module for it: :class:`~engine.state.GameState` is a ``TableState``, and every step of a
-:class:`~engine.rules.Rules` takes one. It is a plain class rather than a Protocol so that compiled
-code reads these attributes directly, as it reads its own.
+A plain class, not a Protocol: compiled code then reads these attributes directly, as it reads its own.
 """
 
 from __future__ import annotations

@@ -10,17 +10,6 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGES = ("api", "arena", "core", "engine", "devstack", "clients", "tools", "loadtest")
 MAX_LINES = 5
-# Modules whose docstrings are still longer than MAX_LINES. Take a module off the list once its docstring is
-# short: the list fails the test for a module that is gone or already short, so it only ever shrinks.
-LONG_DOCSTRINGS_ALLOWED = frozenset({
-    "arena/jobs.py",
-    "arena/match.py",
-    "arena/polling.py",
-    "arena/workers.py",
-    "core/errors.py",
-    "core/settings.py",
-    "core/tables/store.py",
-})
 # "Design: docs/arena.md#bot-calls", "Design: README.md#architecture", "Design: docs/web.md, ..."
 POINTER = re.compile(r"Design: ([\w./-]+\.md)(?:#([\w-]+))?")
 
@@ -54,17 +43,11 @@ def anchors(doc: Path) -> set[str]:
 def test_every_module_docstring_is_five_lines_or_fewer() -> None:
     long = {str(path.relative_to(ROOT)): lines(doc) for path in modules()
             if lines(doc := docstring(path)) > MAX_LINES}
-    offenders = sorted(set(long) - LONG_DOCSTRINGS_ALLOWED)
+    offenders = sorted(long)
     assert not offenders, (
         f"module docstrings over {MAX_LINES} lines: say what the module is, move the reasoning to the doc a "
         "user of that part reads and point to it (\"Design: docs/arena.md#bot-calls\")\n"
         + "\n".join(f"{name}: {long[name]} lines" for name in offenders))
-
-
-def test_every_module_on_the_allow_list_exists_and_is_still_long() -> None:
-    stale = [name for name in sorted(LONG_DOCSTRINGS_ALLOWED)
-             if not (ROOT / name).is_file() or lines(docstring(ROOT / name)) <= MAX_LINES]
-    assert not stale, "take these off LONG_DOCSTRINGS_ALLOWED (gone, or short now): " + ", ".join(stale)
 
 
 def test_every_design_pointer_names_a_doc_and_a_heading_that_exist() -> None:

@@ -1,9 +1,5 @@
-"""Running the stores' Lua scripts on a connection: EVALSHA, which loads a script Redis does not know and
-runs it again, and a write answered once a replica has it (``WAIT``).
-
-Both script lanes use them, the threaded `core.redis.connections.ScriptLane` and gevent's
-`core.redis.pipelined.PipelinedLane`, each with its own way to send a command; `run_and_wait` does the same
-through a client.
+"""Running the stores' Lua scripts: EVALSHA (loading a script Redis does not know and running it again), and a
+write answered once a replica has it (``WAIT``); both script lanes, threaded and gevent's, use them.
 """
 
 from __future__ import annotations
