@@ -123,3 +123,16 @@ def test_the_ci_script_is_valid_bash_and_runs_the_readme_test_command_and_the_dr
     assert checked.returncode == 0, checked.stderr
     commands = re.findall(r'^(?:part "[^"]+" )?(make \w+)', script.read_text(), re.M)
     assert commands == ["make test", "make drills"], commands
+
+
+def test_every_package_of_the_service_is_listed_for_the_wheel() -> None:
+    """The wheel's packages are listed, not found (pyproject.toml): a new package must be listed to ship."""
+    import tomllib
+
+    listed = set(tomllib.loads((REPO_ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]["packages"])
+    on_disk = {".".join(init.parent.relative_to(REPO_ROOT).parts)
+               for top in ("engine", "core", "api", "arena", "clients")
+               for init in (REPO_ROOT / top).rglob("__init__.py")
+               if "python" not in init.parts and "__pycache__" not in init.parts}
+    missing = sorted(on_disk - listed)
+    assert not missing, f"packages missing from [tool.setuptools] packages: {missing}"
