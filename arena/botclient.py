@@ -21,9 +21,9 @@ import orjson
 
 from arena.http1 import BodyTooLarge, Connection, ProtocolError, StaleConnection, request_bytes
 from arena.policy import Outcome, ReplyError, parse_reply
+from core.arena.model import PROTOCOL_VERSION
 from core.arena.netguard import DEFAULT_PORTS, guarded_create_connection, split_bot_url
 
-PROTOCOL_VERSION = 1
 MAX_BODY = 64 * 1024
 USER_AGENT = "trick-arena/1 (+docs/bot-protocol.md)"
 _GET_HEADERS = f"User-Agent: {USER_AGENT}\r\nAccept: application/json\r\n".encode()

@@ -13,14 +13,24 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 import engine
-from arena.botclient import PROTOCOL_VERSION, BotClient, CallResult
+from arena.botclient import BotClient, CallResult
 from arena.drivers import DecisionRequest, DriverAnswer, HouseDriver, HttpDriver, SeatDriver, StaleMove
 from arena.policy import Outcome, fallback_move
 from arena.polling import PollDriver
 from core import metrics
+from core.arena.decisions import DETAIL_LIMIT, LoggedDecision, Row, kept_answer
 from core.arena.elo import rate_match
 from core.arena.matchgame import MatchGame
-from core.arena.model import REFERENCE_BOT, BotCallStats, MatchResult, MatchSpec, Member, MemberKind, Strike
+from core.arena.model import (
+    PROTOCOL_VERSION,
+    REFERENCE_BOT,
+    BotCallStats,
+    MatchResult,
+    MatchSpec,
+    Member,
+    MemberKind,
+    Strike,
+)
 from engine.shapes import Decision, Record
 
 
@@ -101,6 +111,8 @@ class MatchRunner:
         self.forfeited: set[str] = set()
         self.strikes: list[Strike] = []
         self.calls = {m.bot_id: BotCallStats() for m in spec.entrants if m.kind is not MemberKind.HOUSE}
+        # Every decision of every bot but the house's, for its owner (core.arena.decisions).
+        self.decisions: dict[str, list[Row]] = {bot_id: [] for bot_id in self.calls}
 
     def run(self) -> MatchResult:
         spec = self.spec
@@ -130,7 +142,7 @@ class MatchRunner:
             match_id=spec.match_id, totals=dict(totals), places=standing.places,
             deltas=deltas, winners=standing.winners,
             forfeited=sorted(self.forfeited), strikes=self.strikes, calls=self.calls, games=games,
-            records=records, seed=spec.seed, rated=standing.rated,
+            records=records, seed=spec.seed, rated=standing.rated, decisions=self.decisions,
         )
 
     def table_id(self, game_no: int) -> str:
@@ -203,10 +215,13 @@ class MatchRunner:
         }
         request = DecisionRequest(game_no, table_id, seat, view, payload, self.spec.deadline_ms / 1000.0,
                                   game=game)
+        version = game.version
+        asked = time.monotonic()
         try:
             answer = self.drivers[bot_id].decide(request)
         except Exception as exc:  # noqa: BLE001 - no bot behaviour may crash a match
             answer = DriverAnswer.failed(Outcome.PROTOCOL_ERROR, f"driver error: {exc!r}")
+        waited_ms = (time.monotonic() - asked) * 1000.0
         failure, detail = answer.failure, answer.detail
         if answer.move is not None:
             try:
@@ -222,16 +237,26 @@ class MatchRunner:
             self.calls[bot_id].add("move", outcome, answer.call.latency_ms)
         if answer.call is not None:
             metrics.BOT_LATENCY.labels(self.spec.ladder_id).observe(answer.call.latency_ms / 1000.0)
+        latency_ms = answer.call.latency_ms if answer.call is not None else waited_ms
+        body = answer.call.body if answer.call is not None else None
         if (answer.move is not None or answer.already_applied) and failure is None:
             self._count_decision(bot_id, None)
+            self._log(bot_id, LoggedDecision(game_no, version, seat, latency_ms, "ok",
+                                             answer=kept_answer(body, answer.move)))
             return
-        version = game.version
         if self._apply_fallback(game, seat, decision):
             reason = failure or Outcome.PROTOCOL_ERROR
             self._count_decision(bot_id, reason.value)
             self._strike(bot_id, game_no, version, reason, detail)
+            self._log(bot_id, LoggedDecision(game_no, version, seat, latency_ms, reason.value,
+                                             detail[:DETAIL_LIMIT], kept_answer(body, None)))
         else:
             self._count_decision(bot_id, None)  # a polling bot's own move came in first
+            self._log(bot_id, LoggedDecision(game_no, version, seat, latency_ms, "ok"))
+
+    def _log(self, bot_id: str, entry: LoggedDecision) -> None:
+        if bot_id in self.decisions:
+            self.decisions[bot_id].append(entry.row())
 
     def _count_decision(self, bot_id: str, outcome: str | None) -> None:
         """One decision of a ladder bot (not a house bot's) in the metrics, by its bounded outcome."""

@@ -114,6 +114,11 @@ class MatchGameNotFound(NotFound):
         self.match_id = match_id
 
 
+class DecisionLogNotFound(NotFound):
+    def __init__(self, match_id: str, bot_id: str) -> None:
+        super().__init__(f"match {match_id} has no decision log of bot {bot_id}: it did not play in it")
+
+
 class BotNotOnLadder(NotFound):
     """The bot has never been on the ladder (``ladder_id``), or on any ladder (None)."""
 

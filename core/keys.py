@@ -198,6 +198,12 @@ def arena_match_games(prefix: str, match_id: str) -> str:
     return f"{prefix}arena:match:{match_id}:games"
 
 
+def arena_match_log(prefix: str, match_id: str) -> str:
+    """String: JSON object, each bot's decision log of a finished match (core.arena.decisions), for its owner;
+    kept as long as the match's replays."""
+    return f"{prefix}arena:match:{match_id}:log"
+
+
 def arena_match_refs(prefix: str, match_id: str) -> str:
     """Integer string: how many lists still link to a finished match (its bots' records, the ladder's recent
     list); the match's document and replays are deleted when it drops to 0."""

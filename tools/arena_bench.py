@@ -30,10 +30,17 @@ from engine import compiled
 # (engine/compiled.py): put in place before the arena's modules import them.
 compiled.activate()
 
-from arena.botclient import PROTOCOL_VERSION, BotClient  # noqa: E402
+from arena.botclient import BotClient  # noqa: E402
 from arena.match import MatchRunner, make_drivers  # noqa: E402
 from core import keys  # noqa: E402
-from core.arena.model import LadderConfig, MatchSpec, MatchStatus, Member, MemberKind  # noqa: E402
+from core.arena.model import (  # noqa: E402
+    PROTOCOL_VERSION,  # noqa: E402
+    LadderConfig,
+    MatchSpec,
+    MatchStatus,
+    Member,
+    MemberKind,
+)
 from core.settings import Settings  # noqa: E402
 from devstack import devserve  # noqa: E402
 from devstack.fastbot import start_fast_bots  # noqa: E402

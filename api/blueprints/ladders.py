@@ -20,6 +20,8 @@ from api.schemas.ladders import (
     BotHistorySchema,
     BotMatchesQuerySchema,
     BotMatchesSchema,
+    DecisionLogQuerySchema,
+    DecisionLogSchema,
     LadderSchema,
     LadderSeatSchema,
     LadderSeatsQuerySchema,
@@ -33,6 +35,7 @@ from api.services import services
 from core.arena.challenges import entrant_names
 from core.arena.lookup import (
     bot_ladder,
+    decision_log,
     find_ladder,
     find_match,
     published_games,
@@ -160,6 +163,21 @@ def get_replay(match_id: str, game_no: int) -> dict[str, Any]:
     """Replay record of one game of a rated match (engine format: `python -m engine replay` takes it)."""
     _doc, records = published_games(services().arena, match_id, game_no)
     return records[game_no]
+
+
+@blp.get("/matches/<match_id>/bots/<bot_id>/decisions")
+@blp.arguments(DecisionLogQuerySchema(), location="query")
+@blp.response(200, DecisionLogSchema)
+@blp.doc(security=[{"ownerToken": []}, {"apiKey": []}])
+def get_decision_log(query: dict[str, Any], match_id: str, bot_id: str) -> dict[str, Any]:
+    """Every decision of your bot in a finished match: the request it was sent, its answer, the latency and
+    what the arena did (accepted it, or played the fallback and struck it).
+
+    The bot's owner token or its account's API key. Only once the match has been played to the end; the
+    request holds your bot's own view only, as it was sent.
+    """
+    services().bots.check_owner(bot_id, bearer_token(request.headers.get("Authorization")))
+    return decision_log(services().arena, match_id, bot_id, query.get("game"))
 
 
 @blp.get("/bots/<bot_id>/ladder-seats")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from marshmallow import Schema, fields, validate
 
-from api.schemas.common import GameView, MatchSummarySchema, page_limit
+from api.schemas.common import GameView, MatchSummarySchema, MoveField, page_limit
 from core.arena.ranking import DEFAULT_PAGE, MAX_PAGE, PROVISIONAL_MATCHES, UNCERTAINTY_SCALE
 from core.arena.store.ratings import MAX_VERSION_CHARS
 
@@ -190,3 +190,49 @@ class LadderSeatsQuerySchema(Schema):
         "description": "with `after`: hold the answer until the seats change, at most this many s (≤ 30)"})
     version = fields.String(validate=validate.Length(min=1, max=MAX_VERSION_CHARS), metadata={
         "description": "the version of the polling bot: its matches are rated under it (docs/arena.md)"})
+
+
+class BotRequestSchema(Schema):
+    """The protocol v1 `/move` body the bot was sent (a polling bot read the same view from its seat)."""
+
+    protocol = fields.Integer(required=True)
+    game = fields.String(required=True)
+    table = fields.String(required=True)
+    match = fields.String(required=True)
+    seat = fields.Integer(required=True)
+    decision = fields.Dict(required=True)
+    deadline_ms = fields.Integer(required=True)
+    view = GameView("SeatView", required=True)
+    legal = fields.List(fields.String(), required=True)
+
+
+class LoggedDecisionSchema(Schema):
+    game_no = fields.Integer(required=True)
+    version = fields.Integer(required=True, metadata={
+        "description": "the game's move count when it was asked"})
+    seat = fields.Integer(required=True)
+    latency_ms = fields.Float(required=True, metadata={
+        "description": "request sent to answer read; a polling bot: decision opened to its move"})
+    outcome = fields.String(required=True, metadata={
+        "description": "ok, or the failure that struck it: timeout, connect_error, http_status, bad_reply, "
+                       "illegal_move, ..."})
+    detail = fields.String(required=True, metadata={"description": "why it failed (empty when ok)"})
+    answer = fields.String(allow_none=True, required=True, metadata={
+        "description": "the bot's raw answer, cut at 512 bytes; null when it sent none"})
+    move = MoveField(allow_none=True, required=True, metadata={
+        "description": "the move the game took: the bot's, or the fallback"})
+    fallback = fields.Boolean(required=True, metadata={"description": "the arena played the fallback move"})
+    request = fields.Nested(BotRequestSchema, required=True)
+
+
+class DecisionLogSchema(Schema):
+    match_id = fields.String(required=True)
+    bot_id = fields.String(required=True)
+    game = fields.String(required=True)
+    status = fields.String(required=True)
+    decisions = fields.List(fields.Nested(LoggedDecisionSchema), required=True)
+
+
+class DecisionLogQuerySchema(Schema):
+    game = fields.Integer(validate=validate.Range(min=0), metadata={
+        "description": "only this game of the match (0-based); default: every game"})

@@ -15,6 +15,7 @@ from typing import Any
 
 import engine
 from core import keys
+from core.arena.decisions import compact_json
 from core.arena.model import HOUSE_PREFIX, MatchResult, MatchSpec, MatchStatus, Member, MemberKind
 from core.arena.moderation import is_suspended, public_name
 from core.arena.store import ArenaStore
@@ -81,6 +82,7 @@ FINISH_LUA = """
 if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
 redis.call('SET', KEYS[2], ARGV[3], 'EX', ARGV[5])
 redis.call('SET', KEYS[3], ARGV[4], 'EX', ARGV[5])
+redis.call('SET', KEYS[6], ARGV[7], 'EX', ARGV[5])
 redis.call('SET', KEYS[1], ARGV[2], 'EX', ARGV[6])
 redis.call('ZREM', KEYS[4], ARGV[1])
 redis.call('ZREM', KEYS[5], ARGV[1])
@@ -255,9 +257,9 @@ class ChallengeStore:
         owner = doc.get("challenge", {}).get("owner", "")
         done = self._finish(keys=[keys.arena_match_applied(p, mid), keys.arena_match(p, mid),
                                   keys.arena_match_games(p, mid), keys.challenges_pending(p),
-                                  keys.challenges_owner_pending(p, owner)],
+                                  keys.challenges_owner_pending(p, owner), keys.arena_match_log(p, mid)],
                             args=[mid, repr(now), json.dumps(final), json.dumps(result.records),
-                                  CHALLENGE_TTL_S, APPLIED_TTL_S])
+                                  CHALLENGE_TTL_S, APPLIED_TTL_S, compact_json(result.decisions)])
         return bool(done)
 
     def abort(self, match_id: str, reason: str) -> None:

@@ -24,6 +24,7 @@ LADDER_SEARCH_BOTS = {
     "spot-hearts": "search-5",
 }
 HOUSE_PREFIX = "house:"
+PROTOCOL_VERSION = 1  # the bot protocol's version, sent in every request (docs/bot-protocol.md)
 # The reference policy of duplicate matches: every game is also played by it in every seat, in-process, and
 # a bot's score on a deal is its total minus the reference's in that seat (a control variate for the cards).
 REFERENCE_BOT = "heuristic"
@@ -241,6 +242,8 @@ class MatchResult:
     records: list[Record]  # replay records (engine format), one per game
     seed: int  # the seed of this run's deals (a re-run's differs from the spec's): game g deals game_seed(g)
     rated: bool = True  # False: every bot forfeited; recorded with no winner and no rating change
+    # Each bot's decision log (core.arena.decisions rows), kept apart from the public document: its owner's.
+    decisions: dict[str, list[list[Any]]] = field(default_factory=dict)
 
     def summary_json(self) -> dict[str, Any]:
         return {

@@ -82,6 +82,11 @@ class MatchStore(StoreBase):
         raw = self.redis.get(keys.arena_match_live(self.prefix, match_id))
         return json.loads(raw) if raw else None
 
+    def match_log(self, match_id: str) -> dict[str, list[list[Any]]] | None:
+        """Each bot's decision log of a finished match (core.arena.decisions); None once it expired."""
+        raw = self.redis.get(keys.arena_match_log(self.prefix, match_id))
+        return json.loads(raw) if raw else None
+
     def match_games(self, match_id: str) -> list[dict[str, Any]] | None:
         raw = self.redis.get(keys.arena_match_games(self.prefix, match_id))
         return json.loads(raw) if raw else None

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from core import keys
+from core.arena.decisions import compact_json
 from core.arena.elo import INITIAL_RATING
 from core.arena.model import MatchResult, MatchSpec, MatchStatus
 from core.arena.store.base import LuaScript, StoreBase
@@ -28,7 +29,7 @@ FINISHED_MATCH_TTL_S = 30 * 24 * 3600
 HISTORY_LIMIT = 500
 
 # The arguments are laid out by ResultArgs (below).
-# KEYS: 1 applied, 2 match doc, 3 ratings zset, 4 recent list, 5 active set, 6 games doc,
+# KEYS: 1 applied, 2 match doc, 3 ratings zset, 4 recent list, 5 active set, 6 games doc, 7 decision log,
 #       then per bot: stats hash, history list, health hash, record zset, versions hash; then the match's
 #       reference count, the ladder's ranked zset and its unrated zset (the ranking's pages).
 # ARGV: 1 match id, 2 now, 3 bot count, 4 final match doc, 5 games doc, 6 recent limit, 7 history limit,
@@ -36,7 +37,8 @@ HISTORY_LIMIT = 500
 #       bench seconds, 13 longest bench seconds, 14 clean matches in a row that reset the bench length,
 #       15 rated (1/0), then 10 per bot: bot id, delta, won, strikes, forfeited, latency sum, move calls,
 #       place, record entry (a JSON object; the script adds the rating after the match), version; after
-#       them: 16 + 10 * bots: the match document's TTL, then the replays' TTL (seconds).
+#       them: 16 + 10 * bots: the match document's TTL, then the replays' TTL (seconds), then the decision
+#       log (JSON: each bot's rows, core.arena.decisions), kept as long as the replays.
 # Returns {0} if the match was applied before, else {1, ids of the matches that a record or the recent list
 # stopped linking to} (the caller releases those: see RELEASE_MATCH_LUA).
 # A match that is not rated (every bot forfeited) moves no rating, adds no rated match, win or history point;
@@ -62,11 +64,11 @@ for i = 0, n - 1 do
   else
     rating = redis.call('ZSCORE', KEYS[3], bot)
   end
-  local stats = KEYS[7 + i * 5]
-  local history = KEYS[8 + i * 5]
-  local health = KEYS[9 + i * 5]
-  local record = KEYS[10 + i * 5]
-  local versions = KEYS[11 + i * 5]
+  local stats = KEYS[8 + i * 5]
+  local history = KEYS[9 + i * 5]
+  local health = KEYS[10 + i * 5]
+  local record = KEYS[11 + i * 5]
+  local versions = KEYS[12 + i * 5]
   local version = ARGV[a + 9]
   if rated then
     redis.call('HINCRBY', stats, 'matches', 1)
@@ -126,6 +128,7 @@ end
 local ttl_at = 16 + n * 10
 redis.call('SET', KEYS[2], ARGV[4], 'EX', ARGV[ttl_at])
 redis.call('SET', KEYS[6], ARGV[5], 'EX', ARGV[ttl_at + 1])
+redis.call('SET', KEYS[7], ARGV[ttl_at + 2], 'EX', ARGV[ttl_at + 1])
 redis.call('SET', KEYS[#KEYS - 2], n + 1, 'EX', ARGV[ttl_at])
 redis.call('LPUSH', KEYS[4], ARGV[1])
 for _, old in ipairs(redis.call('LRANGE', KEYS[4], tonumber(ARGV[6]), -1)) do
@@ -138,13 +141,14 @@ return {1, unpack(dropped)}
 """
 
 # One list stopped linking to a finished match: count it down, and delete the match's document and replays
-# when nothing links to it any more. KEYS: 1 reference count, 2 match doc, 3 games doc. Returns 1 if deleted.
+# when nothing links to it any more. KEYS: 1 reference count, 2 match doc, 3 games doc, 4 decision log.
+# Returns 1 if deleted.
 # A match without a count (an aborted one: only the recent list links to it) goes with its first release.
 RELEASE_MATCH_LUA = """
 if redis.call('DECR', KEYS[1]) > 0 then
   return 0
 end
-redis.call('DEL', KEYS[1], KEYS[2], KEYS[3])
+redis.call('DEL', KEYS[1], KEYS[2], KEYS[3], KEYS[4])
 return 1
 """
 
@@ -193,6 +197,7 @@ class ResultArgs:
     record_limit: int
     match_ttl_s: int
     replay_ttl_s: int
+    decisions: dict[str, list[list[Any]]]  # each bot's decision log (core.arena.decisions)
 
     def keys(self, prefix: str) -> list[str]:
         p, lid, mid = prefix, self.ladder_id, self.match_id
@@ -202,16 +207,17 @@ class ResultArgs:
             keys.arena_versions(p, lid, bot.bot_id))]
         return [keys.arena_match_applied(p, mid), keys.arena_match(p, mid), keys.arena_ratings(p, lid),
                 keys.arena_recent(p, lid), keys.arena_active(p, lid), keys.arena_match_games(p, mid),
-                *per_bot, keys.arena_match_refs(p, mid), keys.arena_ranked(p, lid),
-                keys.arena_unrated(p, lid)]
+                keys.arena_match_log(p, mid), *per_bot, keys.arena_match_refs(p, mid),
+                keys.arena_ranked(p, lid), keys.arena_unrated(p, lid)]
 
     def argv(self) -> list[str | int]:
         head: list[str | int] = [
             self.match_id, repr(self.now), len(self.bots), json.dumps(self.final_doc), json.dumps(self.games),
             RECENT_LIMIT, HISTORY_LIMIT, self.record_limit, APPLIED_TTL_S, repr(INITIAL_RATING),
             FORFEITS_TO_BENCH, BENCH_S, BENCH_MAX_S, CLEAN_TO_FORGIVE, int(self.rated)]
-        ttls: list[str | int] = [self.match_ttl_s, min(self.replay_ttl_s, self.match_ttl_s)]
-        return [*head, *(arg for bot in self.bots for arg in bot.argv()), *ttls]
+        tail: list[str | int] = [self.match_ttl_s, min(self.replay_ttl_s, self.match_ttl_s),
+                                 compact_json(self.decisions)]
+        return [*head, *(arg for bot in self.bots for arg in bot.argv()), *tail]
 
 
 def result_args(spec: MatchSpec, result: MatchResult, doc: MatchDoc, versions: dict[str, str], now: float,
@@ -230,7 +236,7 @@ def result_args(spec: MatchSpec, result: MatchResult, doc: MatchDoc, versions: d
             float(result.places[bot]), record_entry(spec, result, bot, strikes, now, versions[bot]),
             versions[bot]))
     return ResultArgs(spec.match_id, spec.ladder_id, now, final, result.records, result.rated, lines,
-                      record_limit, match_ttl_s, replay_ttl_s)
+                      record_limit, match_ttl_s, replay_ttl_s, result.decisions)
 
 
 class ResultStore(StoreBase):
@@ -266,7 +272,8 @@ class ResultStore(StoreBase):
         pipe = self.redis.pipeline(transaction=False)  # one round trip: a match releases up to five at once
         for mid in match_ids:
             self._release(keys=[keys.arena_match_refs(self.prefix, mid), keys.arena_match(self.prefix, mid),
-                                keys.arena_match_games(self.prefix, mid)], client=pipe)
+                                keys.arena_match_games(self.prefix, mid),
+                                keys.arena_match_log(self.prefix, mid)], client=pipe)
         return sum(int(deleted) for deleted in pipe.execute())
 
     def bot_record(self, ladder_id: str, bot_id: str, limit: int = 20,

@@ -1,0 +1,122 @@
+"""A bot's decision log: per decision, what it answered, how long it took and what the arena did with it.
+
+Stored compactly with the match (what cannot be rebuilt); the request sent and the move applied are rebuilt
+from the game's record when the log is read. Design: docs/arena.md#decision-logs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import orjson
+
+import engine
+from core.arena.model import PROTOCOL_VERSION
+
+ANSWER_LIMIT = 512  # bytes of a bot's raw answer kept with its decision (cut there)
+DETAIL_LIMIT = 300  # characters of a failure's reason kept
+Row = list[Any]  # a stored decision: [game_no, version, seat, latency_ms, outcome, detail, answer]
+
+
+@dataclass(frozen=True)
+class LoggedDecision:
+    """One decision of one bot as the arena stored it.
+
+    >>> entry = LoggedDecision(1, 14, 2, 12.3456, "timeout", "no answer within 1000 ms")
+    >>> entry.row()
+    [1, 14, 2, 12.3, 'timeout', 'no answer within 1000 ms']
+    >>> LoggedDecision.from_row(entry.row()).latency_ms
+    12.3
+    """
+
+    game_no: int
+    version: int  # the game's version when it was asked: the seat's view there is what it was sent
+    seat: int
+    latency_ms: float  # from the request sent to the answer read (a polling bot: to its move)
+    outcome: str  # "ok", or how it failed: "timeout", "connect_error", "bad_reply", "illegal_move", ...
+    detail: str = ""  # why it failed
+    answer: str | None = None  # the raw answer, when there was one and it said more than the move
+
+    def row(self) -> Row:
+        row: Row = [self.game_no, self.version, self.seat, round(self.latency_ms, 1), self.outcome,
+                    self.detail, self.answer]
+        while len(row) > 5 and not row[-1]:  # the common decision is five numbers and "ok"
+            row.pop()
+        return row
+
+    @classmethod
+    def from_row(cls, row: Sequence[Any]) -> LoggedDecision:
+        game_no, version, seat, latency_ms, outcome, *rest = row
+        detail = rest[0] if rest else ""
+        answer = rest[1] if len(rest) > 1 else None
+        return cls(int(game_no), int(version), int(seat), float(latency_ms), str(outcome), detail or "",
+                   answer)
+
+
+def compact_json(value: Any) -> str:
+    """JSON without spaces: the log is stored for every match."""
+    return orjson.dumps(value).decode()
+
+
+def kept_answer(body: bytes | None, move: Any) -> str | None:
+    """The part of a raw answer worth keeping: None for no answer or exactly ``{"move": <the move>}`` (the
+    move applied says it all); anything else (extra fields a bot sends to explain itself, a malformed
+    reply), cut at ``ANSWER_LIMIT`` bytes.
+
+    >>> kept_answer(b'{"move": "QS"}', "QS") is None, kept_answer(b'{"move":"QS","why":"void"}', "QS")
+    (True, '{"move":"QS","why":"void"}')
+    >>> len(kept_answer(b"x" * 2000, None))
+    512
+    """
+    if not body:
+        return None
+    try:
+        if move is not None and orjson.loads(body) == {"move": move}:
+            return None
+    except orjson.JSONDecodeError:
+        pass
+    return body[:ANSWER_LIMIT].decode("utf-8", "replace")
+
+
+def expand(rows: Sequence[Row], records: Sequence[Mapping[str, Any]], games: Sequence[Mapping[str, Any]],
+           spec: Mapping[str, Any], match_id: str) -> list[dict[str, Any]]:
+    """The stored rows of one bot as its owner reads them: each decision with the request it was sent (the
+    seat's view rebuilt from the game's record at that version), its answer, latency and outcome, and the
+    move the game took (its answer, or the fallback after a failure)."""
+    decisions = [LoggedDecision.from_row(row) for row in rows]
+    wanted: dict[int, dict[tuple[int, int], LoggedDecision]] = {}
+    for entry in decisions:
+        wanted.setdefault(entry.game_no, {})[(entry.version, entry.seat)] = entry
+    out: list[dict[str, Any]] = []
+    for game_no, asked in sorted(wanted.items()):
+        if game_no >= len(records):
+            continue  # the replays expired before the log (never, with the retention as shipped)
+        record = records[game_no]
+        table = str(games[game_no]["table"]) if game_no < len(games) else f"{match_id}.{game_no}"
+        game = engine.start_from_record(record)
+        moves = record["moves"]
+        pending = dict(asked)
+        for index in range(len(moves) + 1):
+            for seat in list(game.to_act()) if not game.over else []:
+                if (game.version, seat) not in pending:
+                    continue
+                entry = pending.pop((game.version, seat))
+                view = game.view(seat)
+                decision = view["decision"]
+                played = next((m["move"] for m in moves[index:] if m["seat"] == seat), None)
+                out.append({
+                    "game_no": game_no, "version": entry.version, "seat": seat,
+                    "latency_ms": entry.latency_ms, "outcome": entry.outcome, "detail": entry.detail,
+                    "answer": entry.answer if entry.answer is not None else (
+                        None if entry.outcome != "ok" else orjson.dumps({"move": played}).decode()),
+                    "move": played, "fallback": entry.outcome != "ok",
+                    "request": {"protocol": PROTOCOL_VERSION, "game": spec["game"], "table": table,
+                                "match": match_id, "seat": seat, "decision": decision,
+                                "deadline_ms": spec["deadline_ms"], "view": view,
+                                "legal": decision["legal"] if decision else []},
+                })
+            if index < len(moves):
+                game.apply(moves[index]["seat"], moves[index]["move"])
+    return out

@@ -1,0 +1,116 @@
+"""A bot's decision log: what it was sent, what it answered, how long it took and what the arena did; for
+its owner only, once the match is over."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+import redis
+
+import engine
+from arena.jobs import play_match
+from arena.policy import fallback_move
+from core.arena.decisions import ANSWER_LIMIT
+from core.arena.model import Member, MemberKind
+from core.arena.moderation import Moderation
+from core.arena.store import ArenaStore
+from tests.scenarios import match_spec
+
+
+def register(client: Any, name: str, url: str) -> tuple[str, str]:
+    answer = client.post("/api/bots", json={"name": name, "url": url, "games": ["sore-spot"]})
+    assert answer.status_code == 201, answer.get_json()
+    body = answer.get_json()
+    return body["bot_id"], body["owner_token"]
+
+
+@pytest.fixture
+def played(make_app: Any, redis_url: str, key_prefix: str, bot_server: Any,
+           monkeypatch: pytest.MonkeyPatch) -> dict[str, Any]:
+    """A finished match of a good bot, a bot that answers illegal moves and two house bots."""
+    monkeypatch.setenv("ALLOW_PRIVATE_BOT_URLS", "1")  # the bots listen on 127.0.0.1
+    client = make_app().test_client()
+    good_id, good_token = register(client, "logged-good", bot_server("good").url)
+    bad_id, bad_token = register(client, "logged-illegal", bot_server("illegal").url)
+    store = ArenaStore(redis.Redis.from_url(redis_url), key_prefix)
+    entrants = [Member(good_id, MemberKind.HTTP, url=client.get(f"/api/bots/{good_id}").get_json()["url"]),
+                Member(bad_id, MemberKind.HTTP, url=client.get(f"/api/bots/{bad_id}").get_json()["url"]),
+                Member.house("heuristic"), Member.house("random")]
+    spec = match_spec("mlog", entrants, seed=7, duplicate=True, strike_limit=1000, deadline_ms=2000)
+    store.create_match(spec)
+    assert client.get(f"/api/matches/mlog/bots/{good_id}/decisions",
+                      headers={"Authorization": f"Bearer {good_token}"}).status_code == 409  # not played yet
+    assert play_match(store, "mlog", worker="test")["applied"]
+    return {"client": client, "store": store, "good": (good_id, good_token), "bad": (bad_id, bad_token)}
+
+
+def read(client: Any, bot_id: str, token: str | None, query: str = "") -> Any:
+    headers = {"Authorization": f"Bearer {token}"} if token else {}
+    return client.get(f"/api/matches/mlog/bots/{bot_id}/decisions{query}", headers=headers)
+
+
+def test_the_owner_reads_every_decision_with_its_request_answer_latency_and_outcome(played) -> None:
+    client, (good_id, good_token), (bad_id, bad_token) = played["client"], played["good"], played["bad"]
+    doc = client.get("/api/matches/mlog").get_json()
+    good = read(client, good_id, good_token).get_json()
+    seats = {g["game_no"]: g["seating"].index(good_id) for g in doc["games"]}
+    moves_of_good = sum(1 for g, record in enumerate(played["store"].match_games("mlog"))
+                        for m in record["moves"] if m["seat"] == seats[g])
+    assert len(good["decisions"]) == moves_of_good > 0
+    for decision in good["decisions"]:
+        request = decision["request"]
+        assert decision["seat"] == seats[decision["game_no"]] == request["seat"] == request["view"]["seat"]
+        assert decision["outcome"] == "ok" and not decision["fallback"] and decision["latency_ms"] >= 0
+        assert decision["move"] in request["legal"]
+        assert decision["answer"] == f'{{"move":"{decision["move"]}"}}'
+        assert request["match"] == "mlog" and request["deadline_ms"] == 2000
+
+    bad = read(client, bad_id, bad_token).get_json()["decisions"]
+    assert bad and all(d["outcome"] == "illegal_move" and d["fallback"] for d in bad)
+    for decision in bad:  # the raw answer it sent, and the fallback the game took instead
+        assert '"ZZ"' in decision["answer"] and len(decision["answer"].encode()) <= ANSWER_LIMIT
+        assert decision["move"] == fallback_move(decision["request"]["decision"])
+        assert "ZZ" in decision["detail"]
+    strikes = client.get("/api/matches/mlog").get_json()["strikes"]
+    assert len([s for s in strikes if s["bot_id"] == bad_id]) == len(bad)
+
+
+def test_each_request_rebuilt_is_the_view_the_seat_had_at_that_move(played) -> None:
+    client, (good_id, good_token) = played["client"], played["good"]
+    records = played["store"].match_games("mlog")
+    for decision in read(client, good_id, good_token, "?game=1").get_json()["decisions"]:
+        assert decision["game_no"] == 1
+        game = engine.start_from_record(records[1])
+        for move in records[1]["moves"][: decision["version"]]:
+            game.apply(move["seat"], move["move"])
+        assert decision["request"]["view"] == game.view(decision["seat"])
+
+
+def test_nobody_but_the_owner_reads_a_log(played) -> None:
+    client, (good_id, good_token), (_, bad_token) = played["client"], played["good"], played["bad"]
+    assert read(client, good_id, None).status_code == 401  # anonymous
+    other = read(client, good_id, bad_token)  # the owner of another bot in the same match
+    assert other.status_code == 403 and other.mimetype == "application/problem+json"
+    assert read(client, "house:heuristic", good_token).status_code == 404  # a house bot has no owner
+    public = client.get("/api/matches/mlog").get_data(as_text=True)
+    assert "decisions" not in public and '"answer"' not in public
+    assert read(client, good_id, good_token, "?game=9").status_code == 404
+
+
+def test_a_bot_of_yours_that_did_not_play_has_no_log(played, bot_server) -> None:
+    client = played["client"]
+    bot_id, token = register(client, "logged-absent", bot_server("good").url)
+    answer = read(client, bot_id, token)
+    assert answer.status_code == 404 and answer.get_json()["type"].endswith("/decision-log-not-found")
+
+
+def test_a_renamed_bot_keeps_its_log_and_a_deleted_one_takes_it_along(played, redis_url, key_prefix) -> None:
+    client, (good_id, good_token) = played["client"], played["good"]
+    Moderation(redis.Redis.from_url(redis_url, decode_responses=True), key_prefix).set_name_hidden(
+        good_id, True, "test", "operator", "cli")
+    assert read(client, good_id, good_token).status_code == 200
+    deleted = client.delete(f"/api/bots/{good_id}", headers={"Authorization": f"Bearer {good_token}"})
+    assert deleted.status_code == 204
+    gone = read(client, good_id, good_token)
+    assert gone.status_code == 404 and gone.get_json()["type"].endswith("/bot-not-found")
