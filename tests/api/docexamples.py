@@ -172,7 +172,7 @@ class World:
         self.store.save_ladder(ladder)
         bot = self.client.post("/api/bots", json={"name": "docs-bot", "games": ["sore-spot"], "url": bot_url})
         assert bot.status_code == 201, bot.get_json()
-        self.bot_id = bot.get_json()["bot_id"]
+        self.bot_id, self.bot_token = bot.get_json()["bot_id"], bot.get_json()["owner_token"]
         striker = self.client.post("/api/bots", json={"name": "illegal-moves-bot", "games": ["sore-spot"],
                                                       "url": striking_bot_url}).get_json()["bot_id"]
         Scheduler(self.store, Queue(keys.arena_queue(prefix), connection=connection), settings
@@ -204,7 +204,7 @@ class Placeholders:
         self.client = world.client
         self.values: dict[str, Any] = {"operator_token": OPERATOR_TOKEN, "ladder_id": LADDER,
                                        "match_id": world.match_id, "game_no": 0,
-                                       "ladder_bot_id": world.bot_id,
+                                       "ladder_bot_id": world.bot_id, "ladder_bot_token": world.bot_token,
                                        "finished_table_id": world.finished_table_id}
 
     def __getitem__(self, name: str) -> Any:
