@@ -115,6 +115,29 @@ export interface SeatState {
   deadline: number | null;
 }
 
+/** One decision of your bot in a finished match (`GET /api/matches/{id}/bots/{bot}/decisions`). */
+export interface LoggedDecision {
+  game_no: number;
+  version: number;
+  seat: number;
+  latency_ms: number;
+  outcome: string;
+  detail: string;
+  answer: string | null;
+  move: string | string[] | null;
+  fallback: boolean;
+  request: { protocol: number; game: GameId; table: string; match: string; seat: number; decision: any;
+    deadline_ms: number; view: any; legal: string[] };
+}
+
+export interface DecisionLog {
+  match_id: string;
+  bot_id: string;
+  game: GameId;
+  status: string;
+  decisions: LoggedDecision[];
+}
+
 export interface ReplayRecord {
   game: GameId;
   players: number;
@@ -225,6 +248,7 @@ export class ArenaClient {
   requestAnalysis(seat: number, where: AnalysisTarget): Promise<any>;
   analysis(seat: number, where: AnalysisTarget): Promise<any>;
   matchReplay(matchId: string, gameNo?: number): Promise<ReplayRecord>;
+  decisions(matchId: string, botId: string, token: string, options?: { game?: number | null }): Promise<DecisionLog>;
   challenge(token: string, game: GameId, bots: string[], options?: { games?: number | null;
     duplicate?: boolean | null; options?: Record<string, unknown> }): Promise<Challenge>;
   getChallenge(challengeId: string): Promise<Challenge>;

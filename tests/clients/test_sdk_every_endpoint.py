@@ -41,6 +41,7 @@ class Arena:
     ladder_id: str
     match_id: str
     bot_id: str
+    bot_token: str
     served: frozenset[str]
 
 
@@ -68,7 +69,8 @@ def arena(live_server: str, redis_url: str, key_prefix: str, bot_process: Callab
     spec = match_spec("m-every", entrants, seed=5, deadline_ms=3000)
     store.create_match(spec)
     assert play_match(store, "m-every", worker="test")["status"] == MatchStatus.RATED
-    return Arena(live_server, "ss", "m-every", bot.bot_id, served)
+    assert bot.owner_token
+    return Arena(live_server, "ss", "m-every", bot.bot_id, bot.owner_token, served)
 
 
 def play_other_seat(api_url: str, table_id: str, seat: int, token: str) -> SeatState:
@@ -125,6 +127,8 @@ def test_every_python_sdk_method_against_the_live_service(arena: Arena) -> None:
         assert api.match(arena.match_id).status == MatchStatus.RATED
         assert api.live_match(arena.match_id)["status"] == "over"
         assert api.match_replay(arena.match_id, 0)["moves"]
+        log = api.decisions(arena.match_id, arena.bot_id, arena.bot_token, game=0)["decisions"]
+        assert log and {d["outcome"] for d in log} == {"ok"} and {d["game_no"] for d in log} == {0}
         assert api.request_analysis(1, match_id=arena.match_id)["status"] in ("queued", "running", "done")
         assert api.analysis(1, match_id=arena.match_id)["status"] in ("queued", "running", "done")
 
@@ -166,7 +170,7 @@ const bot = { name: "js-every", games: ["sore-spot"], choose: (view) => {
   const { kind, count, legal } = view.decision;
   return kind === "pass" ? legal.slice(0, count) : legal[0];
 } };
-const [apiUrl, ladderId, matchId, botId] = process.argv.slice(2);
+const [apiUrl, ladderId, matchId, botId, botToken] = process.argv.slice(2);
 (async () => {
   const api = new ArenaClient(apiUrl, { retries: 0 });
   const sent = [];
@@ -200,6 +204,8 @@ const [apiUrl, ladderId, matchId, botId] = process.argv.slice(2);
   out.match = (await api.match(matchId)).status;
   out.live = (await api.liveMatch(matchId)).status;
   out.replay = (await api.matchReplay(matchId, 0)).moves.length;
+  const log = await api.decisions(matchId, botId, botToken, { game: 0 });
+  out.decisions = log.decisions.map((d) => d.outcome);
   out.matchAnalysis = [(await api.requestAnalysis(1, { matchId, gameNo: 0 })).status,
     (await api.analysis(1, { matchId, gameNo: 0 })).status];
   const poller = await api.registerBot("js-every-poller", ["sore-spot"]);
@@ -228,7 +234,8 @@ const [apiUrl, ladderId, matchId, botId] = process.argv.slice(2);
 
 def test_every_js_sdk_method_against_the_live_service(arena: Arena, node: str, bots_dir: Path) -> None:
     (bots_dir / "every_endpoint.js").write_text(JS_SCRIPT)
-    done = run_node(node, ["every_endpoint.js", arena.api_url, arena.ladder_id, arena.match_id, arena.bot_id],
+    done = run_node(node, ["every_endpoint.js", arena.api_url, arena.ladder_id, arena.match_id, arena.bot_id,
+                     arena.bot_token],
                     bots_dir, timeout=120)
     assert done.returncode == 0, done.stdout + done.stderr
     out = json.loads(done.stdout)
@@ -242,6 +249,7 @@ def test_every_js_sdk_method_against_the_live_service(arena: Arena, node: str, b
     assert out["history"] == 1 and arena.ladder_id in out["ladders"] and arena.bot_id in out["ranked"]
     assert arena.match_id in out["recent"] and out["match"] == "rated" and out["live"] == "over"
     assert out["replay"] > 0 and set(out["matchAnalysis"]) <= {"queued", "running", "done"}
+    assert out["decisions"] and set(out["decisions"]) == {"ok"}
     assert out["seats"]["seats"] == [] and out["seats"]["version"] >= 0
     assert out["keyedToken"] is None and out["adopted"] and out["updated"] is False
     assert sorted(out["accountBots"]) == ["js-every-keyed", "js-every-poller"] and out["accountCount"] == 2

@@ -48,6 +48,7 @@ const ENDPOINTS = Object.freeze({
   "GET /api/matches/{match_id}": "match",
   "GET /api/matches/{match_id}/live": "liveMatch",
   "GET /api/matches/{match_id}/games/{game_no}/replay": "matchReplay",
+  "GET /api/matches/{match_id}/bots/{bot_id}/decisions": "decisions",
   "POST /api/matches/{match_id}/games/{game_no}/analysis": "requestAnalysis",
   "GET /api/matches/{match_id}/games/{game_no}/analysis": "analysis",
   "POST /api/challenges": "challenge",
@@ -274,6 +275,14 @@ class ArenaClient {
   /** The public table of the game a match is playing now (no hands, no seed); poll it. */
   liveMatch(matchId) { return this.request("GET", `/api/matches/${matchId}/live`); }
   matchReplay(matchId, gameNo = 0) { return this.request("GET", `/api/matches/${matchId}/games/${gameNo}/replay`); }
+  /**
+   * Every decision of your bot in a finished match (its owner token or account key): per decision the request it
+   * was sent, its raw answer, `latency_ms`, `outcome` ("ok" or the failure that struck it), `detail` and the `move`
+   * the game took (`fallback` when the arena played it); `game` for one game only.
+   */
+  decisions(matchId, botId, token, { game = null } = {}) {
+    return this.request("GET", `/api/matches/${matchId}/bots/${botId}/decisions`, { params: { game }, token });
+  }
 
   // --- analysis of a finished game ---
   /**

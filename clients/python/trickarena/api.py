@@ -67,6 +67,7 @@ ENDPOINTS: dict[str, str] = {
     "GET /api/matches/{match_id}": "match",
     "GET /api/matches/{match_id}/live": "live_match",
     "GET /api/matches/{match_id}/games/{game_no}/replay": "match_replay",
+    "GET /api/matches/{match_id}/bots/{bot_id}/decisions": "decisions",
     "POST /api/matches/{match_id}/games/{game_no}/analysis": "request_analysis",
     "GET /api/matches/{match_id}/games/{game_no}/analysis": "analysis",
     "POST /api/challenges": "challenge",
@@ -263,6 +264,14 @@ class ArenaClient:
     def match_replay(self, match_id: str, game_no: int = 0) -> dict[str, Any]:
         """The engine's replay record of one game of a rated match."""
         return self.http.request("GET", f"/api/matches/{match_id}/games/{game_no}/replay")
+
+    def decisions(self, match_id: str, bot_id: str, token: str, game: int | None = None) -> dict[str, Any]:
+        """Every decision of your bot in a finished match (its owner token or account key): per decision the
+        request it was sent, its raw answer, ``latency_ms``, ``outcome`` ("ok" or the failure that struck
+        it), ``detail`` and the ``move`` the game took (``fallback`` when the arena played it); ``game``
+        for one game only."""
+        return self.http.request("GET", f"/api/matches/{match_id}/bots/{bot_id}/decisions",
+                                 params={"game": game}, token=token)
 
     # --- challenges: unrated matches between chosen bots ----------------------------------------------
 
