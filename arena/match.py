@@ -18,7 +18,7 @@ from arena.drivers import DecisionRequest, DriverAnswer, HouseDriver, HttpDriver
 from arena.policy import Outcome, fallback_move
 from arena.polling import PollDriver
 from core import metrics
-from core.arena.decisions import DETAIL_LIMIT, LoggedDecision, Row, kept_answer
+from core.arena.decisions import DETAIL_LIMIT, BotLog, LoggedDecision, kept_answer
 from core.arena.elo import rate_match
 from core.arena.matchgame import MatchGame
 from core.arena.model import (
@@ -112,7 +112,7 @@ class MatchRunner:
         self.strikes: list[Strike] = []
         self.calls = {m.bot_id: BotCallStats() for m in spec.entrants if m.kind is not MemberKind.HOUSE}
         # Every decision of every bot but the house's, for its owner (core.arena.decisions).
-        self.decisions: dict[str, list[Row]] = {bot_id: [] for bot_id in self.calls}
+        self.decisions = {bot_id: BotLog() for bot_id in self.calls}
 
     def run(self) -> MatchResult:
         spec = self.spec
@@ -142,7 +142,8 @@ class MatchRunner:
             match_id=spec.match_id, totals=dict(totals), places=standing.places,
             deltas=deltas, winners=standing.winners,
             forfeited=sorted(self.forfeited), strikes=self.strikes, calls=self.calls, games=games,
-            records=records, seed=spec.seed, rated=standing.rated, decisions=self.decisions,
+            records=records, seed=spec.seed, rated=standing.rated,
+            decisions={bot_id: log.stored() for bot_id, log in self.decisions.items()},
         )
 
     def table_id(self, game_no: int) -> str:
@@ -256,7 +257,7 @@ class MatchRunner:
 
     def _log(self, bot_id: str, entry: LoggedDecision) -> None:
         if bot_id in self.decisions:
-            self.decisions[bot_id].append(entry.row())
+            self.decisions[bot_id].add(entry)
 
     def _count_decision(self, bot_id: str, outcome: str | None) -> None:
         """One decision of a ladder bot (not a house bot's) in the metrics, by its bounded outcome."""

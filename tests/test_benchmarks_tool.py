@@ -154,6 +154,19 @@ def test_challenge_pace_rows(tool) -> None:
 
 
 
+def test_decision_log_rows(tool) -> None:
+    store_ms = {"with": {"p50": 6.04, "p99": 7.5}, "without": {"p50": 4.3, "p99": 5.0}}
+    out = {"per_game": [{"game": "spot-hearts", "matches": 20, "games_per_match": 4,
+                         "decisions_per_match": 2728, "log_bytes_per_match": 27005,
+                         "log_bytes_per_decision": 9.9, "replay_bytes_per_match": 93455,
+                         "store_ms": store_ms}]}
+    page = table(tool.render({"decision-log": result("decision-log", [out])}), "decision-log")
+    assert ("| spot-hearts: decision log per match (2,728 decisions in 4 games; replays 93,455 B) | 27,005 B "
+            "(9.9 B a decision) | |") in page
+    assert ("| spot-hearts: storing a match's result, p50 / p99 over 20 matches, with the log → without | "
+            "6.04 / 7.50 ms → 4.30 / 5.00 ms | |") in page
+
+
 def test_the_ismcts_duel_becomes_its_table(tool) -> None:
     out = {"deals": 100, "ms_per_decision": 100, "ours_points_per_hand": 5.4, "ismcts_points_per_hand": 7.625,
            "p_value": 0.0031, "decisions_per_s": 13.74, "deals_won": 62, "deals_lost": 35, "deals_tied": 3,

@@ -253,6 +253,24 @@ def challenge_pace_rows(outputs: list[Any]) -> list[Row]:
     return rows
 
 
+def decision_log_rows(outputs: list[Any]) -> list[Row]:
+    rows = []
+    for out in outputs:
+        for game in dig(out, "per_game", default=[]) or []:
+            with_log = dig(game, "store_ms", "with", default={})
+            without = dig(game, "store_ms", "without", default={})
+            decisions = num(dig(game, "decisions_per_match"))
+            rows.append((f"{dig(game, 'game')}: decision log per match ({decisions} decisions in {num(dig(game, 'games_per_match'))} games; replays "
+                         f"{num(dig(game, 'replay_bytes_per_match'))} B)",
+                         f"{num(dig(game, 'log_bytes_per_match'))} B "
+                         f"({num(dig(game, 'log_bytes_per_decision'), 1)} B a decision)", ""))
+            rows.append((f"{dig(game, 'game')}: storing a match's result, p50 / p99 over "
+                         f"{num(dig(game, 'matches'))} matches, with the log → without",
+                         f"{num(with_log.get('p50'), 2)} / {num(with_log.get('p99'), 2)} ms → "
+                         f"{num(without.get('p50'), 2)} / {num(without.get('p99'), 2)} ms", ""))
+    return rows
+
+
 def load_rows(outputs: list[Any]) -> list[Row]:
     out = outputs[0] if outputs else {}
     rows = [
@@ -523,6 +541,11 @@ BENCHMARKS = (
               "on a flood: 8 owners posting 4-player Spot Hearts challenges against the search bot through "
               "the API as fast as it takes them (docs/arena.md, Challenges).",
               ("python -m tools.challenge_pace",), challenge_pace_rows),
+    Benchmark("decision-log", "The decision log's cost",
+              "Each game's default 4-player ladder format (duplicate: 4 games) between four local HTTP bots, "
+              "played by the arena's match runner; each result stored twice by the real rating script, with "
+              "its decision log and without one (docs/scaling.md, The decision log).",
+              ("python -m tools.decision_log_cost --matches 20",), decision_log_rows),
     Benchmark("growth", "Growth",
               "How each cost grows as the arena grows, fitted as cost ≈ a·n^k: bots registered on one "
               "ladder (a tenth present, every present bot seated, the real scheduler tick, the ladder's API "

@@ -507,5 +507,7 @@ for _command in BOT_COMMANDS:
     main.add_command(_command)
 
 from clients.cli.challenges import challenge  # noqa: E402 - it reads this module's _api and _manager
+from clients.cli.decisions import log  # noqa: E402 - the same
 
 main.add_command(challenge)
+main.add_command(log)

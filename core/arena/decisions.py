@@ -17,7 +17,8 @@ from core.arena.model import PROTOCOL_VERSION
 
 ANSWER_LIMIT = 512  # bytes of a bot's raw answer kept with its decision (cut there)
 DETAIL_LIMIT = 300  # characters of a failure's reason kept
-Row = list[Any]  # a stored decision: [game_no, version, seat, latency_ms, outcome, detail, answer]
+Row = list[Any]  # a stored decision: [version, latency_ms], then outcome, detail, answer when it failed
+Stored = list[list[Any]]  # a bot's log as stored: per game it played, [game_no, seat, [row, ...]]
 
 
 @dataclass(frozen=True)
@@ -26,8 +27,10 @@ class LoggedDecision:
 
     >>> entry = LoggedDecision(1, 14, 2, 12.3456, "timeout", "no answer within 1000 ms")
     >>> entry.row()
-    [1, 14, 2, 12.3, 'timeout', 'no answer within 1000 ms']
-    >>> LoggedDecision.from_row(entry.row()).latency_ms
+    [14, 12.3, 'timeout', 'no answer within 1000 ms']
+    >>> LoggedDecision(1, 15, 2, 0.44, "ok").row()
+    [15, 0.4]
+    >>> LoggedDecision.from_row(1, 2, entry.row()).latency_ms
     12.3
     """
 
@@ -40,19 +43,36 @@ class LoggedDecision:
     answer: str | None = None  # the raw answer, when there was one and it said more than the move
 
     def row(self) -> Row:
-        row: Row = [self.game_no, self.version, self.seat, round(self.latency_ms, 1), self.outcome,
-                    self.detail, self.answer]
-        while len(row) > 5 and not row[-1]:  # the common decision is five numbers and "ok"
+        """The stored form: the common decision is its version and latency alone (about 10 bytes)."""
+        row: Row = [self.version, round(self.latency_ms, 1), self.outcome, self.detail, self.answer]
+        while len(row) > 2 and not row[-1] or row[2:] == ["ok"]:
             row.pop()
         return row
 
     @classmethod
-    def from_row(cls, row: Sequence[Any]) -> LoggedDecision:
-        game_no, version, seat, latency_ms, outcome, *rest = row
-        detail = rest[0] if rest else ""
-        answer = rest[1] if len(rest) > 1 else None
-        return cls(int(game_no), int(version), int(seat), float(latency_ms), str(outcome), detail or "",
-                   answer)
+    def from_row(cls, game_no: int, seat: int, row: Sequence[Any]) -> LoggedDecision:
+        version, latency_ms, *rest = row
+        outcome, detail, answer = (*rest, None, None, None)[:3] if rest else ("ok", "", None)
+        return cls(game_no, int(version), seat, float(latency_ms), str(outcome or "ok"), detail or "", answer)
+
+
+class BotLog:
+    """One bot's decisions in a match as they are made, grouped by game: what is stored."""
+
+    def __init__(self) -> None:
+        self.games: dict[int, tuple[int, list[Row]]] = {}
+
+    def add(self, entry: LoggedDecision) -> None:
+        self.games.setdefault(entry.game_no, (entry.seat, []))[1].append(entry.row())
+
+    def stored(self) -> Stored:
+        return [[game_no, seat, rows] for game_no, (seat, rows) in sorted(self.games.items())]
+
+
+def logged(stored: Stored) -> list[LoggedDecision]:
+    """The decisions of a stored log, in order."""
+    return [LoggedDecision.from_row(int(game_no), int(seat), row) for game_no, seat, rows in stored
+            for row in rows]
 
 
 def compact_json(value: Any) -> str:
@@ -80,12 +100,12 @@ def kept_answer(body: bytes | None, move: Any) -> str | None:
     return body[:ANSWER_LIMIT].decode("utf-8", "replace")
 
 
-def expand(rows: Sequence[Row], records: Sequence[Mapping[str, Any]], games: Sequence[Mapping[str, Any]],
+def expand(stored: Stored, records: Sequence[Mapping[str, Any]], games: Sequence[Mapping[str, Any]],
            spec: Mapping[str, Any], match_id: str) -> list[dict[str, Any]]:
     """The stored rows of one bot as its owner reads them: each decision with the request it was sent (the
     seat's view rebuilt from the game's record at that version), its answer, latency and outcome, and the
     move the game took (its answer, or the fallback after a failure)."""
-    decisions = [LoggedDecision.from_row(row) for row in rows]
+    decisions = logged(stored)
     wanted: dict[int, dict[tuple[int, int], LoggedDecision]] = {}
     for entry in decisions:
         wanted.setdefault(entry.game_no, {})[(entry.version, entry.seat)] = entry

@@ -68,19 +68,19 @@ def decision_log(store: ArenaStore, match_id: str, bot_id: str, game_no: int | N
     doc = find_match(store, match_id)
     if doc["status"] not in PUBLISHED:
         raise MatchNotPublished(match_id, doc["status"])
-    rows = (store.match_log(match_id) or {}).get(bot_id)
+    stored = (store.match_log(match_id) or {}).get(bot_id)
     records = store.match_games(match_id)
-    if rows is None or records is None:
+    if stored is None or records is None:
         if records is None and bot_id in {m["bot_id"] for m in doc["spec"]["entrants"]}:
             raise ReplayExpired(match_id)  # the log goes with the replays
         raise DecisionLogNotFound(match_id, bot_id)
     if game_no is not None:
         if not 0 <= game_no < len(records):
             raise MatchGameNotFound(match_id, len(records))
-        rows = [row for row in rows if row[0] == game_no]
+        stored = [game for game in stored if game[0] == game_no]
     games = doc.get("result", {}).get("games", [])
     return {"match_id": match_id, "bot_id": bot_id, "game": doc["spec"]["game"], "status": doc["status"],
-            "decisions": expand(rows, records, games, doc["spec"], match_id)}
+            "decisions": expand(stored, records, games, doc["spec"], match_id)}
 
 
 def rating_on_ladder(store: ArenaStore, ladder_id: str, bot_id: str) -> float:

@@ -5,6 +5,7 @@ against a real service on 127.0.0.1, with a real HTTP bot rated in a real ladder
 from __future__ import annotations
 
 import dataclasses
+import json
 from collections.abc import Iterator
 
 import pytest
@@ -99,6 +100,14 @@ def test_my_bots_their_standing_strikes_and_changes(live_server, redis_url, key_
     assert out.count("illegal_move") == ranked.strikes and "cli-bots-m0" in out
     out = run(*cli, "strikes", bot_id, "--ladder", LADDER.ladder_id, "--limit", "1")
     assert f"{ranked.strikes} strikes in 1 matches" in out
+
+    out = run(*cli, "log", "cli-bots-m0")  # the account's bots in the match: every decision, each struck
+    assert f"{ranked.strikes} decisions, {ranked.strikes} struck" in out
+    assert out.count("illegal_move") == ranked.strikes and out.count("(fallback)") == ranked.strikes
+    logged = json.loads(run(*cli, "log", "cli-bots-m0", "--bot", bot_id, "--json", "--game", "0"))
+    assert logged["bot_id"] == bot_id and len(logged["decisions"]) == ranked.strikes
+    assert all(d["fallback"] and '"ZZ"' in d["answer"] for d in logged["decisions"])
+    assert "--bot" in run(*cli, "log", "cli-bots-m0", "--token", "not-one", code=2)
 
     assert "paused" in run(*cli, "pause", bot_id)
     with ArenaClient(live_server) as api:

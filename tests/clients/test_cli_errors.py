@@ -62,6 +62,8 @@ BAD_INPUTS: dict[str, list[tuple[str, ...]]] = {
     "bots": [("bots",), ("--api", "http://127.0.0.1:9", "bots")],
     "status": [("status", "no-such-bot"), ("status",)],
     "strikes": [("strikes", "no-such-bot"), ("strikes", "b", "--limit", "0")],
+    "log": [("log", "no-such-match"), ("log", "m", "--game", "-1"), ("log", "m", "--token", "t"),
+            ("log", "no-such-match", "--bot", "b", "--token", "t")],
     "pause": [("pause", "no-such-bot", "--token", "t"), ("pause", "no-such-bot")],
     "resume": [("resume", "no-such-bot", "--token", "t")],
     "set-url": [("set-url", "no-such-bot", "http://127.0.0.1:1", "--token", "t"), ("set-url", "b")],
