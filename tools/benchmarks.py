@@ -260,8 +260,9 @@ def decision_log_rows(outputs: list[Any]) -> list[Row]:
             with_log = dig(game, "store_ms", "with", default={})
             without = dig(game, "store_ms", "without", default={})
             decisions, games = num(dig(game, "decisions_per_match")), num(dig(game, "games_per_match"))
-            rows.append((f"{dig(game, 'game')}: decision log per match ({decisions} decisions in {games} games; "
-                         f"replays {num(dig(game, 'replay_bytes_per_match'))} B)",
+            name, replays = dig(game, "game"), num(dig(game, "replay_bytes_per_match"))
+            rows.append((f"{name}: decision log per match ({decisions} decisions in {games} games; "
+                         f"replays {replays} B)",
                          f"{num(dig(game, 'log_bytes_per_match'))} B "
                          f"({num(dig(game, 'log_bytes_per_decision'), 1)} B a decision)", ""))
             rows.append((f"{dig(game, 'game')}: storing a match's result, p50 / p99 over "
