@@ -18,21 +18,12 @@ import redis
 from arena.botserver import BotServerConfig, serve_bot
 from arena.match import MatchRunner, make_drivers
 from core import keys
+from core.arena.latency import percentile
 from core.arena.model import LadderConfig, MatchResult, MatchSpec, Member, MemberKind, default_ladders
 from core.arena.store import ArenaStore
 from devstack.devredis import start_throwaway
 
 WITH, WITHOUT = "with:", "without:"  # the same results stored twice: with their logs, and with none
-
-
-def percentile(values: list[float], share: float) -> float:
-    """The `share` percentile of `values`, nearest rank.
-
-    >>> percentile([1.0, 2.0, 3.0, 4.0], 0.5), percentile([1.0, 2.0, 3.0, 4.0], 0.99)
-    (2.0, 4.0)
-    """
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, max(0, round(share * len(ordered) + 0.5) - 1))]
 
 
 def play(ladder: LadderConfig, urls: list[str], number: int) -> tuple[MatchSpec, MatchResult]:
@@ -75,8 +66,8 @@ def measure(conn: redis.Redis, urls: list[str], ladder: LadderConfig, matches: i
         "log_bytes_per_match": statistics.mean(log_bytes),
         "log_bytes_per_decision": round(sum(log_bytes) / max(1, sum(decisions)), 1),
         "replay_bytes_per_match": statistics.mean(replay_bytes),
-        "store_ms": {name.rstrip(":"): {"p50": round(percentile(values, 0.5), 3),
-                                         "p99": round(percentile(values, 0.99), 3)}
+        "store_ms": {name.rstrip(":"): {"p50": round(percentile(sorted(values), 0.5), 3),
+                                         "p99": round(percentile(sorted(values), 0.99), 3)}
                      for name, values in times.items()},
     }
 

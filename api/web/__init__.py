@@ -19,6 +19,7 @@ from api.services import services
 from api.web import data
 from api.web.markdown import render
 from core.arena.challenges import entrant_names
+from core.arena.latency import move_latencies
 from core.arena.lookup import find_ladder, find_match, published_games, rating_on_ladder
 from core.arena.model import HOUSE_PREFIX
 from core.arena.ranking import PROVISIONAL_MATCHES, read_ranking_row
@@ -146,10 +147,13 @@ def match_replay_page(match_id: str, game_no: int) -> str:
     store = services().arena
     doc, records = published_games(store, match_id, game_no)
     names = data.seat_names_for_game(doc, game_no, _names(doc))
+    seatings = [game["seating"] for game in (doc.get("result") or {}).get("games", [])]
+    latencies = move_latencies(records, seatings, (doc.get("result") or {}).get("calls") or {})
     return _replay(records[game_no], names, title=f"Match {match_id} · game {game_no + 1} of {len(records)}",
                    back=url_for("web.match_page", match_id=match_id), current=doc["ladder_id"] or None,
                    analysis_url=url_for("analysis.request_match_analysis", match_id=match_id,
-                                        game_no=game_no))
+                                        game_no=game_no),
+                   latencies=latencies[game_no] if game_no < len(latencies) else {})
 
 
 @blp.get("/rules")
@@ -221,7 +225,9 @@ def _seat_names(record: Any, open_label: str) -> list[str]:
 
 
 def _replay(record: dict[str, Any], names: list[str], title: str, back: str | None,
-            current: str | None, analysis_url: str) -> str:
+            current: str | None, analysis_url: str,
+            latencies: dict[int, tuple[float, str]] | None = None) -> str:
+    frames = data.with_latencies(replay_frames(record), latencies or {})
     return _page("replay.html", tabs=data.ladder_tabs(services().arena), current=current, title=title,
                  back=back, game=record["game"], name=data.game_name(record["game"]), seat_names=names,
-                 frames=replay_frames(record), analysis_url=analysis_url)
+                 frames=frames, analysis_url=analysis_url)

@@ -194,3 +194,23 @@ def seat_names_for_game(doc: dict[str, Any], game_no: int, names: dict[str, str]
         if game.get("game_no") == game_no:
             return [names.get(b, b) for b in game["seating"]]
     return [names.get(m["bot_id"], m["bot_id"]) for m in doc["spec"]["entrants"]]
+
+
+def with_latencies(frames: list[dict[str, Any]],
+                   latencies: dict[int, tuple[float, str]]) -> list[dict[str, Any]]:
+    """The replay's frames with each card of a trick, and each pass or sore card, marked with the latency and
+    outcome of the bot call that chose it (``core.arena.latency.move_latencies``; none for house bots).
+
+    >>> cards = [{"seat": 0, "card": "2C"}, {"seat": 1, "card": "3C"}]
+    >>> frame = {"kind": "trick", "moves": 3, "trick": {"cards": cards}}
+    >>> with_latencies([frame], {1: (12.5, "ok"), 2: (900.0, "timeout")})[0]["trick"]["cards"][1]
+    {'seat': 1, 'card': '3C', 'latency_ms': 900.0, 'outcome': 'timeout'}
+    """
+    for frame in frames:
+        cards = (frame.get("trick") or {}).get("cards") or []
+        first = frame["moves"] - len(cards)
+        for offset, played in enumerate(cards):
+            if first + offset in latencies:
+                played["latency_ms"], played["outcome"] = latencies[first + offset]
+    return frames
+

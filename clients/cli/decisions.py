@@ -5,7 +5,6 @@ it took and what the arena did. Design: docs/cli.md#why-did-my-bot-lose
 from __future__ import annotations
 
 import json
-import statistics
 from typing import Any
 
 import click
@@ -14,6 +13,7 @@ from rich.table import Table
 
 import clients.cli as cli
 from clients.cli.account import account_key
+from core.arena.latency import percentile
 
 ANSWER_SHOWN = 60  # characters of a raw answer shown in the table (--json has all of it)
 
@@ -22,15 +22,15 @@ def latency_line(latencies: list[float]) -> str:
     """p50 / p95 / max of decision latencies, in words.
 
     >>> latency_line([10.0, 12.0, 11.0, 250.0])
-    'latency p50 11.5 ms, p95 250.0 ms, max 250.0 ms'
+    'latency p50 11.0 ms, p95 250.0 ms, max 250.0 ms'
     >>> latency_line([])
     'no decisions'
     """
     if not latencies:
         return "no decisions"
     ordered = sorted(latencies)
-    p95 = ordered[min(len(ordered) - 1, round(0.95 * (len(ordered) - 1)))]
-    return f"latency p50 {statistics.median(ordered):.1f} ms, p95 {p95:.1f} ms, max {ordered[-1]:.1f} ms"
+    return (f"latency p50 {percentile(ordered, 0.5):.1f} ms, p95 {percentile(ordered, 0.95):.1f} ms, "
+            f"max {ordered[-1]:.1f} ms")
 
 
 def shown_answer(answer: str | None) -> str:

@@ -3,6 +3,9 @@ its owner only, once the match is over."""
 
 from __future__ import annotations
 
+import html
+import json
+import re
 from typing import Any
 
 import pytest
@@ -114,3 +117,23 @@ def test_a_renamed_bot_keeps_its_log_and_a_deleted_one_takes_it_along(played, re
     assert deleted.status_code == 204
     gone = read(client, good_id, good_token)
     assert gone.status_code == 404 and gone.get_json()["type"].endswith("/bot-not-found")
+
+
+def test_the_replay_shows_each_card_with_the_latency_of_the_call_that_chose_it(played) -> None:
+    """The public replay marks each card a bot chose through a /move call with that call's latency and
+    outcome (the match's public call log), the same figures as its owner's decision log."""
+    client, (good_id, good_token), (bad_id, _) = played["client"], played["good"], played["bad"]
+    doc = client.get("/api/matches/mlog").get_json()
+    seating = doc["games"][1]["seating"]
+    page = client.get("/matches/mlog/games/1").get_data(as_text=True)
+    frames = json.loads(html.unescape(re.search(r'data-frames="([^"]*)"', page).group(1)))
+    cards = [card for frame in frames if frame["kind"] == "trick" for card in frame["trick"]["cards"]]
+    for card in cards:
+        bot = seating[card["seat"]]
+        assert ("latency_ms" in card) == (bot in (good_id, bad_id)), card
+        if bot == bad_id:
+            assert card["outcome"] == "illegal_move"
+    logged = {d["move"]: d["latency_ms"] for d in read(client, good_id, good_token, "?game=1").get_json()[
+        "decisions"] if isinstance(d["move"], str)}
+    shown = {c["card"]: c["latency_ms"] for c in cards if seating[c["seat"]] == good_id}
+    assert shown and all(abs(shown[card] - logged[card]) <= 0.05 for card in shown)

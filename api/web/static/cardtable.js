@@ -101,6 +101,13 @@
       slot.style.left = (80 * Math.cos(a)) + "px";
       slot.style.top = (70 * Math.sin(a)) + "px";
       slot.appendChild(card(played.card, "big" + (played.seat === frame.trick.winner ? " take" : "")));
+      if (played.latency_ms !== undefined) {  // the bot's call that chose this card (public call log)
+        var took = document.createElement("span");
+        took.className = "latency" + (played.outcome === "ok" ? "" : " bad");
+        took.textContent = Math.round(played.latency_ms) + " ms" + (played.outcome === "ok" ? "" : " · " + played.outcome);
+        took.title = "the bot answered in " + played.latency_ms + " ms (" + played.outcome + ")";
+        slot.appendChild(took);
+      }
       trick.appendChild(slot);
     });
     var facts = [];
