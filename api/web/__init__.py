@@ -19,7 +19,7 @@ from api.services import services
 from api.web import data
 from api.web.markdown import render
 from core.arena.challenges import entrant_names
-from core.arena.latency import move_latencies
+from core.arena.latency import latency_profile, move_latencies
 from core.arena.lookup import find_ladder, find_match, published_games, rating_on_ladder
 from core.arena.model import HOUSE_PREFIX
 from core.arena.ranking import PROVISIONAL_MATCHES, read_ranking_row
@@ -85,13 +85,15 @@ def bot_page(ladder_id: str, bot_id: str) -> str:
     row = data.page_row(found)
     cursor = request.args.get("cursor", type=int)
     entries, next_cursor = store.bot_record(ladder_id, bot_id, BOT_PAGE_MATCHES, cursor)
+    latency = latency_profile(store.match_docs([entry["match"] for entry in entries]), bot_id)
     return _page("bot.html", tabs=data.ladder_tabs(store), current=ladder_id,
                  ladder={**ladder.to_json(), "name": data.game_name(ladder.game)}, bot=row, history=history,
                  series=[{"name": row["name"], "bot_id": bot_id, "points": data.rating_series(history)}],
                  record=[data.record_row(entry) for entry in entries], paged=cursor is not None,
                  next_cursor=next_cursor, versions=store.version_lines(ladder_id, bot_id),
                  current_version=store.versions([bot_id])[bot_id],
-                 paused_reason=_suspension(bot_id) or store.health(bot_id)["reason"])
+                 paused_reason=_suspension(bot_id) or store.health(bot_id)["reason"], latency=latency,
+                 registered=not bot_id.startswith(HOUSE_PREFIX))
 
 
 def _suspension(bot_id: str) -> str | None:
@@ -125,6 +127,16 @@ def _match_page(doc: dict[str, Any]) -> str:
                  match=data.match_summary(doc, names),
                  seatings=[data.seat_names_for_game(doc, g["game_no"], names)
                            for g in (doc.get("result") or {}).get("games", [])])
+
+
+@blp.get("/matches/<match_id>/bots/<bot_id>/decisions")
+def decisions_page(match_id: str, bot_id: str) -> str:
+    """The owner's view of a bot's decisions: the page asks the API with the owner's token, so the HTML
+    itself holds nothing of the log."""
+    doc = find_match(services().arena, match_id)
+    return _page("decisions.html", tabs=data.ladder_tabs(services().arena), current=doc["ladder_id"] or None,
+                 match_id=match_id, bot_id=bot_id, name=_names(doc).get(bot_id, bot_id),
+                 api_url=url_for("ladders.get_decision_log", match_id=match_id, bot_id=bot_id))
 
 
 @blp.get("/matches/<match_id>/live")

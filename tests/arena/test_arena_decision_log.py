@@ -15,10 +15,10 @@ import engine
 from arena.jobs import play_match
 from arena.policy import fallback_move
 from core.arena.decisions import ANSWER_LIMIT
-from core.arena.model import Member, MemberKind
+from core.arena.model import LadderConfig, Member, MemberKind
 from core.arena.moderation import Moderation
 from core.arena.store import ArenaStore
-from tests.scenarios import match_spec
+from tests.scenarios import ONE_ROUND, match_spec
 
 
 def register(client: Any, name: str, url: str) -> tuple[str, str]:
@@ -37,6 +37,7 @@ def played(make_app: Any, redis_url: str, key_prefix: str, bot_server: Any,
     good_id, good_token = register(client, "logged-good", bot_server("good").url)
     bad_id, bad_token = register(client, "logged-illegal", bot_server("illegal").url)
     store = ArenaStore(redis.Redis.from_url(redis_url), key_prefix)
+    store.save_ladder(LadderConfig("ss", "sore-spot", 4, ONE_ROUND, house_bots=()))
     entrants = [Member(good_id, MemberKind.HTTP, url=client.get(f"/api/bots/{good_id}").get_json()["url"]),
                 Member(bad_id, MemberKind.HTTP, url=client.get(f"/api/bots/{bad_id}").get_json()["url"]),
                 Member.house("heuristic"), Member.house("random")]
@@ -137,3 +138,17 @@ def test_the_replay_shows_each_card_with_the_latency_of_the_call_that_chose_it(p
         "decisions"] if isinstance(d["move"], str)}
     shown = {c["card"]: c["latency_ms"] for c in cards if seating[c["seat"]] == good_id}
     assert shown and all(abs(shown[card] - logged[card]) <= 0.05 for card in shown)
+
+
+def test_the_bot_page_shows_latency_percentiles_and_links_each_match_to_its_decisions(played) -> None:
+    client, (bad_id, _) = played["client"], played["bad"]
+    page = client.get(f"/ladders/ss/bots/{bad_id}").get_data(as_text=True)
+    profile = re.search(r'id="latency-profile">([^<]*)<', page).group(1)
+    assert "over its 1 match below: p50" in profile and "0 timeouts in" in profile
+    link = f"/matches/mlog/bots/{bad_id}/decisions"
+    assert f'href="{link}"' in page
+    shell = client.get(link)  # the page asks the API with the owner's token: the HTML holds none of the log
+    text = shell.get_data(as_text=True)
+    assert shell.status_code == 200 and 'id="token-form"' in text
+    assert f'data-api="/api/matches/mlog/bots/{bad_id}/decisions"' in text and "illegal_move" not in text
+    assert client.get("/matches/no-such-match/bots/x/decisions").status_code == 404

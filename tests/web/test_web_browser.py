@@ -368,3 +368,52 @@ def test_the_replay_felt_keeps_its_height_at_every_window_width(browser, site, s
     assert felt["width"] == width, felt
     assert felt["height"] >= (440 if width <= 700 else 560), felt  # arena.css: 440 px on phones, else 560
     assert felt["cards"] == 52 and felt["inside"] == 52, (width, felt)  # every card of every hand on the felt
+
+
+def test_an_owner_finds_the_failed_decisions_of_its_bot_on_the_decisions_page(browser, site, shots) -> None:
+    """A registered bot that answers illegal moves plays a match; its owner opens the decisions page from the
+    bot page, gives the owner token, and finds every failed decision red in the latency strip, with the
+    request it was sent."""
+    import dataclasses
+
+    import redis
+
+    from arena.botserver import BotServerConfig, serve_bot
+    from arena.jobs import play_match
+    from core.arena.model import Member, MemberKind
+    from core.arena.registry import BotRegistry
+    from core.settings import Settings
+    from tests.scenarios import match_spec
+
+    store, ladder = site["store"], LADDERS[1]
+    cheater = serve_bot(BotServerConfig(behaviour="illegal", name="cheater"))
+    try:
+        registry = BotRegistry(redis.Redis.from_url(site["redis_url"], decode_responses=True), site["prefix"],
+                               allow_private_urls=True)
+        record, token = registry.register("page-cheater", [ladder.game], cheater.url)
+        bot_id = record["bot_id"]
+        entrants = [Member(bot_id, MemberKind.HTTP, url=cheater.url, name="page-cheater"),
+                    *(Member.house(name) for name in ladder.house_bots[:3])]
+        store.create_match(match_spec("m-decisions", entrants, ladder_id=ladder.ladder_id, game=ladder.game,
+                                      options=ladder.options, seed=5, strike_limit=100))
+        settings = dataclasses.replace(Settings.from_env(), allow_private_urls=True)
+        assert play_match(store, "m-decisions", worker="web", settings=settings)["status"] == "rated"
+    finally:
+        cheater.stop()
+
+    browser.get(f"{site['base']}/ladders/{ladder.ladder_id}/bots/{bot_id}")
+    wait(browser, lambda: browser.find_elements(By.CSS_SELECTOR, "a.decisions-link"))
+    browser.get(browser.find_element(By.CSS_SELECTOR, "a.decisions-link").get_attribute("href"))
+    field = wait(browser, lambda: browser.find_element(By.ID, "token"))
+    field.send_keys("not-the-owner" + Keys.ENTER)
+    wait(browser, lambda: "token" in browser.find_element(By.ID, "decisions-status").text.lower())
+    field.clear()
+    field.send_keys(token + Keys.ENTER)
+    bars = wait(browser, lambda: browser.find_elements(By.CSS_SELECTOR, "svg.latency-strip rect.bar"))
+    failed = browser.find_elements(By.CSS_SELECTOR, "svg.latency-strip rect.bar.failed")
+    assert failed and len(failed) == len(bars)  # every answer of this bot was illegal
+    assert "failed" in browser.find_element(By.ID, "decisions-totals").text
+    failed[0].click()
+    detail = wait(browser, lambda: (d := browser.find_element(By.ID, "decision-detail")).is_displayed() and d)
+    assert "illegal_move" in detail.text and '"view"' in detail.text and "(the fallback)" in detail.text
+    browser.save_screenshot(str(shots / "decisions.png"))
