@@ -96,6 +96,8 @@ def test_nobody_but_the_owner_reads_a_log(played) -> None:
     assert read(client, good_id, None).status_code == 401  # anonymous
     other = read(client, good_id, bad_token)  # the owner of another bot in the same match
     assert other.status_code == 403 and other.mimetype == "application/problem+json"
+    stranger = client.post("/api/accounts").get_json()["api_key"]  # another account's key
+    assert read(client, good_id, stranger).status_code == 403
     assert read(client, "house:heuristic", good_token).status_code == 404  # a house bot has no owner
     public = client.get("/api/matches/mlog").get_data(as_text=True)
     assert "decisions" not in public and '"answer"' not in public

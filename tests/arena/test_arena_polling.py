@@ -72,6 +72,11 @@ def test_polling_bot_plays_its_ladder_seat_through_the_move_api(live_server, red
     doc = store.match("mpoll")
     assert [s for s in doc["result"]["strikes"] if s["bot_id"] == bot_id] == []
     assert moves == 13  # Sore Spot, 4 players, one round: one sore card + 12 tricks
+    # Its decision log: each of its 13 decisions, at the API table, timed from the decision to its move.
+    log = requests.get(f"{live_server}/api/matches/mpoll/bots/{bot_id}/decisions", headers=auth,
+                       timeout=5).json()["decisions"]
+    assert len(log) == 13 and {d["outcome"] for d in log} == {"ok"}
+    assert all(0 <= d["latency_ms"] < 3000 and d["request"]["table"] == log[0]["request"]["table"] for d in log)
     assert requests.get(f"{live_server}/api/bots/{bot_id}/ladder-seats", headers=auth, timeout=5).json() == []
     # The game was a real API table: its replay is published there too.
     table = doc["result"]["games"][0]["table"]
