@@ -79,8 +79,9 @@ def create_app(config: dict[str, Any] | None = None, settings: Settings | None =
                       challenges.blp, analysis.blp, admin.blp):
         api.register_blueprint(blueprint)
     from api.web import blp as web_pages  # the HTML pages at /: not part of the OpenAPI doc
+    from api.web import error_page
     app.register_blueprint(web_pages)
-    register_error_handlers(app)
+    register_error_handlers(app, page=error_page)
 
     app.extensions[EXTENSION] = build_services(settings)
     _install_rate_limits(app)

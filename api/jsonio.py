@@ -9,8 +9,9 @@ from __future__ import annotations
 from typing import Any
 
 import orjson
-from flask import Flask, Response, current_app
+from flask import Flask, Request, Response, current_app
 from flask.json.provider import DefaultJSONProvider, JSONProvider
+from werkzeug.exceptions import BadRequest
 
 
 class OrjsonProvider(JSONProvider):
@@ -44,6 +45,26 @@ def stored_json_response(body: str | bytes) -> Response:
     return current_app.response_class(body, mimetype=OrjsonProvider.mimetype)
 
 
+def not_json(error: ValueError) -> str:
+    """What the API says of a body its JSON parser refused: the parser's own words, where it stopped.
+
+    >>> not_json(ValueError("unexpected end of data: line 1 column 16 (char 15)"))
+    'the request body is not valid JSON: unexpected end of data: line 1 column 16 (char 15)'
+    """
+    return f"the request body is not valid JSON: {error}"
+
+
+class JsonRequest(Request):
+    """Flask's request, saying what is wrong with a malformed JSON body (Flask's own 400 says only "the
+    browser (or proxy) sent a request that this server could not understand")."""
+
+    def on_json_loading_failed(self, e: ValueError | None) -> Any:
+        if e is None:  # not declared JSON: Flask's 415
+            return super().on_json_loading_failed(e)
+        raise BadRequest(not_json(e))
+
+
 def install(app: Flask) -> None:
     app.json_provider_class = OrjsonProvider
     app.json = OrjsonProvider(app)
+    app.request_class = JsonRequest

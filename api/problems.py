@@ -9,13 +9,15 @@ from __future__ import annotations
 
 import json
 import logging
+from collections.abc import Callable
 from http import HTTPStatus
 from typing import Any
 
 import redis
-from flask import Flask, Response
+from flask import Flask, Response, request
 from werkzeug.exceptions import HTTPException
 
+from api.jsonio import not_json
 from core.errors import (
     AccountDisabled,
     AccountNotFound,
@@ -234,7 +236,7 @@ def _http_problem(error: HTTPException) -> Response:
     refused_json = getattr(error, "exc", None)
     if status == 400 and messages is not None and isinstance(refused_json, ValueError):
         # webargs' answer to a body its JSON parser refused: say what the parser said (e.g. nested too deep).
-        detail = f"the request body is not valid JSON: {refused_json}"
+        detail = not_json(refused_json)
     slug = None
     allowed = getattr(error, "valid_methods", None)
     if status == 405 and allowed:
@@ -258,7 +260,33 @@ def handle_error(error: Exception) -> Response:
                             "the server failed to handle this request; it has been logged")
 
 
-def register_error_handlers(app: Flask) -> None:
+# Renders an error as the site's page: (status, title, detail) -> HTML.
+PageRenderer = Callable[[int, str, str], str]
+
+
+def is_page_path(path: str) -> bool:
+    """Paths of the web pages, which answer errors as pages; the JSON API and /metrics answer problem+json.
+
+    >>> is_page_path("/ladders/x"), is_page_path("/matches/m/games/-1"), is_page_path("/api/ladders")
+    (True, True, False)
+    """
+    return not (path == "/api" or path.startswith("/api/") or path == "/metrics")
+
+
+def register_error_handlers(app: Flask, page: PageRenderer | None = None) -> None:
+    """The one error handler; with `page`, a web page's error (a route that does not exist, a bad query
+    string, a failure) is answered as the site's page with the same status, title and detail."""
+
+    def answer(error: Exception) -> Response:
+        response = handle_error(error)
+        if page is None or not is_page_path(request.path):
+            return response
+        body = response.get_json(silent=True) or {}
+        html = page(response.status_code, str(body.get("title", "Error")), str(body.get("detail", "")))
+        kept = [(name, value) for name, value in response.headers.items()
+                if name.lower() not in ("content-type", "content-length")]
+        return Response(html, status=response.status_code, headers=kept, mimetype="text/html")
+
     # Registered after flask-smorest's Api so that ours replaces its HTTPException handler.
-    app.register_error_handler(HTTPException, handle_error)
-    app.register_error_handler(Exception, handle_error)
+    app.register_error_handler(HTTPException, answer)
+    app.register_error_handler(Exception, answer)

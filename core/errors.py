@@ -24,8 +24,6 @@ class DomainError(Exception):
 
 
 # --- not found ---------------------------------------------------------------------------------------------
-
-
 class NotFound(DomainError):
     """Something the caller named does not exist (or no longer does)."""
 
@@ -129,8 +127,6 @@ class BotNotOnLadder(NotFound):
 
 
 # --- tokens ------------------------------------------------------------------------------------------------
-
-
 class TokenRequired(DomainError):
     """No token was given; ``kind`` is "seat", "owner" or "API key", ``realm`` what it protects ("seat",
     "bot" or "account")."""
@@ -182,8 +178,6 @@ class MetricsClosed(DomainError):
 
 
 # --- requests the rules of the house refuse ----------------------------------------------------------------
-
-
 class Invalid(DomainError):
     """A request whose content is refused; ``errors`` names the offending fields."""
 
@@ -199,9 +193,9 @@ class BadSeats(Invalid):
 
 
 class UnknownGame(Invalid):
-    def __init__(self, unknown: list[str], known: list[str]) -> None:
+    def __init__(self, unknown: list[str], known: list[str], field: str = "games") -> None:
         super().__init__(f"unknown game(s) {', '.join(unknown)}; known: {', '.join(known)}",
-                         errors={"games": [f"unknown: {game}" for game in unknown]})
+                         errors={field: [f"unknown: {game}" for game in unknown]})
         self.unknown = unknown
 
 
@@ -226,8 +220,6 @@ class LadderRequired(Invalid):
 
 
 # --- conflicts with the current state ----------------------------------------------------------------------
-
-
 class Conflict(DomainError):
     """The request does not fit the current state; re-reading the state tells why."""
 
@@ -353,15 +345,16 @@ class NotYourTurn(MoveConflict):
 
 
 class StaleVersion(MoveConflict):
-    """The mover's version is older than the seat's current decision.
+    """The mover's version is not one of its current decision: older (stale), or ahead of the table.
 
-    >>> error = StaleVersion("t1", expected=3, version=5, since=4)
-    >>> isinstance(error, MoveConflict), error.fields()
-    (True, {'version': 5})
+    >>> error = StaleVersion("t1", expected=999, version=5, since=4)
+    >>> isinstance(error, MoveConflict), error.fields(), str(error).split(":")[0]
+    (True, {'version': 5}, 'expected_version 999 is ahead of the table')
     """
 
     def __init__(self, table_id: str, expected: int, version: int, since: int) -> None:
-        super().__init__(f"expected_version {expected} is stale: the table is at version {version} and this "
+        what = "is ahead of the table" if expected > version else "is stale"
+        super().__init__(f"expected_version {expected} {what}: the table is at version {version} and this "
                          f"decision was opened at version {since}; fetch the state again")
         self.table_id = table_id
         self.version = version
@@ -373,8 +366,6 @@ class TableBusy(MoveConflict):
 
 
 # --- refused for now: retry later ---------------------------------------------------------------------------
-
-
 class RetryLater(DomainError):
     """Refused for now, not for good: asking again after ``retry_after`` seconds (at least 1) may succeed."""
 

@@ -16,6 +16,16 @@ from core import viewschema
 GAME_IDS = {"enum": list(engine.GAMES)}
 
 
+# The largest position or cursor a list takes: far beyond any list's length, and exact in every client (a
+# double) and in Redis (a signed 64-bit index, with the page's length added).
+MAX_POSITION = 2**53 - 1
+
+
+def page_position(**kwargs: Any) -> fields.Integer:
+    """A list's ``offset`` or ``cursor`` query parameter: 0 to ``MAX_POSITION``."""
+    return fields.Integer(validate=validate.Range(min=0, max=MAX_POSITION), **kwargs)
+
+
 def page_limit(default: int, most: int, **kwargs: Any) -> fields.Integer:
     """A list's ``limit`` query parameter: 1 to `most` rows, `default` when it is not given."""
     return fields.Integer(load_default=default, validate=validate.Range(min=1, max=most), **kwargs)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from marshmallow import Schema, fields, validate
 
-from api.schemas.common import GameView, MatchSummarySchema, MoveField, page_limit
+from api.schemas.common import GameView, MatchSummarySchema, MoveField, page_limit, page_position
 from core.arena.ranking import DEFAULT_PAGE, MAX_PAGE, PROVISIONAL_MATCHES, UNCERTAINTY_SCALE
 from core.arena.store.ratings import MAX_VERSION_CHARS
 
@@ -74,7 +74,7 @@ class RankingSchema(Schema):
 class RankingQuerySchema(Schema):
     limit = page_limit(DEFAULT_PAGE, MAX_PAGE,
                        metadata={"description": "rows per page: the ranked bots, then the new ones"})
-    offset = fields.Integer(load_default=0, validate=validate.Range(min=0), metadata={
+    offset = page_position(load_default=0, metadata={
         "description": "position of the first row (0: the best-rated bot)"})
 
 
@@ -157,7 +157,7 @@ class BotMatchSchema(Schema):
 class BotMatchesQuerySchema(Schema):
     ladder = fields.String(metadata={"description": "the ladder (needed only if the bot is on several)"})
     limit = page_limit(20, 100)
-    cursor = fields.Integer(validate=validate.Range(min=0), metadata={
+    cursor = page_position(metadata={
         "description": "`next_cursor` of the previous page; omit for the newest matches"})
 
 
@@ -234,5 +234,5 @@ class DecisionLogSchema(Schema):
 
 
 class DecisionLogQuerySchema(Schema):
-    game = fields.Integer(validate=validate.Range(min=0), metadata={
+    game = page_position(metadata={
         "description": "only this game of the match (0-based); default: every game"})

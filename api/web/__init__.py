@@ -10,11 +10,13 @@ import contextlib
 from typing import Any
 
 from flask import Blueprint, current_app, redirect, render_template, request, url_for
+from marshmallow import EXCLUDE, Schema, ValidationError
 from werkzeug.wrappers import Response
 
 import engine
 import trick_rules
-from api.problems import ApiProblem, problem_for
+from api.problems import ApiProblem, validation_problem
+from api.schemas.ladders import BotMatchesQuerySchema, RankingQuerySchema
 from api.services import services
 from api.web import data
 from api.web.markdown import render
@@ -23,7 +25,7 @@ from core.arena.latency import latency_profile, move_latencies
 from core.arena.lookup import find_ladder, find_match, published_games, rating_on_ladder
 from core.arena.model import HOUSE_PREFIX
 from core.arena.ranking import PROVISIONAL_MATCHES, read_ranking_row
-from core.errors import BotNotFound, DomainError
+from core.errors import BotNotFound
 from core.tables.store import TableStatus
 from engine.frames import replay_frames
 
@@ -46,15 +48,22 @@ def signed(value: float | None) -> str:
     return "" if value is None else f"{value:+.1f}"
 
 
-@blp.errorhandler(ApiProblem)
-@blp.errorhandler(DomainError)
-def html_problem(error: ApiProblem | DomainError) -> tuple[str, int]:
-    """Pages answer errors as pages (the JSON API keeps answering application/problem+json)."""
-    problem = error if isinstance(error, ApiProblem) else problem_for(error)
-    assert problem is not None  # every DomainError has a row in api.problems.PROBLEMS
-    tabs = data.ladder_tabs(services().arena)
-    return render_template("error.html", tabs=tabs, current=None, status=problem.status, title=problem.title,
-                           detail=problem.detail), problem.status
+def error_page(status: int, title: str, detail: str) -> str:
+    """The site's error page (every error of a page path: api.problems.register_error_handlers)."""
+    try:
+        tabs = data.ladder_tabs(services().arena)
+    except Exception:  # noqa: BLE001 - the store may be what failed: the page is still answered
+        tabs = []
+    return render_template("error.html", tabs=tabs, current=None, status=status, title=title, detail=detail)
+
+
+def page_args(schema: Schema) -> dict[str, Any]:
+    """A page's query string loaded by the API's schema for the same list: a bad value is the same 422."""
+    try:
+        loaded: dict[str, Any] = schema.load(request.args, unknown=EXCLUDE)
+    except ValidationError as error:
+        raise validation_problem(error.messages) from None
+    return loaded
 
 
 @blp.get("/")
@@ -68,7 +77,7 @@ def index() -> Response | str:
 @blp.get("/ladders/<ladder_id>")
 def ladder_page(ladder_id: str, tabs: list[dict[str, Any]] | None = None) -> str:
     store = services().arena
-    offset = max(0, request.args.get("offset", 0, type=int) or 0)
+    offset = page_args(RankingQuerySchema(only=("offset",)))["offset"]
     snapshot = data.ladder_snapshot(store, services().tables, ladder_id, offset)
     return _page("ladder.html", tabs=tabs if tabs is not None else data.ladder_tabs(store),
                  current=ladder_id, **snapshot)
@@ -83,7 +92,7 @@ def bot_page(ladder_id: str, bot_id: str) -> str:
     found = read_ranking_row(store, ladder_id, bot_id)  # its rank counts only the bots with a rated match
     assert found is not None  # rating_on_ladder found its rating
     row = data.page_row(found)
-    cursor = request.args.get("cursor", type=int)
+    cursor = page_args(BotMatchesQuerySchema(only=("cursor",))).get("cursor")
     entries, next_cursor = store.bot_record(ladder_id, bot_id, BOT_PAGE_MATCHES, cursor)
     latency = latency_profile(store.match_docs([entry["match"] for entry in entries]), bot_id)
     return _page("bot.html", tabs=data.ladder_tabs(store), current=ladder_id,

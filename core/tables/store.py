@@ -28,6 +28,7 @@ from core.errors import (
     SeatTaken,
     TableBusy,
     TableNotFound,
+    UnknownGame,
 )
 from core.redis.connections import StrRedis, decoding_client, script_lane
 from core.redis.notify import get_watcher
@@ -132,6 +133,8 @@ class TableStore:
                      seed: int | None = None, deals: list[dict[str, Any]] | None = None,
                      move_timeout: float | None = None, labels: dict[str, str] | None = None) -> TableRecord:
         """Validate, deal and store a new table. Live tables get a secret seed (pass one only for replays)."""
+        if game not in engine.GAMES:  # the same problem as registering a bot for it
+            raise UnknownGame([game], list(engine.GAMES), field="game")
         if len(seats) != players:
             raise BadSeats(f"{players} players need {players} seats, got {len(seats)}")
         normalized = engine.validate_options(game, players, options or {})
