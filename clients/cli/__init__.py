@@ -509,3 +509,7 @@ for _command in BOT_COMMANDS:
 from clients.cli.challenges import challenge  # noqa: E402 - it reads this module's _api and _manager
 
 main.add_command(challenge)
+
+from clients.cli.export import export  # noqa: E402 - it reads this module's _api
+
+main.add_command(export)
