@@ -26,7 +26,7 @@ from core.arena.store.results import HISTORY_LIMIT, record_entry
 from core.redis.connections import StrRedis
 
 DEFAULT_PAGE = 20
-MAX_PAGE = 100  # lines of one answer: about 8 MB of replays for 4-player duplicate Spot Hearts matches
+MAX_PAGE = 100  # lines of one answer: about 7 MB for 4-player duplicate Spot Hearts (tools.export_bench)
 CHALLENGES = ""  # the bot's challenges in a cursor: no ladder has an empty id
 MAX_CURSOR_CHARS = 4096
 RECORDS_PER_READ = 8  # replay documents read from Redis at a time while an answer streams
