@@ -23,6 +23,7 @@ RATE_LIMITED = {
     "tables.create_table": ("LIMIT_TABLE_CREATION", ["POST"]),
     "analysis.request_match_analysis": ("LIMIT_ANALYSIS", ["POST"]),
     "analysis.request_table_analysis": ("LIMIT_ANALYSIS", ["POST"]),
+    "bots.export_bot_matches": ("LIMIT_EXPORT", ["GET"]),
 }
 
 BODY_METHODS = {"POST", "PUT", "PATCH"}

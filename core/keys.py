@@ -283,6 +283,12 @@ def challenges_owner_day(prefix: str, owner: str, day: str) -> str:
     return f"{prefix}challenges:owner:{owner}:day:{day}"
 
 
+def challenges_of_bot(prefix: str, bot_id: str) -> str:
+    """Sorted set: the challenges a registered bot played (JSON as its ladder record's entries), scored by a
+    per-bot sequence number (newest highest): the challenges' part of the bot's export."""
+    return f"{prefix}challenges:bot:{bot_id}"
+
+
 # --- moderation ---------------------------------------------------------------------------------------------
 
 def admin_suspended(prefix: str) -> str:

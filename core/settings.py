@@ -47,6 +47,7 @@ FLASK_KEYS: dict[str, str] = {
     "ADMIN_TOKEN": "admin_token", "LIMIT_ACCOUNT_CREATION": "limit_account_creation",
     "REDIS_SENTINELS": "redis_sentinels", "REDIS_SENTINEL_SERVICE": "redis_sentinel_service",
     "METRICS_BIND": "metrics_bind", "REDIS_WAIT_MS": "redis_wait_ms",
+    "LIMIT_EXPORT": "limit_export",
 }
 
 # The API's fixed config: not settings an operator changes.
@@ -150,6 +151,9 @@ class Settings:
     # Where `python -m arena metrics` serves this machine's Prometheus metrics ("host:port"); when set, the
     # API's own /metrics is closed (docs/metrics.md). None: the API serves them.
     metrics_bind: str | None = None
+    # Pages of a bot's export (GET /api/bots/{id}/export: up to 100 matches with their replays each) per
+    # client address, in the limits library's notation: the whole export of a busy bot is a few dozen.
+    limit_export: str = "30/minute"
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> Settings:
@@ -212,6 +216,7 @@ class Settings:
             redis_sentinel_service=env.get("REDIS_SENTINEL_SERVICE", default.redis_sentinel_service),
             redis_wait_ms=max(0, int(env.get("TA_REDIS_WAIT_MS", default.redis_wait_ms))),
             metrics_bind=env.get("TA_METRICS_BIND") or None,
+            limit_export=env.get("TA_LIMIT_EXPORT", default.limit_export),
         )
 
     @property

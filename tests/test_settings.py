@@ -59,6 +59,7 @@ ENVIRONMENT = {
     "REDIS_SENTINEL_SERVICE": ("arena-main", "redis_sentinel_service", "arena-main"),
     "TA_REDIS_WAIT_MS": ("100", "redis_wait_ms", 100),
     "TA_METRICS_BIND": ("127.0.0.1:9108", "metrics_bind", "127.0.0.1:9108"),
+    "TA_LIMIT_EXPORT": ("3/minute", "limit_export", "3/minute"),
 }
 # The Flask config key of each setting the API uses.
 FLASK_KEYS = {
@@ -81,6 +82,7 @@ FLASK_KEYS = {
     "max_pending_challenges_per_owner": "MAX_PENDING_CHALLENGES_PER_OWNER",
     "max_challenges_per_owner_per_day": "MAX_CHALLENGES_PER_OWNER_PER_DAY",
     "max_pending_challenges": "MAX_PENDING_CHALLENGES",
+    "limit_export": "LIMIT_EXPORT",
 }
 
 

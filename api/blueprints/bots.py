@@ -1,21 +1,32 @@
-"""Bot registry: register, list, detail, update / disable, delete (owner token or account key for changes)."""
+"""Bot registry: register, list, detail, update / disable, delete (owner token or account key for changes),
+and a bot's export: its finished matches with their replays, as NDJSON."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from flask import request, url_for
+from flask import Response, request, url_for
 
 from api.arguments import Blueprint
 from api.auth import bearer_token
 from api.ratelimit import client_address, note_refusal
-from api.schemas.bots import BotCreatedSchema, BotCreateSchema, BotListQuerySchema, BotSchema, BotUpdateSchema
+from api.schemas.bots import (
+    BotCreatedSchema,
+    BotCreateSchema,
+    BotListQuerySchema,
+    BotSchema,
+    BotUpdateSchema,
+    ExportLineSchema,
+    ExportQuerySchema,
+)
 from api.services import services
+from core.arena.export import export_lines, page_heads, read_page
 from core.errors import BadToken, QuotaExceeded
 
 blp = Blueprint("bots", __name__, url_prefix="/api/bots", description="Bot registry (records only)")
 
 OWNER = [{"ownerToken": []}, {"apiKey": []}]
+NDJSON = "application/x-ndjson"
 API_KEY = [{"apiKey": []}, {}]  # optional: without a key the bot gets an owner token
 
 
@@ -91,3 +102,29 @@ def update_bot(changes: dict[str, Any], bot_id: str) -> dict[str, Any]:
 def delete_bot(bot_id: str) -> None:
     """Delete the bot record. The bot's owner token, or its account's API key."""
     services().bots.delete(bot_id, bearer_token(request.headers.get("Authorization")))
+
+
+@blp.get("/<bot_id>/export")
+@blp.arguments(ExportQuerySchema(), location="query")
+@blp.response(200, ExportLineSchema(), content_type=NDJSON, headers={"Link": {
+    "description": "`<URL>; rel=\"next\"` while more matches are waiting: the next page (absent on the last)",
+    "schema": {"type": "string"}}})
+def export_bot_matches(query: dict[str, Any], bot_id: str) -> Response:
+    """Every finished match of the bot, oldest first, as NDJSON: one line per match (its ladder matches and
+    challenges), with its places, the bot's own part and the replay records of its games.
+
+    At most `limit` lines (20 by default, at most 100); follow `Link: rel="next"`, or pass a line's `cursor`
+    to go on after it, now or later. `since` (a unix time) starts with the first match that finished after
+    it. A match whose replays the retention policy deleted comes without them (`expired`). Public, as the
+    matches and replays are; pages are limited per client address (`LIMIT_EXPORT`).
+    """
+    services().bots.get(bot_id)  # 404 for a bot never registered (or deleted)
+    store = services().arena
+    limit = query["limit"]
+    page = read_page(store, bot_id, limit, query.get("cursor"), query.get("since"))
+    heads = page_heads(store, bot_id, page)
+    headers = {}
+    if page.next_cursor is not None:
+        following = url_for("bots.export_bot_matches", bot_id=bot_id, limit=limit, cursor=page.next_cursor)
+        headers["Link"] = f'<{following}>; rel="next"'
+    return Response(export_lines(store, heads), mimetype=NDJSON, headers=headers)

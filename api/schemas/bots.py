@@ -1,10 +1,16 @@
-"""The schemas of the bot registry (api.blueprints.bots)."""
+"""The schemas of the bot registry and of a bot's export (api.blueprints.bots)."""
 
 from __future__ import annotations
 
-from marshmallow import Schema, fields, validate
+from typing import Any
 
-from api.schemas.common import GAME_IDS, page_limit
+from marshmallow import Schema, ValidationError, fields, validate, validates_schema
+
+from api.schemas.common import GAME_IDS, ReplayRecordSchema, page_limit
+from api.schemas.ladders import StrikeSchema
+from core.arena.export import DEFAULT_PAGE as DEFAULT_EXPORT_PAGE
+from core.arena.export import MAX_PAGE as MAX_EXPORT_PAGE
+from core.arena.export import decode_cursor
 
 # http(s)://host[:port][/path]: the shape core.arena.netguard accepts (it also checks where the host
 # resolves).
@@ -79,3 +85,79 @@ class BotCreatedSchema(BotSchema):
 class BotListQuerySchema(Schema):
     game = fields.String(metadata={"description": "only bots that play this game"})
     limit = page_limit(100, 500)
+
+
+class ExportCursor(fields.String):
+    """A cursor of the export (a line's `cursor`): deserialized to the positions it holds."""
+
+    def _deserialize(self, value: Any, attr: str | None, data: Any, **kwargs: Any) -> dict[str, int]:
+        text = super()._deserialize(value, attr, data, **kwargs)
+        try:
+            return decode_cursor(text)
+        except ValueError:
+            raise ValidationError("not a cursor of this export: pass the `cursor` of a line it answered, or "
+                                  "follow its Link: rel=\"next\"") from None
+
+
+class ExportQuerySchema(Schema):
+    limit = page_limit(DEFAULT_EXPORT_PAGE, MAX_EXPORT_PAGE, metadata={
+        "description": "matches in this answer (each with its replay records)"})
+    since = fields.Float(validate=validate.Range(min=0), metadata={
+        "description": "a unix time: start with the first match that finished after it (omit both this and "
+                       "`cursor` to start with the oldest)"})
+    cursor = ExportCursor(metadata={
+        "description": "the `cursor` of a line: go on after that match (an answer's `Link: rel=\"next\"` "
+                       "carries its last line's)"})
+
+    @validates_schema
+    def one_start(self, data: dict[str, Any], **kwargs: Any) -> None:
+        if "since" in data and "cursor" in data:
+            raise ValidationError("give since or cursor, not both", "cursor")
+
+
+class ExportBotSchema(Schema):
+    """The bot's own part of a match: its entry in its record."""
+
+    bot_id = fields.String(required=True)
+    place = fields.Float(required=True, metadata={"description": "1 = first; forfeiters share the last"})
+    won = fields.Boolean(required=True)
+    forfeited = fields.Boolean(required=True)
+    delta = fields.Float(required=True, metadata={"description": "rating change (0 for a challenge or a void "
+                                                                 "match)"})
+    rating = fields.Float(allow_none=True, metadata={"description": "rating after it; null: a challenge"})
+    version = fields.String(allow_none=True, metadata={"description": "the bot's version in the match"})
+    strikes = fields.List(fields.Nested(StrikeSchema), required=True)
+
+
+class ExportLineSchema(Schema):
+    """One line of `GET /api/bots/{bot_id}/export` (application/x-ndjson): one finished match of the bot."""
+
+    cursor = fields.String(required=True, metadata={
+        "description": "pass it as `cursor` to go on after this match, now or later (newer matches follow)"})
+    match_id = fields.String(required=True)
+    ladder_id = fields.String(required=True, metadata={"description": "empty for a challenge"})
+    challenge = fields.Boolean(required=True)
+    status = fields.String(required=True, metadata={"description": "rated, void or played (a challenge)"})
+    game = fields.String(required=True)
+    players = fields.Integer(required=True)
+    options = fields.Dict(allow_none=True)
+    duplicate = fields.Boolean(allow_none=True)
+    entrants = fields.List(fields.String(), allow_none=True, metadata={"description": "seat order of game 0"})
+    finished = fields.Float(required=True, metadata={"description": "when the match finished (unix time)"})
+    seed = fields.Integer(allow_none=True, metadata={
+        "description": "the match's seed; game g is dealt from the seed derived from it (docs/deals.md), the "
+                       "`seed` of its record"})
+    totals = fields.Dict(allow_none=True, metadata={"description": "per bot, as in GET /api/matches/{id}"})
+    places = fields.Dict(allow_none=True)
+    deltas = fields.Dict(allow_none=True)
+    winners = fields.List(fields.String(), allow_none=True)
+    forfeited = fields.List(fields.String(), allow_none=True)
+    games = fields.List(fields.Dict(), allow_none=True, metadata={
+        "description": "per game: game_no, table, seating (bot per seat), totals and winners of the table, "
+                       "moves; in a duplicate match also baseline"})
+    bot = fields.Nested(ExportBotSchema, required=True)
+    expired = fields.String(allow_none=True, metadata={
+        "description": "null; `replays`: the retention policy deleted the match's replay records (`records` "
+                       "is null); `match`: its document too (only the bot's own part is left)"})
+    records = fields.List(fields.Nested(ReplayRecordSchema), allow_none=True, metadata={
+        "description": "game by game, the replay records GET /api/matches/{id}/games/{n}/replay serves"})

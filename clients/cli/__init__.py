@@ -511,3 +511,7 @@ from clients.cli.decisions import log  # noqa: E402 - the same
 
 main.add_command(challenge)
 main.add_command(log)
+
+from clients.cli.export import export  # noqa: E402 - it reads this module's _api
+
+main.add_command(export)

@@ -236,6 +236,10 @@ export class ArenaClient {
   bots(game?: GameId | null): Promise<any[]>;
   botMatches(botId: string, options?: { ladder?: string | null; limit?: number | null; cursor?: number | null }):
     Promise<{ bot_id: string; ladder_id: string; matches: any[]; next_cursor: number | null; next: string | null }>;
+  exportMatches(botId: string, options?: { since?: number | null; cursor?: string | null; limit?: number }):
+    AsyncGenerator<any>;
+  exportLines(botId: string, options?: { since?: number | null; cursor?: string | null; limit?: number }):
+    AsyncGenerator<string>;
   ladderSeats(botId: string, ownerToken: string, version?: string | null): Promise<any[]>;
   watchLadderSeats(botId: string, ownerToken: string, options?: { after?: number | null; waitS?: number; version?: string | null }):
     Promise<{ seats: any[]; version: number }>;

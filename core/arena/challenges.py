@@ -15,7 +15,7 @@ from typing import Any
 
 import engine
 from core import keys
-from core.arena.decisions import compact_json
+from core.arena.export import index_challenge
 from core.arena.model import HOUSE_PREFIX, MatchResult, MatchSpec, MatchStatus, Member, MemberKind
 from core.arena.moderation import is_suspended, public_name
 from core.arena.store import ArenaStore
@@ -255,11 +255,15 @@ class ChallengeStore:
         final = {**doc, "status": MatchStatus.PLAYED.value, "finished": now,
                  "result": {**result.summary_json(), "versions": versions}}
         owner = doc.get("challenge", {}).get("owner", "")
-        done = self._finish(keys=[keys.arena_match_applied(p, mid), keys.arena_match(p, mid),
-                                  keys.arena_match_games(p, mid), keys.challenges_pending(p),
-                                  keys.challenges_owner_pending(p, owner), keys.arena_match_log(p, mid)],
-                            args=[mid, repr(now), json.dumps(final), json.dumps(result.records),
-                                  CHALLENGE_TTL_S, APPLIED_TTL_S, compact_json(result.decisions)])
+        # One transaction: the challenge is stored, and listed for each registered bot's export, or neither.
+        pipe = self.redis.pipeline(transaction=True)
+        self._finish(keys=[keys.arena_match_applied(p, mid), keys.arena_match(p, mid),
+                           keys.arena_match_games(p, mid), keys.challenges_pending(p),
+                           keys.challenges_owner_pending(p, owner)],
+                     args=[mid, repr(now), json.dumps(final), json.dumps(result.records),
+                           CHALLENGE_TTL_S, APPLIED_TTL_S], client=pipe)
+        index_challenge(pipe, p, spec, result, repr(now), versions, now, CHALLENGE_TTL_S)
+        done = pipe.execute()[0]
         return bool(done)
 
     def abort(self, match_id: str, reason: str) -> None:

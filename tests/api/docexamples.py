@@ -3,8 +3,9 @@ they run in, and how an answer is held to its example's shape.
 
 An example is two fenced blocks in a row, both tagged `http`: a request (`METHOD /path HTTP/1.1`, headers, a
 blank line, an optional JSON body) and its response (`HTTP/1.1 STATUS Reason`, headers, a blank line, an
-optional JSON body). `{name}` in a request is a placeholder: a value the running service gave earlier (a
-table id, a seat token, ...), filled from `Placeholders` below.
+optional JSON body; of an NDJSON answer, its first line, pretty-printed). `{name}` in a request is a
+placeholder: a value the running service gave earlier (a table id, a seat token, ...), filled from
+`Placeholders` below.
 
 To document a new endpoint: put its example (request block, then response block) under a `### METHOD
 /path` heading of the page that documents it; a page not yet read here goes into `EXAMPLE_DOCS`; a
@@ -29,6 +30,7 @@ ROOT = Path(__file__).resolve().parents[2]
 # here, before admin.md: the operator's examples void the world's match, so they stay last.
 EXAMPLE_DOCS = ["docs/api.md", "docs/admin.md"]
 OPERATOR_TOKEN = "operator-token-of-the-documented-examples-0123"
+NDJSON = "application/x-ndjson"
 BLOCK = re.compile(r"^```http\n(.*?)^```", re.S | re.M)
 PLACEHOLDER = re.compile(r"\{([a-z_]+)\}")
 
@@ -81,6 +83,15 @@ def examples(doc: str) -> list[Example]:
 
 
 # --- the shape of an answer ---------------------------------------------------------------------------------
+
+
+def served_json(response: Any) -> Any:
+    """The JSON a served answer holds, as its example shows it: the body, or an NDJSON answer's first line."""
+    if response.mimetype == NDJSON:
+        first = response.get_data(as_text=True).partition("\n")[0]
+        return json.loads(first) if first else None
+    return response.get_json(silent=True)
+
 
 FIELD = re.compile(r"^[a-z][a-z0-9_]*$")
 

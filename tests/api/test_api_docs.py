@@ -6,7 +6,16 @@ from __future__ import annotations
 
 import re
 
-from docexamples import EXAMPLE_DOCS, OPERATOR_TOKEN, ROOT, Placeholders, World, examples, shape_differences
+from docexamples import (
+    EXAMPLE_DOCS,
+    OPERATOR_TOKEN,
+    ROOT,
+    Placeholders,
+    World,
+    examples,
+    served_json,
+    shape_differences,
+)
 
 from api import create_app
 from api.problems import PROBLEMS, RATE_LIMITED_SLUG, VALIDATION_SLUG
@@ -54,7 +63,7 @@ def test_every_example_is_answered_in_its_documented_shape(make_app, redis_url: 
             response = world.client.open(values.fill(example.target), method=example.method,
                                          headers={k: values.fill(v) for k, v in example.headers.items()},
                                          data=values.fill(example.body) if example.body else None)
-            served = response.get_json(silent=True)
+            served = served_json(response)
             problems = []
             if response.status_code != example.status:
                 problems.append(f"status {response.status_code}, documented {example.status}: {served}")

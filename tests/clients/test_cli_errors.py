@@ -67,6 +67,8 @@ BAD_INPUTS: dict[str, list[tuple[str, ...]]] = {
     "pause": [("pause", "no-such-bot", "--token", "t"), ("pause", "no-such-bot")],
     "resume": [("resume", "no-such-bot", "--token", "t")],
     "set-url": [("set-url", "no-such-bot", "http://127.0.0.1:1", "--token", "t"), ("set-url", "b")],
+    "export": [("export", "no-such-bot"), ("export", "b", "--limit", "0"),
+               ("export", "b", "--cursor", "nope"), ("export", "b", "--since", "1", "--cursor", "c")],
 }
 
 

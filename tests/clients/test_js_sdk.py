@@ -288,3 +288,48 @@ def test_js_sdk_challenges_a_house_bot_and_reads_the_result(node: str, bots_dir:
     assert out["created"]["status"] == "queued" and out["created"]["match"]["seed"] is None
     assert out["shown"]["status"] == "played" and len(out["shown"]["match"]["replays"]) == 2
     assert out["shown"]["names"] == ["js-challenger", "random", "heuristic"]
+
+
+# --- a bot's export -----------------------------------------------------------------------------------------
+
+EXPORT_SCRIPT = """
+const { ArenaClient, deals } = require("trickarena");
+(async () => {
+  const api = new ArenaClient(process.argv[2], { retries: 0 });
+  const out = { matches: [], problems: [] };
+  for await (const match of api.exportMatches(process.argv[3], { limit: 2 })) {
+    out.matches.push(match.match_id);
+    for (const record of match.records) out.problems.push(...deals.verifyRecord(record).problems);
+  }
+  out.lines = [];
+  const since = Number(process.argv[4]);
+  for await (const line of api.exportLines(process.argv[3], { since })) out.lines.push(line);
+  console.log(JSON.stringify(out));
+})().catch((error) => { console.error(error); process.exit(1); });
+"""
+
+
+def test_js_sdk_exports_a_bots_matches_whose_deals_verify(node: str, bots_dir: Path, live_server: str,
+                                                          redis_url: str, key_prefix: str) -> None:
+    from arena.botserver import BotServerConfig, serve_bot
+    from core.settings import Settings
+    from tests.finished_matches import play_matches
+
+    bot = serve_bot(BotServerConfig(name="exported", games=["sore-spot"]))
+    try:
+        with ArenaClient(live_server) as api:
+            bot_id = api.register_bot("exported-js", ["sore-spot"], bot.url).bot_id
+        store = ArenaStore(redis.Redis.from_url(redis_url), key_prefix)
+        settings = Settings(redis_url, key_prefix, allow_private_urls=True)
+        played = play_matches(store, settings, bot_id, bot.url)
+    finally:
+        bot.stop()
+    with ArenaClient(live_server) as api:
+        whole = list(api.export_lines(bot_id))
+    since = json.loads(whole[2])["finished"]
+    (bots_dir / "export_demo.js").write_text(EXPORT_SCRIPT)
+    done = run_node(node, ["export_demo.js", live_server, bot_id, repr(since)], bots_dir, timeout=60)
+    assert done.returncode == 0, done.stderr
+    out = json.loads(done.stdout)
+    assert out["matches"] == played and out["problems"] == []  # three pages of two, every deal the seed's
+    assert out["lines"] == whole[3:]  # the lines as the service sent them, from `since` on

@@ -93,6 +93,13 @@ def test_every_python_sdk_method_against_the_live_service(arena: Arena) -> None:
         return send(method, path, *args, **kwargs)
 
     api.http.request_with_headers = recording  # type: ignore[method-assign]
+    stream = api.http.stream_lines
+
+    def recording_stream(path: str, *args: Any, **kwargs: Any) -> Any:
+        sent.append(("GET", path))
+        return stream(path, *args, **kwargs)
+
+    api.http.stream_lines = recording_stream  # type: ignore[method-assign]
     with api:
         assert api.health()["status"] == "ok"
         assert "sore-spot" in {game.id for game in api.games()}
@@ -119,6 +126,7 @@ def test_every_python_sdk_method_against_the_live_service(arena: Arena) -> None:
         assert api.bot(arena.bot_id).name == "every-endpoint"
         record = api.bot_matches(arena.bot_id, ladder=arena.ladder_id)
         assert [m["match"] for m in record["matches"]] == [arena.match_id] and record["next_cursor"] is None
+        assert [m["match_id"] for m in api.export_matches(arena.bot_id)] == [arena.match_id]
         assert len(api.bot_history(arena.ladder_id, arena.bot_id).history) == 1
         assert arena.ladder_id in {lad.ladder_id for lad in api.ladders()}
         ranking = api.ranking(arena.ladder_id)
@@ -176,6 +184,11 @@ const [apiUrl, ladderId, matchId, botId, botToken] = process.argv.slice(2);
   const sent = [];
   const send = api.request.bind(api);
   api.request = (method, path, options) => { sent.push([method, path]); return send(method, path, options); };
+  const fetched = globalThis.fetch; // the export streams its answers through fetch itself
+  globalThis.fetch = (url, init = {}) => {
+    sent.push([init.method || "GET", new URL(url).pathname]);
+    return fetched(url, init);
+  };
   const out = {};
   out.health = (await api.health()).status;
   out.games = (await api.games()).map((g) => g.id);
@@ -196,6 +209,8 @@ const [apiUrl, ladderId, matchId, botId, botToken] = process.argv.slice(2);
   out.bots = (await api.bots("sore-spot")).map((b) => b.bot_id);
   out.bot = (await api.bot(botId)).name;
   out.record = await api.botMatches(botId, { ladder: ladderId });
+  out.exported = [];
+  for await (const match of api.exportMatches(botId)) out.exported.push(match.match_id);
   out.history = (await api.botHistory(ladderId, botId)).history.length;
   out.ladders = (await api.ladders()).map((l) => l.ladder_id);
   const ranking = await api.ranking(ladderId);
@@ -246,6 +261,7 @@ def test_every_js_sdk_method_against_the_live_service(arena: Arena, node: str, b
     assert set(out["table"]["analysis"]) <= {"queued", "running", "done"}
     assert arena.bot_id in out["bots"] and out["bot"] == "every-endpoint"
     assert [m["match"] for m in out["record"]["matches"]] == [arena.match_id]
+    assert out["exported"] == [arena.match_id]
     assert out["history"] == 1 and arena.ladder_id in out["ladders"] and arena.bot_id in out["ranked"]
     assert arena.match_id in out["recent"] and out["match"] == "rated" and out["live"] == "over"
     assert out["replay"] > 0 and set(out["matchAnalysis"]) <= {"queued", "running", "done"}

@@ -35,6 +35,7 @@ const ENDPOINTS = Object.freeze({
   "DELETE /api/bots/{bot_id}": "deleteBot",
   "GET /api/bots/{bot_id}/ladder-seats": "watchLadderSeats",
   "GET /api/bots/{bot_id}/matches": "botMatches",
+  "GET /api/bots/{bot_id}/export": "exportMatches",
   "POST /api/accounts": "createAccount",
   "GET /api/account": "account",
   "GET /api/account/bots": "accountBots",
@@ -261,6 +262,19 @@ class ArenaClient {
    */
   botMatches(botId, { ladder = null, limit = null, cursor = null } = {}) {
     return this.request("GET", `/api/bots/${botId}/matches`, { params: { ladder, limit, cursor } });
+  }
+  /**
+   * Every finished match of the bot (ladder matches and challenges), oldest first, each with its replay records:
+   * an async iterator over the lines of `GET /api/bots/{bot_id}/export`, decoded, page after page to the end.
+   * `since` (a unix time) starts after it; `cursor` (a line's `cursor`) goes on after that match.
+   * @returns {AsyncGenerator<object>}
+   */
+  exportMatches(botId, { since = null, cursor = null, limit = 100 } = {}) {
+    return require("./export").exportMatches(this, botId, { since, cursor, limit });
+  }
+  /** The same matches as the JSON text of each line, as the service sent it (for writing to a file). */
+  exportLines(botId, { since = null, cursor = null, limit = 100 } = {}) {
+    return require("./export").exportLines(this, botId, { since, cursor, limit });
   }
   ladders() { return this.request("GET", "/api/ladders"); }
   /** One page of the ladder's ranking (100 rows by default, at most 500); follow `next` until it is null. */

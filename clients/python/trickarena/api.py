@@ -6,9 +6,11 @@ Design: docs/sdk.md#the-api-client
 
 from __future__ import annotations
 
+import json
+from collections.abc import Iterator
 from typing import Any
 
-from trickarena.http import JsonHttp
+from trickarena.http import NETWORK_ERRORS, ApiUnavailable, JsonHttp
 from trickarena.types import (
     Account,
     AccountKey,
@@ -30,6 +32,7 @@ from trickarena.types import (
 )
 
 LONG_POLL_MAX_S = 30.0
+EXPORT_PAGE = 100  # matches per answer of a bot's export: the service's most
 
 # Route -> the method calling it (the JavaScript SDK's `ENDPOINTS` in clients/js/src/http.js is the same
 # table with its own method names).
@@ -54,6 +57,7 @@ ENDPOINTS: dict[str, str] = {
     "DELETE /api/bots/{bot_id}": "delete_bot",
     "GET /api/bots/{bot_id}/ladder-seats": "watch_ladder_seats",
     "GET /api/bots/{bot_id}/matches": "bot_matches",
+    "GET /api/bots/{bot_id}/export": "export_matches",
     "POST /api/accounts": "create_account",
     "GET /api/account": "account",
     "GET /api/account/bots": "account_bots",
@@ -218,6 +222,38 @@ class ArenaClient:
         return self.http.request("GET", f"/api/bots/{bot_id}/matches",
                                  params={"ladder": ladder, "limit": limit, "cursor": cursor})
 
+    def export_matches(self, bot_id: str, *, since: float | None = None, cursor: str | None = None,
+                       limit: int = EXPORT_PAGE) -> Iterator[dict[str, Any]]:
+        """Every finished match of the bot (ladder matches and challenges), oldest first, each with its replay
+        records: the lines of ``GET /api/bots/{id}/export``, page after page to the end. `since` (a unix
+        time) starts after it; `cursor` (a line's ``cursor``) goes on after that match."""
+        for line in self.export_lines(bot_id, since=since, cursor=cursor, limit=limit):
+            yield json.loads(line)
+
+    def export_lines(self, bot_id: str, *, since: float | None = None, cursor: str | None = None,
+                     limit: int = EXPORT_PAGE) -> Iterator[str]:
+        """The same matches as the JSON text of each line (no newline), as the service sent it. An answer
+        cut off is asked for again from its last line's cursor (up to the client's retries)."""
+        params: dict[str, Any] = {"since": since, "cursor": cursor, "limit": limit}
+        failures = 0
+        while True:
+            more = False
+            try:
+                with self.http.stream_lines(f"/api/bots/{bot_id}/export", params) as (lines, headers):
+                    more = 'rel="next"' in headers.get("link", "")
+                    for line in lines:
+                        params = {"cursor": line_cursor(line), "limit": limit}
+                        failures = 0
+                        yield line
+            except NETWORK_ERRORS as exc:
+                failures += 1
+                if failures > self.http.retries:
+                    raise ApiUnavailable(f"GET /api/bots/{bot_id}/export: {exc!r}") from exc
+                self.http.sleep(self.http._delay(failures - 1, None))
+                continue
+            if not more:
+                return
+
     def ladder_seats(self, bot_id: str, owner_token: str, version: str | None = None) -> list[LadderSeat]:
         """A polling bot's seats at running ladder tables, with their seat tokens (owner token required).
 
@@ -320,3 +356,15 @@ def _analysis_path(match_id: str | None, game_no: int, table_id: str | None) -> 
     if match_id is not None:
         return f"/api/matches/{match_id}/games/{game_no}/analysis"
     return f"/api/tables/{table_id}/analysis"
+
+
+def line_cursor(line: str) -> str:
+    """The ``cursor`` of an export line, which the service writes first, read without decoding the line.
+
+    >>> line_cursor('{"cursor":"eyJzcyI6MX0","match_id":"m1","records":[]}')
+    'eyJzcyI6MX0'
+    """
+    head = '{"cursor":"'
+    if not line.startswith(head):
+        return str(json.loads(line)["cursor"])
+    return line[len(head):line.index('"', len(head))]

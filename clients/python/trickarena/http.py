@@ -14,6 +14,7 @@ import random
 import socket
 import threading
 import time
+from collections.abc import Iterator
 from typing import Any
 from urllib.parse import urlencode, urlsplit
 
@@ -160,6 +161,46 @@ class JsonHttp:
                 return response.status, {k.lower(): v for k, v in response.getheaders()}, raw
         raise AssertionError("unreachable")
 
+    @contextlib.contextmanager
+    def stream_lines(self, path: str, params: dict[str, Any] | None = None,
+                     timeout: float | None = None) -> Iterator[tuple[Iterator[str], dict[str, str]]]:
+        """GET `path` and read its answer line by line as it arrives (NDJSON), on a connection of its own: the
+        lines (without their newline) and the headers (names in lower case). Retried like ``request`` until
+        the answer starts; an answer cut off after that raises ``http.client.IncompleteRead``."""
+        query = {k: v for k, v in (params or {}).items() if v is not None}
+        target = self._base_path + path + (f"?{urlencode(query)}" if query else "")
+        headers = {"Accept": "application/x-ndjson", "User-Agent": USER_AGENT}
+        cls = http.client.HTTPSConnection if self._scheme == "https" else http.client.HTTPConnection
+        attempt = 0
+        while True:
+            conn = cls(self._host, self._port, timeout=timeout or self.timeout)
+            try:
+                conn.request("GET", target, headers=headers)
+                response = conn.getresponse()
+                if response.status in RETRY_STATUSES and attempt < self.retries:
+                    retry_after = response.getheader("retry-after")
+                    conn.close()
+                    self.sleep(self._delay(attempt, retry_after))
+                    attempt += 1
+                    continue
+                if response.status >= 400:
+                    self._decode("GET", path, response.status, response.read())
+            except NETWORK_ERRORS as exc:
+                conn.close()
+                if attempt >= self.retries:
+                    raise ApiUnavailable(f"GET {self.base_url}{path}: {exc!r}") from exc
+                self.sleep(self._delay(attempt, None))
+                attempt += 1
+                continue
+            except BaseException:
+                conn.close()
+                raise
+            try:
+                yield _lines(response), {k.lower(): v for k, v in response.getheaders()}
+            finally:
+                conn.close()
+            return
+
     def _delay(self, attempt: int, retry_after: str | None) -> float:
         delay = min(self.max_backoff_s, self.backoff_s * 2**attempt) * random.uniform(0.5, 1.0)
         if retry_after:
@@ -179,3 +220,13 @@ class JsonHttp:
                 "detail": raw[:300].decode("utf-8", "replace")}
             raise ApiError(status, problem, method, path)
         return body
+
+
+def _lines(response: http.client.HTTPResponse) -> Iterator[str]:
+    """The answer's non-empty lines; a last line without its newline is an answer cut off."""
+    for raw in response:
+        if not raw.endswith(b"\n"):
+            raise http.client.IncompleteRead(raw)
+        line = raw.decode().rstrip("\r\n")
+        if line:
+            yield line
