@@ -15,6 +15,7 @@ from typing import Any
 
 import engine
 from core import keys
+from core.arena.decisions import compact_json
 from core.arena.export import index_challenge
 from core.arena.model import HOUSE_PREFIX, MatchResult, MatchSpec, MatchStatus, Member, MemberKind
 from core.arena.moderation import is_suspended, public_name
@@ -259,9 +260,9 @@ class ChallengeStore:
         pipe = self.redis.pipeline(transaction=True)
         self._finish(keys=[keys.arena_match_applied(p, mid), keys.arena_match(p, mid),
                            keys.arena_match_games(p, mid), keys.challenges_pending(p),
-                           keys.challenges_owner_pending(p, owner)],
+                           keys.challenges_owner_pending(p, owner), keys.arena_match_log(p, mid)],
                      args=[mid, repr(now), json.dumps(final), json.dumps(result.records),
-                           CHALLENGE_TTL_S, APPLIED_TTL_S], client=pipe)
+                           CHALLENGE_TTL_S, APPLIED_TTL_S, compact_json(result.decisions)], client=pipe)
         index_challenge(pipe, p, spec, result, repr(now), versions, now, CHALLENGE_TTL_S)
         done = pipe.execute()[0]
         return bool(done)
