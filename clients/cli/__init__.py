@@ -20,11 +20,12 @@ from rich.table import Table
 from trickarena import ApiError, ApiUnavailable, ArenaClient
 from trickarena.types import Ranking
 
+from clients.cli.consoles import wide_console
 from clients.cli.keyfile import KEY_FILE_ENV, default_key_file, read_key
 from clients.cli.loading import load_bot
 
 DEFAULT_API = "http://127.0.0.1:8000"
-console = Console()
+console = wide_console()
 
 
 def _json_option(value: str | None) -> dict[str, Any]:
@@ -292,7 +293,8 @@ def practice(ctx: click.Context, bot_spec: str, game: str | None, opponents: str
               help="Write each game's replay record here (replay with: trick-arena replay --file F).")
 def match_command(urls: tuple[str, ...], game: str, game_count: int | None, seed: int,
                   options_json: str | None, deadline_ms: int, save_dir: str | None) -> None:
-    """Play a local match between bot URLs (the arena's own match runner; no service needed)."""
+    """Play a local match between bot URLs and house bots (heuristic, random, eps-0.3, search-5 ...): the
+    arena's own match runner; no service needed."""
     from engine import compiled
 
     compiled.activate()  # the compiled rules when built (make compiled), before the match runner imports them

@@ -90,7 +90,8 @@ def bots_table(listed: list[BotRecord]) -> Table:
 
 @account.command()
 @click.argument("bot_id")
-@click.option("--owner-token", required=True, help="The owner token shown when the bot was registered.")
+@click.option("--token", "--owner-token", "owner_token", required=True,
+              help="The owner token shown when the bot was registered (--owner-token: the same).")
 @click.pass_context
 def adopt(ctx: click.Context, bot_id: str, owner_token: str) -> None:
     """Move BOT_ID, registered without an account, into yours; its owner token stops working."""

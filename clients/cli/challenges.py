@@ -11,12 +11,13 @@ import time
 from typing import Any
 
 import click
-from rich.console import Console
 from rich.table import Table
 from trickarena.types import Challenge
 
+from clients.cli.consoles import wide_console
+
 CHALLENGE_POLL_S = 1.0
-console = Console()
+console = wide_console()
 
 
 def result_table(challenge: Challenge) -> Table:

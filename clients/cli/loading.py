@@ -14,6 +14,10 @@ from trickarena import Bot
 
 def load_bot(spec: str) -> Bot:
     """``path/to/bot.py``, ``path/to/bot.py:ClassName``, ``pkg.module`` or ``pkg.module:ClassName``."""
+    if spec.startswith(("http://", "https://")):
+        raise click.BadParameter(f"{spec} is a bot behind a URL: play it with `trick-arena match URL "
+                                 "URL ...` (a local match) or `trick-arena challenge` (on the service); BOT "
+                                 "here is a Python file or module with a trickarena.Bot subclass")
     target, _, class_name = spec.partition(":")
     if target.endswith(".py") or Path(target).is_file():
         path = Path(target).resolve()

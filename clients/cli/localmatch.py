@@ -1,7 +1,5 @@
-"""A local match between bot URLs, played by the arena's own match runner (same deadlines, strikes, fallback).
-
-Game ``g`` seats the bots rotated by ``g mod n`` and deals from ``seed + g // n``: with a game count that is a
-multiple of the player count this is a duplicate match (every bot holds every hand once), as on the ladder.
+"""A local match between bot URLs and house bots, played by the arena's own match runner (same deadlines,
+strikes, fallback); game ``g`` seats the bots rotated by ``g mod n`` and deals from ``seed + g // n``.
 """
 
 from __future__ import annotations
@@ -15,9 +13,11 @@ import click
 
 import engine
 from arena.botclient import BotClient
-from arena.match import HttpDriver, MatchRunner
-from core.arena.model import MatchSpec, Member, MemberKind
+from arena.drivers import HouseDriver, HttpDriver, SeatDriver
+from arena.match import MatchRunner
+from core.arena.model import HOUSE_PREFIX, MatchSpec, Member, MemberKind
 from core.arena.netguard import UnsafeURLError, split_bot_url
+from engine.bots.names import describe_house_bot_names, is_house_bot_name
 from engine.errors import OptionsError
 
 
@@ -42,6 +42,16 @@ class BotTally:
     @property
     def win_share(self) -> float:
         return self.wins / self.games if self.games else 0.0
+
+
+def house_bot(seat: str) -> str | None:
+    """The house bot a seat names (``heuristic``, ``house:search-5``), None for a URL.
+
+    >>> house_bot("heuristic"), house_bot("house:eps-0.3"), house_bot("http://127.0.0.1:9001")
+    ('heuristic', 'eps-0.3', None)
+    """
+    name = seat.removeprefix(HOUSE_PREFIX)
+    return name if is_house_bot_name(name) else None
 
 
 def bot_name(client: BotClient, fallback: str) -> str:
@@ -71,10 +81,13 @@ def check_match(urls: list[str], game: str, options: dict[str, Any]) -> dict[str
     except OptionsError as error:
         raise click.BadParameter(str(error), param_hint="'--options'") from None
     for url in urls:
+        if house_bot(url) is not None:
+            continue
         try:
             split_bot_url(url)
         except UnsafeURLError as error:
-            raise click.BadParameter(f"{url!r}: {error}", param_hint="'URLS'") from None
+            raise click.BadParameter(f"{url!r}: {error}; or a house bot: {describe_house_bot_names()}",
+                                     param_hint="'URLS'") from None
     return checked
 
 
@@ -86,14 +99,18 @@ def play_local_match(urls: list[str], game: str, games: int, seed: int, options:
     """Play `games` games; returns the per-bot tallies (in `urls` order) and every game's replay record."""
     players = len(urls)
     options = engine.validate_options(game, players, options or {})
-    clients = [BotClient(url, allow_private=True) for url in urls]
+    clients = {i: BotClient(url, allow_private=True) for i, url in enumerate(urls) if house_bot(url) is None}
     try:
-        names = [bot_name(client, f"bot{i}") for i, client in enumerate(clients)]
+        names = [house_bot(url) or bot_name(clients[i], f"bot{i}") for i, url in enumerate(urls)]
         # Several copies of one bot are told apart by their seat in the URL list.
         names = [f"{n} #{i + 1}" if names.count(n) > 1 else n for i, n in enumerate(names)]
-        members = [Member(f"bot{i}", MemberKind.HTTP, url=url, name=names[i]) for i, url in enumerate(urls)]
-        tallies = {m.bot_id: BotTally(m.bot_id, m.url or "", m.name or m.bot_id) for m in members}
-        drivers = {m.bot_id: HttpDriver(clients[i]) for i, m in enumerate(members)}
+        members = [Member(f"bot{i}", MemberKind.HTTP if i in clients else MemberKind.HOUSE,
+                          url=url if i in clients else None, name=names[i]) for i, url in enumerate(urls)]
+        tallies = {m.bot_id: BotTally(m.bot_id, urls[i], m.name or m.bot_id) for i, m in enumerate(members)}
+        drivers: dict[str, SeatDriver] = {
+            m.bot_id: HttpDriver(clients[i]) if i in clients else HouseDriver(house_bot(urls[i]) or "random",
+                                                                                f"{seed}:{i}")
+            for i, m in enumerate(members)}
         low_wins = engine.rules_for(game).low_wins
         records: list[dict[str, Any]] = []
         for number in range(games):
@@ -114,7 +131,7 @@ def play_local_match(urls: list[str], game: str, games: int, seed: int, options:
                                  "winners": [tallies[b].name for b in result.winners], "low_wins": low_wins})
         return [tallies[m.bot_id] for m in members], records
     finally:
-        for client in clients:
+        for client in clients.values():
             client.close()
 
 

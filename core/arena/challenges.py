@@ -142,7 +142,10 @@ def registered_member(bot_id: str, raw: dict[str, str], game: str, owned: bool) 
     if is_suspended(raw):
         raise ChallengeNotAccepted(bot_id, "it is suspended by the operator")
     if not owned and raw.get("accepts_challenges") != "1":
-        raise ChallengeNotAccepted(bot_id, "its owner does not accept challenges (accepts_challenges is off)")
+        raise ChallengeNotAccepted(bot_id, "its owner does not accept challenges (accepts_challenges is "
+                                   "off). Bots in one account are one owner: put both in an account "
+                                   "(trick-arena account create, then trick-arena account adopt BOT --token "
+                                   "TOKEN), or have its owner turn accepts_challenges on")
     url = raw.get("url") or None
     return Member(bot_id, MemberKind.HTTP if url else MemberKind.POLL, url=url, name=public_name(raw))
 

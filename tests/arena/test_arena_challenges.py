@@ -99,6 +99,7 @@ def test_who_may_challenge_whom(client) -> None:
     theirs, their_token = _register(client, "bob-bot", "http://127.0.0.1:9/")
     closed = _problem(_challenge(client, token, [mine, theirs, "random"]), 409, "challenge-not-accepted")
     assert closed["bot_id"] == theirs and "accepts_challenges" in closed["detail"]
+    assert "trick-arena account adopt" in closed["detail"]  # how to make two bots one owner's
     # Another owner's token cannot make a challenge for bots it does not own, whoever accepts.
     client.patch(f"/api/bots/{theirs}", json={"accepts_challenges": True}, headers=_auth(their_token))
     _, stranger = _register(client, "carol-bot", None)

@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 
 import click
 import pytest
@@ -13,6 +16,7 @@ from trickarena import ArenaClient
 import engine
 from clients.cli import main
 from tests.clients.starters import EXAMPLES, STARTERS, starter_bot
+from tests.conftest import REPO_ROOT
 from tests.web.site import build_site
 
 
@@ -24,9 +28,9 @@ def wide_console(monkeypatch) -> None:
     monkeypatch.setattr(clients.cli, "console", Console(width=200, force_terminal=False))
 
 
-def run(*args: str) -> str:
+def run(*args: str, code: int = 0) -> str:
     result = CliRunner().invoke(main, list(args), catch_exceptions=False)
-    assert result.exit_code == 0, result.output
+    assert result.exit_code == code, result.output
     return result.output
 
 
@@ -120,6 +124,21 @@ def test_local_match_between_bot_urls_prints_a_result_table(sdk_server, tmp_path
     assert "Game over" in run("replay", "--file", str(saved[0]))
 
 
+def test_a_local_match_seats_house_bots_beside_urls(sdk_server) -> None:
+    server = sdk_server(starter_bot("sore-spot"))
+    out = run("match", server.url, "heuristic", "house:random", "eps-0.3", "--game", "sore-spot", "--options",
+              '{"rounds": 1}', "--games", "1")
+    rows = {name: next(line for line in out.splitlines() if name in line)
+            for name in ("sore-spot-starter", "heuristic", "random", "eps-0.3")}
+    assert "heuristic" in rows["heuristic"] and server.calls > 0
+    assert "house bot" in run("match", server.url, "nobody-bot", "random", "--game", "sore-spot", code=2)
+
+
+def test_practice_with_a_url_says_what_to_run_instead() -> None:
+    out = run("practice", "http://127.0.0.1:19001", "--game", "sore-spot", code=2)
+    assert "trick-arena match" in out and "trick-arena challenge" in out
+
+
 def test_practice_with_a_starter_file(live_server, app, rq_worker) -> None:
     rq_worker(app.config["RQ_QUEUE"])
     starter = str(EXAMPLES / STARTERS["sore-spot"][0])
@@ -164,3 +183,20 @@ def test_analyse_a_finished_table_with_progress_and_json(app, live_server, redis
     printed = {(cells[1].strip(), cells[3].strip(), cells[4].strip()) for cells in rows}
     for d in report["decisions"]:  # one row per decision: move number, kind, chosen move
         assert (str(d["index"]), d["kind"], d["chosen"]) in printed
+
+
+def test_a_table_piped_to_another_program_keeps_its_columns_whole(live_server) -> None:
+    """Piped, rich would draw every table 80 columns wide and cut its cells with "…"."""
+    env = {key: value for key, value in os.environ.items() if key != "COLUMNS"}
+    wide = ("from clients.cli import console; from rich.table import Table; table = Table(); "
+            "[table.add_column(name, no_wrap=True) for name in 'abcdef']; table.add_row(*['x' * 20] * 6); "
+            "console.print(table)")
+    done = subprocess.run([sys.executable, "-c", wide], capture_output=True, text=True, env=env, timeout=60,
+                          cwd=REPO_ROOT)
+    assert done.returncode == 0, done.stderr
+    assert "…" not in done.stdout
+    assert any(line.count("x" * 20) == 6 for line in done.stdout.splitlines())
+    games = subprocess.run([sys.executable, "-c", "from clients.cli import main; main()", "--api",
+                            live_server, "games"], capture_output=True, text=True, env=env, timeout=60,
+                           cwd=REPO_ROOT)
+    assert games.returncode == 0 and "…" not in games.stdout

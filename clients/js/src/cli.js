@@ -3,7 +3,7 @@
  * `npx trickarena …`: the bot author's command line in JavaScript, with the same commands and options as the
  * Python `trick-arena` (docs/cli.md) where they overlap, so a JavaScript author needs no Python:
  *
- *   trickarena account create [--print-key] | show | bots | adopt BOT_ID --owner-token T | rotate [--print-key]
+ *   trickarena account create [--print-key] | show | bots | adopt BOT_ID --token T | rotate [--print-key]
  *              | revoke [--yes]                                         your account and its API key
  *   trickarena games                                                    the games and their options
  *   trickarena register NAME --game G [--game G2] [--url URL] [--no-account]   register a bot
@@ -61,7 +61,8 @@ const COMMANDS = {
   "account show": { options: {}, args: [], usage: "account show" },
   "account bots": { options: {}, args: [], usage: "account bots" },
   "account adopt": {
-    options: { "owner-token": { type: "string" } }, args: ["BOT_ID"], usage: "account adopt BOT_ID --owner-token T",
+    options: { token: { type: "string" }, "owner-token": { type: "string" } }, args: ["BOT_ID"],
+    usage: "account adopt BOT_ID --token T",
   },
   "account rotate": { options: { "print-key": { type: "boolean" } }, args: [], usage: "account rotate [--print-key]" },
   "account revoke": { options: { yes: { type: "boolean" } }, args: [], usage: "account revoke --yes" },
@@ -246,8 +247,9 @@ const HANDLERS = {
     for (const bot of await ctx.api.accountBots(ctx.accountKey())) ctx.out(botLine(bot));
   },
   async "account adopt"(ctx, values, [botId]) {
-    if (!values["owner-token"]) throw new CliError("account adopt needs --owner-token", 2);
-    const bot = await ctx.api.adoptBot(botId, ctx.accountKey(), values["owner-token"]);
+    const ownerToken = values.token || values["owner-token"];  // --owner-token: the same, its older name
+    if (!ownerToken) throw new CliError("account adopt needs --token (the bot's owner token)", 2);
+    const bot = await ctx.api.adoptBot(botId, ctx.accountKey(), ownerToken);
     ctx.out(`${bot.name} (${bot.bot_id}) is in your account now; its owner token no longer works`);
   },
   async "account rotate"(ctx, values) {
