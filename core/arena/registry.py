@@ -358,8 +358,15 @@ class BotRegistry:
             raise self._ladder_cap_reached(every[answer[1]], answer[2])
 
     def delete(self, bot_id: str, token: str | None) -> None:
+        """Delete the bot: it leaves every ladder's standings at once (its matches stay in the match documents
+        and its opponents' histories)."""
         raw = self.check_owner(bot_id, token)
+        ladder_ids = sorted(self.redis.smembers(keys.arena_ladders(self.prefix)))
         pipe = self.redis.pipeline(transaction=True)
+        for ladder_id in ladder_ids:
+            pipe.hdel(keys.arena_members(self.prefix, ladder_id), bot_id)
+            for standings in (keys.arena_ratings, keys.arena_ranked, keys.arena_unrated):
+                pipe.zrem(standings(self.prefix, ladder_id), bot_id)
         pipe.delete(keys.bot(self.prefix, bot_id))
         pipe.zrem(keys.bots_index(self.prefix), bot_id)
         pipe.delete(keys.bot_name(self.prefix, raw["name"]))

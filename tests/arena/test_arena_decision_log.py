@@ -154,3 +154,16 @@ def test_the_bot_page_shows_latency_percentiles_and_links_each_match_to_its_deci
     assert shell.status_code == 200 and 'id="token-form"' in text
     assert f'data-api="/api/matches/mlog/bots/{bad_id}/decisions"' in text and "illegal_move" not in text
     assert client.get("/matches/no-such-match/bots/x/decisions").status_code == 404
+
+
+def test_a_deleted_bot_leaves_the_standings_and_its_matches_stay(played) -> None:
+    client, (good_id, good_token) = played["client"], played["good"]
+    ranked = client.get("/api/ladders/ss").get_json()
+    assert good_id in {row["bot_id"] for row in ranked["ranking"] + ranked["new"]}
+    deleted = client.delete(f"/api/bots/{good_id}", headers={"Authorization": f"Bearer {good_token}"})
+    assert deleted.status_code == 204
+    after = client.get("/api/ladders/ss").get_json()
+    assert good_id not in {row["bot_id"] for row in after["ranking"] + after["new"]}
+    assert len(after["ranking"]) + len(after["new"]) == len(ranked["ranking"]) + len(ranked["new"]) - 1
+    match = client.get("/api/matches/mlog").get_json()  # the match it played is still there, as played
+    assert good_id in match["entrants"] and good_id in match["totals"]
