@@ -18,7 +18,7 @@ from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 from trickarena import ApiError, ApiUnavailable, ArenaClient
-from trickarena.types import Ranking
+from trickarena.types import RankedBot, Ranking
 
 from clients.cli.consoles import wide_console
 from clients.cli.keyfile import KEY_FILE_ENV, default_key_file, read_key
@@ -371,18 +371,22 @@ def ladder(ctx: click.Context, which: str | None) -> None:
 
 
 def ladder_table(ranking: Ranking) -> Table:
+    """The ranked bots, then the new ones (no rated match yet, not ranked); a provisional Elo has a "?"."""
     lad = ranking.ladder
-    table = Table(title=f"{lad.ladder_id} · {lad.game} · {lad.players} players")
+    table = Table(title=f"{lad.ladder_id} · {lad.game} · {lad.players} players",
+                  caption="? provisional: too few rated matches for a settled rating · "
+                          "new: no rated match yet")
     for column, justify in (("#", "right"), ("bot", "left"), ("kind", "left"), ("Elo", "right"),
                             ("matches", "right"), ("win share", "right"), ("strikes", "right"),
                             ("latency", "right")):
         table.add_column(column, justify=justify)  # type: ignore[arg-type]
-    for row in ranking.ranking:
+    for row in [*ranking.ranking, *ranking.new]:
         share = f"{row.win_share:.0%}" if row.win_share is not None else "–"
         latency = f"{row.mean_latency_ms:.1f} ms" if row.mean_latency_ms is not None else "–"
         name = (row.name or row.bot_id) + (" (paused)" if row.paused else "")
-        table.add_row(str(row.rank), name, row.kind or "left", f"{row.rating:.0f}", str(row.matches), share,
-                      str(row.strikes), latency)
+        rank = str(row.rank) if isinstance(row, RankedBot) else "new"
+        elo = f"{row.rating:.0f}" + ("?" if row.provisional else "")
+        table.add_row(rank, name, row.kind or "left", elo, str(row.matches), share, str(row.strikes), latency)
     return table
 
 

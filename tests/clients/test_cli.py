@@ -64,6 +64,9 @@ def test_ladder_and_replays_of_matches_and_tables(app, live_server, redis_url, k
     assert "matches" in header and "games" not in header  # the column counts rated matches
     for name in ("heuristic", "eps-0.3", "eps-0.6", "random"):
         assert name in out
+    rows = [line for line in out.splitlines() if "house" in line]
+    assert len(rows) == 4 and all("?" in row for row in rows)  # two rated matches each: provisional
+    assert "? provisional" in out
     assert "sore-spot-4p" not in out
     out = run("--api", live_server, "ladder")
     assert "spot-hearts-4p" in out and "sore-spot-4p" in out
