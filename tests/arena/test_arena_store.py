@@ -185,7 +185,9 @@ def test_a_bot_forfeiting_three_matches_in_a_row_is_benched(store: ArenaStore, b
     assert store.paused_bots(["junk"]) == set()  # two forfeits: still matched
     play("f3")
     assert store.paused_bots(["junk"]) == {"junk"}
-    assert "forfeited 3 matches in a row" in store.health("junk")["last_error"]
+    assert "forfeited 3 matches in a row" in store.health("junk")["bench_reason"]
+    store.record_health("junk", False, "connect_error: refused")  # a failing check keeps the bench's reason
+    assert store.health("junk")["reason"].startswith("benched for 600 s: forfeited 3 matches in a row")
     store.record_health("junk", True)  # a passing health check does not lift the bench
     assert store.paused_bots(["junk"]) == {"junk"} and store.health("junk")["benched_until"] > 0
     assert store.stats("ss", ["junk"])["junk"]["forfeits"] == 3
@@ -195,4 +197,4 @@ def test_a_bot_forfeiting_three_matches_in_a_row_is_benched(store: ArenaStore, b
         play(match_id)
     second = store.health("junk")["benched_until"] - time.time()
     assert 2 * BENCH_S - 30 < second <= 2 * BENCH_S
-    assert f"benched for {2 * BENCH_S} s" in store.health("junk")["last_error"]
+    assert f"benched for {2 * BENCH_S} s" in store.health("junk")["bench_reason"]

@@ -68,6 +68,7 @@ class HealthStore(StoreBase):
                   "checked_at": float(raw["checked_at"]) if raw.get("checked_at") else None,
                   "last_error": raw.get("last_error") or None,
                   "benched_until": float(raw["paused_until"]) if raw.get("paused_until") else None,
+                  "bench_reason": raw.get("bench_reason") or None,
                   "latency_ms": float(raw["latency_ms"]) if raw.get("latency_ms") else None,
                   "url_blocked": raw.get("url_blocked") or None}
         # Paused: out until something changes (a passing check, an allowed URL); benched bots wait out a time.
@@ -98,8 +99,8 @@ def pause_reason(health: dict[str, Any], now: float) -> str | None:
     'url_disallowed: private'
     >>> pause_reason({"paused": True, "failures": 3, "last_error": "timeout: no answer"}, 0.0)
     'health_check_failed: 3 failed health checks in a row (last: timeout: no answer)'
-    >>> pause_reason({"benched_until": 70.0, "last_error": "benched for 600 s: ..."}, 10.0)
-    'benched for 600 s: ... (60 s left)'
+    >>> pause_reason({"benched_until": 70.0, "bench_reason": "benched for 600 s: ...", "last_error": "?"}, 1)
+    'benched for 600 s: ... (69 s left)'
     >>> pause_reason({"paused": False, "benched_until": 5.0}, 10.0) is None
     True
     """
@@ -110,5 +111,6 @@ def pause_reason(health: dict[str, Any], now: float) -> str | None:
                 f"(last: {health.get('last_error')})")
     until = health.get("benched_until")
     if until is not None and until > now:
-        return f"{health.get('last_error') or 'benched'} ({int(until - now)} s left)"
+        # The bench's own reason: a health check meanwhile writes its error apart (last_error).
+        return f"{health.get('bench_reason') or 'benched'} ({int(until - now)} s left)"
     return None

@@ -97,8 +97,8 @@ for i = 0, n - 1 do
       redis.call('HSET', stats, 'forfeit_streak', 0)
       local level = redis.call('HINCRBY', stats, 'bench_level', 1)
       local bench = math.min(tonumber(ARGV[12]) * 2 ^ (level - 1), tonumber(ARGV[13]))
-      redis.call('HSET', health, 'paused_until', tonumber(ARGV[2]) + bench,
-                 'last_error', 'benched for ' .. bench .. ' s: forfeited ' .. ARGV[11] .. ' matches in a row')
+      redis.call('HSET', health, 'paused_until', tonumber(ARGV[2]) + bench, 'bench_reason',
+                 'benched for ' .. bench .. ' s: forfeited ' .. ARGV[11] .. ' matches in a row')
     end
   else
     redis.call('HSET', stats, 'forfeit_streak', 0)
