@@ -252,3 +252,11 @@ def _replay(record: dict[str, Any], names: list[str], title: str, back: str | No
     return _page("replay.html", tabs=data.ladder_tabs(services().arena), current=current, title=title,
                  back=back, game=record["game"], name=data.game_name(record["game"]), seat_names=names,
                  frames=frames, analysis_url=analysis_url)
+
+
+@blp.get("/replay")
+def file_replay_page() -> str:
+    """Replay a record file the user has: read and replayed by the browser (static/replay_rules.js), whose
+    page makes no request with it; the server sends only the page."""
+    return _page("replay_file.html", tabs=data.ladder_tabs(services().arena), current=None,
+                 games={gid: info.name for gid, info in engine.GAMES.items()})

@@ -394,41 +394,75 @@ def ladder_table(ranking: Ranking) -> Table:
 @click.argument("table_id", required=False)
 @click.option("--match", "match_id", default=None, help="A ladder match id (with --game-no).")
 @click.option("--game-no", default=0, show_default=True, type=click.IntRange(min=0),
-              help="Which game of the match.")
+              help="Which game of the match (or of a match export line given as the file).")
 @click.option("--file", "path", type=click.Path(exists=True, dir_okay=False), default=None,
-              help="A replay record file (engine format).")
+              help="A replay record file (engine format); a file may also be given in place of TABLE_ID.")
 @click.option("--hands/--no-hands", default=False, help="Print every hand before each round's first trick.")
+@click.option("--open", "open_page", is_flag=True, default=False,
+              help="Open the replay in the browser instead: a local HTML file, nothing uploaded.")
 @click.pass_context
 def replay(ctx: click.Context, table_id: str | None, match_id: str | None, game_no: int, path: str | None,
-           hands: bool) -> None:
-    """Print a finished game trick by trick: a table id, --match M [--game-no N], or --file F."""
+           hands: bool, open_page: bool) -> None:
+    """Print a finished game trick by trick: a table id, --match M [--game-no N], or --file F (or F alone)."""
     from clients.cli.render import print_replay  # the rules: imported by the command that needs them
 
     names: list[str] | None = None
+    title = ""
+    if not path and table_id and not match_id and Path(table_id).is_file():
+        path, table_id = table_id, None  # `trick-arena replay FILE`: a file, not a table id
     if path:
-        try:
-            with open(path, encoding="utf-8") as handle:
-                record = json.load(handle)
-        except (ValueError, UnicodeDecodeError) as error:
-            raise click.BadParameter(f"{path} is not a JSON replay record ({one_line(error)})",
-                                     param_hint="'--file'") from None
+        record = _record_file(path, game_no)
+        title = Path(path).name
     elif match_id:
         with _api(ctx) as api:
             record = api.match_replay(match_id, game_no)
             match = api.match(match_id)
             seating = next((g["seating"] for g in match.games or [] if g["game_no"] == game_no), None)
             names = [_bot_name(api, bot) for bot in seating] if seating else None
+        title = f"Match {match_id} · game {game_no + 1}"
     elif table_id:
         with _api(ctx) as api:
             record = api.replay(table_id)
             table = api.table(table_id)
         names = [seat.name or f"seat {seat.seat}" for seat in table.seats]
+        title = f"Table {table_id}"
     else:
         raise click.UsageError("give a table id, --match MATCH_ID or --file PATH")
     try:
-        print_replay(console, record, names, hands)
+        if open_page:
+            _open_replay(record, names, title)
+        else:
+            print_replay(console, record, names, hands)
     except (KeyError, TypeError, ValueError) as error:  # engine errors are ValueErrors too
         raise click.ClickException(f"not a replay record the engine can read: {one_line(error)}") from None
+
+
+def _record_file(path: str, game_no: int) -> Any:
+    """The record in a file: an engine record, or game `game_no` of a match export line (``records``)."""
+    try:
+        with open(path, encoding="utf-8") as handle:
+            record = json.load(handle)
+    except (ValueError, UnicodeDecodeError) as error:
+        raise click.BadParameter(f"{path} is not a JSON replay record ({one_line(error)})",
+                                 param_hint="'--file'") from None
+    if isinstance(record, dict) and isinstance(record.get("records"), list):
+        if game_no >= len(record["records"]):
+            raise click.BadParameter(f"{path} holds {len(record['records'])} games (0 to "
+                                     f"{len(record['records']) - 1})", param_hint="'--game-no'")
+        return record["records"][game_no]
+    return record
+
+
+def _open_replay(record: Any, names: list[str] | None, title: str) -> None:
+    """The replay as a local page (clients/cli/viewer.py), opened in the browser; its path printed anyway."""
+    from clients.cli.viewer import open_in_browser
+
+    if not isinstance(record, dict):
+        raise TypeError("a replay record is a JSON object")
+    path, opened = open_in_browser(record, names, title)
+    where = escape(str(path))
+    console.print(f"replay opened in the browser: {where}" if opened
+                  else f"no browser to open; open this file in one: {where}", soft_wrap=True)
 
 
 @main.command()

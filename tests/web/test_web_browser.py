@@ -417,3 +417,149 @@ def test_an_owner_finds_the_failed_decisions_of_its_bot_on_the_decisions_page(br
     detail = wait(browser, lambda: (d := browser.find_element(By.ID, "decision-detail")).is_displayed() and d)
     assert "illegal_move" in detail.text and '"view"' in detail.text and "(the fallback)" in detail.text
     browser.save_screenshot(str(shots / "decisions.png"))
+
+
+STEP = """
+const felt = document.getElementById('felt');
+const cards = (nodes) => [...nodes].map(c => c.getAttribute('data-card'));
+return {label: document.getElementById('frame-label').textContent,
+        hands: [...felt.querySelectorAll('.hand')].map(h => cards(h.querySelectorAll('.pc[data-card]'))),
+        trick: cards(felt.querySelectorAll('.trick .pc')),
+        chosen: cards(felt.querySelectorAll('.passed .pc')),
+        totals: [...felt.querySelectorAll('.plate b')].map(b => b.textContent),
+        seats: [...felt.querySelectorAll('.plate')].map(p => p.firstChild.textContent)};
+"""
+
+
+def walk_replay(browser) -> list[dict]:
+    """What every step of the replay on the page shows, stepped with its Next button."""
+    total = int(browser.find_element(By.ID, "scrub").get_attribute("max")) + 1
+    seen = []
+    for _ in range(total):
+        seen.append(browser.execute_script(STEP))
+        browser.find_element(By.ID, "next").click()
+    return seen
+
+
+def as_named(steps: list[dict], names: list[str]) -> list[dict]:
+    """The steps of a replay whose seats are "seat N", as a page naming them `names` shows them."""
+    import re
+
+    def named(text: str) -> str:
+        return re.sub(r"seat (\d+)", lambda found: names[int(found.group(1))], text)
+
+    return [{**step, "label": named(step["label"]), "seats": names} for step in steps]
+
+
+class RequestLog:
+    """Every request the server gets while it is on: method, path and query, and the body's size."""
+
+    def __init__(self, app) -> None:
+        self.app, self.inner, self.seen = app, app.wsgi_app, []
+
+    def __enter__(self) -> RequestLog:
+        def record(environ, start_response):
+            self.seen.append((environ["REQUEST_METHOD"], environ.get("PATH_INFO", ""),
+                              environ.get("QUERY_STRING", ""), environ.get("CONTENT_LENGTH") or "0"))
+            return self.inner(environ, start_response)
+
+        self.app.wsgi_app = record
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.app.wsgi_app = self.inner
+
+
+FILE_REQUESTS = """
+return performance.getEntriesByType('resource').map(e => e.name);
+"""
+
+
+@pytest.mark.parametrize("width", [390, 1280])
+def test_a_record_file_replays_in_the_browser_and_is_never_sent(browser, site, shots, tmp_path,
+                                                                width) -> None:
+    """The user's file is read by the page (FileReader) and replayed by the browser's own rules: every step
+    shows what the server's replay of the same game shows, and no request leaves the page meanwhile."""
+    client = site["app"].test_client()
+    table = site["finished_table"]
+    record_file = tmp_path / "table.json"
+    record_file.write_text(json.dumps(client.get(f"/api/tables/{table}/replay").get_json()))
+    match_id = site["matches"]["spot-hearts-4p"][1]
+    games = [client.get(f"/api/matches/{match_id}/games/{n}/replay").get_json() for n in range(2)]
+    export_line = tmp_path / "export.ndjson"
+    export_line.write_text(json.dumps({"match_id": match_id, "records": games}) + "\n")
+    junk = tmp_path / "notes.txt"
+    junk.write_text("not a record")
+
+    metrics = {"width": width, "height": 900, "deviceScaleFactor": 1, "mobile": width < 500}
+    browser.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", metrics)
+    try:
+        browser.get(f"{site['base']}/tables/{table}/replay")
+        wait(browser, lambda: browser.find_elements(By.CSS_SELECTOR, "#felt .hand .pc"))
+        server_table = walk_replay(browser)
+        browser.get(f"{site['base']}/matches/{match_id}/games/1")
+        wait(browser, lambda: browser.find_elements(By.CSS_SELECTOR, "#felt .hand .pc"))
+        server_match = walk_replay(browser)
+        match_names = json.loads(browser.find_element(By.ID, "replay").get_attribute("data-seats"))
+
+        # Found from a server replay page, as a reader would.
+        browser.find_element(By.PARTIAL_LINK_TEXT, "replay a record file").click()
+        chooser = wait(browser, lambda: browser.find_element(By.ID, "record-file"))
+        assert browser.find_element(By.ID, "local-replay").is_displayed() is False
+        loaded = browser.execute_script(FILE_REQUESTS)
+        assert all("/assets/" in url for url in loaded), loaded
+
+        with RequestLog(site["app"]) as log:
+            chooser.send_keys(str(record_file))
+            root = browser.find_element(By.ID, "file-replay")
+            wait(browser, lambda: root.get_attribute("data-state") == "shown")
+            assert "table.json" in browser.find_element(By.ID, "file-status").text
+            assert walk_replay(browser) == server_table
+
+            chooser.send_keys(str(export_line))  # a line of a bot's match export: two games to pick from
+            pick = browser.find_element(By.ID, "record-choice")
+            wait(browser, pick.is_displayed)
+            from selenium.webdriver.support.ui import Select
+
+            Select(pick).select_by_index(1)
+            assert "game 2" in Select(pick).first_selected_option.text
+            assert as_named(walk_replay(browser), match_names) == server_match
+            browser.find_element(By.ID, "first").click()
+            for _ in range(6):
+                browser.find_element(By.ID, "next").click()
+            fit = browser.execute_script("const r = document.documentElement;"
+                                         " return [r.scrollWidth, r.clientWidth];")
+            browser.save_screenshot(str(shots / f"file-replay-{width}.png"))
+
+            chooser.send_keys(str(junk))
+            problem = browser.find_element(By.ID, "file-problem")
+            wait(browser, problem.is_displayed)
+            assert problem.text.startswith("notes.txt: the file is not JSON")
+            assert not browser.find_element(By.ID, "local-replay").is_displayed()
+            browser.save_screenshot(str(shots / f"file-replay-refused-{width}.png"))
+            requested = browser.execute_script(FILE_REQUESTS)
+    finally:
+        browser.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
+    assert log.seen == [] and requested == loaded  # nothing reached the server; the page asked for nothing
+    assert fit[0] <= fit[1], fit  # no wider than the screen
+    assert len(server_table) == 16  # the deal, the sore cards, 12 tricks, the round, the end
+    assert {step["seats"][0] for step in server_table} == {"seat 0"}
+
+
+def test_the_replay_the_cli_opens_shows_the_servers_steps(browser, site, shots, tmp_path) -> None:
+    """`trick-arena replay FILE --open` writes one page with everything inline: in the browser, from a file://
+    address, it shows the steps the server's replay of the same table shows."""
+    from clients.cli.viewer import viewer_html
+
+    table = site["finished_table"]
+    record = site["app"].test_client().get(f"/api/tables/{table}/replay").get_json()
+    page = tmp_path / "replay.html"
+    page.write_text(viewer_html(record, [f"seat {s}" for s in range(record["players"])], "table.json"))
+    browser.get(f"{site['base']}/tables/{table}/replay")
+    wait(browser, lambda: browser.find_elements(By.CSS_SELECTOR, "#felt .hand .pc"))
+    server = walk_replay(browser)
+    browser.get(page.as_uri())
+    wait(browser, lambda: browser.find_elements(By.CSS_SELECTOR, "#felt .hand .pc"))
+    assert walk_replay(browser) == server
+    assert browser.execute_script(FILE_REQUESTS) == []
+    browser.save_screenshot(str(shots / "cli-replay-open.png"))

@@ -45,7 +45,7 @@ def arena(client, redis_url: str, key_prefix: str, monkeypatch) -> dict:
 def html_pages(client) -> dict[str, object]:
     pages = {url: client.get(url) for url in (
         "/", "/ladders/ss", "/ladders/ss?fragment=1", "/ladders/ss/bots/b-hostile", "/matches/m-hostile0",
-        "/matches/m-hostile0/live", "/matches/m-hostile0/games/0", "/ladders/nope", "/api/docs")}
+        "/matches/m-hostile0/live", "/matches/m-hostile0/games/0", "/ladders/nope", "/replay", "/api/docs")}
     return pages
 
 

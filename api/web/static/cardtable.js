@@ -387,6 +387,7 @@
   }
 
   window.TATable = {render: render, card: card};
+  window.TATable.describe = describe;  // the replay of a file (replay_file.js) labels its frames as here
   document.addEventListener("DOMContentLoaded", function () {
     var replay = document.getElementById("replay");
     if (replay) startReplay(replay);
