@@ -101,15 +101,19 @@ def bot_page(ladder_id: str, bot_id: str) -> str:
                  record=[data.record_row(entry) for entry in entries], paged=cursor is not None,
                  next_cursor=next_cursor, versions=store.version_lines(ladder_id, bot_id),
                  current_version=store.versions([bot_id])[bot_id],
-                 paused_reason=_suspension(bot_id) or store.health(bot_id)["reason"], latency=latency,
+                 paused_reason=_out_of_matchmaking(bot_id), latency=latency,
                  registered=not bot_id.startswith(HOUSE_PREFIX))
 
 
-def _suspension(bot_id: str) -> str | None:
-    """Why the operator suspended a registered bot (None for a house bot, one deleted since, or none)."""
+def _out_of_matchmaking(bot_id: str) -> str | None:
+    """Why a bot is not seated now, as ``GET /api/bots/{id}`` says it (a house bot: only a health reason)."""
+    url = None
     with contextlib.suppress(BotNotFound):
-        return services().bots.suspension(bot_id)
-    return None
+        suspension = services().bots.suspension(bot_id)
+        if suspension:
+            return suspension
+        url = services().bots.get(bot_id).get("url")
+    return services().arena.matchmaking_reason(bot_id, url)
 
 
 @blp.get("/matches/<match_id>")

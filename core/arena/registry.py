@@ -342,8 +342,8 @@ class BotRegistry:
             fields["accepts_challenges"] = "1" if changes["accepts_challenges"] else "0"
         pipe = self.redis.pipeline(transaction=True)
         pipe.hset(keys.bot(self.prefix, bot_id), mapping=fields)
-        if "url" in changes:  # a block was for the old URL; the scheduler checks the new one before seating
-            pipe.hdel(keys.arena_health(self.prefix, bot_id), "url_blocked")
+        if "url" in changes:  # a block and a passed check were the old URL's: the new one is checked first
+            pipe.hdel(keys.arena_health(self.prefix, bot_id), "url_blocked", "answered_at")
         pipe.incr(keys.bots_generation(self.prefix))  # last: the scheduler syncs after it sees the change
         pipe.execute()
         return self.get(bot_id)

@@ -10,7 +10,7 @@ import redis
 from rq import Queue
 
 import core.arena.moderation
-from arena.jobs import play_match
+from arena.jobs import check_bot_health, play_match
 from arena.scheduler import Scheduler
 from core import keys
 from core.arena.audit import AuditLog, count_refusal, top_refusals
@@ -124,6 +124,7 @@ def test_a_suspended_bot_leaves_matchmaking_and_keeps_its_rating(
     record, token = registry.register("rogue", ["sore-spot"], bot_server("good").url)
     bot_id = record["bot_id"]
     store.redis.zadd(keys.arena_ratings(key_prefix, "ss"), {bot_id: 1612.5})
+    assert check_bot_health(store, bot_id, record["url"], allow_private=True)["ok"]
     assert scheduler.tick()["created"] == 1  # 3 house bots + the rogue fill the table
     [running] = store.active_matches("ss")
 

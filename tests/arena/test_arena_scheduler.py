@@ -46,8 +46,12 @@ def test_registered_bot_joins_and_is_picked_first(setup, bot_server) -> None:
         store.redis.hset(keys.arena_stats(store.prefix, "ss", f"house:{bot}"), "matches", 30)
     record, _token = registry.register("newcomer", ["sore-spot"], bot_server("good").url)
     registry.register("other-game", ["spot-hearts"], bot_server("good").url)
+    assert scheduler.tick()["health_checks"] == 1  # a new bot is checked at once, and seated once it answers
+    assert record["bot_id"] not in _entrants(store, "ss")
+    assert check_bot_health(store, record["bot_id"], record["url"], allow_private=True)["ok"]
+    store.abort_match("ss", store.active_matches("ss")[0], "test")  # the house-only table of that tick
     counts = scheduler.tick()
-    assert counts["created"] == 1 and counts["health_checks"] == 1
+    assert counts["created"] == 1
     members = {m.bot_id: m for m in store.members("ss")}
     assert members[record["bot_id"]].kind is MemberKind.HTTP
     assert len(members) == len(HOUSE) + 1  # the spot-hearts bot is not on this ladder
@@ -183,7 +187,8 @@ def test_house_only_matches_are_paced_but_registered_bots_are_not(setup, bot_ser
     store.save_ladder(LadderConfig("ss", "sore-spot", 4, {"rounds": 1}, house_bots=eight, max_active=2,
                                    house_only_gap_s=60))
     assert scheduler.tick()["created"] == 1  # the second house-only table must wait for the gap
-    registry.register("eager", ["sore-spot"], bot_server("good").url)
+    eager, _ = registry.register("eager", ["sore-spot"], bot_server("good").url)
+    assert check_bot_health(store, eager["bot_id"], eager["url"], allow_private=True)["ok"]
     assert scheduler.tick()["created"] == 1  # a table with a registered bot goes at once
     assert len(store.active_matches("ss")) == 2
 
@@ -230,6 +235,8 @@ def test_one_owner_gets_one_seat_per_table_while_other_owners_are_free(setup, bo
     url = bot_server("good").url
     mine = {registry.register(f"flood{i}", ["sore-spot"], url, address="203.0.113.7")[0]["bot_id"]
             for i in range(3)}
+    for bot_id in mine:
+        assert check_bot_health(store, bot_id, url, allow_private=True)["ok"]
     assert scheduler.tick()["created"] == 1
     [match_id] = store.active_matches("ss")
     entrants = [m["bot_id"] for m in store.match(match_id)["spec"]["entrants"]]
@@ -291,6 +298,7 @@ def test_a_bot_whose_url_becomes_disallowed_is_paused_with_the_reason_and_no_str
     url = bot_process("good")
     created = client.post("/api/bots", json={"name": "loopy", "games": ["sore-spot"], "url": url})
     bot_id = created.get_json()["bot_id"]  # registered while the operator allowed private URLs
+    assert check_bot_health(store, bot_id, url, allow_private=True)["ok"]  # and it answered its first check
     # The operator turns private URLs off (a scheduler started with them disallowed).
     strict = Scheduler(store, queue, Settings("unused", store.prefix, False, health_every_s=3600))
     assert strict.tick()["created"] == 0, "3 house bots and a paused bot cannot fill a 4-seat table"
@@ -309,7 +317,7 @@ def test_a_bot_whose_url_becomes_disallowed_is_paused_with_the_reason_and_no_str
     stats = store.stats("ss", [bot_id])[bot_id]
     assert stats["strikes"] == 0 and stats["forfeits"] == 0 and stats["matches"] == 0
     assert store.ratings("ss")[bot_id] == 1500.0 and store.history("ss", bot_id) == []
-    # Private URLs allowed again: the next check lifts the pause and the bot is seated at once.
+    # Private URLs allowed again: the bot, which answered before, is seated at once.
     relaxed = Scheduler(store, queue, Settings("unused", store.prefix, True, health_every_s=3600))
     assert relaxed.tick()["created"] == 1
     assert bot_id in _entrants(store, "ss")
@@ -324,6 +332,7 @@ def test_a_disallowed_bot_is_matched_again_once_its_owner_moves_it_to_an_allowed
     created = client.post("/api/bots", json={"name": "mover", "games": ["sore-spot"],
                                              "url": bot_server("good").url}).get_json()
     bot_id, owner = created["bot_id"], {"Authorization": f"Bearer {created['owner_token']}"}
+    assert check_bot_health(store, bot_id, created["url"], allow_private=True)["ok"]
     strict = Scheduler(store, queue, Settings("unused", store.prefix, False, health_every_s=3600))
     assert strict.tick()["created"] == 0
     assert store.health(bot_id)["reason"].startswith("url_disallowed: ")
@@ -331,6 +340,8 @@ def test_a_disallowed_bot_is_matched_again_once_its_owner_moves_it_to_an_allowed
     public = "http://93.184.215.14:8080/"
     assert client.patch(f"/api/bots/{bot_id}", json={"url": public}, headers=owner).status_code == 200
     assert client.get(f"/api/bots/{bot_id}").get_json()["paused"] is False  # the block was for the old URL
+    assert strict.tick()["created"] == 0  # the new URL is checked before any seat ...
+    store.record_health(bot_id, True)  # ... (nothing listens there: its check's passing outcome, stored)
     assert strict.tick()["created"] == 1
     assert bot_id in _entrants(store, "ss") and store.health(bot_id)["failures"] == 0
     # Back to the loopback one: checked again before any seat (the same scheduler, a new URL).
@@ -349,6 +360,7 @@ def test_a_match_seated_before_the_policy_refused_a_url_is_called_off_before_any
     url = bot_process("good")
     bot_id = client.post("/api/bots", json={"name": "early", "games": ["sore-spot"], "url": url}).get_json()[
         "bot_id"]
+    assert check_bot_health(store, bot_id, url, allow_private=True)["ok"]
     assert scheduler.tick()["created"] == 1  # seated while private URLs were allowed
     [match_id] = store.active_matches("ss")
     # The worker that plays it runs under the new policy: private URLs disallowed.
@@ -416,3 +428,26 @@ def test_a_match_whose_worker_lost_redis_before_the_match_started_is_requeued(se
     assert requeued() == 1
     wait_until(lambda: requeued() == 2, what="the job started and never leased is queued again")
     assert counts == {"requeued": 2, "aborted": 0} and store.match(match_id)["status"] == MatchStatus.QUEUED
+
+
+def test_a_bot_that_never_answered_is_never_seated_and_says_why(setup, bot_server, client) -> None:
+    """Dead bots never play, so they are never rated above working ones; once a check passes, they are."""
+    store, _queue, scheduler, _registry = setup
+    store.save_ladder(LadderConfig("ss", "sore-spot", 4, {"rounds": 1}, house_bots=HOUSE[:3], max_active=1))
+    down = bot_server("down_info")  # answers its health check with 503
+    created = client.post("/api/bots", json={"name": "silent", "games": ["sore-spot"], "url": down.url})
+    bot_id = created.get_json()["bot_id"]
+    for _ in range(3):
+        assert not check_bot_health(store, bot_id, down.url, timeout_s=1.0, allow_private=True)["ok"]
+        assert scheduler.tick()["created"] == 0  # 3 house bots and a bot that never answered: no table
+    detail = client.get(f"/api/bots/{bot_id}").get_json()
+    assert detail["paused"] is True and "health_check_failed" in detail["paused_reason"]
+    fresh = client.post("/api/bots", json={"name": "fresh", "games": ["sore-spot"],
+                                           "url": bot_server("good").url}).get_json()
+    waiting = client.get(f"/api/bots/{fresh['bot_id']}").get_json()
+    assert waiting["paused"]
+    assert waiting["paused_reason"].startswith("waiting for its first passing health check")
+    assert check_bot_health(store, fresh["bot_id"], fresh["url"], allow_private=True)["ok"]
+    assert scheduler.tick()["created"] == 1 and fresh["bot_id"] in _entrants(store, "ss")
+    assert bot_id not in _entrants(store, "ss")
+    assert client.get(f"/api/bots/{fresh['bot_id']}").get_json()["paused_reason"] is None

@@ -15,7 +15,7 @@ from rich.console import Console
 from trickarena import ArenaClient
 
 from arena.botserver import BotServerConfig, serve_bot
-from arena.jobs import play_match
+from arena.jobs import check_bot_health, play_match
 from clients.cli import main
 from core.arena.model import LadderConfig, Member, MemberKind
 from core.arena.store import ArenaStore
@@ -76,9 +76,12 @@ def test_my_bots_their_standing_strikes_and_changes(live_server, redis_url, key_
     with ArenaClient(live_server) as api:
         bot_id = api.account_bots(key)[0].bot_id
 
-    out = run(*cli, "bots")  # before any match: listed, on no ladder yet
+    out = run(*cli, "bots")  # before any match: listed, on no ladder yet, not seated before it answers
     row = row_of(out, bot_id)
-    assert "cheater" in row and "active" in row
+    assert "cheater" in row and "waiting for its first passing health check" in row
+    store = ArenaStore(redis.Redis.from_url(redis_url), key_prefix)
+    assert check_bot_health(store, bot_id, cheater, allow_private=True)["ok"]  # the arena's first check
+    assert "active" in row_of(run(*cli, "bots"), bot_id)
 
     rate_one_match(redis_url, key_prefix, bot_id, cheater)
     with ArenaClient(live_server) as api:

@@ -86,7 +86,7 @@ test("a wrong command line is one line and exit 2, before any request", async ()
     [["register", "x"], /register needs --game/],
     [["update", "b1"], /nothing to change/],
     [["update", "b1", "--enable", "--disable"], /not both/],
-    [["account", "adopt", "b1"], /needs --owner-token/],
+    [["account", "adopt", "b1"], /needs --token/],
     [["delete"], /delete takes 1 argument/],
     [["record", "b1", "--limit", "x"], /whole number/],
     [["account", "frob"], /no command 'account frob'/],

@@ -25,7 +25,7 @@ URL_DISALLOWED = "url_disallowed"
 HEALTH_LUA = """
 if ARGV[1] == '1' then
   redis.call('HSET', KEYS[1], 'failures', 0, 'paused', 0, 'checked_at', ARGV[2], 'last_error', '',
-             'latency_ms', ARGV[5])
+             'latency_ms', ARGV[5], 'answered_at', ARGV[2])
   redis.call('HDEL', KEYS[1], 'url_blocked')
   return 0
 end
@@ -81,6 +81,25 @@ class HealthStore(StoreBase):
         for bot_id in bot_ids:
             pipe.hget(keys.arena_health(self.prefix, bot_id), "failures")
         return {b: int(f or 0) for b, f in zip(bot_ids, pipe.execute(), strict=True)}
+
+    def matchmaking_reason(self, bot_id: str, url: str | None) -> str | None:
+        """Why the bot is out of matchmaking (``pause_reason``), or, for a bot with a URL that has never
+        passed a health check, that it waits for one; None while it can be seated."""
+        reason: str | None = self.health(bot_id)["reason"]
+        if reason is None and url and self.unproven([bot_id]):
+            return (f"waiting for its first passing health check: the arena seats it once GET {url} answers "
+                    "(the scheduler checks a new bot, or a new URL, within seconds)")
+        return reason
+
+    def unproven(self, bot_ids: list[str]) -> set[str]:
+        """The HTTP bots among `bot_ids` that have never passed a health check: not seated until one does,
+        so a bot that never answers plays no match (and is never ranked)."""
+        if not bot_ids:
+            return set()
+        pipe = self.redis.pipeline(transaction=False)
+        for bot_id in bot_ids:
+            pipe.hget(keys.arena_health(self.prefix, bot_id), "answered_at")
+        return {bot_id for bot_id, answered in zip(bot_ids, pipe.execute(), strict=True) if not answered}
 
     def paused_bots(self, bot_ids: list[str]) -> set[str]:
         """Bots out of matchmaking: failing health checks, or benched after forfeiting matches in a row."""
