@@ -175,13 +175,18 @@ class MatchRunner:
         bot_ids = [m.bot_id for m in seating]
         self._observe(game_no, game, bot_ids, True, api_table)
         while not game.over:
+            opened = game.version
             for seat in game.to_act():
-                if seat in game.to_act():  # a simultaneous phase may have resolved meanwhile
-                    self._decide(game, table_id, game_no, seat, seating[seat])
-                    if self.stop_requested():
-                        raise MatchAbandoned(f"stopped at move {game.version} of game {game_no}")
-                    self._beat()  # after every decision: a lease must outlive one slow bot, not a round
-                    self._observe(game_no, game, bot_ids, False, api_table)
+                bot_id = seating[seat].bot_id
+                if seat not in game.to_act():  # its move came first (a polling bot, in a simultaneous phase)
+                    if bot_id not in self.forfeited:
+                        self._log(bot_id, LoggedDecision(game_no, opened, seat, 0.0, "ok"))
+                    continue
+                self._decide(game, table_id, game_no, seat, seating[seat])
+                if self.stop_requested():
+                    raise MatchAbandoned(f"stopped at move {game.version} of game {game_no}")
+                self._beat()  # after every decision: a lease must outlive one slow bot, not a round
+                self._observe(game_no, game, bot_ids, False, api_table)
         self._observe(game_no, game, bot_ids, True, api_table)
         for seat, member in enumerate(seating):
             if member.bot_id not in self.forfeited:

@@ -34,7 +34,7 @@ from arena.botclient import BotClient  # noqa: E402
 from arena.match import MatchRunner, make_drivers  # noqa: E402
 from core import keys  # noqa: E402
 from core.arena.model import (  # noqa: E402
-    PROTOCOL_VERSION,  # noqa: E402
+    PROTOCOL_VERSION,
     LadderConfig,
     MatchSpec,
     MatchStatus,

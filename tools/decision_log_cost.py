@@ -15,13 +15,25 @@ from typing import Any
 import click
 import redis
 
-from arena.botserver import BotServerConfig, serve_bot
-from arena.match import MatchRunner, make_drivers
-from core import keys
-from core.arena.latency import percentile
-from core.arena.model import LadderConfig, MatchResult, MatchSpec, Member, MemberKind, default_ladders
-from core.arena.store import ArenaStore
-from devstack.devredis import start_throwaway
+from engine import compiled
+
+# The match runner plays with the compiled rules when built, as the arena's workers do (engine/compiled.py).
+compiled.activate()
+
+from arena.botserver import BotServerConfig, serve_bot  # noqa: E402
+from arena.match import MatchRunner, make_drivers  # noqa: E402
+from core import keys  # noqa: E402
+from core.arena.latency import percentile  # noqa: E402
+from core.arena.model import (  # noqa: E402
+    LadderConfig,
+    MatchResult,
+    MatchSpec,
+    Member,
+    MemberKind,
+    default_ladders,
+)
+from core.arena.store import ArenaStore  # noqa: E402
+from devstack.devredis import start_throwaway  # noqa: E402
 
 WITH, WITHOUT = "with:", "without:"  # the same results stored twice: with their logs, and with none
 

@@ -19,16 +19,21 @@ import click
 import redis
 
 import engine
-from arena.jobs import play_match
-from core.arena.model import LadderConfig, MatchSpec, Member, MemberKind, default_ladders
-from core.arena.registry import BotRegistry
-from core.arena.store import ArenaStore
-from core.settings import Settings
-from devstack import devserve
-from devstack.devredis import free_port, start_throwaway
-from engine import compiled, deals
-from engine.replay import replay_summary
-from engine.seeds import derive_seed, new_seed
+from engine import compiled
+
+# The rules `make run` plays with, when built (engine/compiled.py): put in place before anything imports them.
+compiled.activate()
+
+from arena.jobs import play_match  # noqa: E402
+from core.arena.model import LadderConfig, MatchSpec, Member, MemberKind, default_ladders  # noqa: E402
+from core.arena.registry import BotRegistry  # noqa: E402
+from core.arena.store import ArenaStore  # noqa: E402
+from core.settings import Settings  # noqa: E402
+from devstack import devserve  # noqa: E402
+from devstack.devredis import free_port, start_throwaway  # noqa: E402
+from engine import deals  # noqa: E402
+from engine.replay import replay_summary  # noqa: E402
+from engine.seeds import derive_seed, new_seed  # noqa: E402
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 PREFIX = "export-bench:"
@@ -103,7 +108,6 @@ def measure(api_url: str, bot_id: str, limit: int) -> dict[str, Any]:
 @click.option("--limit", default=100, show_default=True, type=click.IntRange(1, 100),
               help="matches per page of the export")
 def main(matches: int, game: str, options_json: str | None, limit: int) -> None:
-    compiled.activate()  # the rules `make run` plays with, when built
     ladder = next(lad for lad in default_ladders() if lad.game == game)
     if options_json is not None:
         try:

@@ -339,7 +339,8 @@ def test_a_disallowed_bot_is_matched_again_once_its_owner_moves_it_to_an_allowed
     # A public address (written out: no DNS); no worker runs, so nothing ever connects to it.
     public = "http://93.184.215.14:8080/"
     assert client.patch(f"/api/bots/{bot_id}", json={"url": public}, headers=owner).status_code == 200
-    assert client.get(f"/api/bots/{bot_id}").get_json()["paused"] is False  # the block was for the old URL
+    moved = client.get(f"/api/bots/{bot_id}").get_json()  # the block was for the old URL ...
+    assert moved["paused_reason"].startswith("waiting for its first passing health check")
     assert strict.tick()["created"] == 0  # the new URL is checked before any seat ...
     store.record_health(bot_id, True)  # ... (nothing listens there: its check's passing outcome, stored)
     assert strict.tick()["created"] == 1
