@@ -293,21 +293,23 @@
     return drawHere;
   }
 
-  function startReplay(root) {
-    var frames = JSON.parse(root.getAttribute("data-frames"));
-    var names = JSON.parse(root.getAttribute("data-seats"));
+  /* The replay's controls over a list of frames: buttons, scrubber, arrow keys, Home/End, space to play.
+     `load(frames, names)` shows the first; `jump(i)` shows frame i; `onShow(fn)` is told each frame shown. */
+  function stepper(root) {
     var felt = root.querySelector("#felt"), label = root.querySelector("#frame-label");
-    var step = root.querySelector("#step"), scrub = root.querySelector("#scrub"), play = root.querySelector("#play");
-    var index = 0, timer = null, onShow = null;
+    var step = root.querySelector("#step"), steps = root.querySelector("#steps");
+    var scrub = root.querySelector("#scrub"), play = root.querySelector("#play");
+    var frames = [], names = [], index = 0, timer = null, listener = null;
     function show(i) {
+      if (!frames.length) return;
       index = Math.max(0, Math.min(frames.length - 1, i));
-      var frame = frames[index];
-      render(felt, frame, names, {note: frame.kind === "trick" ? null : describe(frame, names)});
-      label.textContent = describe(frame, names);
+      var frame = frames[index], text = describe(frame, names);
+      render(felt, frame, names, {note: frame.kind === "trick" ? null : text});
+      label.textContent = text;
       step.textContent = String(index + 1);
       scrub.value = String(index);
       root.setAttribute("data-index", String(index));
-      if (onShow) onShow(index);
+      if (listener) listener(index);
       if (index === frames.length - 1) stop();
     }
     function stop() { if (timer) { clearInterval(timer); timer = null; } play.textContent = "\u25B6 Play"; }
@@ -324,15 +326,37 @@
     play.onclick = toggle;
     scrub.oninput = function () { stop(); show(parseInt(scrub.value, 10)); };
     document.addEventListener("keydown", function (event) {
-      if (event.target && event.target.tagName === "SELECT") return;  // the analysis seat picker's own keys
+      // A picker (the analysis seat, a file's game) and the scrubber answer arrow keys themselves.
+      var target = event.target || {};
+      if (root.hidden || target.tagName === "SELECT" || target.type === "range") return;
       if (event.key === "ArrowRight") { stop(); show(index + 1); }
       else if (event.key === "ArrowLeft") { stop(); show(index - 1); }
       else if (event.key === "Home") { stop(); show(0); }
       else if (event.key === "End") { stop(); show(frames.length - 1); }
       else if (event.key === " ") { event.preventDefault(); toggle(); }
     });
-    if (root.querySelector("#analysis")) onShow = startAnalysis(root, frames, names, function (i) { stop(); show(i); });
-    show(0);
+    return {
+      load: function (newFrames, seatNames) {
+        stop();
+        frames = newFrames;
+        names = seatNames;
+        scrub.max = String(frames.length - 1);
+        if (steps) steps.textContent = String(frames.length);
+        root.hidden = false;  // before drawing: the felt fits the hands to its width
+        show(0);
+      },
+      jump: function (i) { stop(); show(i); },
+      onShow: function (fn) { listener = fn; },
+      hide: function () { stop(); root.hidden = true; }
+    };
+  }
+
+  function startReplay(root) {
+    var frames = JSON.parse(root.getAttribute("data-frames"));
+    var names = JSON.parse(root.getAttribute("data-seats"));
+    var steps = stepper(root);
+    if (root.querySelector("#analysis")) steps.onShow(startAnalysis(root, frames, names, steps.jump));
+    steps.load(frames, names);
   }
 
   function spectatorFrame(table) {
@@ -386,8 +410,8 @@
     timer = setInterval(poll, 1000);
   }
 
-  window.TATable = {render: render, card: card};
-  window.TATable.describe = describe;  // the replay of a file (replay_file.js) labels its frames as here
+  // The replay of a file (replay_file.js) steps through its frames with the same controls and labels.
+  window.TATable = {render: render, card: card, describe: describe, stepper: stepper};
   document.addEventListener("DOMContentLoaded", function () {
     var replay = document.getElementById("replay");
     if (replay) startReplay(replay);
