@@ -37,7 +37,8 @@ def scheduler_command(tick: float | None, no_default_ladders: bool, stop_after: 
     if tick is not None:
         settings = dataclasses.replace(settings, tick_s=tick)
     try:
-        run_forever(settings, [] if no_default_ladders else default_ladders(), stop_after_s=stop_after)
+        ladders = [] if no_default_ladders else default_ladders(settings.house_only_gap_s)
+        run_forever(settings, ladders, stop_after_s=stop_after)
     finally:
         _process_ended()
 

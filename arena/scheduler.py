@@ -7,6 +7,7 @@ Design: docs/arena.md#the-schedulers-tick
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import json
 import logging
 import os
@@ -364,7 +365,10 @@ def run_forever(settings: Settings, ladders: list[LadderConfig] | None = None,
     conn = settings_client(settings)
     store = arena_store(settings, conn)
     for ladder in ladders or []:
-        if store.ladder(ladder.ladder_id) is None:
+        stored = store.ladder(ladder.ladder_id)
+        # A default ladder follows the settings' house-only gap; anything else an operator set stays.
+        if stored is None or stored == dataclasses.replace(ladder, house_only_gap_s=stored.house_only_gap_s) \
+                and stored.house_only_gap_s != ladder.house_only_gap_s:
             store.save_ladder(ladder)
     scheduler = Scheduler(store, Queue(settings.queue_name, connection=conn), settings,
                           challenge_queue=Queue(settings.challenge_queue_name, connection=conn))

@@ -18,6 +18,7 @@ from core.arena.store.results import FINISHED_MATCH_TTL_S, REPLAY_TTL_S
 from core.tables.store import FINISHED_TABLE_TTL, IDLE_TABLE_TTL
 
 DEFAULT_REDIS_URL = "redis://127.0.0.1:6379/0"
+HOUSE_ONLY_GAP_S = 45.0  # about 0.1 core for four ladders of house bots: python -m tools.idle_cost
 MIN_LEASE_S = 10.0  # a match's shortest lease (the scheduler re-runs a match whose lease lapsed)
 WORKER_THREADS = 64  # matches in flight per arena worker process: chosen with python -m tools.arena_bench
 # Search time per decision of a game analysis: the default keeps one seat of a complete Spot Hearts game
@@ -126,6 +127,9 @@ class Settings:
     idle_table_ttl: int = IDLE_TABLE_TTL
     seat_move_timeout: float = 600.0  # advisory deadline shown to polling seats (practice tables)
     tick_s: float = 1.0  # the arena scheduler's period
+    # The default ladders' gap between two house-only tables (one with a registered bot is never held back):
+    # with no outside bot, the house's own matches keep `make run` near idle.
+    house_only_gap_s: float = HOUSE_ONLY_GAP_S
     health_every_s: float = 30.0  # per HTTP bot
     keep_matches: int = RECENT_KEEP  # per ladder: documents and replays of older matches are deleted
     # Retention (docs/arena.md, "Retention"): a finished match's document expires this many seconds after it
@@ -202,6 +206,7 @@ class Settings:
             idle_table_ttl=int(env.get("TA_IDLE_TABLE_TTL", default.idle_table_ttl)),
             seat_move_timeout=float(env.get("TA_SEAT_MOVE_TIMEOUT", default.seat_move_timeout)),
             tick_s=float(env.get("TA_ARENA_TICK_S", default.tick_s)),
+            house_only_gap_s=max(0.0, float(env.get("TA_HOUSE_ONLY_GAP_S", default.house_only_gap_s))),
             health_every_s=float(env.get("TA_ARENA_HEALTH_EVERY_S", default.health_every_s)),
             # Capped: the rating script bounds a ladder's recent list there.
             keep_matches=min(int(env.get("TA_ARENA_KEEP_MATCHES", default.keep_matches)), RECENT_LIMIT),

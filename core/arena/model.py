@@ -124,9 +124,13 @@ class LadderConfig:
         return cls(**data)
 
 
-def default_ladders() -> list[LadderConfig]:
-    """A 4-player ladder per game (duplicate on: 4 games, bots rotated, fresh deals against the reference)."""
-    return [LadderConfig(ladder_id=f"{game}-4p", game=game, players=4) for game in engine.GAMES]
+def default_ladders(house_only_gap_s: float | None = None) -> list[LadderConfig]:
+    """A 4-player ladder per game (duplicate on: 4 games, bots rotated, fresh deals against the reference);
+    `house_only_gap_s` (the scheduler's: Settings) instead of the ladders' own default when given."""
+    ladders = [LadderConfig(ladder_id=f"{game}-4p", game=game, players=4) for game in engine.GAMES]
+    if house_only_gap_s is None:
+        return ladders
+    return [replace(ladder, house_only_gap_s=house_only_gap_s) for ladder in ladders]
 
 
 @dataclass
