@@ -154,6 +154,17 @@ def test_challenge_pace_rows(tool) -> None:
 
 
 
+def test_idle_rows(tool) -> None:
+    before = {"house_only_gap_s": 3.0, "processes": 22, "cpu_s_per_minute": 61.77, "cores": 1.029,
+              "rss_mib": 642, "rated_matches": 77}
+    after = {**before, "house_only_gap_s": None, "cpu_s_per_minute": 5.35, "cores": 0.089, "rated_matches": 4}
+    page = table(tool.render({"idle": result("idle", [before, after])}), "idle")
+    assert "| `make run` with no outside bot, house-only gap 3 s: CPU a minute (22 processes), memory | " \
+           "61.8 CPU s (1.03 cores), 642 MiB; 77 rated matches | |" in page
+    assert "house-only gap as set: CPU a minute (22 processes), memory | 5.3 CPU s (0.09 cores), 642 MiB; " \
+           "4 rated matches | ≤ 0.2 cores |" in page
+
+
 def test_decision_log_rows(tool) -> None:
     store_ms = {"with": {"p50": 6.04, "p99": 7.5}, "without": {"p50": 4.3, "p99": 5.0}}
     out = {"per_game": [{"game": "spot-hearts", "matches": 20, "games_per_match": 4,

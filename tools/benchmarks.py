@@ -253,6 +253,20 @@ def challenge_pace_rows(outputs: list[Any]) -> list[Row]:
     return rows
 
 
+def idle_rows(outputs: list[Any]) -> list[Row]:
+    rows = []
+    for out in outputs:
+        gap = dig(out, "house_only_gap_s")
+        gap_text = f"{num(gap)} s" if gap else "as set"
+        processes = num(dig(out, "processes"))
+        rows.append((f"`make run` with no outside bot, house-only gap {gap_text}: CPU a minute ({processes} "
+                     "processes), memory",
+                     f"{num(dig(out, 'cpu_s_per_minute'), 1)} CPU s ({num(dig(out, 'cores'), 2)} cores), "
+                     f"{num(dig(out, 'rss_mib'))} MiB; {num(dig(out, 'rated_matches'))} rated matches",
+                     "≤ 0.2 cores" if gap is None else ""))
+    return rows
+
+
 def decision_log_rows(outputs: list[Any]) -> list[Row]:
     rows = []
     for out in outputs:
@@ -542,6 +556,12 @@ BENCHMARKS = (
               "on a flood: 8 owners posting 4-player Spot Hearts challenges against the search bot through "
               "the API as fast as it takes them (docs/arena.md, Challenges).",
               ("python -m tools.challenge_pace",), challenge_pace_rows),
+    Benchmark("idle", "An idle arena",
+              "The whole stack of `make run` (Redis, API, workers, scheduler) on free ports with an empty "
+              "Redis and no outside bot, measured for 60 s after a 30 s warm-up: with the house-only gap "
+              "the ladders had before it was a setting (3 s), and with the default (docs/arena.md, An idle "
+              "arena).",
+              ("python -m tools.idle_cost --house-only-gap-s 3", "python -m tools.idle_cost"), idle_rows),
     Benchmark("decision-log", "The decision log's cost",
               "Each game's default 4-player ladder format (duplicate: 4 games) between four local HTTP bots, "
               "played by the arena's match runner; each result stored twice by the real rating script, with "

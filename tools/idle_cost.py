@@ -1,5 +1,6 @@
-"""`python -m tools.idle_cost`: what `make run` costs with no outside bot: CPU seconds per minute and memory
-of the whole stack while the house bots play their own matches. Prints JSON. Design: docs/arena.md#an-idle-arena
+"""`python -m tools.idle_cost`: what `make run` costs with no outside bot: CPU seconds per minute and
+memory of the whole stack while the house bots play their own matches. Prints JSON.
+Design: docs/arena.md#an-idle-arena
 
     python -m tools.idle_cost [--seconds 60] [--warmup-s 30] [--house-only-gap-s S]
 """

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -452,3 +453,24 @@ def test_a_bot_that_never_answered_is_never_seated_and_says_why(setup, bot_serve
     assert scheduler.tick()["created"] == 1 and fresh["bot_id"] in _entrants(store, "ss")
     assert bot_id not in _entrants(store, "ss")
     assert client.get(f"/api/bots/{fresh['bot_id']}").get_json()["paused_reason"] is None
+
+
+def test_the_default_ladders_follow_the_house_only_gap_setting(redis_url, key_prefix) -> None:
+    import dataclasses
+
+    from arena.scheduler import run_forever
+    from core.arena.model import default_ladders
+
+    store = ArenaStore(redis.Redis.from_url(redis_url), key_prefix)
+    first, second, *_ = default_ladders()
+    store.save_ladder(first)  # made by an older scheduler: the ladders' own default gap
+    store.save_ladder(dataclasses.replace(second, max_active=1))  # an operator's own change
+    settings = Settings(redis_url, key_prefix, True, tick_s=0.05, house_only_gap_s=90.0)
+    # In a thread: the test's process keeps its own signal handlers (the scheduler takes the main thread's).
+    ladders = default_ladders(settings.house_only_gap_s)
+    scheduler = threading.Thread(target=run_forever, args=(settings, ladders), kwargs={"stop_after_s": 0.2})
+    scheduler.start()
+    scheduler.join(timeout=30)
+    assert store.ladder(first.ladder_id).house_only_gap_s == 90.0
+    kept = store.ladder(second.ladder_id)
+    assert kept.max_active == 1 and kept.house_only_gap_s == second.house_only_gap_s
