@@ -77,9 +77,10 @@ def get_bot(bot_id: str) -> dict[str, Any]:
     current = arena.versions([bot_id])[bot_id]
     versions = [{"ladder_id": ladder.ladder_id, **line, "current": line["version"] == current}
                 for ladder in arena.ladders() for line in arena.version_lines(ladder.ladder_id, bot_id)]
-    reason = services().bots.suspension(bot_id) or arena.matchmaking_reason(bot_id, record.get("url"))
+    url = record.get("url")
+    reason = services().bots.suspension(bot_id) or arena.matchmaking_reason(bot_id, url)
     return {**record, "version": current, "versions": versions, "paused": reason is not None,
-            "paused_reason": reason}
+            "paused_reason": reason, "present": None if url else arena.present(bot_id)}
 
 
 @blp.patch("/<bot_id>")

@@ -69,6 +69,9 @@ class BotSchema(Schema):
         "description": "GET /api/bots/{id}: rating and record of every version, per ladder, oldest first"})
     paused = fields.Boolean(metadata={"description": "GET /api/bots/{id}: out of matchmaking now (paused or "
                                                      "benched); `paused_reason` says why"})
+    present = fields.Boolean(allow_none=True, metadata={
+        "description": "GET /api/bots/{id}: a polling bot is polling its ladder seats now (it is seated only "
+                       "then); null for a bot with a URL"})
     paused_reason = fields.String(allow_none=True, metadata={
         "description": "GET /api/bots/{id}: why it is out of matchmaking, e.g. `url_disallowed: ...` (its "
                        "URL resolves to an address the arena does not call), `health_check_failed: ...` or "

@@ -62,11 +62,15 @@ def status_text(bot: BotRecord) -> str:
     'paused (trick-arena resume)'
     >>> status_text(BotRecord(enabled=True, paused=True, paused_reason="benched: 5 strikes", **base))
     'out of matchmaking: benched: 5 strikes'
+    >>> status_text(BotRecord(enabled=True, paused=False, present=False, **base))
+    'active, absent: not polling its ladder seats (seated only while it polls)'
     """
     if not bot.enabled:
         return "paused (trick-arena resume)"
     if bot.paused:
         return f"out of matchmaking: {bot.paused_reason or 'no reason given'}"
+    if bot.present is False:
+        return "active, absent: not polling its ladder seats (seated only while it polls)"
     return "active"
 
 

@@ -165,7 +165,7 @@ class World:
         from rq import Queue
 
         from api import create_app
-        from arena.jobs import play_match
+        from arena.jobs import check_bot_health, play_match
         from arena.scheduler import Scheduler
         from core import keys
         from core.arena.model import LadderConfig, Member, MemberKind
@@ -184,6 +184,7 @@ class World:
         bot = self.client.post("/api/bots", json={"name": "docs-bot", "games": ["sore-spot"], "url": bot_url})
         assert bot.status_code == 201, bot.get_json()
         self.bot_id, self.bot_token = bot.get_json()["bot_id"], bot.get_json()["owner_token"]
+        assert check_bot_health(self.store, self.bot_id, bot_url, allow_private=True)["ok"]  # its first check
         striker = self.client.post("/api/bots", json={"name": "illegal-moves-bot", "games": ["sore-spot"],
                                                       "url": striking_bot_url}).get_json()["bot_id"]
         Scheduler(self.store, Queue(keys.arena_queue(prefix), connection=connection), settings

@@ -221,6 +221,7 @@ class BotRecord(_Payload):
     versions: list[dict[str, Any]] | None = None  # GET /api/bots/{id}: rating line per version and ladder
     paused: bool | None = None  # GET /api/bots/{id}: out of matchmaking now (paused or benched)
     paused_reason: str | None = None  # GET /api/bots/{id}: why, e.g. "url_disallowed: ..."; else None
+    present: bool | None = None  # GET /api/bots/{id}: a polling bot polls its seats now (a URL bot: None)
 
 
 @dataclass(frozen=True)

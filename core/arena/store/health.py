@@ -7,9 +7,11 @@ from collections.abc import Mapping
 from typing import Any
 
 from core import keys
+from core.arena.presence import present_bots
 from core.arena.store.base import LuaScript, StoreBase
 
 HEALTH_FAILURES_TO_PAUSE = 3
+PRESENCE_S = 10.0  # a ladder's default presence window (LadderConfig.presence_s)
 FORFEITS_TO_BENCH = 3  # forfeited matches in a row (per ladder) that bench a bot ...
 BENCH_S = 600  # ... for this long the first time, whatever its health checks say; each further bench ...
 BENCH_MAX_S = 24 * 3600  # ... doubles it, up to a day ...
@@ -84,12 +86,17 @@ class HealthStore(StoreBase):
 
     def matchmaking_reason(self, bot_id: str, url: str | None) -> str | None:
         """Why the bot is out of matchmaking (``pause_reason``), or, for a bot with a URL that has never
-        passed a health check, that it waits for one; None while it can be seated."""
+        passed a health check, that it waits for one; None while it can be seated (a polling bot: while it
+        polls, ``present``)."""
         reason: str | None = self.health(bot_id)["reason"]
         if reason is None and url and self.unproven([bot_id]):
             return (f"waiting for its first passing health check: the arena seats it once GET {url} answers "
                     "(the scheduler checks a new bot, or a new URL, within seconds)")
         return reason
+
+    def present(self, bot_id: str) -> bool:
+        """A polling bot is around to be seated (a ladder's default presence window)."""
+        return bool(present_bots(self.redis, self.prefix, [bot_id], PRESENCE_S))
 
     def unproven(self, bot_ids: list[str]) -> set[str]:
         """The HTTP bots among `bot_ids` that have never passed a health check: not seated until one does,
