@@ -43,9 +43,10 @@ def test_polling_bot_plays_its_ladder_seat_through_the_move_api(live_server, red
     bot_id, owner = register(live_server, "poller")
     auth = {"Authorization": f"Bearer {owner}"}
     assert requests.get(f"{live_server}/api/bots/{bot_id}/ladder-seats", timeout=5).status_code == 401
-    assert requests.get(f"{live_server}/api/bots/{bot_id}", timeout=5).json()["present"] is False  # not polling
+    bot_url = f"{live_server}/api/bots/{bot_id}"
+    assert requests.get(bot_url, timeout=5).json()["present"] is False  # not polling yet
     requests.get(f"{live_server}/api/bots/{bot_id}/ladder-seats", headers=auth, timeout=5)
-    assert requests.get(f"{live_server}/api/bots/{bot_id}", timeout=5).json()["present"] is True
+    assert requests.get(bot_url, timeout=5).json()["present"] is True
     store, outcome = start_match(redis_url, key_prefix, bot_id, deadline_ms=3000)
     seats: list = []
     deadline = time.monotonic() + 10
