@@ -63,6 +63,12 @@ def on_starting(server: object) -> None:
             refuse_if_taken(address)
 
 
+def when_ready(server: object) -> None:
+    """Say where the API listens: each worker binds its own socket (SO_REUSEPORT), so gunicorn's own line
+    ("Listening at:") names none."""
+    server.log.info("Trick Arena API listening at http://%s (workers: %s)", bind, workers)  # type: ignore[attr-defined]
+
+
 def check_settings() -> None:
     """Refuse to start, in one line, on settings the app would refuse in every worker (each with a
     traceback): a TA_TRUSTED_PROXIES entry that is no address or CIDR block."""
