@@ -161,7 +161,8 @@ def cmd_analyse(args: argparse.Namespace) -> int:
         print(f"#{d['index']:<4} round {d['round']} {d['kind']:<4} chose {_move_text(d['chosen']):<9} "
               f"best {_move_text(d['best']):<9} regret {d['regret']:<6} | {values}")
     print(f"seat {args.seat}: total regret {report['total_regret']} over "
-          f"{len(report['decisions'])} decisions (mean {report['mean_regret']}); "
+          f"{len(report['decisions'])} decisions (mean {report['mean_regret']}; "
+          f"{report['mean_behind_heuristic']} behind the heuristic); "
           f"seat total {report['seat_total']}; {report['elapsed_s']} s")
     return 0
 
@@ -231,7 +232,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--seed", type=int, default=0, help="seed of the sampled worlds")
     p.add_argument("--json", action="store_true", help="print JSON")
     p.set_defaults(func=cmd_analyse)
-    p = sub.add_parser("regret", help="mean regret per decision of each house bot over played games")
+    p = sub.add_parser("regret", help="mean regret and mean points behind the heuristic per decision of "
+                       "each house bot over played games")
     p.add_argument("--game", required=True)
     p.add_argument("--bots", required=True, help="strongest first, e.g. search-10,heuristic,eps-0.5,random; "
                    "seat s of game g holds bot (g + s) mod their number")

@@ -32,6 +32,11 @@ class DecisionSchema(Schema):
     chosen = MoveField(required=True)
     best = MoveField(allow_none=True, required=True)
     regret = fields.Float(required=True, metadata={"description": "best value - value of the chosen move"})
+    # Not required: a result stored by an earlier worker (results are kept a day) has no such field.
+    heuristic = MoveField(metadata={"description": "the move the house heuristic would have made here"})
+    behind_heuristic = fields.Float(metadata={
+        "description": "value of the heuristic's move - value of the chosen move (points; negative: the "
+                       "chosen move is worth more; 0 when it is the heuristic's)"})
     forced = fields.Boolean(required=True)
     worlds = fields.Integer(required=True, metadata={"description": "sampled deals the values average"})
 
@@ -45,6 +50,10 @@ class AnalysisResultSchema(Schema):
     decisions = fields.List(fields.Nested(DecisionSchema), required=True)
     total_regret = fields.Float(required=True)
     mean_regret = fields.Float(required=True)
+    # Not required either, as behind_heuristic.
+    total_behind_heuristic = fields.Float(metadata={"description": "the decisions' behind_heuristic, summed"})
+    mean_behind_heuristic = fields.Float(metadata={
+        "description": "behind_heuristic per decision, forced ones included (at 0): lower is better play"})
     seat_total = fields.Integer(required=True)
     totals = fields.List(fields.Integer(), required=True)
     elapsed_s = fields.Float(required=True)

@@ -519,8 +519,10 @@ def _move_text(move: Any) -> str:
 
 def analysis_table(report: dict[str, Any]) -> Table:
     """One row per decision: the chosen and best move, the regret and the best few candidates' values."""
+    behind = report.get("mean_behind_heuristic")  # absent from a result stored by an earlier worker
+    mean = f"{report['mean_regret']}" + ("" if behind is None else f"; {behind} behind the house heuristic")
     table = Table(title=f"{report['game']} · seat {report['seat']} · total regret {report['total_regret']} "
-                        f"over {len(report['decisions'])} decisions (mean {report['mean_regret']}) · "
+                        f"over {len(report['decisions'])} decisions (mean {mean}) · "
                         f"{report['budget_ms']} ms per decision")
     for column, justify in (("move #", "right"), ("round", "right"), ("kind", "left"), ("chosen", "left"),
                             ("best", "left"), ("regret", "right"), ("values (best first)", "left")):

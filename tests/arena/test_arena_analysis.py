@@ -70,11 +70,13 @@ def test_a_match_game_is_analysed_once_by_the_worker(client, redis_url, key_pref
     assert state["progress"] == {"done": len(seat_moves), "total": len(seat_moves)}
     assert result["seat"] == 2 and result["budget_ms"] == BUDGET and result["over"]
     for decision in result["decisions"]:
-        assert decision["regret"] >= 0
+        assert decision["regret"] >= 0 and decision["behind_heuristic"] <= decision["regret"]
         assert record["moves"][decision["index"]]["move"] == decision["chosen"]
         if not decision["forced"]:
             assert {c["move"] for c in decision["candidates"]} == set(decision["legal"])
     assert result["total_regret"] == pytest.approx(sum(d["regret"] for d in result["decisions"]), abs=0.05)
+    assert result["total_behind_heuristic"] == pytest.approx(
+        sum(d["behind_heuristic"] for d in result["decisions"]), abs=0.05)
     # Done: asking again answers the cached result at once and queues nothing.
     cached = client.post(url)
     assert cached.status_code == 200 and cached.get_json()["result"] == result
@@ -193,3 +195,6 @@ def test_openapi_documents_the_analysis_endpoints(client) -> None:
         post = paths[path]["post"]
         assert {"200", "202"} <= set(post["responses"])
         assert {p["name"] for p in post["parameters"] if p["in"] == "query"} == {"seat", "budget_ms"}
+    schemas = client.get("/api/openapi.json").get_json()["components"]["schemas"]
+    assert {"regret", "heuristic", "behind_heuristic"} <= set(schemas["Decision"]["properties"])
+    assert {"mean_regret", "mean_behind_heuristic"} <= set(schemas["AnalysisResult"]["properties"])

@@ -182,10 +182,12 @@ def test_regret_ranks_a_graded_set_longer_than_the_table():
     report = json.loads(out.stdout)
     assert report["players"] == 3 and report["worlds"] == 2
     assert report["decisions"] == {"heuristic": 39, "eps-0.5": 39, "random": 39, "eps-0.9": 39}
-    regret = report["mean_regret"]
-    ranks = sorted(report["bots"], key=regret.__getitem__)  # no ties here: every regret differs
-    d2 = sum((i - ranks.index(name)) ** 2 for i, name in enumerate(report["bots"]))
-    assert report["spearman"] == pytest.approx(1 - 6 * d2 / (4 * (16 - 1)), abs=0.001)
+    for measure, rho in (("mean_regret", "spearman"), ("mean_behind_heuristic", "spearman_behind_heuristic")):
+        means = report[measure]
+        ranks = sorted(report["bots"], key=means.__getitem__)  # no ties here: every mean differs
+        d2 = sum((i - ranks.index(name)) ** 2 for i, name in enumerate(report["bots"]))
+        assert report[rho] == pytest.approx(1 - 6 * d2 / (4 * (16 - 1)), abs=0.001), measure
+    assert report["mean_behind_heuristic"]["heuristic"] == 0  # its every move is the heuristic's
 
 
 def test_regret_on_the_same_positions_judges_every_bot_on_every_decision():

@@ -96,12 +96,30 @@ def test_analysis_values_every_decision_of_the_seat_from_its_view():
         assert move_key(d["chosen"]) in keys
         if d["forced"]:
             assert d["regret"] == 0 and len(d["legal"]) == 1
+            assert d["heuristic"] == d["chosen"] and d["behind_heuristic"] == 0
         else:
             assert d["worlds"] >= 4 and move_key(d["best"]) in keys
             values = {move_key(c["move"]): c["value"] for c in d["candidates"]}
             best = max(values.values())
             assert d["regret"] == pytest.approx(best - values[move_key(d["chosen"])], abs=0.02)
+            assert move_key(d["heuristic"]) in keys
+            assert d["behind_heuristic"] == pytest.approx(
+                values[move_key(d["heuristic"])] - values[move_key(d["chosen"])], abs=0.02)
+        assert d["behind_heuristic"] <= d["regret"]  # the heuristic's move is worth the best at most
     assert report["total_regret"] == pytest.approx(sum(d["regret"] for d in report["decisions"]), abs=0.1)
+    assert report["total_behind_heuristic"] == pytest.approx(
+        sum(d["behind_heuristic"] for d in report["decisions"]), abs=0.1)
+
+
+@pytest.mark.parametrize("game_id,players", [("spot-hearts", 4), ("sore-spot", 3)])
+def test_a_seat_the_heuristic_played_is_never_behind_it(game_id, players):
+    """Passes, sore cards and plays: the heuristic's move is the move played, worth 0 points more."""
+    bots = [make_bot("heuristic"), *(make_bot("random", s) for s in range(1, players))]
+    g = play_game(engine.new_game(game_id, players, ONE_ROUND[game_id], seed=3), bots)
+    report = analyse(g.record(), 0, worlds=2)
+    assert {d["kind"] for d in report["decisions"]} > {"play"}
+    assert all(d["heuristic"] == d["chosen"] and d["behind_heuristic"] == 0 for d in report["decisions"])
+    assert report["mean_behind_heuristic"] == 0 and report["mean_regret"] > 0
 
 
 def test_analysis_refuses_a_bad_seat():
@@ -117,6 +135,7 @@ def test_regret_by_bot_analyses_every_seat_of_every_game():
                            options={"rounds": 1})
     assert report["decisions"] == {"heuristic": 13, "random": 26}
     assert all(v >= 0 for v in report["mean_regret"].values())
+    assert report["mean_behind_heuristic"]["heuristic"] == 0
 
 
 @pytest.mark.parametrize("game_id,players", TABLES)

@@ -206,12 +206,14 @@
         box.appendChild(title);
         var table = document.createElement("table");
         var chosen = moveKey(d.chosen), best = d.best === null ? null : moveKey(d.best);
+        var heuristic = d.heuristic === undefined ? null : moveKey(d.heuristic);
         d.candidates.slice().sort(function (a, b) {
           return (b.value === null ? -1e9 : b.value) - (a.value === null ? -1e9 : a.value);
         }).forEach(function (c) {
           var row = document.createElement("tr"), key = moveKey(c.move), marks = [];
           if (key === chosen) marks.push("chosen");
           if (key === best) marks.push("best");
+          if (key === heuristic) marks.push("heuristic");
           row.className = marks.join(" ");
           row.setAttribute("data-move", key);
           cell(row, moveNode(c.move));
@@ -265,8 +267,10 @@
       bar.hidden = true;
       button.disabled = false;
       status.textContent = names[report.seat] + ": total regret " + report.total_regret + " over " +
-        report.decisions.length + " decisions (mean " + report.mean_regret + ") · " + report.budget_ms +
-        " ms of search per decision";
+        report.decisions.length + " decisions (mean " + report.mean_regret +
+        (report.mean_behind_heuristic === undefined ? "" :
+          "; " + report.mean_behind_heuristic + " behind the house heuristic") +
+        ") · " + report.budget_ms + " ms of search per decision";
       drawCostliest();
       drawHere(shown);
     }
