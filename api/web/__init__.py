@@ -252,7 +252,8 @@ def _seat_names(record: Any, open_label: str) -> list[str]:
 def _replay(record: dict[str, Any], names: list[str], title: str, back: str | None,
             current: str | None, analysis_url: str,
             latencies: dict[int, tuple[float, str]] | None = None) -> str:
-    frames = data.with_latencies(replay_frames(record), latencies or {})
+    frames = data.with_latencies(replay_frames(record), latencies or {},
+                                 [move["seat"] for move in record.get("moves", [])])
     return _page("replay.html", tabs=data.ladder_tabs(services().arena), current=current, title=title,
                  back=back, game=record["game"], name=data.game_name(record["game"]), seat_names=names,
                  frames=frames, analysis_url=analysis_url)

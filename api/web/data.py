@@ -196,10 +196,11 @@ def seat_names_for_game(doc: dict[str, Any], game_no: int, names: dict[str, str]
     return [names.get(m["bot_id"], m["bot_id"]) for m in doc["spec"]["entrants"]]
 
 
-def with_latencies(frames: list[dict[str, Any]],
-                   latencies: dict[int, tuple[float, str]]) -> list[dict[str, Any]]:
+def with_latencies(frames: list[dict[str, Any]], latencies: dict[int, tuple[float, str]],
+                   seats: list[int] | None = None) -> list[dict[str, Any]]:
     """The replay's frames with each card of a trick, and each pass or sore card, marked with the latency and
     outcome of the bot call that chose it (``core.arena.latency.move_latencies``; none for house bots).
+    `seats`: the seat of each move of the record, for the pass and sore frames (each seat one move there).
 
     >>> cards = [{"seat": 0, "card": "2C"}, {"seat": 1, "card": "3C"}]
     >>> frame = {"kind": "trick", "moves": 3, "trick": {"cards": cards}}
@@ -212,5 +213,11 @@ def with_latencies(frames: list[dict[str, Any]],
         for offset, played in enumerate(cards):
             if first + offset in latencies:
                 played["latency_ms"], played["outcome"] = latencies[first + offset]
+        if frame["kind"] in ("pass", "sore") and seats is not None:
+            players = len(frame["hands"])
+            phase = range(max(0, frame["moves"] - players), min(frame["moves"], len(seats)))
+            chosen = {seats[index]: latencies[index] for index in phase if index in latencies}
+            frame["choice_latencies"] = {str(seat): {"latency_ms": ms, "outcome": outcome}
+                                         for seat, (ms, outcome) in chosen.items()}
     return frames
 

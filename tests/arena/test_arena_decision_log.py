@@ -136,6 +136,9 @@ def test_the_replay_shows_each_card_with_the_latency_of_the_call_that_chose_it(p
         assert ("latency_ms" in card) == (bot in (good_id, bad_id)), card
         if bot == bad_id:
             assert card["outcome"] == "illegal_move"
+    sore = next(frame for frame in frames if frame["kind"] == "sore")  # the laid cards: one choice per seat
+    assert {int(seat) for seat in sore["choice_latencies"]} == {seating.index(good_id), seating.index(bad_id)}
+    assert sore["choice_latencies"][str(seating.index(bad_id))]["outcome"] == "illegal_move"
     logged = {d["move"]: d["latency_ms"] for d in read(client, good_id, good_token, "?game=1").get_json()[
         "decisions"] if isinstance(d["move"], str)}
     shown = {c["card"]: c["latency_ms"] for c in cards if seating[c["seat"]] == good_id}

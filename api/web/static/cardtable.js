@@ -43,6 +43,16 @@
     for (var i = 1; i < count; i++) cards[i].style.marginLeft = (i === perRow ? 0 : step - width) + "px";
   }
 
+  /* The latency of the bot call that chose a seat's pass or sore card (a match's replay only). */
+  function appendLatency(parent, frame, seat) {
+    var took = frame.choice_latencies && frame.choice_latencies[String(seat)];
+    if (!took) return;
+    var node = document.createElement("span");
+    node.className = "latency" + (took.outcome === "ok" ? "" : " bad");
+    node.textContent = " " + Math.round(took.latency_ms) + " ms" + (took.outcome === "ok" ? "" : " · " + took.outcome);
+    parent.appendChild(node);
+  }
+
   function render(felt, frame, names, options) {
     options = options || {};
     felt.innerHTML = "";
@@ -81,6 +91,7 @@
         passed.className = "passed";
         passed.appendChild(document.createTextNode("passed "));
         frame.passed[seat].forEach(function (code) { passed.appendChild(card(code)); });
+        appendLatency(passed, frame, seat);
         box.appendChild(passed);
       }
       if (frame.sore_cards && frame.sore_cards[seat]) {
@@ -88,6 +99,7 @@
         sore.className = "passed";
         sore.appendChild(document.createTextNode("sore "));
         sore.appendChild(card(frame.sore_cards[seat], "sore"));
+        if (frame.kind === "sore") appendLatency(sore, frame, seat);
         box.appendChild(sore);
       }
       felt.appendChild(box);
