@@ -109,7 +109,8 @@ def read_ranking(store: ArenaStore, ladder_id: str) -> Ranking:
     members = {m.bot_id: m for m in store.members(ladder_id)}
     ranked = store.ranked(ladder_id)
     bot_ids = [bot for bot, _ in ranked]
-    paused = store.paused_bots([bot for bot, m in members.items() if m.kind is MemberKind.HTTP])
+    # Benched after forfeits, a polling bot too; paused (health checks, a refused URL), only an HTTP bot.
+    paused = store.paused_bots([bot for bot, m in members.items() if m.kind is not MemberKind.HOUSE])
     return ranking(ranked, members, store.stats(ladder_id, bot_ids), paused, store.versions(bot_ids))
 
 
@@ -144,7 +145,8 @@ def _rows(store: ArenaStore, ladder_id: str, ranked: list[tuple[str, float]], fi
     """The rows of `ranked` (bot, rating), reading only those bots: members, stats, pauses, versions."""
     bot_ids = [bot for bot, _ in ranked]
     members = store.members_of(ladder_id, bot_ids)
-    paused = store.paused_bots([bot for bot, m in members.items() if m.kind is MemberKind.HTTP])
+    # Benched after forfeits, a polling bot too; paused (health checks, a refused URL), only an HTTP bot.
+    paused = store.paused_bots([bot for bot, m in members.items() if m.kind is not MemberKind.HOUSE])
     return ranking(ranked, members, store.stats(ladder_id, bot_ids), paused, store.versions(bot_ids),
                    first_rank=first_rank)
 

@@ -122,3 +122,20 @@ def test_ladder_and_match_problems_keep_their_type_title_and_detail(client, redi
         assert response.mimetype == "application/problem+json", url
         assert response.get_json() == {"type": f"/problems/{slug}", "title": title, "status": status,
                                        "detail": detail}, url
+
+
+def test_a_benched_polling_bot_is_marked_paused_in_the_ranking(client, redis_url, key_prefix) -> None:
+    """Benched after forfeits is a pause for a polling bot too: the ranking (API, page, CLI) marks it."""
+    import time
+
+    from core import keys
+
+    store, _ = setup_ladder(redis_url, key_prefix)
+    store.set_members("ss-4p", [Member("b-poll", MemberKind.POLL, name="poller")])
+    before = {r["bot_id"]: r for r in client.get("/api/ladders/ss-4p").get_json()["new"]}
+    assert before["b-poll"]["paused"] is False
+    # What the rating script writes when it benches a bot (core/arena/store/results.py).
+    store.redis.hset(keys.arena_health(key_prefix, "b-poll"), mapping={
+        "paused_until": time.time() + 600, "bench_reason": "benched for 600 s: forfeited 3 matches in a row"})
+    rows = {r["bot_id"]: r for r in client.get("/api/ladders/ss-4p").get_json()["new"]}
+    assert rows["b-poll"]["paused"] is True
