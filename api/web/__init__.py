@@ -101,8 +101,16 @@ def bot_page(ladder_id: str, bot_id: str) -> str:
                  record=[data.record_row(entry) for entry in entries], paged=cursor is not None,
                  next_cursor=next_cursor, versions=store.version_lines(ladder_id, bot_id),
                  current_version=store.versions([bot_id])[bot_id],
-                 paused_reason=_out_of_matchmaking(bot_id), latency=latency,
+                 paused_reason=_out_of_matchmaking(bot_id), latency=latency, present=_present(bot_id),
                  registered=not bot_id.startswith(HOUSE_PREFIX))
+
+
+def _present(bot_id: str) -> bool | None:
+    """Whether a registered polling bot polls its ladder seats now (None: a bot with a URL, a house bot)."""
+    with contextlib.suppress(BotNotFound):
+        if not services().bots.get(bot_id).get("url"):
+            return services().arena.present(bot_id)
+    return None
 
 
 def _out_of_matchmaking(bot_id: str) -> str | None:

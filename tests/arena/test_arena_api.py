@@ -139,3 +139,16 @@ def test_a_benched_polling_bot_is_marked_paused_in_the_ranking(client, redis_url
         "paused_until": time.time() + 600, "bench_reason": "benched for 600 s: forfeited 3 matches in a row"})
     rows = {r["bot_id"]: r for r in client.get("/api/ladders/ss-4p").get_json()["new"]}
     assert rows["b-poll"]["paused"] is True
+
+
+def test_the_bot_page_says_whether_a_polling_bot_polls_now(make_app, redis_url, key_prefix) -> None:
+    client = make_app().test_client()
+    store, _ = setup_ladder(redis_url, key_prefix)
+    bot = client.post("/api/bots", json={"name": "page-poller", "games": ["sore-spot"]}).get_json()
+    store.set_members("ss-4p", [Member(bot["bot_id"], MemberKind.POLL, name="page-poller")])
+    page = client.get(f"/ladders/ss-4p/bots/{bot['bot_id']}").get_data(as_text=True)
+    assert 'id="absent"' in page and 'id="present"' not in page
+    owner = {"Authorization": f"Bearer {bot['owner_token']}"}
+    client.get(f"/api/bots/{bot['bot_id']}/ladder-seats", headers=owner)
+    page = client.get(f"/ladders/ss-4p/bots/{bot['bot_id']}").get_data(as_text=True)
+    assert 'id="present"' in page and 'id="absent"' not in page
