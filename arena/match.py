@@ -175,12 +175,8 @@ class MatchRunner:
         bot_ids = [m.bot_id for m in seating]
         self._observe(game_no, game, bot_ids, True, api_table)
         while not game.over:
-            opened = game.version
             for seat in game.to_act():
-                bot_id = seating[seat].bot_id
-                if seat not in game.to_act():  # its move came first (a polling bot, in a simultaneous phase)
-                    if bot_id not in self.forfeited:
-                        self._log(bot_id, LoggedDecision(game_no, opened, seat, 0.0, "ok"))
+                if seat not in game.to_act():  # its move came first (a polling bot; logged at the game's end)
                     continue
                 self._decide(game, table_id, game_no, seat, seating[seat])
                 if self.stop_requested():
@@ -188,6 +184,11 @@ class MatchRunner:
                 self._beat()  # after every decision: a lease must outlive one slow bot, not a round
                 self._observe(game_no, game, bot_ids, False, api_table)
         self._observe(game_no, game, bot_ids, True, api_table)
+        moves = game.record()["moves"]
+        for seat, member in enumerate(seating):  # a polling bot's moves the arena never saw it make
+            if member.kind is MemberKind.POLL and member.bot_id not in self.forfeited:
+                mine = [index for index, move in enumerate(moves) if move["seat"] == seat]
+                self.decisions[member.bot_id].add_unseen(game_no, seat, mine)
         for seat, member in enumerate(seating):
             if member.bot_id not in self.forfeited:
                 payload = {"game": spec.game, "table": table_id, "match": spec.match_id, "seat": seat,

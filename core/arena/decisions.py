@@ -65,6 +65,25 @@ class BotLog:
     def add(self, entry: LoggedDecision) -> None:
         self.games.setdefault(entry.game_no, (entry.seat, []))[1].append(entry.row())
 
+    def add_unseen(self, game_no: int, seat: int, move_indices: Sequence[int]) -> None:
+        """Log the moves of a polling bot's `seat` (their indices in the game's record) that no decision of
+        the log accounts for: ones it made before the arena came to wait for them, at latency 0.
+
+        >>> log = BotLog()
+        >>> log.add(LoggedDecision(0, 2, 1, 5.0, "ok"))
+        >>> log.add_unseen(0, 1, [2, 6, 9])
+        >>> log.stored()
+        [[0, 1, [[2, 5.0], [6, 0.0], [9, 0.0]]]]
+        """
+        rows = self.games.setdefault(game_no, (seat, []))[1]
+        logged = sorted(int(row[0]) for row in rows)
+        for index in move_indices:  # a logged decision asked at version v is the seat's first move at >= v
+            if logged and logged[0] <= index:
+                logged.pop(0)
+            else:
+                rows.append(LoggedDecision(game_no, index, seat, 0.0, "ok").row())
+        rows.sort(key=lambda row: int(row[0]))
+
     def stored(self) -> Stored:
         return [[game_no, seat, rows] for game_no, (seat, rows) in sorted(self.games.items())]
 
