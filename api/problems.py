@@ -224,24 +224,23 @@ def _flatten_messages(messages: Any) -> dict[str, Any]:
     return messages if isinstance(messages, dict) else {"_schema": messages}
 
 
-def _http_problem(error: HTTPException) -> Response:
+def _http_problem(error: HTTPException) -> ApiProblem:
     status = error.code or 500
     headers = {name: value for name, value in error.get_headers() if name.lower() != "content-type"}
     data = getattr(error, "data", None) or {}
     messages = data.get("messages") if isinstance(data, dict) else None
     if status == 422 and messages is not None:
         # Werkzeug's 422 from webargs/marshmallow carries the field messages in `.data["messages"]`.
-        return _answer(validation_problem(_flatten_messages(messages), headers=headers))
+        return validation_problem(_flatten_messages(messages), headers=headers)
     detail = error.description or HTTPStatus(status).description
     refused_json = getattr(error, "exc", None)
     if status == 400 and messages is not None and isinstance(refused_json, ValueError):
         # webargs' answer to a body its JSON parser refused: say what the parser said (e.g. nested too deep).
         detail = not_json(refused_json)
-    slug = None
     allowed = getattr(error, "valid_methods", None)
     if status == 405 and allowed:
         detail = f"{detail} Allowed: {', '.join(sorted(allowed))}."
-    return problem_response(status, slug, HTTPStatus(status).phrase, detail, headers=headers)
+    return ApiProblem(status, "", detail, title=HTTPStatus(status).phrase, headers=headers)  # about:blank
 
 
 def _answer(problem: ApiProblem) -> Response:
@@ -249,15 +248,16 @@ def _answer(problem: ApiProblem) -> Response:
                             **problem.extra)
 
 
-def handle_error(error: Exception) -> Response:
+def problem_of(error: Exception) -> ApiProblem:
+    """The problem an error is answered with (an unexpected one is logged and answered with a plain 500)."""
     problem = error if isinstance(error, ApiProblem) else problem_for(error)
     if problem is not None:
-        return _answer(problem)
+        return problem
     if isinstance(error, HTTPException):
         return _http_problem(error)
     log.exception("unhandled error", exc_info=error)
-    return problem_response(500, None, "Internal Server Error",
-                            "the server failed to handle this request; it has been logged")
+    return ApiProblem(500, "", "the server failed to handle this request; it has been logged",
+                      title="Internal Server Error")
 
 
 # Renders an error as the site's page: (status, title, detail) -> HTML.
@@ -278,14 +278,11 @@ def register_error_handlers(app: Flask, page: PageRenderer | None = None) -> Non
     string, a failure) is answered as the site's page with the same status, title and detail."""
 
     def answer(error: Exception) -> Response:
-        response = handle_error(error)
+        problem = problem_of(error)
         if page is None or not is_page_path(request.path):
-            return response
-        body = response.get_json(silent=True) or {}
-        html = page(response.status_code, str(body.get("title", "Error")), str(body.get("detail", "")))
-        kept = [(name, value) for name, value in response.headers.items()
-                if name.lower() not in ("content-type", "content-length")]
-        return Response(html, status=response.status_code, headers=kept, mimetype="text/html")
+            return _answer(problem)
+        html = page(problem.status, problem.title, problem.detail)
+        return Response(html, status=problem.status, headers=problem.headers, mimetype="text/html")
 
     # Registered after flask-smorest's Api so that ours replaces its HTTPException handler.
     app.register_error_handler(HTTPException, answer)

@@ -273,7 +273,7 @@ class Scheduler:
         unseated = [b for b in relevant if b not in busy]
         registered_ids = [b for b in unseated if by_id[b].kind is not MemberKind.HOUSE]
         http_ids = [b for b in registered_ids if by_id[b].kind is MemberKind.HTTP]
-        away = absent | self.store.paused_bots(registered_ids) | self.store.unproven(http_ids)
+        away = absent | self.store.paused_bots(registered_ids, need_answer=set(http_ids))
         ratings = self.store.ratings_of(lid, unseated)
         matches = self.store.matches_played(lid, unseated)
         owners = bot_owners(self.store.redis, self.store.prefix, registered_ids)

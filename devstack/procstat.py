@@ -13,6 +13,8 @@ from pathlib import Path
 
 _TICKS = os.sysconf("SC_CLK_TCK")
 UTIME, STIME, CUTIME, CSTIME = 11, 12, 13, 14  # fields of /proc/PID/stat after the ")" of the command name
+RSS = 21  # resident pages, in the same fields
+_PAGE_KIB = os.sysconf("SC_PAGE_SIZE") // 1024
 
 
 def _stat_fields(pid: int | str) -> list[str] | None:
@@ -52,3 +54,18 @@ def tree_cpu_seconds(roots: Iterable[int]) -> float:
 def group_cpu_seconds(pgid: int) -> float:
     """CPU of every live process in a process group (its reaped children included)."""
     return sum(_seconds(fields) for _pid, fields in _all_processes() if int(fields[2]) == pgid)
+
+
+def descendants_usage(root: int) -> tuple[float, int, int]:
+    """CPU seconds (reaped children included), resident MiB and the number of live processes of `root` and
+    every process below it, at any depth (a whole `make run`)."""
+    table = {pid: fields for pid, fields in _all_processes()}
+    members, grown = {root}, True
+    while grown:
+        below = {pid for pid, fields in table.items() if int(fields[1]) in members} - members
+        members |= below
+        grown = bool(below)
+    live = [table[pid] for pid in members if pid in table]
+    rss_mib = sum(int(fields[RSS]) for fields in live) * _PAGE_KIB // 1024
+    return sum(_seconds(fields) for fields in live), rss_mib, len(live)
+

@@ -21,39 +21,9 @@ import redis
 
 from core import keys
 from devstack.devredis import free_port
+from devstack.procstat import descendants_usage
 
 ROOT = Path(__file__).resolve().parent.parent
-TICKS = os.sysconf("SC_CLK_TCK")
-
-
-def processes() -> dict[int, tuple[int, float, int]]:
-    """Every process: pid -> (parent pid, CPU seconds with its reaped children, resident KiB)."""
-    found = {}
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
-            rss_kib = int(fields[21]) * os.sysconf("SC_PAGE_SIZE") // 1024
-            cpu = sum(int(value) for value in fields[11:15]) / TICKS
-            found[int(entry.name)] = (int(fields[1]), cpu, rss_kib)
-        except (OSError, IndexError, ValueError):
-            continue  # gone meanwhile
-    return found
-
-
-def tree(root: int) -> tuple[float, int, int]:
-    """CPU seconds, resident MiB and the number of live processes of `root` and all its descendants."""
-    table = processes()
-    members, grown = {root}, True
-    while grown:
-        grown = False
-        for pid, (parent, _, _) in table.items():
-            if parent in members and pid not in members:
-                members.add(pid)
-                grown = True
-    live = [table[pid] for pid in members if pid in table]
-    return sum(cpu for _, cpu, _ in live), sum(rss for _, _, rss in live) // 1024, len(live)
 
 
 def rated(redis_url: str) -> int:
@@ -86,10 +56,10 @@ def main(seconds: float, warmup_s: float, house_only_gap_s: float | None) -> Non
     redis_url = f"redis://127.0.0.1:{redis_port}/0"
     try:
         time.sleep(warmup_s)
-        cpu_before, _, _ = tree(stack.pid)
+        cpu_before, _, _ = descendants_usage(stack.pid)
         rated_before = rated(redis_url)
         time.sleep(seconds)
-        cpu_after, rss_mib, count = tree(stack.pid)
+        cpu_after, rss_mib, count = descendants_usage(stack.pid)
         result: dict[str, Any] = {
             "house_only_gap_s": house_only_gap_s, "seconds": seconds, "processes": count,
             "cpu_s": round(cpu_after - cpu_before, 2),

@@ -21,6 +21,7 @@ from api.schemas.bots import (
 )
 from api.services import services
 from core.arena.export import export_lines, page_heads, read_page
+from core.arena.lookup import matchmaking
 from core.errors import BadToken, QuotaExceeded
 
 blp = Blueprint("bots", __name__, url_prefix="/api/bots", description="Bot registry (records only)")
@@ -72,15 +73,14 @@ def get_bot(bot_id: str) -> dict[str, Any]:
     """One bot, with its rating line per version on every ladder it has played (`versions`), and whether it
     is out of matchmaking now and why (`paused`, `paused_reason`: failing health checks, benched, a refused
     URL, or suspended by the operator)."""
-    record = services().bots.get(bot_id)
+    record, suspension = services().bots.get_with_suspension(bot_id)
     arena = services().arena
     current = arena.versions([bot_id])[bot_id]
     versions = [{"ladder_id": ladder.ladder_id, **line, "current": line["version"] == current}
                 for ladder in arena.ladders() for line in arena.version_lines(ladder.ladder_id, bot_id)]
-    url = record.get("url")
-    reason = services().bots.suspension(bot_id) or arena.matchmaking_reason(bot_id, url)
-    return {**record, "version": current, "versions": versions, "paused": reason is not None,
-            "paused_reason": reason, "present": None if url else arena.present(bot_id)}
+    state = matchmaking(arena, bot_id, record, suspension)
+    return {**record, "version": current, "versions": versions, "paused": state.reason is not None,
+            "paused_reason": state.reason, "present": state.present}
 
 
 @blp.patch("/<bot_id>")

@@ -22,7 +22,7 @@ from api.web import data
 from api.web.markdown import render
 from core.arena.challenges import entrant_names
 from core.arena.latency import latency_profile, move_latencies
-from core.arena.lookup import find_ladder, find_match, published_games, rating_on_ladder
+from core.arena.lookup import find_ladder, find_match, matchmaking, published_games, rating_on_ladder
 from core.arena.model import HOUSE_PREFIX
 from core.arena.ranking import PROVISIONAL_MATCHES, read_ranking_row
 from core.errors import BotNotFound
@@ -95,33 +95,18 @@ def bot_page(ladder_id: str, bot_id: str) -> str:
     cursor = page_args(BotMatchesQuerySchema(only=("cursor",))).get("cursor")
     entries, next_cursor = store.bot_record(ladder_id, bot_id, BOT_PAGE_MATCHES, cursor)
     latency = latency_profile(store.match_docs([entry["match"] for entry in entries]), bot_id)
+    record, suspension = None, None
+    with contextlib.suppress(BotNotFound):  # a house bot, or a registered bot deleted since
+        record, suspension = services().bots.get_with_suspension(bot_id)
+    state = matchmaking(store, bot_id, record, suspension)
     return _page("bot.html", tabs=data.ladder_tabs(store), current=ladder_id,
                  ladder={**ladder.to_json(), "name": data.game_name(ladder.game)}, bot=row, history=history,
                  series=[{"name": row["name"], "bot_id": bot_id, "points": data.rating_series(history)}],
                  record=[data.record_row(entry) for entry in entries], paged=cursor is not None,
                  next_cursor=next_cursor, versions=store.version_lines(ladder_id, bot_id),
                  current_version=store.versions([bot_id])[bot_id],
-                 paused_reason=_out_of_matchmaking(bot_id), latency=latency, present=_present(bot_id),
+                 paused_reason=state.reason, latency=latency, present=state.present,
                  registered=not bot_id.startswith(HOUSE_PREFIX))
-
-
-def _present(bot_id: str) -> bool | None:
-    """Whether a registered polling bot polls its ladder seats now (None: a bot with a URL, a house bot)."""
-    with contextlib.suppress(BotNotFound):
-        if not services().bots.get(bot_id).get("url"):
-            return services().arena.present(bot_id)
-    return None
-
-
-def _out_of_matchmaking(bot_id: str) -> str | None:
-    """Why a bot is not seated now, as ``GET /api/bots/{id}`` says it (a house bot: only a health reason)."""
-    url = None
-    with contextlib.suppress(BotNotFound):
-        suspension = services().bots.suspension(bot_id)
-        if suspension:
-            return suspension
-        url = services().bots.get(bot_id).get("url")
-    return services().arena.matchmaking_reason(bot_id, url)
 
 
 @blp.get("/matches/<match_id>")

@@ -13,6 +13,8 @@ import webbrowser
 from pathlib import Path
 from typing import Any
 
+import jinja2
+
 import engine
 from engine.frames import replay_frames
 
@@ -37,15 +39,7 @@ PAGE = """<!doctype html>
     trick-arena replay --open: nothing is sent anywhere</p>
 </div></section>
 <section class="card replay" id="replay" data-frames="{frames}" data-seats="{seats}">
-  <div class="controls">
-    <button type="button" id="first" title="first (Home)">«</button>
-    <button type="button" id="prev" title="back (←)">◂ Back</button>
-    <button type="button" id="play" title="play / pause (space)">▶ Play</button>
-    <button type="button" id="next" title="forward (→)">Next ▸</button>
-    <button type="button" id="last" title="last (End)">»</button>
-    <input type="range" id="scrub" min="0" max="{last}" value="0" aria-label="step">
-    <span class="step-label"><span id="step">1</span> / {steps}</span>
-  </div>
+  {controls}
   <h3 id="frame-label" class="frame-label"></h3>
   <div class="replay-body"><div class="felt" id="felt"></div></div>
 </section>
@@ -55,12 +49,24 @@ PAGE = """<!doctype html>
 """
 
 
-def static_file(name: str) -> str:
-    """A file of the web page's static folder (api/web/static), read without importing the web stack."""
+def web_folder() -> Path:
+    """The web page's folder (api/web), found without importing the web stack."""
     spec = importlib.util.find_spec("api")  # a top-level package: found, not imported
     if spec is None or not spec.submodule_search_locations:
-        raise FileNotFoundError(f"the web viewer's {name} is not installed")
-    return (Path(next(iter(spec.submodule_search_locations))) / "web" / "static" / name).read_text("utf-8")
+        raise FileNotFoundError("the web viewer is not installed")
+    return Path(next(iter(spec.submodule_search_locations))) / "web"
+
+
+def static_file(name: str) -> str:
+    """A file of the web page's static folder (api/web/static)."""
+    return (web_folder() / "static" / name).read_text("utf-8")
+
+
+def replay_controls(steps: int) -> str:
+    """The replay's controls as the web pages draw them (the macro in api/web/templates/_macros.html)."""
+    loader = jinja2.FileSystemLoader(web_folder() / "templates")
+    templates = jinja2.Environment(loader=loader, autoescape=True)
+    return str(templates.get_template("_macros.html").module.replay_controls(steps))  # type: ignore[attr-defined]
 
 
 def viewer_html(record: dict[str, Any], names: list[str], title: str) -> str:
@@ -70,7 +76,7 @@ def viewer_html(record: dict[str, Any], names: list[str], title: str) -> str:
     css = static_file("arena.css").replace("</", "<\\/")
     return PAGE.format(policy=POLICY, title=html.escape(title), css=css, script=script,
                        game=html.escape(engine.GAMES[record["game"]].name), steps=len(frames),
-                       last=len(frames) - 1,
+                       controls=replay_controls(len(frames)),
                        frames=html.escape(json.dumps(frames)), seats=html.escape(json.dumps(names)))
 
 

@@ -57,8 +57,7 @@ def index_challenge(pipe: Pipeline, prefix: str, spec: MatchSpec, result: MatchR
     bots = [m.bot_id for m in spec.entrants if m.kind is not MemberKind.HOUSE]
     if not bots:
         return
-    entries = [json.dumps({**record_entry(spec, result, bot, [s.to_json() for s in result.strikes
-                                                              if s.bot_id == bot], now, versions[bot]),
+    entries = [json.dumps({**record_entry(spec, result, bot, now, versions[bot]),
                            "status": MatchStatus.PLAYED.value}) for bot in bots]
     script = pipe.register_script(INDEX_CHALLENGE_LUA)
     script(keys=[keys.arena_match_applied(prefix, spec.match_id),

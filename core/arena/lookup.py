@@ -6,6 +6,8 @@ is the same 404 ``match-not-found`` as the match's API URL.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from core.arena.decisions import expand
@@ -81,6 +83,23 @@ def decision_log(store: ArenaStore, match_id: str, bot_id: str, game_no: int | N
     games = doc.get("result", {}).get("games", [])
     return {"match_id": match_id, "bot_id": bot_id, "game": doc["spec"]["game"], "status": doc["status"],
             "decisions": expand(stored, records, games, doc["spec"], match_id)}
+
+
+@dataclass(frozen=True)
+class Matchmaking:
+    """Whether a bot can be seated now, as its owner reads it (``GET /api/bots/{id}``, the bot's page)."""
+
+    reason: str | None  # why it is not: suspended, paused, benched, waiting for its first check; None: it can
+    present: bool | None  # a registered polling bot polls its ladder seats now; None for any other bot
+
+
+def matchmaking(store: ArenaStore, bot_id: str, record: Mapping[str, Any] | None,
+                suspension: str | None) -> Matchmaking:
+    """The bot's matchmaking state from its public `record` (None: a house bot, or one deleted) and the
+    operator's `suspension`, which comes first."""
+    url = record.get("url") if record is not None else None
+    reason = suspension or store.matchmaking_reason(bot_id, url)
+    return Matchmaking(reason, store.present(bot_id) if record is not None and not url else None)
 
 
 def rating_on_ladder(store: ArenaStore, ladder_id: str, bot_id: str) -> float:

@@ -143,6 +143,13 @@ return {1}
 """
 
 
+def suspension_text(raw: dict[str, str]) -> str | None:
+    """Why the operator suspended a bot (its stored record), in words for its owner; None if it is not."""
+    if not is_suspended(raw):
+        return None
+    return f"suspended by the operator: {raw.get('suspended_reason') or 'no reason given'}"
+
+
 class BotRegistry:
     def __init__(self, client: redis.Redis, prefix: str, allow_private_urls: bool = False,
                  quota: BotQuota = DEFAULT_QUOTA) -> None:
@@ -258,10 +265,12 @@ class BotRegistry:
 
     def suspension(self, bot_id: str) -> str | None:
         """Why the operator suspended the bot, in words for its owner; None if it is not suspended."""
+        return suspension_text(self._raw(bot_id))
+
+    def get_with_suspension(self, bot_id: str) -> tuple[dict[str, Any], str | None]:
+        """The bot's public record and why the operator suspended it (``suspension``), from one read."""
         raw = self._raw(bot_id)
-        if not is_suspended(raw):
-            return None
-        return f"suspended by the operator: {raw.get('suspended_reason') or 'no reason given'}"
+        return self._public(raw), suspension_text(raw)
 
     def records(self, bot_ids: Sequence[str]) -> list[dict[str, Any]]:
         """The records of `bot_ids` that exist, in that order (one round trip)."""

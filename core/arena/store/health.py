@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from typing import Any
 
 from core import keys
@@ -72,7 +72,8 @@ class HealthStore(StoreBase):
                   "benched_until": float(raw["paused_until"]) if raw.get("paused_until") else None,
                   "bench_reason": raw.get("bench_reason") or None,
                   "latency_ms": float(raw["latency_ms"]) if raw.get("latency_ms") else None,
-                  "url_blocked": raw.get("url_blocked") or None}
+                  "url_blocked": raw.get("url_blocked") or None,
+                  "answered_at": float(raw["answered_at"]) if raw.get("answered_at") else None}
         # Paused: out until something changes (a passing check, an allowed URL); benched bots wait out a time.
         health["paused"] = health["paused"] or health["url_blocked"] is not None
         return {**health, "reason": pause_reason(health, time.time())}
@@ -88,8 +89,9 @@ class HealthStore(StoreBase):
         """Why the bot is out of matchmaking (``pause_reason``), or, for a bot with a URL that has never
         passed a health check, that it waits for one; None while it can be seated (a polling bot: while it
         polls, ``present``)."""
-        reason: str | None = self.health(bot_id)["reason"]
-        if reason is None and url and self.unproven([bot_id]):
+        health = self.health(bot_id)
+        reason: str | None = health["reason"]
+        if reason is None and url and health["answered_at"] is None:
             return (f"waiting for its first passing health check: the arena seats it once GET {url} answers "
                     "(the scheduler checks a new bot, or a new URL, within seconds)")
         return reason
@@ -98,24 +100,18 @@ class HealthStore(StoreBase):
         """A polling bot is around to be seated (a ladder's default presence window)."""
         return bool(present_bots(self.redis, self.prefix, [bot_id], PRESENCE_S))
 
-    def unproven(self, bot_ids: list[str]) -> set[str]:
-        """The HTTP bots among `bot_ids` that have never passed a health check: not seated until one does,
-        so a bot that never answers plays no match (and is never ranked)."""
-        if not bot_ids:
-            return set()
+    def paused_bots(self, bot_ids: list[str], need_answer: Collection[str] = ()) -> set[str]:
+        """Bots out of matchmaking: failing health checks, benched after forfeiting matches in a row, or,
+        among `need_answer` (bots with a URL), never yet past a health check: a bot that never answers plays
+        no match, and so is never ranked."""
         pipe = self.redis.pipeline(transaction=False)
         for bot_id in bot_ids:
-            pipe.hget(keys.arena_health(self.prefix, bot_id), "answered_at")
-        return {bot_id for bot_id, answered in zip(bot_ids, pipe.execute(), strict=True) if not answered}
-
-    def paused_bots(self, bot_ids: list[str]) -> set[str]:
-        """Bots out of matchmaking: failing health checks, or benched after forfeiting matches in a row."""
-        pipe = self.redis.pipeline(transaction=False)
-        for bot_id in bot_ids:
-            pipe.hmget(keys.arena_health(self.prefix, bot_id), ["paused", "paused_until", "url_blocked"])
+            pipe.hmget(keys.arena_health(self.prefix, bot_id),
+                       ["paused", "paused_until", "url_blocked", "answered_at"])
         now = time.time()
-        return {b for b, (flag, until, blocked) in zip(bot_ids, pipe.execute(), strict=True)
-                if flag == "1" or (until is not None and float(until) > now) or blocked}
+        return {b for b, (flag, until, blocked, answered) in zip(bot_ids, pipe.execute(), strict=True)
+                if flag == "1" or (until is not None and float(until) > now) or blocked
+                or (b in need_answer and not answered)}
 
 
 def pause_reason(health: dict[str, Any], now: float) -> str | None:

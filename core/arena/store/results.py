@@ -152,9 +152,10 @@ redis.call('DEL', KEYS[1], KEYS[2], KEYS[3], KEYS[4])
 return 1
 """
 
-def record_entry(spec: MatchSpec, result: MatchResult, bot_id: str, strikes: list[dict[str, Any]],
-                 now: float, version: str) -> dict[str, Any]:
+def record_entry(spec: MatchSpec, result: MatchResult, bot_id: str, now: float,
+                 version: str) -> dict[str, Any]:
     """What a bot's own record keeps of one finished match (it outlives the match document)."""
+    strikes = [s.to_json() for s in result.strikes if s.bot_id == bot_id]
     return {"match": spec.match_id, "ladder": spec.ladder_id, "game": spec.game, "at": now,
             "status": (MatchStatus.RATED if result.rated else MatchStatus.VOID).value,
             "players": spec.players, "place": result.places[bot_id], "delta": result.deltas[bot_id],
@@ -229,11 +230,11 @@ def result_args(spec: MatchSpec, result: MatchResult, doc: MatchDoc, versions: d
     lines = []
     for bot in (m.bot_id for m in spec.entrants):
         calls = result.calls.get(bot)
-        strikes = [s.to_json() for s in result.strikes if s.bot_id == bot]
+        entry = record_entry(spec, result, bot, now, versions[bot])
         lines.append(BotLine(
-            bot, result.deltas[bot], bot in result.winners, len(strikes), bot in result.forfeited,
+            bot, result.deltas[bot], bot in result.winners, len(entry["strikes"]), bot in result.forfeited,
             calls.latency_sum_ms if calls else 0.0, calls.move_calls if calls else 0,
-            float(result.places[bot]), record_entry(spec, result, bot, strikes, now, versions[bot]),
+            float(result.places[bot]), entry,
             versions[bot]))
     return ResultArgs(spec.match_id, spec.ladder_id, now, final, result.records, result.rated, lines,
                       record_limit, match_ttl_s, replay_ttl_s, result.decisions)
