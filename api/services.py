@@ -32,6 +32,7 @@ class Services:
     accounts: AccountStore
     arena: ArenaStore
     house_queue: Queue
+    arena_queue: Queue
     analyses: AnalysisStore
     analysis_queue: Queue
     challenges: ChallengeStore
@@ -55,6 +56,7 @@ def build_services(settings: Settings) -> Services:
         accounts=stores.accounts,
         arena=stores.arena,
         house_queue=Queue(settings.house_queue_name, connection=rq_client),
+        arena_queue=Queue(settings.queue_name, connection=rq_client),
         analyses=stores.analyses,
         analysis_queue=Queue(settings.analysis_queue_name, connection=rq_client),
         challenges=stores.challenges,

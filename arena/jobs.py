@@ -55,6 +55,7 @@ class HealthReport(TypedDict):
     outcome: str  # an Outcome value
     paused: bool
     latency_ms: float
+    detail: str  # what came back, in words ("" when it passed)
 
 
 def lease_seconds(deadline_ms: int, min_lease_s: float) -> float:
@@ -192,7 +193,7 @@ def check_bot_health(store: ArenaStore, bot_id: str, url: str, timeout_s: float 
         # check towards a pause, but it is paused at once, with the reason, until the URL or policy changes.
         store.block_urls({bot_id: result.detail})
         return {"bot": bot_id, "ok": False, "outcome": result.outcome.value, "paused": True,
-                "latency_ms": round(result.latency_ms, 3)}
+                "latency_ms": round(result.latency_ms, 3), "detail": result.detail}
     paused = store.record_health(bot_id, result.ok, "" if result.ok else f"{result.outcome}: {result.detail}",
                                  result.latency_ms)
     if result.ok:  # its matches are rated under the version it reports (a new version: a new rating line)
@@ -200,4 +201,4 @@ def check_bot_health(store: ArenaStore, bot_id: str, url: str, timeout_s: float 
         if isinstance(version, str | int | float) and not isinstance(version, bool) and str(version):
             store.record_version(bot_id, str(version))
     return {"bot": bot_id, "ok": result.ok, "outcome": result.outcome.value, "paused": paused,
-            "latency_ms": round(result.latency_ms, 3)}
+            "latency_ms": round(result.latency_ms, 3), "detail": "" if result.ok else result.detail}

@@ -10,6 +10,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from rq import Queue, Retry
+from rq.job import Job
+from rq.results import Result
 
 from core.arena.model import LadderConfig, MatchSpec
 
@@ -24,8 +26,8 @@ class Entry:
     failure_ttl_s: int
     retries: int = 0  # re-run at once on an exception (interval 0: no RQ scheduler needed)
 
-    def enqueue(self, queue: Queue, *args: Any, timeout_s: int | None = None, **options: Any) -> None:
-        queue.enqueue_call(self.function, args=args, timeout=timeout_s or self.timeout_s,
+    def enqueue(self, queue: Queue, *args: Any, timeout_s: int | None = None, **options: Any) -> Job:
+        return queue.enqueue_call(self.function, args=args, timeout=timeout_s or self.timeout_s,
                            result_ttl=self.result_ttl_s, failure_ttl=self.failure_ttl_s,
                            retry=Retry(max=self.retries) if self.retries else None, **options)
 
@@ -67,6 +69,20 @@ def enqueue_challenge(queue: Queue, match_id: str, prefix: str, timeout_s: int) 
                       description=f"challenge {match_id}")
 
 
-def enqueue_health_check(queue: Queue, bot_id: str, url: str, prefix: str) -> None:
+def enqueue_health_check(queue: Queue, bot_id: str, url: str, prefix: str) -> Job:
     """Check an HTTP bot's GET / now, before the matches already queued."""
-    HEALTH_CHECK.enqueue(queue, bot_id, url, prefix, at_front=True, description=f"health check of {bot_id}")
+    return HEALTH_CHECK.enqueue(queue, bot_id, url, prefix, at_front=True,
+                                description=f"health check of {bot_id}")
+
+
+def job_return(job: Job, wait_s: float) -> Any | None:
+    """What `job` returned, waiting up to `wait_s` for a worker to finish it; None if none has by then (or
+    it failed). Blocks on RQ's result stream (XREAD), not by polling."""
+    wait_ms = int(wait_s * 1000)
+    if wait_ms <= 0:
+        return None
+    response = job.connection.xread({Result.get_key(job.id): "0-0"}, block=wait_ms)
+    if not response:
+        return None
+    result = job.latest_result()
+    return result.return_value if result is not None and result.type == Result.Type.SUCCESSFUL else None

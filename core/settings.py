@@ -48,7 +48,7 @@ FLASK_KEYS: dict[str, str] = {
     "ADMIN_TOKEN": "admin_token", "LIMIT_ACCOUNT_CREATION": "limit_account_creation",
     "REDIS_SENTINELS": "redis_sentinels", "REDIS_SENTINEL_SERVICE": "redis_sentinel_service",
     "METRICS_BIND": "metrics_bind", "REDIS_WAIT_MS": "redis_wait_ms",
-    "LIMIT_EXPORT": "limit_export",
+    "LIMIT_EXPORT": "limit_export", "REGISTRATION_PROBE_S": "registration_probe_s",
 }
 
 # The API's fixed config: not settings an operator changes.
@@ -131,6 +131,9 @@ class Settings:
     # with no outside bot, the house's own matches keep `make run` near idle.
     house_only_gap_s: float = HOUSE_ONLY_GAP_S
     health_every_s: float = 30.0  # per HTTP bot
+    # POST /api/bots (and a new URL) waits this long for the URL's first health check, to answer what came
+    # back (core/arena/probe.py); 0: queue the check and answer at once.
+    registration_probe_s: float = 5.0
     keep_matches: int = RECENT_KEEP  # per ladder: documents and replays of older matches are deleted
     # Retention (docs/arena.md, "Retention"): a finished match's document expires this many seconds after it
     # finished, its replays (nine tenths of its bytes) after `replay_ttl` (never later than the document).
@@ -208,6 +211,8 @@ class Settings:
             tick_s=float(env.get("TA_ARENA_TICK_S", default.tick_s)),
             house_only_gap_s=max(0.0, float(env.get("TA_HOUSE_ONLY_GAP_S", default.house_only_gap_s))),
             health_every_s=float(env.get("TA_ARENA_HEALTH_EVERY_S", default.health_every_s)),
+            registration_probe_s=max(0.0, float(env.get("TA_REGISTRATION_PROBE_S",
+                                                        default.registration_probe_s))),
             # Capped: the rating script bounds a ladder's recent list there.
             keep_matches=min(int(env.get("TA_ARENA_KEEP_MATCHES", default.keep_matches)), RECENT_LIMIT),
             match_ttl=max(1, int(env.get("TA_MATCH_TTL", default.match_ttl))),

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from flask import Response, request, url_for
+from flask import Response, current_app, request, url_for
+from rq import Worker
 
 from api.arguments import Blueprint
 from api.auth import bearer_token
@@ -22,7 +23,9 @@ from api.schemas.bots import (
 from api.services import services
 from core.arena.export import export_lines, page_heads, read_page
 from core.arena.lookup import matchmaking
+from core.arena.probe import Probe, probe_answer
 from core.errors import BadToken, QuotaExceeded
+from core.queues import enqueue_health_check, job_return
 
 blp = Blueprint("bots", __name__, url_prefix="/api/bots", description="Bot registry (records only)")
 
@@ -42,6 +45,10 @@ def register_bot(body: dict[str, Any]) -> tuple[dict[str, Any], int, dict[str, s
     Quotas (409 `bot-quota-exceeded`): an account holds at most `MAX_BOTS_PER_ACCOUNT` bots; without an
     account, at most `MAX_BOTS_PER_ADDRESS` bots are registered from one client address; and at most
     `MAX_BOTS_PER_OWNER_PER_LADDER` bots of one owner (account or address) list one game.
+
+    A bot with a URL is checked at once (`GET {url}/`, as the arena's health checks do) and the answer says
+    what came back (`probe`); it is seated in ladder matches only after a check passes, so a bot that has
+    never answered is never ranked.
     """
     authorization = request.headers.get("Authorization")
     key = bearer_token(authorization)
@@ -56,7 +63,20 @@ def register_bot(body: dict[str, Any]) -> tuple[dict[str, Any], int, dict[str, s
         raise
     location = url_for("bots.get_bot", bot_id=record["bot_id"])
     created = {**record, "owner_token": token} if token else record
+    if record.get("url"):
+        created["probe"] = first_check(record["bot_id"], record["url"])
     return created, 201, {"Location": location}
+
+
+def first_check(bot_id: str, url: str) -> Probe:
+    """Queue the arena's health check of a new URL ahead of its matches and wait a few seconds for what came
+    back. The API never calls a bot itself: the arena's workers do, under the address policy. With no
+    worker on the arena's queue nothing would run it, so the answer says `pending` at once."""
+    queue = services().arena_queue
+    wait_s = services().settings.registration_probe_s
+    job = enqueue_health_check(queue, bot_id, url, current_app.config["KEY_PREFIX"])
+    report = job_return(job, wait_s) if Worker.count(queue=queue) else None
+    return probe_answer(report, url, wait_s)
 
 
 @blp.get("")
@@ -89,12 +109,16 @@ def get_bot(bot_id: str) -> dict[str, Any]:
 @blp.doc(security=OWNER)
 def update_bot(changes: dict[str, Any], bot_id: str) -> dict[str, Any]:
     """Change games or URL, or disable (`{"enabled": false}`) / re-enable. The bot's owner token, or its
-    account's API key."""
+    account's API key. A new URL is checked as at registration (`probe`): the bot is seated again once a
+    check of it passes."""
     try:
-        return services().bots.update(bot_id, bearer_token(request.headers.get("Authorization")), changes)
+        record = services().bots.update(bot_id, bearer_token(request.headers.get("Authorization")), changes)
     except QuotaExceeded:
         note_refusal()
         raise
+    if changes.get("url"):
+        record["probe"] = first_check(bot_id, record["url"])
+    return record
 
 
 @blp.delete("/<bot_id>")

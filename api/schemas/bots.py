@@ -54,6 +54,18 @@ class VersionLineSchema(Schema):
     current = fields.Boolean(required=True, metadata={"description": "the version the bot reports now"})
 
 
+class ProbeSchema(Schema):
+    """The first health check of the bot's URL (core.arena.probe)."""
+
+    outcome = fields.String(required=True, metadata={
+        "description": "`ok`, how the call failed (`timeout`, `connect_error`, `http_status`, `bad_json`, "
+                       "`unsafe_address`, ...), or `pending`: not finished within the wait"})
+    ok = fields.Boolean(required=True, allow_none=True)
+    latency_ms = fields.Float(required=True, allow_none=True)
+    detail = fields.String(required=True, metadata={
+        "description": "what came back and what follows, in words"})
+
+
 class BotSchema(Schema):
     bot_id = fields.String(required=True)
     name = fields.String(required=True)
@@ -72,6 +84,9 @@ class BotSchema(Schema):
     present = fields.Boolean(allow_none=True, metadata={
         "description": "GET /api/bots/{id}: a polling bot is polling its ladder seats now (it is seated only "
                        "then); null for a bot with a URL"})
+    probe = fields.Nested(ProbeSchema, metadata={
+        "description": "POST, and PATCH with a new url: the first health check of the URL (seated once one "
+                       "passes)"})
     paused_reason = fields.String(allow_none=True, metadata={
         "description": "GET /api/bots/{id}: why it is out of matchmaking, e.g. `url_disallowed: ...` (its "
                        "URL resolves to an address the arena does not call), `health_check_failed: ...` or "

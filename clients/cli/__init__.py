@@ -173,6 +173,11 @@ def register(ctx: click.Context, name: str, games_: tuple[str, ...], url: str | 
         console.print(f"owner token (shown once): [yellow]{bot.owner_token}[/yellow]")
     else:
         console.print("in your account: your account key manages it")
+    if bot.probe is not None:  # a URL bot: what the first check of its URL found
+        style = {True: "green", False: "red"}.get(bot.probe["ok"], "yellow")
+        console.print(f"first check: [{style}]{bot.probe['outcome']}[/{style}]: {bot.probe['detail']}")
+        if bot.probe["ok"] is False:
+            return
     console.print(f"it joins the matching ladders within a minute: {ctx.obj['api_url']}/")
 
 

@@ -222,6 +222,8 @@ class BotRecord(_Payload):
     paused: bool | None = None  # GET /api/bots/{id}: out of matchmaking now (paused or benched)
     paused_reason: str | None = None  # GET /api/bots/{id}: why, e.g. "url_disallowed: ..."; else None
     present: bool | None = None  # GET /api/bots/{id}: a polling bot polls its seats now (a URL bot: None)
+    # POST, and PATCH with a new url: the first health check of the URL ({outcome, ok, latency_ms, detail})
+    probe: dict[str, Any] | None = None
 
 
 @dataclass(frozen=True)
