@@ -6,20 +6,25 @@ STAMP := $(VENV)/.installed
 
 .PHONY: test drills run lint bench bench-api bench-redis benchmarks clean compiled
 
+# Quiet unless something fails: pip's output goes to $(VENV)/install.log, printed whole on a failure.
 $(STAMP): pyproject.toml
 	@$(PYTHON) -c 'import sys; assert sys.version_info >= (3, 11), "Python >= 3.11 needed"'
-	test -x $(PY) || $(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install -q --upgrade pip
-	$(PY) -m pip install -q -e '.[dev]'
-	$(PY) -m pip install -q -e clients/python
-	touch $(STAMP)
+	@echo "setting up $(VENV) (pip install; its log: $(VENV)/install.log)"
+	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	@{ $(PY) -m pip install -q --upgrade pip && $(PY) -m pip install -q -e '.[dev]' \
+	   && $(PY) -m pip install -q -e clients/python; } > $(VENV)/install.log 2>&1 \
+	 || { cat $(VENV)/install.log >&2; echo "*** pip install failed: its output is above" >&2; exit 1; }
+	@touch $(STAMP)
 
 # The rule modules compiled with mypyc (docs/engine.md, engine/compiled.py), rebuilt when an engine
 # source changes; used only while it matches the source. A failed build (no C compiler or Python headers) says
 # so in a warning and the engine runs interpreted; under CI (CI set, not 0/false: tests/ci.py) it fails.
 ENGINE_BUILD := build/engine-mypyc/fingerprint.txt
+ENGINE_LOG := build/engine-mypyc.log
 $(ENGINE_BUILD): $(STAMP) $(shell find engine -name '*.py')
-	@PYTHONPATH="$(CURDIR)" $(PY) -m engine compile || { \
+	@mkdir -p build && echo "compiling the engine with mypyc (a minute or two; its log: $(ENGINE_LOG))"
+	@PYTHONPATH="$(CURDIR)" $(PY) -m engine compile > $(ENGINE_LOG) 2>&1 && tail -n 1 $(ENGINE_LOG) || { \
+	  cat $(ENGINE_LOG) >&2; \
 	  echo "" >&2; \
 	  echo "*** WARNING: the engine could not be compiled (its errors are above)." >&2; \
 	  echo "*** Trick Arena runs the interpreted engine instead: the same rules, about half as fast." >&2; \
@@ -69,6 +74,10 @@ RUN_ENV = PATH="$(CURDIR)/$(VENV)/bin:$$PATH" PYTHONPATH="$(CURDIR)" TA_BIND="$(
 	ALLOW_PRIVATE_BOT_URLS=$${ALLOW_PRIVATE_BOT_URLS:-true} PROMETHEUS_MULTIPROC_DIR="$(abspath $(METRICS_DIR))"
 
 ARENA_WORKERS ?= 2
+# The terminal gets the address once the API answers, errors, and a closing line; every process's lines go to
+# RUN_LOG (devstack/quietrun.py). VERBOSE=1 echoes them all here too.
+RUN_LOG ?= var/log/run.log
+QUIET_RUN = $(PY) -m devstack.quietrun --log "$(RUN_LOG)" --url "http://$(TA_BIND)" $(if $(filter-out 0,$(VERBOSE)),--verbose) --
 # The metrics directory goes when honcho has stopped everything, Ctrl-C included: the recipe's shell outlives
 # the interrupt (its own INT/TERM do nothing, honcho's children still get theirs) and removes it on exit.
 METRICS_CLEANUP = trap 'rm -rf "$(METRICS_DIR)"' EXIT; trap : INT TERM;
@@ -76,12 +85,11 @@ METRICS_CLEANUP = trap 'rm -rf "$(METRICS_DIR)"' EXIT; trap : INT TERM;
 run: $(STAMP) $(ENGINE_BUILD)
 	@mkdir -p $(DEV_REDIS_DIR)
 	@rm -rf "$(METRICS_DIR)" && mkdir -p "$(METRICS_DIR)"
-	@echo "Trick Arena: ladder page http://$(TA_BIND)/  API docs http://$(TA_BIND)/api/docs  (Ctrl-C stops all)"
 ifdef REDIS_URL
-	$(METRICS_CLEANUP) $(RUN_ENV) $(VENV)/bin/honcho start -f Procfile -c arena=$(ARENA_WORKERS) web worker scheduler arena challenges analysis
+	@$(METRICS_CLEANUP) $(RUN_ENV) $(QUIET_RUN) $(VENV)/bin/honcho start -f Procfile -c arena=$(ARENA_WORKERS) web worker scheduler arena challenges analysis
 else
-	$(METRICS_CLEANUP) $(RUN_ENV) REDIS_URL=redis://127.0.0.1:$(DEV_REDIS_PORT)/0 DEV_REDIS_PORT=$(DEV_REDIS_PORT) DEV_REDIS_DIR="$(DEV_REDIS_DIR)" \
-		$(VENV)/bin/honcho start -f Procfile -c arena=$(ARENA_WORKERS)
+	@$(METRICS_CLEANUP) $(RUN_ENV) REDIS_URL=redis://127.0.0.1:$(DEV_REDIS_PORT)/0 DEV_REDIS_PORT=$(DEV_REDIS_PORT) DEV_REDIS_DIR="$(DEV_REDIS_DIR)" \
+		$(QUIET_RUN) $(VENV)/bin/honcho start -f Procfile -c arena=$(ARENA_WORKERS)
 endif
 
 # API benchmark (not a test): gunicorn on loopback driven by a Python load generator; prints JSON. It runs the

@@ -8,6 +8,9 @@ TA_WORKER_CLASS=gthread (TA_THREADS threads per worker) to compare.
 from __future__ import annotations
 
 import os
+import warnings
+
+from gunicorn.glogging import Logger
 
 bind = os.environ.get("TA_BIND", "127.0.0.1:8000")
 worker_class = os.environ.get("TA_WORKER_CLASS", "gevent")
@@ -63,10 +66,23 @@ def on_starting(server: object) -> None:
             refuse_if_taken(address)
 
 
-def when_ready(server: object) -> None:
-    """Say where the API listens: each worker binds its own socket (SO_REUSEPORT), so gunicorn's own line
-    ("Listening at:") names none."""
-    server.log.info("Trick Arena API listening at http://%s (workers: %s)", bind, workers)  # type: ignore[attr-defined]
+class AddressLogger(Logger):
+    """gunicorn's logger, with the address in its "Listening at:" line: each worker binds a socket of its own
+    (SO_REUSEPORT), so the master holds none and gunicorn's own line would name nothing."""
+
+    def info(self, msg: str, *args: object, **kwargs: object) -> None:
+        if msg.startswith("Listening at:") and args and not args[0]:
+            args = (", ".join(f"http://{address}" for address in self.cfg.bind), *args[1:])
+        super().info(msg, *args, **kwargs)
+
+
+logger_class = AddressLogger
+
+if worker_class == "gevent":
+    # Each gevent worker patches the standard library when it starts, after gunicorn's own config module
+    # imported `ssl` in the master; gevent then warns that objects made before the patch stay unpatched.
+    # The master makes no SSL object (it serves plain HTTP behind the proxy), so there are none.
+    warnings.filterwarnings("ignore", message="Monkey-patching ssl after ssl has already been imported")
 
 
 def check_settings() -> None:

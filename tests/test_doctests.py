@@ -1,5 +1,5 @@
-"""Every docstring example in core, the API, the arena and the command line runs, module by module (the
-engine's run in tests/engine/test_engine_docs.py, on its interpreted modules)."""
+"""Every docstring example in core, the API, the arena, the command line and the dev stack runs, module by
+module (the engine's run in tests/engine/test_engine_docs.py, on its interpreted modules)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-PACKAGES = ("core", "api", "arena", "clients/cli")
+PACKAGES = ("core", "api", "arena", "clients/cli", "devstack")
 
 
 def modules_with_examples() -> list[str]:

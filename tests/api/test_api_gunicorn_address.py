@@ -22,4 +22,6 @@ def test_gunicorn_names_the_address_it_serves(redis_url: str, key_prefix: str, t
             devserve.wait_healthy(f"http://127.0.0.1:{port}", process)
         finally:
             devserve.stop(process)
-    assert f"Trick Arena API listening at http://127.0.0.1:{port}" in log.read_text()
+    text = log.read_text()
+    assert f"Listening at: http://127.0.0.1:{port} (" in text, text
+    assert "MonkeyPatchWarning" not in text, text

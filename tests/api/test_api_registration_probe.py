@@ -21,7 +21,8 @@ def test_registration_answers_what_the_first_check_found(live_server, arena_proc
     refused = f"http://127.0.0.1:{free_port()}"  # nothing listens there
     with httpx.Client(base_url=live_server, timeout=30) as http:
         answers = {name: http.post("/api/bots", json={"name": name, "games": ["sore-spot"], "url": url})
-                   for name, url in (("prober-good", good), ("prober-down", down), ("prober-refused", refused))}
+                   for name, url in (("prober-good", good), ("prober-down", down),
+                                     ("prober-refused", refused))}
         assert all(a.status_code == 201 for a in answers.values()), [a.text for a in answers.values()]
         probes = {name: a.json()["probe"] for name, a in answers.items()}
         assert probes["prober-good"]["ok"] is True and probes["prober-good"]["outcome"] == "ok", probes

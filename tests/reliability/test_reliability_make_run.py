@@ -1,9 +1,9 @@
 """`make run` as a user runs it: the whole Procfile under honcho, then Ctrl-C in the middle of a match.
 
-Every process must honour TA_KEY_PREFIX (a practice table's house bots move), the banner must give the
-address the API really listens on, and Ctrl-C must stop the scheduler and the workers first — the running
-match given back, queued for a fresh run, no traceback, nothing SIGKILLed — and Redis last, with its
-append-only file flushed (the test reopens it and finds the match queued again).
+Every process must honour TA_KEY_PREFIX (a practice table's house bots move), the terminal must stay quiet
+(every process's lines in the run log) and end on the address the API really listens on, and Ctrl-C must
+stop the scheduler and the workers first — the running match given back, queued for a fresh run, no
+traceback, nothing SIGKILLed — and Redis last, with its append-only file flushed (the test reopens it and finds the match queued again).
 """
 
 from __future__ import annotations
@@ -65,9 +65,11 @@ def test_make_run_honours_the_prefix_and_ctrl_c_stops_redis_last(tmp_path: Path,
     redis_port, api_port = free_port(), free_port()
     prefix = f"tamakerun{os.getpid()}:"
     data_dir = tmp_path / "redis"
+    run_log = tmp_path / "run.log"
     env = {k: v for k, v in os.environ.items() if k not in ("REDIS_URL", "TA_RQ_QUEUE", "MAKEFLAGS")}
     env.update({"DEV_REDIS_PORT": str(redis_port), "DEV_REDIS_DIR": str(data_dir), "ARENA_WORKERS": "1",
-                "TA_BIND": f"127.0.0.1:{api_port}", "TA_KEY_PREFIX": prefix, "PYTHONUNBUFFERED": "1"})
+                "TA_BIND": f"127.0.0.1:{api_port}", "TA_KEY_PREFIX": prefix, "PYTHONUNBUFFERED": "1",
+                "RUN_LOG": str(run_log)})
     # A session of its own, like a terminal's foreground job: the Ctrl-C below goes to make and honcho.
     process = subprocess.Popen(["make", "--no-print-directory", "run"], cwd=REPO_ROOT, env=env, text=True,
                                stdout=subprocess.PIPE, stderr=subprocess.STDOUT, start_new_session=True)
@@ -92,14 +94,19 @@ def test_make_run_honours_the_prefix_and_ctrl_c_stops_redis_last(tmp_path: Path,
             bot_id = bot.json()["bot_id"]
         running = _wait_for_running_match(redis_port, prefix, bot_id, timeout=60)
         time.sleep(1.0)  # a few decisions into it
+        # Quiet: matches have been played and logged, yet the terminal's last line is still the address.
+        assert output.lines[-1] == banner, output.lines
+        assert "rq.worker" in run_log.read_text()
         os.killpg(process.pid, signal.SIGINT)  # Ctrl-C
         process.wait(timeout=30)
     finally:
         if process.poll() is None:
             os.killpg(process.pid, signal.SIGKILL)
             process.wait()
-    text = output.text()
-    assert "Traceback" not in text, text
+    terminal = output.text()
+    assert terminal.splitlines()[-1].startswith("stopped; the log of every process"), terminal
+    text = run_log.read_text()
+    assert "Traceback" not in terminal + text, text
     assert "SIGKILL" not in text, text
     stopped = [line for line in text.splitlines() if " stopped (rc=" in line]
     assert len(stopped) == 7, text  # redis, web, worker, scheduler, arena.1, challenges, analysis

@@ -66,8 +66,9 @@ class Run:
         self.env = {k: v for k, v in os.environ.items() if k not in ("REDIS_URL", "TA_RQ_QUEUE", "MAKEFLAGS")}
         self.env.update({"DEV_REDIS_PORT": str(self.redis_port), "DEV_REDIS_DIR": str(tmp_path / "redis"),
                          "ARENA_WORKERS": "1", "TA_BIND": f"127.0.0.1:{self.api_port}", MARK: self.mark,
-                         "PYTHONUNBUFFERED": "1"})
+                         "PYTHONUNBUFFERED": "1", "RUN_LOG": str(tmp_path / "run.log")})
         self.log = tmp_path / "make-run.log"
+        self.run_log = tmp_path / "run.log"
         self.process: subprocess.Popen | None = None
 
     def start(self) -> None:
@@ -81,7 +82,8 @@ class Run:
             raise AssertionError(f"make run did not serve; output:\n{self.output()}") from None
 
     def output(self) -> str:
-        return self.log.read_text(errors="replace")[-6000:]
+        processes = self.run_log.read_text(errors="replace")[-6000:] if self.run_log.exists() else ""
+        return self.log.read_text(errors="replace")[-3000:] + "\n--- run log ---\n" + processes
 
     def signal_group(self, sig: int) -> None:
         assert self.process is not None
