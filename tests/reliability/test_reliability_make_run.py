@@ -3,7 +3,8 @@
 Every process must honour TA_KEY_PREFIX (a practice table's house bots move), the terminal must stay quiet
 (every process's lines in the run log) and end on the address the API really listens on, and Ctrl-C must
 stop the scheduler and the workers first — the running match given back, queued for a fresh run, no
-traceback, nothing SIGKILLed — and Redis last, with its append-only file flushed (the test reopens it and finds the match queued again).
+traceback, nothing SIGKILLed — and Redis last, with its append-only file flushed (the test reopens it and
+finds the match queued again).
 """
 
 from __future__ import annotations
