@@ -81,7 +81,7 @@ def job_return(job: Job, wait_s: float) -> Any | None:
     wait_ms = int(wait_s * 1000)
     if wait_ms <= 0:
         return None
-    response = job.connection.xread({Result.get_key(job.id): "0-0"}, block=wait_ms)
+    response = job.connection.xread({Result.get_key(job.id): "0-0"}, block=wait_ms)  # type: ignore[no-untyped-call]
     if not response:
         return None
     result = job.latest_result()

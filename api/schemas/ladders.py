@@ -35,6 +35,9 @@ class RankedBotSchema(Schema):
     matches = fields.Integer(required=True, metadata={
         "description": "rated matches played (a duplicate match is several games; a match every bot "
                        "forfeited is not rated and not counted)"})
+    completed = fields.Integer(required=True, metadata={
+        "description": "rated matches finished without forfeiting: a bot is ranked from its first (one that "
+                       "forfeited every match it played is listed with the new bots)"})
     wins = fields.Integer(required=True, metadata={
         "description": "rated matches won: placed first (ties included) without forfeiting"})
     win_share = fields.Float(allow_none=True, metadata={"description": "wins / matches; null before a match"})
@@ -59,9 +62,11 @@ class NewBotSchema(RankedBotSchema):
 class RankingSchema(Schema):
     ladder = fields.Nested(LadderSchema, required=True)
     ranking = fields.List(fields.Nested(RankedBotSchema), required=True, metadata={
-        "description": "bots with at least one rated match, best rating first; rank counts only these"})
+        "description": "bots with at least one completed rated match, best rating first; rank counts only "
+                       "these"})
     new = fields.List(fields.Nested(NewBotSchema), required=True, metadata={
-        "description": "members with no rated match yet: not ranked (no rank), at the initial rating"})
+        "description": "members with no completed rated match yet (none played, or every one forfeited): not "
+                       "ranked (no rank)"})
     offset = fields.Integer(required=True, metadata={"description": "position of this page's first row"})
     limit = fields.Integer(required=True, metadata={"description": "rows per page"})
     ranked_total = fields.Integer(required=True, metadata={"description": "bots ranked, on every page"})

@@ -376,11 +376,12 @@ def ladder(ctx: click.Context, which: str | None) -> None:
 
 
 def ladder_table(ranking: Ranking) -> Table:
-    """The ranked bots, then the new ones (no rated match yet, not ranked); a provisional Elo has a "?"."""
+    """The ranked bots, then the new ones (not ranked until they finish a rated match without forfeiting); a
+    provisional Elo has a "?"."""
     lad = ranking.ladder
     table = Table(title=f"{lad.ladder_id} · {lad.game} · {lad.players} players",
                   caption="? provisional: too few rated matches for a settled rating · "
-                          "new: no rated match yet")
+                          "new: not ranked until it finishes a rated match without forfeiting")
     for column, justify in (("#", "right"), ("bot", "left"), ("kind", "left"), ("Elo", "right"),
                             ("matches", "right"), ("win share", "right"), ("strikes", "right"),
                             ("latency", "right")):

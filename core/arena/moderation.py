@@ -51,8 +51,8 @@ return {1, unpack(changed)}
 # Undo one rated match. KEYS: 1 match doc, 2 the ladder's ratings, then per bot: stats hash, rating history
 # list, record zset, versions hash; last the ladder's ranked and unrated zsets. ARGV: 1 the match doc as read
 # (compare-and-set: nothing changes if it changed meanwhile), 2 the void doc, 3 match id, 4 when it was
-# applied (the doc's `finished`), 5 bot count,
-# then 4 per bot: bot id, delta, won (1/0), version. Returns -1 if the doc is gone, 0 if it changed, else 1.
+# applied (the doc's `finished`), 5 bot count, then 5 per bot: bot id, delta, won (1/0), version,
+# forfeited (1/0). Returns -1 if the doc is gone, 0 if it changed, else 1.
 # Numbers go through tonumber() as in APPLY_RESULT_LUA, so each rating moves back by exactly the delta that
 # moved it. The record's entries are the API's JSON, edited as text (a decode/encode in Lua would turn its
 # empty lists into objects); the history's and the versions' are Lua's own cjson and are decoded.
@@ -69,7 +69,7 @@ local function shift_rating(raw, delta)
   return head .. tostring(tonumber(value) - delta) .. '}'
 end
 for i = 0, tonumber(ARGV[5]) - 1 do
-  local a = 6 + i * 4
+  local a = 6 + i * 5
   local bot = ARGV[a]
   local delta = tonumber(ARGV[a + 1])
   local won = tonumber(ARGV[a + 2])
@@ -78,8 +78,12 @@ for i = 0, tonumber(ARGV[5]) - 1 do
   redis.call('ZINCRBY', KEYS[2], -delta, bot)
   redis.call('HINCRBY', stats, 'matches', -1)
   redis.call('HINCRBY', stats, 'wins', 0 - won)  -- never "-0": not an integer to Redis
-  -- The ranking's pages: a bot left with no rated match is new again.
-  if tonumber(redis.call('HGET', stats, 'matches') or '0') > 0 then
+  if ARGV[a + 4] == '0' and redis.call('HEXISTS', stats, 'completed') == 1 then
+    redis.call('HINCRBY', stats, 'completed', -1)
+  end
+  -- The ranking's pages: a bot left with no completed rated match is not ranked.
+  local completed = redis.call('HGET', stats, 'completed') or redis.call('HGET', stats, 'matches') or '0'
+  if tonumber(completed) > 0 then
     redis.call('ZADD', KEYS[#KEYS - 1], redis.call('ZSCORE', KEYS[2], bot), bot)
   else
     redis.call('ZREM', KEYS[#KEYS - 1], bot)
@@ -178,20 +182,22 @@ def is_suspended(raw: Mapping[str, str]) -> bool:
     return raw.get(SUSPENDED) == "1"
 
 
-def void_plan(doc: Mapping[str, Any]) -> list[tuple[str, float, int, str]]:
-    """What voiding the rated match `doc` undoes per bot: (bot id, delta, won 1/0, version rated under).
+def void_plan(doc: Mapping[str, Any]) -> list[tuple[str, float, int, str, int]]:
+    """What voiding the rated match `doc` undoes per bot: (bot id, delta, won 1/0, version rated under,
+    forfeited 1/0).
 
     >>> doc = {"spec": {"entrants": [{"bot_id": "a"}, {"bot_id": "b"}]},
-    ...        "result": {"deltas": {"a": 8.5, "b": -8.5}, "winners": ["a"],
+    ...        "result": {"deltas": {"a": 8.5, "b": -8.5}, "winners": ["a"], "forfeited": ["b"],
     ...                   "versions": {"a": "2", "b": "1"}}}
     >>> void_plan(doc)
-    [('a', 8.5, 1, '2'), ('b', -8.5, 0, '1')]
+    [('a', 8.5, 1, '2', 0), ('b', -8.5, 0, '1', 1)]
     """
     result = doc["result"]
     versions = result.get("versions") or {}
     winners = set(result.get("winners") or ())
+    forfeited = set(result.get("forfeited") or ())
     return [(bot, float(result["deltas"][bot]), int(bot in winners),
-             versions.get(bot) or ("house" if bot.startswith(HOUSE_PREFIX) else "1"))
+             versions.get(bot) or ("house" if bot.startswith(HOUSE_PREFIX) else "1"), int(bot in forfeited))
             for bot in (m["bot_id"] for m in doc["spec"]["entrants"])]
 
 
@@ -345,15 +351,15 @@ class Moderation:
             new = voided_doc(doc, actor, reason, time.time())
             ladder_id = doc["ladder_id"]
             p = self.prefix
-            bot_keys = [k for bot, _, _, _ in plan for k in (
+            bot_keys = [k for bot, *_ in plan for k in (
                 keys.arena_stats(p, ladder_id, bot), keys.arena_history(p, ladder_id, bot),
                 keys.arena_record(p, ladder_id, bot), keys.arena_versions(p, ladder_id, bot))]
             answer = int(self._void(
                 keys=[key, keys.arena_ratings(self.prefix, ladder_id), *bot_keys,
                       keys.arena_ranked(self.prefix, ladder_id), keys.arena_unrated(self.prefix, ladder_id)],
                 args=[raw, json.dumps(new), match_id, repr(float(doc["finished"])), len(plan),
-                      *(item for bot, delta, won, version in plan
-                        for item in (bot, repr(delta), won, version))]))
+                      *(item for bot, delta, won, version, forfeited in plan
+                        for item in (bot, repr(delta), won, version, forfeited))]))
             if answer == -1:
                 raise MatchNotFound(match_id)
             if answer == 1:

@@ -37,6 +37,7 @@ class RankingRow:
     kind: str | None
     rating: float  # rounded to 0.1
     matches: int  # rated matches played (a duplicate match is several games; a void match is not counted)
+    completed: int  # rated matches finished without forfeiting: ranked from the first
     wins: int
     strikes: int
     forfeits: int
@@ -45,7 +46,7 @@ class RankingRow:
     version: str | None
     provisional: bool
     uncertainty: float
-    rank: int | None  # None: new, no rated match yet
+    rank: int | None  # None: not ranked yet, no completed rated match
 
     @property
     def win_share(self) -> float | None:
@@ -55,8 +56,8 @@ class RankingRow:
         """The API's fields (a new bot's row has no ``rank``)."""
         row: dict[str, Any] = {} if self.rank is None else {"rank": self.rank}
         row.update(bot_id=self.bot_id, name=self.name, kind=self.kind, rating=self.rating,
-                   matches=self.matches, wins=self.wins, win_share=self.win_share, strikes=self.strikes,
-                   forfeits=self.forfeits, mean_latency_ms=self.mean_latency_ms,
+                   matches=self.matches, completed=self.completed, wins=self.wins, win_share=self.win_share,
+                   strikes=self.strikes, forfeits=self.forfeits, mean_latency_ms=self.mean_latency_ms,
                    provisional=self.provisional, uncertainty=self.uncertainty, paused=self.paused,
                    version=self.version)
         return row
@@ -65,7 +66,7 @@ class RankingRow:
 @dataclass(frozen=True)
 class Ranking:
     ranked: list[RankingRow]  # best rating first
-    new: list[RankingRow]  # members with no rated match yet, in rating order
+    new: list[RankingRow]  # members with no completed rated match yet, in rating order
 
     @property
     def rows(self) -> list[RankingRow]:
@@ -81,11 +82,15 @@ def ranking(ranked: list[tuple[str, float]], members: Mapping[str, Member],
     rated match), `paused` bot ids, `versions` by bot id; the first ranked row has rank `first_rank` (a
     page's).
 
-    >>> table = ranking([("a", 1512.34), ("n", 1500.0)], {}, {"a": {"matches": 4, "wins": 1}}, set())
+    A bot is ranked from its first rated match finished without forfeiting (`completed`): one that has
+    forfeited every match it played (it never answered) stays with the new bots, its rating shown.
+
+    >>> stats = {"a": {"matches": 4, "completed": 4, "wins": 1}, "d": {"matches": 3, "completed": 0}}
+    >>> table = ranking([("a", 1512.34), ("d", 1414.0), ("n", 1500.0)], {}, stats, set())
     >>> [(row.rank, row.bot_id, row.rating, row.win_share) for row in table.ranked]
     [(1, 'a', 1512.3, 0.25)]
     >>> [(row.rank, row.bot_id, row.matches) for row in table.new]
-    [(None, 'n', 0)]
+    [(None, 'd', 3), (None, 'n', 0)]
     """
     rows: list[RankingRow] = []
     new: list[RankingRow] = []
@@ -93,14 +98,15 @@ def ranking(ranked: list[tuple[str, float]], members: Mapping[str, Member],
         member = members.get(bot_id)
         bot_stats = stats.get(bot_id, {})
         matches = int(bot_stats.get("matches", 0))
+        completed = int(bot_stats.get("completed", matches))
         row = RankingRow(
             bot_id=bot_id, name=member.name if member else None, kind=member.kind.value if member else None,
-            rating=round(rating, 1), matches=matches, wins=int(bot_stats.get("wins", 0)),
+            rating=round(rating, 1), matches=matches, completed=completed, wins=int(bot_stats.get("wins", 0)),
             strikes=int(bot_stats.get("strikes", 0)), forfeits=int(bot_stats.get("forfeits", 0)),
             mean_latency_ms=bot_stats.get("mean_latency_ms"), paused=bot_id in paused,
             version=(versions or {}).get(bot_id), provisional=matches < provisional_matches,
-            uncertainty=uncertainty(matches), rank=first_rank + len(rows) if matches > 0 else None)
-        (rows if matches > 0 else new).append(row)
+            uncertainty=uncertainty(matches), rank=first_rank + len(rows) if completed > 0 else None)
+        (rows if completed > 0 else new).append(row)
     return Ranking(rows, new)
 
 

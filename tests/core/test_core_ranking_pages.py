@@ -30,13 +30,13 @@ def store(redis_url: str, key_prefix: str) -> ArenaStore:
     return arena
 
 
-def rate(store: ArenaStore, match_id: str, deltas: dict[str, float]) -> None:
+def rate(store: ArenaStore, match_id: str, deltas: dict[str, float], forfeited: tuple[str, ...] = ()) -> None:
     table = list(deltas)
     spec = match_spec(match_id, [Member(b, MemberKind.POLL, name=f"bot-{b}") for b in table],
                       ladder_id=LADDER, game="spot-hearts", options={}, duplicate=True, created=time.time())
     order = sorted(table, key=lambda b: -deltas[b])
     result = MatchResult(match_id, {b: 0 for b in table}, {b: float(order.index(b) + 1) for b in table},
-                         deltas, order[:1], [], [], {}, [], [], 1)
+                         deltas, order[:1], list(forfeited), [], {}, [], [], 1)
     doc = {"match_id": match_id, "ladder_id": LADDER, "status": MatchStatus.RUNNING.value,
            "spec": spec.to_json(), "attempts": 1, "created": spec.created}
     assert store.apply_result(spec, result, doc)
@@ -80,6 +80,27 @@ def test_a_void_match_makes_a_bot_new_again_and_moves_the_others(client, store, 
         ("a", 1530.0), ("b", 1510.0), ("c", 1490.0), ("d", 1470.0)]
     assert [r["bot_id"] for r in page["new"]] == ["e", "f", "g"]
     assert [r.bot_id for r in read_ranking(store, LADDER).ranked] == ["a", "b", "c", "d"]
+
+
+def test_a_bot_is_ranked_from_its_first_match_finished_without_forfeiting(client, store, redis_conn,
+                                                                          key_prefix) -> None:
+    rate(store, "m1", {"a": 30.0, "d": 10.0, "b": -10.0, "c": -30.0}, forfeited=("d",))
+    page = client.get(f"/api/ladders/{LADDER}").get_json()
+    assert [r["bot_id"] for r in page["ranking"]] == ["a", "b", "c"]  # d never answered: not ranked
+    dead = next(r for r in page["new"] if r["bot_id"] == "d")
+    assert (dead["matches"], dead["completed"], dead["rating"], "rank" in dead) == (1, 0, 1510.0, False)
+    rate(store, "m2", {"d": 5.0, "a": 1.0, "b": -2.0, "c": -4.0})
+    page = client.get(f"/api/ladders/{LADDER}").get_json()
+    assert [(r["bot_id"], r["completed"]) for r in page["ranking"]][:2] == [("a", 2), ("d", 1)]
+    Moderation(redis_conn, key_prefix).void_match("m2", "test", "operator", "test")
+    page = client.get(f"/api/ladders/{LADDER}").get_json()
+    assert "d" not in [r["bot_id"] for r in page["ranking"]] and page["ranked_total"] == 3
+    assert [r.bot_id for r in read_ranking(store, LADDER).ranked] == ["a", "b", "c"]
+    # Built again from the stats (a ladder rated before the pages existed): the same rule.
+    redis_conn.delete(keys.arena_ranked(key_prefix, LADDER), keys.arena_unrated(key_prefix, LADDER),
+                      keys.arena_ranking_built(key_prefix, LADDER))
+    rebuilt = client.get(f"/api/ladders/{LADDER}").get_json()
+    assert [r["bot_id"] for r in rebuilt["ranking"]] == ["a", "b", "c"]
 
 
 def test_a_ladder_rated_before_the_pages_existed_is_built_on_first_read(client, store, redis_conn,

@@ -52,9 +52,18 @@ def test_rows_carry_names_kinds_versions_and_a_shrinking_uncertainty() -> None:
     assert uncertainty(0) == 350.0 and uncertainty(141) < uncertainty(20) < uncertainty(1)
 
 
+def test_a_bot_that_forfeited_every_match_is_not_ranked_above_one_that_finished_one() -> None:
+    stats = {"dead": {"matches": 3, "completed": 0, "forfeits": 3}, "weak": {"matches": 11, "completed": 11},
+             "old": {"matches": 2}}  # rated before `completed` was counted: its matches count
+    table = ranking([("dead", 1414.3), ("old", 1320.0), ("weak", 1305.3)], {}, stats, set())
+    assert [(row.bot_id, row.rank) for row in table.ranked] == [("old", 1), ("weak", 2)]
+    assert [(row.bot_id, row.rank, row.matches, row.completed) for row in table.new] == [("dead", None, 3, 0)]
+
+
 def test_the_json_row_has_the_api_fields() -> None:
     row = ranking([("a", 1500.0)], {}, _stats(a=1), set()).ranked[0].to_json()
-    assert list(row) == ["rank", "bot_id", "name", "kind", "rating", "matches", "wins", "win_share",
+    assert list(row) == ["rank", "bot_id", "name", "kind", "rating", "matches", "completed", "wins",
+                         "win_share",
                          "strikes", "forfeits", "mean_latency_ms", "provisional", "uncertainty", "paused",
                          "version"]
 

@@ -302,6 +302,7 @@ class NewBot(_Payload):
     bot_id: str
     rating: float
     matches: int  # rated matches played (a duplicate match is several games)
+    completed: int  # rated matches finished without forfeiting: ranked from the first
     wins: int  # rated matches won: placed first without forfeiting
     strikes: int
     forfeits: int

@@ -42,7 +42,8 @@ HISTORY_LIMIT = 500
 # Returns {0} if the match was applied before, else {1, ids of the matches that a record or the recent list
 # stopped linking to} (the caller releases those: see RELEASE_MATCH_LUA).
 # A match that is not rated (every bot forfeited) moves no rating, adds no rated match, win or history point;
-# its strikes, forfeits, calls and the bots' records are kept.
+# its strikes, forfeits, calls and the bots' records are kept. A bot is in the ranked zset (ranked) once it
+# has `completed` a rated match: finished it without forfeiting; until then it stays with the new bots.
 # A bot's versions each keep a rating line: the ladder rating carries on across a new version (its line
 # starts at the previous version's rating), and the versions hash records where each line started and
 # stands, with its rated matches and wins.
@@ -85,8 +86,18 @@ for i = 0, n - 1 do
     line.wins = line.wins + tonumber(ARGV[a + 2])
     line.last = tonumber(ARGV[2])
     redis.call('HSET', versions, version, cjson.encode(line))
-    redis.call('ZADD', KEYS[#KEYS - 1], rating, bot)
-    redis.call('ZREM', KEYS[#KEYS], bot)
+    -- Ranked from its first rated match finished without forfeiting: a bot that has never answered is
+    -- never ranked (above one that has). A bot rated before this count existed counts its earlier matches.
+    if redis.call('HEXISTS', stats, 'completed') == 0 then
+      redis.call('HSET', stats, 'completed', tonumber(redis.call('HGET', stats, 'matches')) - 1)
+    end
+    if tonumber(ARGV[a + 4]) == 0 then
+      redis.call('HINCRBY', stats, 'completed', 1)
+    end
+    if tonumber(redis.call('HGET', stats, 'completed')) > 0 then
+      redis.call('ZADD', KEYS[#KEYS - 1], rating, bot)
+      redis.call('ZREM', KEYS[#KEYS], bot)
+    end
   end
   redis.call('HINCRBY', stats, 'strikes', tonumber(ARGV[a + 3]))
   redis.call('HINCRBY', stats, 'forfeits', tonumber(ARGV[a + 4]))
