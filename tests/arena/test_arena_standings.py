@@ -38,8 +38,9 @@ def rate(store: ArenaStore, match_id: str, entrants: list[Member], strike_limit:
 
 
 def ranking_row(client, bot_id: str) -> dict:
-    ranking = client.get("/api/ladders/ss-4p").get_json()["ranking"]
-    return next(r for r in ranking if r["bot_id"] == bot_id)
+    """The bot's row, ranked or new (a bot that forfeited every match it played is not ranked)."""
+    body = client.get("/api/ladders/ss-4p").get_json()
+    return next(r for r in [*body["ranking"], *body["new"]] if r["bot_id"] == bot_id)
 
 
 def test_a_forfeiting_bot_places_last_never_wins_and_its_illegal_calls_are_counted_as_such(
@@ -54,7 +55,8 @@ def test_a_forfeiting_bot_places_last_never_wins_and_its_illegal_calls_are_count
     assert match["calls"]["bad"]["outcomes"] == {"illegal_move": 5}
     assert [s["reason"] for s in match["strikes"]] == ["illegal_move"] * 5
     row = ranking_row(client, "bad")
-    assert (row["matches"], row["wins"], row["win_share"]) == (1, 0, 0.0)
+    assert (row["matches"], row["completed"], row["wins"], row["win_share"]) == (1, 0, 0, 0.0)
+    assert "rank" not in row  # it never finished a match: not ranked above the bots that did
     assert (row["forfeits"], row["strikes"]) == (1, 5)
     assert "games" not in row  # a match is not a game: the field says what it counts
     winner = ranking_row(client, match["winners"][0])
