@@ -49,11 +49,11 @@ FLASK_KEYS: dict[str, str] = {
     "REDIS_SENTINELS": "redis_sentinels", "REDIS_SENTINEL_SERVICE": "redis_sentinel_service",
     "METRICS_BIND": "metrics_bind", "REDIS_WAIT_MS": "redis_wait_ms",
     "LIMIT_EXPORT": "limit_export", "REGISTRATION_PROBE_S": "registration_probe_s",
+    "LONG_POLL_MAX_SECONDS": "long_poll_max_s",
 }
 
 # The API's fixed config: not settings an operator changes.
 FLASK_CONSTANTS: dict[str, Any] = {
-    "LONG_POLL_MAX_SECONDS": 30.0,
     "API_TITLE": "Trick Arena",
     "API_VERSION": "1",
     "OPENAPI_VERSION": "3.0.3",
@@ -134,6 +134,8 @@ class Settings:
     # POST /api/bots (and a new URL) waits this long for the URL's first health check, to answer what came
     # back (core/arena/probe.py); 0: queue the check and answer at once.
     registration_probe_s: float = 5.0
+    # The longest a long-poll (`wait=`) is held before it answers unchanged; below the proxy's read timeout.
+    long_poll_max_s: float = 30.0
     keep_matches: int = RECENT_KEEP  # per ladder: documents and replays of older matches are deleted
     # Retention (docs/arena.md, "Retention"): a finished match's document expires this many seconds after it
     # finished, its replays (nine tenths of its bytes) after `replay_ttl` (never later than the document).
@@ -213,6 +215,7 @@ class Settings:
             health_every_s=float(env.get("TA_ARENA_HEALTH_EVERY_S", default.health_every_s)),
             registration_probe_s=max(0.0, float(env.get("TA_REGISTRATION_PROBE_S",
                                                         default.registration_probe_s))),
+            long_poll_max_s=max(0.0, float(env.get("TA_LONG_POLL_MAX_S", default.long_poll_max_s))),
             # Capped: the rating script bounds a ladder's recent list there.
             keep_matches=min(int(env.get("TA_ARENA_KEEP_MATCHES", default.keep_matches)), RECENT_LIMIT),
             match_ttl=max(1, int(env.get("TA_MATCH_TTL", default.match_ttl))),

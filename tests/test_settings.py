@@ -48,6 +48,7 @@ ENVIRONMENT = {
     "TA_HOUSE_ONLY_GAP_S": ("90", "house_only_gap_s", 90.0),
     "TA_ARENA_HEALTH_EVERY_S": ("12", "health_every_s", 12.0),
     "TA_REGISTRATION_PROBE_S": ("1.5", "registration_probe_s", 1.5),
+    "TA_LONG_POLL_MAX_S": ("7", "long_poll_max_s", 7.0),
     "TA_ARENA_KEEP_MATCHES": ("50", "keep_matches", 50),
     "TA_MATCH_TTL": ("3600", "match_ttl", 3600),
     "TA_REPLAY_TTL": ("600", "replay_ttl", 600),

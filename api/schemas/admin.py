@@ -72,10 +72,16 @@ class RefusalRowSchema(Schema):
     refusals = fields.Integer(required=True)
 
 
+STREAM_ID = r"^[0-9]{1,19}(-[0-9]{1,19})?$"
+
+
 class AuditQuerySchema(Schema):
     limit = page_limit(50, 500)
-    before = fields.String(validate=validate.Length(min=1, max=40),
-                           metadata={"description": "an entry id: the page of entries older than it"})
+    # A Redis stream id (milliseconds-sequence), each part within 64 bits: anything else is a 422, not a
+    # Redis error.
+    before = fields.String(validate=validate.Regexp(
+        STREAM_ID, error="an entry's `id` as the audit answered it, e.g. 1796655431469-0"),
+        metadata={"description": "an entry id: the page of entries older than it", "pattern": STREAM_ID})
 
 
 class AuditEntrySchema(Schema):

@@ -39,6 +39,8 @@ class AuditLog:
 
     def entries(self, limit: int = 50, before: str | None = None) -> list[dict[str, Any]]:
         """The newest `limit` actions (before entry id `before` when given), newest first."""
+        if before is not None and not before.strip("0-"):
+            return []  # nothing is older than the stream's first possible id (and Redis refuses "(0-0")
         top = "+" if before is None else f"({before}"
         raw = self.redis.xrevrange(keys.admin_audit(self.prefix), top, "-", count=limit)
         return [{"id": entry_id, "at": float(fields["at"]), "actor": fields["actor"],

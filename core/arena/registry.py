@@ -291,9 +291,10 @@ class BotRegistry:
 
     def check_owner(self, bot_id: str, token: str | None) -> dict[str, str]:
         """The bot's raw record if `token` manages it: its owner token, or for a bot in an account that
-        account's current API key (AccountDisabled when the account is disabled)."""
-        raw = self._raw(bot_id)
+        account's current API key (AccountDisabled when the account is disabled). No token at all is a 401
+        before any lookup: whether a bot exists is not the question a request without credentials asks."""
         token = require_token(token, "owner", "bot")
+        raw = self._raw(bot_id)
         if raw.get("owner_hash") and token_matches(token, raw["owner_hash"]):
             return raw
         if raw.get("account"):

@@ -101,6 +101,10 @@ def test_suspend_hide_and_the_audit_log(admin) -> None:
     assert log[-1]["actor"] == "alice" and log[-1]["reason"] == "abusive name and spam"
     assert log[-1]["via"] == "api (127.0.0.1)" and log[0]["actor"] == "operator"
     page = admin.get(f"/api/admin/audit?limit=2&before={log[1]['id']}", headers=OPS).get_json()
+    assert admin.get("/api/admin/audit?before=0-0", headers=OPS).get_json() == []  # older than anything
+    for not_an_id in ("move", "1-2-3", "99999999999999999999"):  # once a Redis error: a 500
+        refused = admin.get(f"/api/admin/audit?before={not_an_id}", headers=OPS)
+        assert refused.status_code == 422 and "as the audit answered it" in refused.text, refused.text
     assert [e["action"] for e in page] == ["bot.hide-name", "bot.suspend"]
 
 

@@ -16,6 +16,7 @@ from typing import Any
 
 import schemathesis
 from hypothesis import HealthCheck, given, settings
+from hypothesis.errors import Unsatisfiable
 from schemathesis import GenerationMode
 from schemathesis.config import SchemathesisConfig
 
@@ -44,12 +45,19 @@ EXCEPTIONS: dict[str, str] = {
     "POST /api/admin/matches/{match_id}/void": "a match is voided once (409 match-not-voidable)",
 }
 ALLOWED = ["2xx", "400", "401", "403", "404", "409", "422", "429"]
+# Checks that cannot hold for an operation, with why.
+CHECKS_OFF: dict[str, tuple[str, str]] = {
+    "DELETE /api/bots/{bot_id}": ("ignored_auth", "the check asks again with a wrong token after the first "
+                                                  "request deleted the bot: a bot that is gone is a 404"),
+}
 
 
 def config() -> SchemathesisConfig:
-    return SchemathesisConfig.from_dict({"operations": [
-        {"include-name": name, "checks": {"positive_data_acceptance": {"expected-statuses": ALLOWED}}}
-        for name in EXCEPTIONS]})
+    operations = [{"include-name": name, "checks": {"positive_data_acceptance": {"expected-statuses": ALLOWED}}}
+                  for name in EXCEPTIONS]
+    operations += [{"include-name": name, "checks": {check: {"enabled": False}}}
+                   for name, (check, _why) in CHECKS_OFF.items()]
+    return SchemathesisConfig.from_dict({"operations": operations})
 
 
 def load_schema(app: Any) -> Any:
@@ -211,6 +219,8 @@ def fuzz(schema: Any, targets: Targets | None, call: Callable[[Any], Any], examp
 
                 try:
                     run()
+                except Unsatisfiable:  # nothing in it to break: every part is fixed (negative mode)
+                    continue
                 except (Exception, BaseExceptionGroup) as error:  # a failed check: kept, the others go on
                     report.failures.setdefault(operation.label, f"{mode.value}: {error}"[:2000])
     return report
