@@ -30,12 +30,13 @@ FRONT_DOOR = frozenset({401, 403, 404, 429})
 EXCEPTIONS: dict[str, str] = {
     "POST /api/tables": "players must equal the seats and fit the game; options must be valid for that game "
                         "(422 bad-seats, invalid-options)",
-    "POST /api/challenges": "players must equal the bots; a duplicate match's games a multiple of its players; "
-                            "each bot named once, one of them the caller's (422 bad-challenge, 403, 409)",
+    "POST /api/challenges": "players must equal the bots; a duplicate match's games a multiple of its "
+                            "players; each bot named once, one of them the caller's (422 bad-challenge, 403, "
+                            "409)",
     "GET /api/bots/{bot_id}/export": "a cursor is a token an earlier page handed out; `since` and `cursor` "
                                      "exclude each other (422 validation-failed)",
-    "POST /api/tables/{table_id}/seats/{seat}/moves": "the move must fit the decision the seat faces now: one "
-                                                      "card to play, N cards in the pass phase (400 "
+    "POST /api/tables/{table_id}/seats/{seat}/moves": "the move must fit the decision the seat faces now: "
+                                                      "one card to play, N cards in the pass phase (400 "
                                                       "malformed-move, 409 stale-version, 422 illegal-move)",
     "GET /api/bots/{bot_id}/matches": "a bot on several ladders must name one (400 ladder-required)",
     "POST /api/account/bots/{bot_id}/adopt": "the owner token in the body must be the bot's (403)",
@@ -53,8 +54,8 @@ CHECKS_OFF: dict[str, tuple[str, str]] = {
 
 
 def config() -> SchemathesisConfig:
-    operations = [{"include-name": name, "checks": {"positive_data_acceptance": {"expected-statuses": ALLOWED}}}
-                  for name in EXCEPTIONS]
+    accept = {"positive_data_acceptance": {"expected-statuses": ALLOWED}}
+    operations = [{"include-name": name, "checks": accept} for name in EXCEPTIONS]
     operations += [{"include-name": name, "checks": {check: {"enabled": False}}}
                    for name, (check, _why) in CHECKS_OFF.items()]
     return SchemathesisConfig.from_dict({"operations": operations})
@@ -139,7 +140,8 @@ def table_in_phase(client: Any, phase: str) -> tuple[dict[str, Any], str]:
     over; (its path values, seat 0's token)."""
     table_id = table_with_open_seat(client)
     join = 1 if phase == "waiting" else 4
-    tokens = [client.post(f"/api/tables/{table_id}/seats/{seat}/join").get_json()["token"] for seat in range(join)]
+    tokens = [client.post(f"/api/tables/{table_id}/seats/{seat}/join").get_json()["token"]
+              for seat in range(join)]
     if phase in ("playing", "finished"):
         play_until(client, table_id, tokens, lambda state: state["status"] == "over" if phase == "finished"
                    else state["view"].get("phase") == "play" or state["status"] == "over")
@@ -198,6 +200,16 @@ class Report:
                 "not_reached": sorted(set(self.statuses) - self.reached())}
 
 
+def checked(call: Callable[[Any], Any], counts: Counter[int]) -> Callable[[Any], None]:
+    """Send a case, count its answer's status, and run every check on the answer."""
+    def run(case: Any) -> None:
+        response = call(case)
+        counts[response.status_code] += 1
+        case.validate_response(response)
+
+    return run
+
+
 def fuzz(schema: Any, targets: Targets | None, call: Callable[[Any], Any], examples: int) -> Report:
     """Every operation, `examples` cases per generation mode (positive and negative) and per variant; with
     `targets` None, as a client with no ids and no tokens would (path values generated)."""
@@ -209,13 +221,9 @@ def fuzz(schema: Any, targets: Targets | None, call: Callable[[Any], Any], examp
             for mode in (GenerationMode.POSITIVE, GenerationMode.NEGATIVE):
                 strategy = operation.as_strategy(mode, path_parameters=path, headers=headers or None)
 
-                @given(case=strategy)
-                @settings(max_examples=examples, deadline=None, derandomize=True, database=None,
-                          suppress_health_check=list(HealthCheck))
-                def run(case: Any) -> None:
-                    response = call(case)
-                    counts[response.status_code] += 1
-                    case.validate_response(response)
+                run = given(case=strategy)(settings(
+                    max_examples=examples, deadline=None, derandomize=True, database=None,
+                    suppress_health_check=list(HealthCheck))(checked(call, counts)))
 
                 try:
                     run()

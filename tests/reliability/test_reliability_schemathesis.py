@@ -1,71 +1,115 @@
-"""Schemathesis against /api/openapi.json: every documented operation, every check.
+"""Schemathesis against /api/openapi.json: every documented operation, every check, with real ids and every
+kind of token (tests/reliability/fuzzing.py), so that each request reaches the logic behind its front door.
 
-Bounded for `make test` (a few examples per operation, in-process WSGI); the long run is documented in
-docs/reliability.md:
+The fast tier runs a few examples per operation in-process and fails if any operation answered only
+401/403/404/429 (a new route the fuzzer cannot reach fails it). The drills run the same over HTTP against
+gunicorn at a few hundred examples per operation, and the stateful phase along the document's OpenAPI links.
+The long run and its figures: docs/reliability.md ("Fuzzing").
 
-    TA_SCHEMATHESIS_EXAMPLES=500 .venv/bin/python -m pytest -q -p no:logging \
+    TA_SCHEMATHESIS_EXAMPLES=100 .venv/bin/python -m pytest -q -s -m drill \\
         tests/reliability/test_reliability_schemathesis.py
-
-Every built-in check runs (schemathesis 4 enables all of them when none are named): no 5xx, status codes,
-content types and headers as documented, responses matching their schemas, negative data rejected, positive
-data accepted, missing auth refused, no use after free. The stateful test chains operations through the
-links schemathesis infers (e.g. the Location header of POST /api/tables).
-
-The schema is read once at import from an app whose Redis is never contacted (the OpenAPI document needs
-none); every request then goes to the test's own app on the session Redis (`app=` below).
 """
 
 from __future__ import annotations
 
+import json
 import os
+import subprocess
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
-import schemathesis
 from hypothesis import HealthCheck, settings
-from schemathesis.config import SchemathesisConfig
 
-from api import create_app
+from arena.botserver import BotServerConfig, serve_bot
+from devstack import devserve
+from devstack.devredis import free_port
+from tests.api.docexamples import OPERATOR_TOKEN, World
+from tests.conftest import REPO_ROOT
+from tests.reliability.fuzzing import fuzz, load_schema, targets
 
-EXAMPLES = int(os.environ.get("TA_SCHEMATHESIS_EXAMPLES", 12))
-HYPOTHESIS = settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=list(HealthCheck),
-                      derandomize=True)
-
-# Documented exceptions: POST /api/tables and POST /api/challenges have cross-field rules no JSON schema
-# can state (players equal to the number of seats or bots and within the game's range, options valid for that
-# game, a challenge's games a multiple of its players when duplicate, each bot named once); a schema-valid
-# body that breaks them is a 422 problem (bad-seats, bad-challenge, invalid-options), which
-# positive_data_acceptance must allow. So does GET /api/bots/{bot_id}/export: its `cursor` is a token the
-# export handed out (any other string is a 422 validation-failed), and `since` and `cursor` exclude each
-# other.
-CROSS_FIELD = {"positive_data_acceptance": {"expected-statuses": ["2xx", "401", "403", "404", "409", "422",
-                                                                  "429"]}}
-CONFIG = SchemathesisConfig.from_dict({"operations": [
-    {"include-name": "POST /api/tables", "checks": CROSS_FIELD},
-    {"include-name": "POST /api/challenges", "checks": CROSS_FIELD},
-    {"include-name": "GET /api/bots/{bot_id}/export", "checks": CROSS_FIELD},
-]})
-schema = schemathesis.openapi.from_wsgi(
-    "/api/openapi.json", create_app({"REDIS_URL": "redis://127.0.0.1:1/0", "TESTING": True}), config=CONFIG)
+FAST_EXAMPLES = 4
+LONG_EXAMPLES = int(os.environ.get("TA_SCHEMATHESIS_EXAMPLES", 100))
+# Limits high enough that the fuzzer's requests reach the logic (the limits have tests of their own); the
+# long-poll ceiling short, so that a generated `wait=30` does not hold a case for 30 s. Each key is also its
+# environment variable, with TA_ before it.
+LIFTED: dict[str, Any] = {
+    "ADMIN_TOKEN": OPERATOR_TOKEN, "LIMIT_ANALYSIS": "100000/minute", "MAX_PENDING_ANALYSES": 100000,
+    "MAX_PENDING_ANALYSES_PER_CLIENT": 100000, "MAX_PENDING_CHALLENGES": 100000,
+    "MAX_PENDING_CHALLENGES_PER_OWNER": 100000, "MAX_CHALLENGES_PER_OWNER_PER_DAY": 100000,
+    "LIMIT_EXPORT": "100000/minute", "LIMIT_REGISTRATION": "100000/minute",
+    "LIMIT_TABLE_CREATION": "100000/minute", "LIMIT_ACCOUNT_CREATION": "100000/minute",
+    "LIMIT_SEAT_POSTS": 100000, "MAX_BOTS_PER_ADDRESS": 100000, "MAX_BOTS_PER_OWNER_PER_LADDER": 100000,
+    "MAX_BOTS_PER_ACCOUNT": 100000}
+FUZZ_CONFIG = {**LIFTED, "LONG_POLL_MAX_SECONDS": 0.05}
+FUZZ_ENV = {**{f"TA_{key}": str(value) for key, value in LIFTED.items()}, "TA_LONG_POLL_MAX_S": "0.05",
+            "ALLOW_PRIVATE_BOT_URLS": "true"}
 
 
 @pytest.fixture
-def target_app(make_app: Any) -> Any:
-    return make_app()
+def fuzz_app(make_app: Any) -> Any:
+    return make_app(**FUZZ_CONFIG)
+
+
+@pytest.fixture
+def world(fuzz_app: Any, redis_url: str, key_prefix: str) -> Iterator[World]:
+    """The documented examples' world on this test's Redis and prefix, with an HTTP bot that answers well
+    and one that answers illegal moves."""
+    good = serve_bot(BotServerConfig(behaviour="good"))
+    striker = serve_bot(BotServerConfig(behaviour="illegal"))
+    try:
+        yield World(fuzz_app, redis_url, key_prefix, f"http://127.0.0.1:{good.port}/",
+                    f"http://127.0.0.1:{striker.port}/")
+    finally:
+        good.stop()
+        striker.stop()
+
+
+def test_every_operation_is_reached_past_its_front_door_and_passes_every_check(fuzz_app, world) -> None:
+    schema = load_schema(fuzz_app)
+    report = fuzz(schema, targets(world), lambda case: case.call(app=fuzz_app), FAST_EXAMPLES)
+    assert not report.failures, "\n\n".join(f"{op}: {why}" for op, why in report.failures.items())
+    assert report.server_errors() == 0
+    assert report.summary()["not_reached"] == [], report.statuses  # each answered past 401/403/404/429
+    assert report.summary()["operations"] >= 50
+
+
+@pytest.fixture
+def gunicorn(redis_url: str, key_prefix: str, tmp_path) -> Iterator[str]:
+    """The API as deployed (gunicorn, gevent) on this test's Redis and prefix, with the fuzzing limits."""
+    port = free_port()
+    env = {**os.environ, "PYTHONPATH": str(REPO_ROOT), "REDIS_URL": redis_url, "TA_KEY_PREFIX": key_prefix,
+           "TA_BIND": f"127.0.0.1:{port}", "TA_WORKERS": "2", **FUZZ_ENV}
+    with (tmp_path / "gunicorn.log").open("w") as log:
+        process = subprocess.Popen(devserve.gunicorn_command(), cwd=REPO_ROOT, env=env, stdout=log,
+                                   stderr=subprocess.STDOUT)
+        try:
+            devserve.wait_healthy(f"http://127.0.0.1:{port}", process)
+            yield f"http://127.0.0.1:{port}"
+        finally:
+            devserve.stop(process)
 
 
 @pytest.mark.drill
-@schema.parametrize()
-@HYPOTHESIS
-def test_every_operation_passes_every_check(case: Any, target_app: Any) -> None:
-    case.call_and_validate(app=target_app)
+@pytest.mark.timeout(1800)
+def test_a_long_run_over_http_reaches_every_operation_with_no_server_error(fuzz_app, world, gunicorn) -> None:
+    schema = load_schema(fuzz_app)
+    reached = fuzz(schema, targets(world), lambda case: case.call(base_url=gunicorn), LONG_EXAMPLES)
+    bare = fuzz(schema, None, lambda case: case.call(base_url=gunicorn), LONG_EXAMPLES)
+    print(json.dumps({"examples_per_mode": LONG_EXAMPLES, "with_ids_and_tokens": reached.summary(),
+                      "without": {**bare.summary(), "not_reached": len(bare.summary()["not_reached"])}}))
+    assert not reached.failures, "\n\n".join(f"{op}: {why}" for op, why in reached.failures.items())
+    assert reached.server_errors() == 0 and bare.server_errors() == 0
+    assert reached.summary()["not_reached"] == [], reached.statuses
 
 
 @pytest.mark.drill
-def test_stateful_links_pass_every_check(target_app: Any) -> None:
+def test_stateful_links_pass_every_check(fuzz_app: Any) -> None:
+    schema = load_schema(fuzz_app)
+
     class Machine(schema.as_state_machine()):  # type: ignore[misc]
         def get_call_kwargs(self, case: Any) -> dict[str, Any]:
-            return {"app": target_app}
+            return {"app": fuzz_app}
 
-    Machine.run(settings=settings(max_examples=max(3, EXAMPLES // 2), stateful_step_count=8, deadline=None,
-                                  suppress_health_check=list(HealthCheck), derandomize=True))
+    Machine.run(settings=settings(max_examples=max(3, LONG_EXAMPLES // 4), stateful_step_count=8,
+                                  deadline=None, suppress_health_check=list(HealthCheck), derandomize=True))
