@@ -10,6 +10,7 @@ from flask_smorest import Api
 from api import headers, jsonio
 from api import metrics as request_metrics
 from api.fastargs import declares_json
+from api.links import LinksPlugin
 from api.problems import PROBLEM_MEDIA_TYPE, register_error_handlers
 from api.ratelimit import install_address_limits, install_seat_limit, install_trusted_proxies
 from api.schemas.common import ProblemSchema, register_view_components
@@ -52,7 +53,8 @@ def create_app(config: dict[str, Any] | None = None, settings: Settings | None =
     jsonio.install(app)
     request_metrics.install(app)  # first: the other request hooks' refusals are counted and timed too
 
-    api = TrickArenaApi(app, spec_kwargs={"info": {"description": "Play trick-taking card games over HTTP."}})
+    api = TrickArenaApi(app, spec_kwargs={"info": {"description": "Play trick-taking card games over HTTP."},
+                                          "extra_plugins": [LinksPlugin()]})
     api.spec.components.security_scheme("seatToken", {"type": "http", "scheme": "bearer",
                                                        "description": "a seat token (from joining a seat)"})
     api.spec.components.security_scheme("ownerToken", {
