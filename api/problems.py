@@ -287,3 +287,32 @@ def register_error_handlers(app: Flask, page: PageRenderer | None = None) -> Non
     # Registered after flask-smorest's Api so that ours replaces its HTTPException handler.
     app.register_error_handler(HTTPException, answer)
     app.register_error_handler(Exception, answer)
+
+
+def refusals(blp: Any, **why: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """Declare an operation's refusals of a schema-valid request, by problem slug (underscores for hyphens):
+    each becomes a documented response of its status, naming its problem type and why it happens, so the
+    contract says what the service enforces beyond the JSON schema.
+
+    >>> status_of("ladder-required"), status_of("illegal-move")
+    (400, 422)
+    """
+    by_status: dict[int, list[str]] = {}
+    for key, reason in why.items():
+        slug = key.replace("_", "-")
+        by_status.setdefault(status_of(slug), []).append(f"`/problems/{slug}`: {reason}")
+
+    def decorate(view: Callable[..., Any]) -> Callable[..., Any]:
+        for status, lines in sorted(by_status.items()):
+            view = blp.alt_response(status, description="; ".join(lines))(view)
+        return view
+
+    return decorate
+
+
+def status_of(slug: str) -> int:
+    """The HTTP status of a problem type."""
+    for _errors, status, known, _title in PROBLEMS:
+        if known == slug:
+            return status
+    raise KeyError(f"no problem type {slug!r}")

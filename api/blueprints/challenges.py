@@ -14,6 +14,7 @@ from flask import current_app, request, url_for
 from api.arguments import Blueprint
 from api.auth import bearer_token
 from api.matchjson import match_json
+from api.problems import refusals
 from api.schemas.challenges import ChallengeCreateSchema, ChallengeSchema
 from api.services import services
 from core.arena.challenges import JOB_TIMEOUT_S, ChallengeRequest, ChallengeStore, entrant_names
@@ -48,6 +49,10 @@ def _store() -> ChallengeStore:
 @blp.post("")
 @blp.arguments(ChallengeCreateSchema())
 @blp.response(201, ChallengeSchema())
+@refusals(blp, bad_challenge="the bots and the format do not fit: players equal to the bots and within the "
+                             "game's range, a duplicate match's games a multiple of its players, each bot "
+                             "named once, options valid for the game (`errors` says which)",
+          challenge_not_accepted="another owner's bot that does not accept challenges")
 @blp.doc(security=OWNER)
 def create_challenge(body: dict[str, Any]) -> tuple[dict[str, Any], int, dict[str, str]]:
     """Challenge: one unrated match between the bots named, played by the arena's challenge workers below

@@ -14,6 +14,7 @@ from flask import current_app, request, url_for
 from api.arguments import Blueprint
 from api.auth import bearer_token
 from api.matchjson import match_json
+from api.problems import refusals
 from api.ratelimit import long_poll_slot
 from api.schemas.common import MatchSummarySchema, ReplayRecordSchema
 from api.schemas.ladders import (
@@ -215,6 +216,7 @@ def get_ladder_seats(query: dict[str, Any], bot_id: str) -> tuple[list[dict[str,
 @blp.get("/bots/<bot_id>/matches")
 @blp.arguments(BotMatchesQuerySchema(), location="query")
 @blp.response(200, BotMatchesSchema)
+@refusals(blp, ladder_required="the bot is on several ladders and `ladder` names none of them")
 def list_bot_matches(args: dict[str, Any], bot_id: str) -> dict[str, Any]:
     """A bot's own record: its finished matches on a ladder, newest first, with its strikes and their reasons.
 

@@ -12,6 +12,7 @@ from api.auth import bearer_token
 from api.fastargs import body_doc, load_json, load_query, query_doc
 from api.jsonio import json_response, stored_json_response
 from api.metrics import long_poll_held
+from api.problems import refusals
 from api.ratelimit import check_seat_posts, long_poll_slot, seat_post_limit
 from api.schemas.seats import (
     JoinSchema,
@@ -84,9 +85,12 @@ def revive_stalled_house_bots(table_id: str) -> None:
 
 @blp.post("/<int:seat>/moves")
 @blp.response(200, MoveResultSchema())
-@blp.alt_response(400, description="Malformed move")
-@blp.alt_response(409, description="Stale expected_version, not your turn, or game over")
-@blp.alt_response(422, description="Illegal move (the answer lists the legal ones)")
+@refusals(blp, malformed_move="not a card code, or the wrong shape for the decision the seat faces now: one "
+                              "card to play or lay, a list of the decision's `count` cards in a pass phase "
+                              "(the answer lists the legal cards)",
+          stale_version="`expected_version` is not the table's version now (an earlier or a later one)",
+          not_your_turn="the seat is not among those to act", game_over="the game is over",
+          illegal_move="a card the rules do not allow now (the answer lists the legal ones)")
 @blp.doc(security=BEARER, **body_doc(MoveRequestSchema))
 def post_move(table_id: str, seat: int) -> Response:
     """Play a card ("QS"), lay a sore card, or pass cards (["2C","3D","4H"]) at `expected_version`."""

@@ -11,7 +11,7 @@ from api.arguments import Blueprint
 from api.fastargs import load_query, query_doc
 from api.jsonio import fragment, stored_json_response
 from api.metrics import long_poll_held
-from api.problems import ApiProblem
+from api.problems import ApiProblem, refusals
 from api.ratelimit import long_poll_slot
 from api.schemas.common import LongPollQuerySchema, ReplayRecordSchema
 from api.schemas.tables import TableCreateSchema, TableListQuerySchema, TableSchema, TableSummarySchema
@@ -58,6 +58,8 @@ def public_table(record: TableRecord, view: Any) -> dict[str, Any]:
 @blp.post("")
 @blp.arguments(TableCreateSchema())
 @blp.response(201, TableSchema())
+@refusals(blp, bad_seats="`players` differs from the number of seats, or is outside the game's range",
+          invalid_options="an option the game does not have, or a value it does not take")
 def create_table(body: dict[str, Any]) -> tuple[dict[str, Any], int, dict[str, str]]:
     """Open a table. Seats are 'open' (join them for a seat token) or house bot names."""
     seats = parse_seats(body["seats"])

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 from marshmallow import Schema, fields, validate
 
-from api.schemas.common import MoveField
+from api.schemas.common import MAX_SEAT, MoveField
 from core.analysis import AnalysisStatus
 from core.settings import ANALYSIS_BUDGET_RANGE_MS
 
 
 class AnalysisQuerySchema(Schema):
-    seat = fields.Integer(required=True, validate=validate.Range(min=0), metadata={
+    seat = fields.Integer(required=True, validate=validate.Range(min=0, max=MAX_SEAT), metadata={
         "description": "the seat whose decisions are analysed"})
     budget_ms = fields.Integer(validate=validate.Range(*ANALYSIS_BUDGET_RANGE_MS), metadata={
         "description": "search time per decision (default: the server's, 250 ms); another budget is another "

@@ -6,7 +6,7 @@ from typing import Any
 
 from marshmallow import Schema, ValidationError, fields, validate, validates_schema
 
-from api.schemas.common import GAME_IDS, ReplayRecordSchema, page_limit
+from api.schemas.common import GAME_IDS, MAX_UNIX_TIME, ReplayRecordSchema, page_limit
 from api.schemas.ladders import StrikeSchema
 from core.arena.export import DEFAULT_PAGE as DEFAULT_EXPORT_PAGE
 from core.arena.export import MAX_PAGE as MAX_EXPORT_PAGE
@@ -120,7 +120,7 @@ class ExportCursor(fields.String):
 class ExportQuerySchema(Schema):
     limit = page_limit(DEFAULT_EXPORT_PAGE, MAX_EXPORT_PAGE, metadata={
         "description": "matches in this answer (each with its replay records)"})
-    since = fields.Float(validate=validate.Range(min=0), metadata={
+    since = fields.Float(validate=validate.Range(min=0, max=MAX_UNIX_TIME), metadata={
         "description": "a unix time: start with the first match that finished after it (omit both this and "
                        "`cursor` to start with the oldest)"})
     cursor = ExportCursor(metadata={

@@ -19,6 +19,9 @@ GAME_IDS = {"enum": list(engine.GAMES)}
 # The largest position or cursor a list takes: far beyond any list's length, and exact in every client (a
 # double) and in Redis (a signed 64-bit index, with the page's length added).
 MAX_POSITION = 2**53 - 1
+LONG_POLL_MAX_S = 30  # a request's `wait=` (the service holds it at most TA_LONG_POLL_MAX_S)
+MAX_SEAT = 5  # the most seats a game has is 6 (Sore Spot)
+MAX_UNIX_TIME = 2**32  # seconds: the year 2106
 
 
 def page_position(**kwargs: Any) -> fields.Integer:
@@ -109,9 +112,9 @@ class MoveField(fields.Field):
 
 
 class LongPollQuerySchema(Schema):
-    after = fields.Integer(validate=validate.Range(min=-1),
+    after = fields.Integer(validate=validate.Range(min=-1, max=MAX_POSITION),
                            metadata={"description": "long-poll: answer when version > after"})
-    wait = fields.Float(load_default=0.0, validate=validate.Range(min=0, max=30),
+    wait = fields.Float(load_default=0.0, validate=validate.Range(min=0, max=LONG_POLL_MAX_S),
                         metadata={"description": "long-poll: seconds to wait for a newer version (<= 30)"})
 
 

@@ -4,7 +4,15 @@ from __future__ import annotations
 
 from marshmallow import Schema, fields, validate
 
-from api.schemas.common import GameView, MatchSummarySchema, MoveField, page_limit, page_position
+from api.schemas.common import (
+    LONG_POLL_MAX_S,
+    MAX_POSITION,
+    GameView,
+    MatchSummarySchema,
+    MoveField,
+    page_limit,
+    page_position,
+)
 from core.arena.ranking import DEFAULT_PAGE, MAX_PAGE, PROVISIONAL_MATCHES, UNCERTAINTY_SCALE
 from core.arena.store.ratings import MAX_VERSION_CHARS
 
@@ -189,9 +197,9 @@ class RecentMatchesSchema(Schema):
 
 
 class LadderSeatsQuerySchema(Schema):
-    after = fields.Integer(load_default=None, metadata={
+    after = fields.Integer(load_default=None, validate=validate.Range(min=-1, max=MAX_POSITION), metadata={
         "description": "seats version from the X-Seats-Version header of your last answer"})
-    wait = fields.Float(load_default=0.0, validate=validate.Range(min=0), metadata={
+    wait = fields.Float(load_default=0.0, validate=validate.Range(min=0, max=LONG_POLL_MAX_S), metadata={
         "description": "with `after`: hold the answer until the seats change, at most this many s (≤ 30)"})
     version = fields.String(validate=validate.Length(min=1, max=MAX_VERSION_CHARS), metadata={
         "description": "the version of the polling bot: its matches are rated under it (docs/arena.md)"})

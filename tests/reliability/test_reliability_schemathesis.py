@@ -29,7 +29,7 @@ from devstack import devserve
 from devstack.devredis import free_port
 from tests.api.docexamples import OPERATOR_TOKEN, World
 from tests.conftest import REPO_ROOT
-from tests.reliability.fuzzing import fuzz, load_schema, targets
+from tests.reliability.fuzzing import EXCEPTIONS, fuzz, in_order, load_schema, targets
 
 FAST_EXAMPLES = 4
 ROUND = 5  # stateful sequences per round
@@ -151,3 +151,15 @@ def test_a_long_stateful_run_follows_the_links_and_passes_every_check(fuzz_app: 
     print(json.dumps(run))
     documented = {link.name for link in LINKS}
     assert set(run["links"]) & documented, run
+
+
+def test_each_allowed_refusal_is_a_documented_operation_that_declares_it(fuzz_app: Any) -> None:
+    operations = {op.label: op for op in in_order(load_schema(fuzz_app))}
+    assert set(EXCEPTIONS) <= set(operations), set(EXCEPTIONS) - set(operations)
+    declared = {"POST /api/tables/{table_id}/seats/{seat}/moves": {"400", "409", "422"},
+                "GET /api/bots/{bot_id}/matches": {"400"}, "POST /api/challenges": {"409", "422"},
+                "POST /api/tables": {"422"}}
+    for label, statuses in declared.items():
+        responses = operations[label].definition.raw["responses"]
+        assert statuses <= set(responses), (label, sorted(responses))
+        assert all("/problems/" in responses[s].get("description", "") for s in statuses), label
