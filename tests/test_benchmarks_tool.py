@@ -165,6 +165,19 @@ def test_idle_rows(tool) -> None:
            "4 rated matches | ≤ 0.2 cores |" in page
 
 
+def test_dead_bot_rows(tool) -> None:
+    out = {"minutes": 10.0, "ladder": "sore-spot-4p", "ranked": 8, "bots": {
+        "working-random": {"probe": "ok", "listed": "ranked", "rank": 8, "of": 8, "rating": 1038.8,
+                           "matches": 379, "forfeits": 0},
+        "dead-garbage": {"probe": "ok", "listed": "new", "rank": None, "of": 8, "rating": 1415.7,
+                         "matches": 3, "forfeits": 3}}}
+    page = table(tool.render({"dead-bots": result("dead-bots", [out])}), "dead-bots")
+    assert "| after 10 min on sore-spot-4p: `working-random` (first check: ok) | ranked 8 of 8; Elo 1,039, " \
+           "379 rated matches, 0 forfeited | |" in page
+    assert "`dead-garbage` (first check: ok) | not ranked (new); Elo 1,416, 3 rated matches, 3 forfeited | " \
+           "never above a bot that answers |" in page
+
+
 def test_decision_log_rows(tool) -> None:
     store_ms = {"with": {"p50": 6.04, "p99": 7.5}, "without": {"p50": 4.3, "p99": 5.0}}
     out = {"per_game": [{"game": "spot-hearts", "matches": 20, "games_per_match": 4,

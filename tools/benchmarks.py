@@ -267,6 +267,22 @@ def idle_rows(outputs: list[Any]) -> list[Row]:
     return rows
 
 
+def dead_bot_rows(outputs: list[Any]) -> list[Row]:
+    rows = []
+    for out in outputs:
+        for name, bot in (dig(out, "bots") or {}).items():
+            if bot.get("listed") == "ranked":
+                place = f"ranked {bot['rank']} of {bot['of']}"
+            else:
+                place = f"not ranked ({bot.get('listed', '?')})"
+            where = f"after {num(dig(out, 'minutes'))} min on {dig(out, 'ladder')}"
+            rows.append((f"{where}: `{name}` (first check: {bot.get('probe')})",
+                         f"{place}; Elo {num(bot.get('rating'))}, {num(bot.get('matches'))} rated matches, "
+                         f"{num(bot.get('forfeits'))} forfeited",
+                         "never above a bot that answers" if name.startswith("dead-") else ""))
+    return rows
+
+
 def decision_log_rows(outputs: list[Any]) -> list[Row]:
     rows = []
     for out in outputs:
@@ -562,6 +578,12 @@ BENCHMARKS = (
               "the ladders had before it was a setting (3 s), and with the default (docs/arena.md, An idle "
               "arena).",
               ("python -m tools.idle_cost --house-only-gap-s 3", "python -m tools.idle_cost"), idle_rows),
+    Benchmark("dead-bots", "Bots that never answer",
+              "`make run` on free ports with one working bot (the random policy) and four that never play a "
+              "card (moves answered with garbage, or after 2 s; a refused port; a host that does not "
+              "resolve) on Sore Spot, among the house bots, for 10 minutes (docs/arena.md, New and "
+              "provisional).",
+              ("python -m tools.dead_bots --minutes 10",), dead_bot_rows),
     Benchmark("decision-log", "The decision log's cost",
               "Each game's default 4-player ladder format (duplicate: 4 games) between four local HTTP bots, "
               "played by the arena's match runner; each result stored twice by the real rating script, with "
