@@ -15,6 +15,7 @@ from flask import Flask, Response, current_app, request
 
 from api.services import services
 from core import metrics
+from core.arena.model import default_ladders
 from core.errors import AdminForbidden, MetricsClosed, TokenRequired
 from core.keys import arena_queue
 from core.tokens import bearer_token, operator_token_matches
@@ -30,6 +31,7 @@ def install(app: Flask) -> None:
     app.before_request(_started)
     app.after_request(_answered)
     app.add_url_rule("/metrics", "metrics", _metrics, methods=["GET"])
+    metrics.initialise(ladder.ladder_id for ladder in default_ladders())  # every family from the first scrape
 
 
 def _started() -> None:

@@ -123,7 +123,8 @@ def play_match(store: ArenaStore, match_id: str, worker: str | None = None,
         metrics.MATCHES_FINISHED.labels(spec.ladder_id, "aborted").inc()
         return {"match": match_id, "status": MatchStatus.ABORTED.value, "applied": False, "aborted": reason}
     urls = [m.url for m in spec.entrants if m.kind is MemberKind.HTTP and m.url]
-    with CLIENTS.lease(urls, settings.allow_private_urls) as clients:
+    in_flight = metrics.MATCHES_IN_FLIGHT.labels(spec.ladder_id)
+    with CLIENTS.lease(urls, settings.allow_private_urls) as clients, in_flight.track_inprogress():
         drivers = make_drivers(spec, settings.allow_private_urls, clients)
         runner = MatchRunner(spec, drivers, heartbeat=lambda: store.refresh_lease(match_id, worker, lease),
                              host_factory=table_hosts(store, spec, settings), observer=live_feed(store, spec),

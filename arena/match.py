@@ -269,6 +269,8 @@ class MatchRunner:
         """One decision of a ladder bot (not a house bot's) in the metrics, by its bounded outcome."""
         if bot_id in self.calls:
             metrics.BOT_DECISIONS.labels(self.spec.ladder_id, metrics.decision_outcome(outcome)).inc()
+            if outcome is None:
+                metrics.LAST_DECISION.labels(self.spec.ladder_id).set_to_current_time()
 
     @staticmethod
     def _apply_fallback(game: MatchGame, seat: int, decision: Decision) -> bool:

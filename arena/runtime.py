@@ -7,6 +7,8 @@ import weakref
 
 import redis
 
+from core import metrics
+from core.arena.model import default_ladders
 from core.settings import Settings
 from core.stores import Stores
 
@@ -23,6 +25,7 @@ def install(settings: Settings) -> None:
     """The worker's settings, read once when it starts: every job in this process uses them."""
     global _settings
     _settings = settings
+    metrics.initialise(ladder.ladder_id for ladder in default_ladders())  # every family from the first scrape
 
 
 def settings() -> Settings:

@@ -27,6 +27,7 @@ from rq.exceptions import NoSuchJobError
 from rq.job import Job, JobStatus
 from rq.utils import now as rq_now
 
+from arena import runtime
 from arena.ladder_quality import pair_meetings
 from arena.matchmaking import Candidate, pick_table
 from core import keys, metrics
@@ -283,6 +284,8 @@ class Scheduler:
         now = time.monotonic()
         free_since = self._free_since.setdefault(lid, {})
         free = {b for b in relevant if b not in busy and b not in away}
+        metrics.BOTS_READY.labels(lid).set(sum(1 for b in relevant if b not in away and b in by_id
+                                               and by_id[b].kind is not MemberKind.HOUSE))
         for bot_id in [b for b in free_since if b not in free]:
             free_since.pop(bot_id)
         for bot_id in free:  # the wait counts from the first tick that sees the bot free, with room to play
@@ -362,6 +365,7 @@ def health_interval(every_s: float, failures: int, max_s: float = HEALTH_BACKOFF
 def run_forever(settings: Settings, ladders: list[LadderConfig] | None = None,
                 stop_after_s: float | None = None) -> None:
     """The scheduler process: install ladders, then tick until stopped (holding a lock while alive)."""
+    runtime.install(settings)
     conn = settings_client(settings)
     store = arena_store(settings, conn)
     for ladder in ladders or []:

@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import glob
 import os
+import time
 from collections.abc import Iterable, Iterator, Mapping
+from datetime import UTC
 from typing import Any
 
 import redis
@@ -82,6 +84,42 @@ BOT_DECISIONS = Counter("bot_decisions", "Decisions asked of ladder bots (HTTP a
 BOT_BUCKETS = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 0.75, 1.0, 1.5, 2.0, 3.0)
 BOT_LATENCY = Histogram("bot_decision_seconds", "Time an HTTP bot took to answer a decision, by ladder.",
                         ["ladder"], namespace=NAMESPACE, registry=OWN, buckets=BOT_BUCKETS)
+# What an operator alerts on (deploy/prometheus/trick-arena-alerts.yml): matches in play, bots waiting to be
+# seated, and when a ladder bot last answered.
+MATCHES_IN_FLIGHT = Gauge("matches_in_flight", "Matches an arena worker is playing right now, by ladder.",
+                          ["ladder"], namespace=NAMESPACE, registry=OWN, multiprocess_mode="livesum")
+BOTS_READY = Gauge("bots_ready", "Registered bots (not house bots) the scheduler can seat now, by ladder: "
+                   "neither paused, benched nor away; set at every tick.", ["ladder"], namespace=NAMESPACE,
+                   registry=OWN, multiprocess_mode="livemax")
+LAST_DECISION = Gauge("last_decision_timestamp_seconds", "Unix time a ladder bot last answered a decision "
+                      "in time with a legal move, by ladder (0: none since the machine started).", ["ladder"],
+                      namespace=NAMESPACE, registry=OWN, multiprocess_mode="max")
+
+
+def initialise(ladders: Iterable[str]) -> None:
+    """Give every labelled family its known series at zero, so that the first scrape after a start shows
+    every metric (an alert on "no decisions" must tell "none yet" from "not exported"). Ladders are the
+    ones known at start; a ladder added later gets its series with its first event."""
+    HTTP_REQUESTS.labels("/api/health", "GET", "200")
+    HTTP_DURATION.labels("/api/health", "GET")
+    for view in LONG_POLL_VIEWS:
+        LONG_POLLS_HELD.labels(view)
+    for component in REDIS_COMPONENTS:
+        for kind in REDIS_ERROR_KINDS:
+            REDIS_ERRORS.labels(component, kind)
+    for write in REDIS_WRITES:
+        REDIS_WRITES_UNREPLICATED.labels(write)
+    for ladder in ladders:
+        MATCHES_STARTED.labels(ladder)
+        MATCHES_GIVEN_BACK.labels(ladder)
+        MATCHES_IN_FLIGHT.labels(ladder)
+        BOTS_READY.labels(ladder)
+        LAST_DECISION.labels(ladder)
+        BOT_LATENCY.labels(ladder)
+        for status in MATCH_STATUSES:
+            MATCHES_FINISHED.labels(ladder, status)
+        for outcome in DECISION_OUTCOMES:
+            BOT_DECISIONS.labels(ladder, outcome)
 
 
 def decision_outcome(outcome: str | None) -> str:
@@ -152,11 +190,14 @@ class QueueCollector(Collector):
             pipe.llen(queue_key)
             pipe.zcard(started_key)
             pipe.zcard(failed_key)
+            pipe.lindex(queue_key, 0)  # the job waiting longest (RQ pushes at the tail)
         try:
-            counts = pipe.execute()
+            answers = pipe.execute()
+            ages = self._ages([answers[4 * i + 3] for i in range(len(self.keys))])
         except redis.RedisError as error:
             count_redis_error("metrics", error)
             return
+        counts = [answer for i, answer in enumerate(answers) if i % 4 != 3]
         families = [GaugeMetricFamily(f"{NAMESPACE}_queue_jobs", "Jobs waiting in an RQ queue, by queue "
                                       "(arena, house, analysis).", labels=["queue"]),
                     GaugeMetricFamily(f"{NAMESPACE}_queue_started_jobs", "Jobs of an RQ queue running now "
@@ -164,10 +205,32 @@ class QueueCollector(Collector):
                     GaugeMetricFamily(f"{NAMESPACE}_queue_failed_jobs", "Jobs of an RQ queue in its "
                                       "failed-job registry (kept a week for matches, an hour for others).",
                                       labels=["queue"])]
+        age = GaugeMetricFamily(f"{NAMESPACE}_queue_oldest_job_age_seconds", "Seconds the job waiting "
+                                "longest in an RQ queue has waited (0: none waiting).", labels=["queue"])
         for index, (role, *_keys) in enumerate(self.keys):
             for offset, family in enumerate(families):
                 family.add_metric([role], counts[3 * index + offset])
-        yield from families
+            age.add_metric([role], ages[index])
+        yield from [*families, age]
+
+    def _ages(self, oldest: list[Any]) -> list[float]:
+        """Seconds each queue's oldest waiting job has waited, from its RQ job hash (0 for an empty queue)."""
+        from rq.job import Job
+        from rq.utils import utcparse
+
+        waiting = [(i, job_id) for i, job_id in enumerate(oldest) if job_id]
+        ages = [0.0] * len(oldest)
+        if not waiting:
+            return ages
+        pipe = self.connection.pipeline(transaction=False)
+        for _i, job_id in waiting:
+            pipe.hget(Job.key_for(job_id.decode() if isinstance(job_id, bytes) else job_id), "enqueued_at")
+        now = time.time()
+        for (i, _job_id), stamp in zip(waiting, pipe.execute(), strict=True):
+            if stamp:
+                text = stamp.decode() if isinstance(stamp, bytes) else stamp
+                ages[i] = max(0.0, now - utcparse(text).replace(tzinfo=UTC).timestamp())
+        return ages
 
 
 class _Own(Collector):

@@ -8,6 +8,7 @@ import doctest
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import httpx
@@ -105,6 +106,11 @@ def test_a_match_with_a_slow_and_an_illegal_bot_is_counted(redis_url, key_prefix
     # The slow bot's five calls each took the whole deadline: none is in the 100 ms bucket.
     assert value(scraped, "trickarena_bot_decision_seconds_bucket", ladder="mx", le="0.1") <= calls - STRIKES
     assert value(scraped, "trickarena_queue_jobs", queue="arena") == 0
+    assert value(scraped, "trickarena_queue_oldest_job_age_seconds", queue="arena") == 0
+    # The match is over: none in flight; the good bot's last answer is stamped (a worker that has ended
+    # leaves its live gauges out).
+    assert value(scraped, "trickarena_matches_in_flight", ladder="mx") == 0
+    assert abs(value(scraped, "trickarena_last_decision_timestamp_seconds", ladder="mx") - time.time()) < 120
 
     # The API of the same machine serves the same directory: one scrape target for every process.
     with gunicorn_server("gevent", workers=1, extra_env={"PROMETHEUS_MULTIPROC_DIR": str(metrics_dir),

@@ -20,11 +20,13 @@ from pathlib import Path
 import httpx
 import pytest
 import redis
+from prometheus_client.parser import text_string_to_metric_families
 
 from core import keys
 from devstack.devredis import free_port, server_args, wait_ready
 from devstack.devserve import stop, wait_healthy
 from tests.conftest import REPO_ROOT
+from tests.test_first_scrape import expected as expected_families
 
 
 class Output:
@@ -70,7 +72,7 @@ def test_make_run_honours_the_prefix_and_ctrl_c_stops_redis_last(tmp_path: Path,
     env = {k: v for k, v in os.environ.items() if k not in ("REDIS_URL", "TA_RQ_QUEUE", "MAKEFLAGS")}
     env.update({"DEV_REDIS_PORT": str(redis_port), "DEV_REDIS_DIR": str(data_dir), "ARENA_WORKERS": "1",
                 "TA_BIND": f"127.0.0.1:{api_port}", "TA_KEY_PREFIX": prefix, "PYTHONUNBUFFERED": "1",
-                "RUN_LOG": str(run_log)})
+                "RUN_LOG": str(run_log), "TA_ADMIN_TOKEN": "make-run-operator"})
     # A session of its own, like a terminal's foreground job: the Ctrl-C below goes to make and honcho.
     process = subprocess.Popen(["make", "--no-print-directory", "run"], cwd=REPO_ROOT, env=env, text=True,
                                stdout=subprocess.PIPE, stderr=subprocess.STDOUT, start_new_session=True)
@@ -80,6 +82,10 @@ def test_make_run_honours_the_prefix_and_ctrl_c_stops_redis_last(tmp_path: Path,
         banner = output.wait_for("Trick Arena: ladder page", timeout=30)
         assert f"{base}/ " in banner and f"{base}/api/docs" in banner
         wait_healthy(base, timeout=60)
+        # The first scrape, as the stack starts: every documented metric is there already.
+        first = httpx.get(f"{base}/metrics", headers={"Authorization": "Bearer make-run-operator"}).text
+        missing = expected_families() - {family.name for family in text_string_to_metric_families(first)}
+        assert not missing, sorted(missing)
         with httpx.Client(base_url=base, timeout=30) as http:
             # Practice table: the house worker must listen on the queue the API (with this prefix) fills.
             seats = ["heuristic"] * 3 + ["open"]
