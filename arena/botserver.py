@@ -21,7 +21,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 BEHAVIOURS = ("good", "sleep", "dribble", "huge", "status500", "garbage", "illegal", "wrongcard", "redirect",
-              "flaky", "down_info")
+              "flaky", "down_info", "sleepy")
 
 
 @dataclass
@@ -32,6 +32,9 @@ class BotServerConfig:
     delay_s: float = 2.0
     redirect_to: str | None = None
     seed: int = 0
+    # "sleepy": a free host that sleeps after this many idle seconds and takes delay_s to answer the first
+    # request that wakes it (then plays as "good")
+    sleep_after_s: float = 60.0
     games: list[str] = field(default_factory=lambda: ["sore-spot", "card-commons", "sloppy-seconds",
                                                       "spot-hearts"])
 
@@ -48,6 +51,19 @@ class _Server(ThreadingHTTPServer):
         self.requests: list[str] = []  # paths seen (tests look at them)
         self._house_bots: dict[int, Any] = {}
         self._lock = threading.Lock()
+        self._wake_lock = threading.Lock()
+        self._last_request: float | None = None  # "sleepy": asleep before its first request
+
+    def wake_if_asleep(self) -> None:
+        """A "sleepy" host: the request that finds it asleep (never called, or idle for sleep_after_s) waits
+        delay_s for it to wake; requests arriving meanwhile wait for the same wake-up."""
+        if self.config.behaviour != "sleepy":
+            return
+        with self._wake_lock:
+            now = time.monotonic()
+            if self._last_request is None or now - self._last_request > self.config.sleep_after_s:
+                time.sleep(self.config.delay_s)
+            self._last_request = time.monotonic()
 
     def handle_error(self, request: Any, client_address: Any) -> None:
         pass  # clients hanging up on a misbehaving bot are expected; stay quiet
@@ -93,6 +109,7 @@ class _Handler(BaseHTTPRequestHandler):
 
     def do_GET(self) -> None:  # noqa: N802 - stdlib naming
         self.server.requests.append(f"GET {self.path}")
+        self.server.wake_if_asleep()
         config = self.server.config
         if config.behaviour == "down_info":
             self._send(503, b'{"error": "down"}')
@@ -102,6 +119,7 @@ class _Handler(BaseHTTPRequestHandler):
 
     def do_POST(self) -> None:  # noqa: N802 - stdlib naming
         self.server.requests.append(f"POST {self.path}")
+        self.server.wake_if_asleep()
         length = int(self.headers.get("Content-Length") or 0)
         raw = self.rfile.read(length)
         if not self.path.endswith("/move"):

@@ -53,6 +53,9 @@ MOVE_ALREADY_APPLIED = DriverAnswer(None, already_applied=True)
 
 
 class SeatDriver(Protocol):
+    def wake_up(self) -> CallResult | None:
+        """Before a match's first deal: wake a bot whose host sleeps when idle (None: nothing to wake)."""
+
     def begin_game(self, game_no: int, payload: dict[str, Any]) -> CallResult | None: ...
 
     def decide(self, request: DecisionRequest) -> DriverAnswer: ...
@@ -68,6 +71,9 @@ class HouseDriver:
         self.seed = seed
         self.bot = engine.bots.make_bot(house_bot, seed)
 
+    def wake_up(self) -> None:
+        return None
+
     def begin_game(self, game_no: int, payload: dict[str, Any]) -> None:
         self.bot = engine.bots.make_bot(self.house_bot, f"{self.seed}:{game_no}")
 
@@ -82,9 +88,15 @@ class HttpDriver:
     """A bot behind a URL, protocol v1, through a kept-alive BotClient."""
 
     NOTIFY_TIMEOUT_S = 0.5
+    # A free host that sleeps when idle takes 5-10 s to answer its first request: the wake-up call (GET /,
+    # as the health check) waits this long before the first deal, so the first move is not a timeout.
+    WAKE_TIMEOUT_S = 15.0
 
     def __init__(self, client: BotClient) -> None:
         self.client = client
+
+    def wake_up(self) -> CallResult:
+        return self.client.info(self.WAKE_TIMEOUT_S)
 
     def begin_game(self, game_no: int, payload: dict[str, Any]) -> CallResult:
         return self.client.notify("start", payload, self.NOTIFY_TIMEOUT_S)

@@ -9,6 +9,7 @@ from __future__ import annotations
 import time
 from collections import Counter
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -116,6 +117,7 @@ class MatchRunner:
 
     def run(self) -> MatchResult:
         spec = self.spec
+        self._wake_up()
         totals: Counter[str] = Counter({m.bot_id: 0 for m in spec.entrants})
         games: list[dict[str, Any]] = []
         records: list[Record] = []
@@ -148,6 +150,18 @@ class MatchRunner:
 
     def table_id(self, game_no: int) -> str:
         return f"{self.spec.match_id}.{game_no}"
+
+    def _wake_up(self) -> None:
+        """Wake every entrant's host at once before the first deal (docs/bot-protocol.md, "A host that
+        sleeps"): the match waits for the slowest, at most the wake-up call's timeout, and a bot that does
+        not wake plays on and takes strikes as usual. Recorded as a `wake` call, never a strike."""
+        members = [m for m in self.spec.entrants if m.bot_id in self.calls]
+        if not members:
+            return
+        with ThreadPoolExecutor(max_workers=len(members), thread_name_prefix="wake") as pool:
+            woken = list(pool.map(lambda m: self.drivers[m.bot_id].wake_up(), members))
+        for member, result in zip(members, woken, strict=True):
+            self._notify("wake", member, result)
 
     def _notify(self, kind: str, member: Member, result: CallResult | None) -> None:
         if result is not None and member.bot_id in self.calls:

@@ -114,6 +114,9 @@ class MemoryDriver:
         self.seed = seed
         self.bot = MemoryBot(memory, seed)
 
+    def wake_up(self) -> None:
+        return None
+
     def begin_game(self, game_no: int, payload: dict[str, Any]) -> None:
         self.bot = MemoryBot(self.memory, f"{self.seed}:{game_no}")
 

@@ -120,6 +120,9 @@ class TableHost:
 class PollDriver:
     """The seat driver of a polling bot: nothing to call, only a move to wait for."""
 
+    def wake_up(self) -> None:
+        return None  # a polling bot calls in itself
+
     def begin_game(self, game_no: int, payload: dict[str, Any]) -> None:
         return None
 

@@ -147,6 +147,9 @@ class _CountingDriver:
         self.inner = inner
         self.decisions = 0
 
+    def wake_up(self) -> Any:
+        return self.inner.wake_up()
+
     def begin_game(self, game_no: int, payload: dict[str, Any]) -> Any:
         return self.inner.begin_game(game_no, payload)
 

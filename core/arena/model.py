@@ -213,7 +213,7 @@ class Strike:
 
 @dataclass
 class BotCallStats:
-    """Every call to one bot in a match, in order: (kind "move"/"start"/"end", outcome, latency ms)."""
+    """Every call to one bot in a match, in order: (kind "wake"/"start"/"move"/"end", outcome, latency ms)."""
 
     calls: list[tuple[str, str, float]] = field(default_factory=list)
 
