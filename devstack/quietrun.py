@@ -13,7 +13,7 @@ import subprocess
 import sys
 import threading
 from pathlib import Path
-from typing import IO
+from typing import IO, NoReturn
 
 from devstack.devserve import is_healthy
 
@@ -79,8 +79,14 @@ def copy_lines(source: IO[str], log: IO[str], verbose: bool) -> None:
                 terminal = False
 
 
+class OneLineParser(argparse.ArgumentParser):
+    def error(self, message: str) -> NoReturn:
+        """A wrong option is one line on stderr (exit 2), not argparse's usage block."""
+        self.exit(2, f"{self.prog}: {message}\n")
+
+
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m devstack.quietrun", description=__doc__.splitlines()[0])
+    parser = OneLineParser(prog="python -m devstack.quietrun", description=__doc__.splitlines()[0])
     parser.add_argument("--log", type=Path, required=True, help="file that gets every line")
     parser.add_argument("--url", required=True, help="the API's base URL, announced once it answers")
     parser.add_argument("--verbose", action="store_true", help="echo every line to the terminal too")

@@ -32,3 +32,10 @@ def test_the_terminal_gets_problems_and_the_log_gets_everything(tmp_path: Path) 
 def test_verbose_echoes_every_line(tmp_path: Path) -> None:
     done, _ = quietrun(tmp_path, "--verbose")
     assert "Job OK" in done.stdout and "[ERROR] Exception" in done.stdout
+
+
+def test_a_wrong_option_is_one_line(tmp_path: Path) -> None:
+    done = subprocess.run([sys.executable, "-m", "devstack.quietrun", "--bogus"], cwd=REPO_ROOT,
+                          capture_output=True, text=True, timeout=30)
+    assert done.returncode == 2 and len(done.stderr.strip().splitlines()) == 1, done.stderr
+    assert "Traceback" not in done.stderr
