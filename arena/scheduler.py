@@ -284,8 +284,8 @@ class Scheduler:
         now = time.monotonic()
         free_since = self._free_since.setdefault(lid, {})
         free = {b for b in relevant if b not in busy and b not in away}
-        metrics.BOTS_READY.labels(lid).set(sum(1 for b in relevant if b not in away and b in by_id
-                                               and by_id[b].kind is not MemberKind.HOUSE))
+        metrics.BOTS_READY.labels(lid).set(sum(1 for b in relevant
+                                               if b not in away and by_id[b].kind is not MemberKind.HOUSE))
         for bot_id in [b for b in free_since if b not in free]:
             free_since.pop(bot_id)
         for bot_id in free:  # the wait counts from the first tick that sees the bot free, with room to play

@@ -197,7 +197,6 @@ class QueueCollector(Collector):
         except redis.RedisError as error:
             count_redis_error("metrics", error)
             return
-        counts = [answer for i, answer in enumerate(answers) if i % 4 != 3]
         families = [GaugeMetricFamily(f"{NAMESPACE}_queue_jobs", "Jobs waiting in an RQ queue, by queue "
                                       "(arena, house, analysis).", labels=["queue"]),
                     GaugeMetricFamily(f"{NAMESPACE}_queue_started_jobs", "Jobs of an RQ queue running now "
@@ -209,7 +208,7 @@ class QueueCollector(Collector):
                                 "longest in an RQ queue has waited (0: none waiting).", labels=["queue"])
         for index, (role, *_keys) in enumerate(self.keys):
             for offset, family in enumerate(families):
-                family.add_metric([role], counts[3 * index + offset])
+                family.add_metric([role], answers[4 * index + offset])
             age.add_metric([role], ages[index])
         yield from [*families, age]
 

@@ -12,6 +12,7 @@ import signal
 import subprocess
 import sys
 import threading
+import time
 from pathlib import Path
 from typing import IO, NoReturn
 
@@ -53,16 +54,13 @@ def say(text: str) -> None:
 
 def announce_when_ready(url: str, log: Path, child: subprocess.Popen, done: threading.Event) -> None:
     """Print the banner once the API answers its health check (or say where to look if it never does)."""
-    if done.wait(0.0):
-        return
-    deadline = READY_WAIT_S
+    deadline = time.monotonic() + READY_WAIT_S
     while not done.wait(0.2):
         if is_healthy(url):
             say(banner(url, log))
             return
-        deadline -= 0.2
-        if deadline <= 0 or child.poll() is not None:
-            say(f"the API did not answer at {url} within {READY_WAIT_S:g} s: see {log}")
+        if time.monotonic() > deadline or child.poll() is not None:
+            say(f"the API did not answer at {url}: see {log}")
             return
 
 

@@ -58,10 +58,10 @@ class RatingStore(StoreBase):
                 try:
                     pipe.watch(keys.arena_ratings(p, ladder_id))
                     ratings = dict(pipe.zrange(keys.arena_ratings(p, ladder_id), 0, -1, withscores=True))
-                    completed = self.completed_matches(ladder_id, list(ratings))
+                    stats = self.stats(ladder_id, list(ratings))
                     pipe.multi()
                     pipe.delete(keys.arena_ranked(p, ladder_id), keys.arena_unrated(p, ladder_id))
-                    ranked = {b: r for b, r in ratings.items() if completed[b] > 0}
+                    ranked = {b: r for b, r in ratings.items() if stats[b]["completed"]}
                     if ranked:
                         pipe.zadd(keys.arena_ranked(p, ladder_id), ranked)
                     if len(ranked) < len(ratings):
@@ -78,14 +78,6 @@ class RatingStore(StoreBase):
         for bot_id in bot_ids:
             pipe.hget(keys.arena_stats(self.prefix, ladder_id, bot_id), "matches")
         return {b: int(m or 0) for b, m in zip(bot_ids, pipe.execute(), strict=True)}
-
-    def completed_matches(self, ladder_id: str, bot_ids: list[str]) -> dict[str, int]:
-        """Rated matches each bot finished without forfeiting: it is ranked from its first."""
-        pipe = self.redis.pipeline(transaction=False)
-        for bot_id in bot_ids:
-            pipe.hmget(keys.arena_stats(self.prefix, ladder_id, bot_id), ["completed", "matches"])
-        return {b: int(c if c is not None else m or 0)
-                for b, (c, m) in zip(bot_ids, pipe.execute(), strict=True)}
 
     def ranking_page(self, ladder_id: str, offset: int, limit: int
                      ) -> tuple[list[tuple[str, float]], list[str], int, int]:
