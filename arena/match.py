@@ -107,6 +107,7 @@ class MatchRunner:
         self.observer = observer
         self.heartbeat = heartbeat
         self.heartbeat_every_s = heartbeat_every_s
+        self._call_s: float | None = None  # the last decision's bot call, s (None: no HTTP call)
         self._last_beat = time.monotonic()
         self.strike_counts: Counter[str] = Counter()
         self.forfeited: set[str] = set()
@@ -188,6 +189,8 @@ class MatchRunner:
                 self._notify("start", member, self.drivers[member.bot_id].begin_game(game_no, payload))
         bot_ids = [m.bot_id for m in seating]
         self._observe(game_no, game, bot_ids, True, api_table)
+        arena_time = metrics.ARENA_DECISION.labels(spec.ladder_id)
+        mark = time.monotonic()
         while not game.over:
             for seat in game.to_act():
                 if seat not in game.to_act():  # its move came first (a polling bot; logged at the game's end)
@@ -197,6 +200,10 @@ class MatchRunner:
                     raise MatchAbandoned(f"stopped at move {game.version} of game {game_no}")
                 self._beat()  # after every decision: a lease must outlive one slow bot, not a round
                 self._observe(game_no, game, bot_ids, False, api_table)
+                now = time.monotonic()
+                if self._call_s is not None:  # an HTTP bot's answer: what the worker added to it
+                    arena_time.observe(max(0.0, now - mark - self._call_s))
+                mark = now
         self._observe(game_no, game, bot_ids, True, api_table)
         moves = game.record()["moves"]
         for seat, member in enumerate(seating):  # a polling bot's moves the arena never saw it make
@@ -221,6 +228,7 @@ class MatchRunner:
             self.heartbeat()
 
     def _decide(self, game: MatchGame, table_id: str, game_no: int, seat: int, member: Member) -> None:
+        self._call_s = None
         view = game.view(seat)
         decision = view["decision"]
         if decision is None:  # the engine gives every seat to act a decision
@@ -257,7 +265,8 @@ class MatchRunner:
             outcome = failure.value if failure is not None else answer.call.outcome.value
             self.calls[bot_id].add("move", outcome, answer.call.latency_ms)
         if answer.call is not None:
-            metrics.BOT_LATENCY.labels(self.spec.ladder_id).observe(answer.call.latency_ms / 1000.0)
+            self._call_s = answer.call.latency_ms / 1000.0
+            metrics.BOT_LATENCY.labels(self.spec.ladder_id).observe(self._call_s)
         latency_ms = answer.call.latency_ms if answer.call is not None else waited_ms
         body = answer.call.body if answer.call is not None else None
         if (answer.move is not None or answer.already_applied) and failure is None:

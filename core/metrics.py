@@ -84,6 +84,14 @@ BOT_DECISIONS = Counter("bot_decisions", "Decisions asked of ladder bots (HTTP a
 BOT_BUCKETS = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 0.75, 1.0, 1.5, 2.0, 3.0)
 BOT_LATENCY = Histogram("bot_decision_seconds", "Time an HTTP bot took to answer a decision, by ladder.",
                         ["ladder"], namespace=NAMESPACE, registry=OWN, buckets=BOT_BUCKETS)
+# The worker's own share of a decision is a fraction of a millisecond while it keeps up; a busy process shows
+# here first (tools.growth, inflight curve).
+ARENA_BUCKETS = (0.0001, 0.0002, 0.0005, 0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.25, 0.5, 1.0)
+ARENA_DECISION = Histogram("arena_decision_seconds", "The arena worker's own time per decision of an HTTP "
+                           "bot, by ladder: from the end of the match's previous decision to the end of this "
+                           "one, less the bot's latency (building the view, sending, waiting for the process, "
+                           "applying, publishing).", ["ladder"], namespace=NAMESPACE, registry=OWN,
+                           buckets=ARENA_BUCKETS)
 # What an operator alerts on (deploy/prometheus/trick-arena-alerts.yml): matches in play, bots waiting to be
 # seated, and when a ladder bot last answered.
 MATCHES_IN_FLIGHT = Gauge("matches_in_flight", "Matches an arena worker is playing right now, by ladder.",
@@ -116,6 +124,7 @@ def initialise(ladders: Iterable[str]) -> None:
         BOTS_READY.labels(ladder)
         LAST_DECISION.labels(ladder)
         BOT_LATENCY.labels(ladder)
+        ARENA_DECISION.labels(ladder)
         for status in MATCH_STATUSES:
             MATCHES_FINISHED.labels(ladder, status)
         for outcome in DECISION_OUTCOMES:

@@ -20,7 +20,12 @@ from core.tables.store import FINISHED_TABLE_TTL, IDLE_TABLE_TTL
 DEFAULT_REDIS_URL = "redis://127.0.0.1:6379/0"
 HOUSE_ONLY_GAP_S = 45.0  # about 0.1 core for four ladders of house bots: python -m tools.idle_cost
 MIN_LEASE_S = 10.0  # a match's shortest lease (the scheduler re-runs a match whose lease lapsed)
-WORKER_THREADS = 64  # matches in flight per arena worker process: chosen with python -m tools.arena_bench
+# Matches in flight per arena worker process: at most MAX_IN_FLIGHT, and new ones only while the process's RSS
+# stays within ARENA_MEMORY_MB (docs/arena.md#processes; python -m tools.arena_bench measures both).
+MAX_IN_FLIGHT = 2500
+ARENA_MEMORY_MB = 512
+# ... and only while its event loop wakes up at most this late: past that, more matches add latency, not pace.
+ARENA_MAX_LAG_MS = 10.0
 # Search time per decision of a game analysis: the default keeps one seat of a complete Spot Hearts game
 # (about 140 decisions, a quarter of them forced) well under a minute on 2 cores (docs/api.md has figures).
 ANALYSIS_BUDGET_MS = 250
@@ -142,7 +147,9 @@ class Settings:
     match_ttl: int = FINISHED_MATCH_TTL_S
     replay_ttl: int = REPLAY_TTL_S
     min_lease_s: float = MIN_LEASE_S
-    worker_threads: int = WORKER_THREADS  # matches in flight per arena worker process (a thread each)
+    max_in_flight: int = MAX_IN_FLIGHT  # the most matches one arena worker process plays at once
+    arena_memory_mb: int = ARENA_MEMORY_MB  # an arena worker process takes no new match past this RSS
+    arena_max_lag_ms: float = ARENA_MAX_LAG_MS  # ... nor while its loop runs this late
     # The reverse proxies whose X-Forwarded-For / Forwarded headers name the client: addresses or CIDR blocks.
     # Empty: the connection's peer is the client, and those headers are ignored.
     trusted_proxies: tuple[str, ...] = ()
@@ -168,8 +175,8 @@ class Settings:
     def from_env(cls, environ: Mapping[str, str] | None = None) -> Settings:
         """The settings in ``environ`` (default: the process environment, as it is now).
 
-        >>> settings = Settings.from_env({"TA_KEY_PREFIX": "demo:", "TA_ARENA_WORKER_THREADS": "8"})
-        >>> settings.prefix, settings.worker_threads, settings.house_queue_name
+        >>> settings = Settings.from_env({"TA_KEY_PREFIX": "demo:", "TA_ARENA_MAX_IN_FLIGHT": "8"})
+        >>> settings.prefix, settings.max_in_flight, settings.house_queue_name
         ('demo:', 8, 'demo-house')
         """
         env = os.environ if environ is None else environ
@@ -221,7 +228,9 @@ class Settings:
             match_ttl=max(1, int(env.get("TA_MATCH_TTL", default.match_ttl))),
             replay_ttl=max(1, int(env.get("TA_REPLAY_TTL", default.replay_ttl))),
             min_lease_s=float(env.get("TA_ARENA_MIN_LEASE_S", default.min_lease_s)),
-            worker_threads=max(1, int(env.get("TA_ARENA_WORKER_THREADS", default.worker_threads))),
+            max_in_flight=max(1, int(env.get("TA_ARENA_MAX_IN_FLIGHT", default.max_in_flight))),
+            arena_memory_mb=max(16, int(env.get("TA_ARENA_MEMORY_MB", default.arena_memory_mb))),
+            arena_max_lag_ms=max(0.1, float(env.get("TA_ARENA_MAX_LAG_MS", default.arena_max_lag_ms))),
             trusted_proxies=words(env.get("TA_TRUSTED_PROXIES", "")),
             admin_token=env.get("TA_ADMIN_TOKEN") or None,
             limit_account_creation=env.get("TA_LIMIT_ACCOUNT_CREATION", default.limit_account_creation),

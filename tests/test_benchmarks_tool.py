@@ -93,24 +93,43 @@ def test_ladder_and_arena_rows(tool) -> None:
 
 
 def test_arena_slow_bot_rows(tool) -> None:
-    def sample(rate: float, strikes: int = 0) -> dict:
-        return {"decisions_per_s": rate, "threads_per_worker": 64, "strikes": strikes}
+    def sample(rate: float) -> dict:
+        return {"decisions_per_s": rate}
 
-    runs = [{"loadavg_before": [3.5, 2, 1], "by_delay": {"0ms": sample(900.0), "20ms": sample(700.0)}},
-            {"loadavg_before": [4.3, 2, 1], "by_delay": {"0ms": sample(1100.0), "20ms": sample(800.0, 3)}}]
-    slow = {"arena_workers": 2, "deadline_ms": 1000, "runs": runs,
-            "median_share_of_0ms": {"0ms": 1.0, "20ms": 0.75},
-            "median": {"0ms": {"decisions_per_s": 1000.0, "in_flight_per_worker_mean": 60.25,
-                               "rss_mib_per_worker_max": 70.4, "rss_mib_total": 139.0},
-                       "20ms": {"decisions_per_s": 750.0, "in_flight_per_worker_mean": 62.0,
-                                "rss_mib_per_worker_max": 72.0, "rss_mib_total": 143.6}}}
+    runs = [{"loadavg_before": [3.5, 2, 1], "by_delay": {"0ms": sample(900.0), "100ms": sample(700.0)}},
+            {"loadavg_before": [4.3, 2, 1], "by_delay": {"0ms": sample(1100.0), "100ms": sample(800.0)}}]
+    slow = {"arena_workers": 2, "window_s": 20.0, "deadline_ms": 1000, "runs": runs,
+            "median_share_of_0ms": {"0ms": 1.0, "100ms": 0.75},
+            "median": {"0ms": {"decisions_per_s": 1000.0, "in_flight_per_process": 1.25,
+                               "failed_decisions": [0, 0], "rss_mib_per_process_max": 70.4,
+                               "kib_per_match_in_flight": 900.0, "arena_ms_p99": 0.4},
+                       "100ms": {"decisions_per_s": 750.0, "in_flight_per_process": 62.0,
+                                 "failed_decisions": [0, 3], "rss_mib_per_process_max": 72.0,
+                                 "kib_per_match_in_flight": 61.4, "arena_ms_p99": 12.25}}}
     page = table(tool.render({"arena-slow": result("arena-slow", [{"slow_bots": slow}])}), "arena-slow")
-    assert "| worker processes × threads (matches in flight at most) | 2 × 64 |" in page
+    assert "| worker processes; measured window after the ramp-up | 2; 20 s |" in page
     assert "| load average (1 min) before each run | 3.5, 4.3 | |" in page
-    assert "| bots 20ms away: decisions/s, median (each run); share of 0 ms | 750 (700, 800); 0.75× |" in page
-    assert "0.75× | ≥ 0.50× of 0 ms |" in page
-    assert "| 62.0; 72 MiB, 144 MiB | ≤ 1 GiB of worker RSS |" in page
-    assert "| bots 20ms away: strikes in each run (deadline 1,000 ms) | 0, 3 | 0 |" in page
+    assert ("| bots 100ms away: decisions/s, median (each run); share of 0 ms | 750 (700, 800); 0.75× |"
+            in page)
+    assert "0.75× | ≥ 0.80× of 0 ms |" in page
+    assert "| 62.0; 72 MiB; 61 KiB; 12.2 ms | ≤ 30 KiB a match |" in page
+    assert ("| bots 100ms away: failed decisions (strikes) in each run (deadline 1,000 ms) | 0, 3 | 0 |"
+            in page)
+
+
+def test_mixed_field_rows(tool) -> None:
+    mixed = {"field": {"near": "28 bots 20 ms away", "refusing": "2 closed ports"},
+             "near_pace_per_match_with_bad": 41.25, "near_pace_per_match_without_bad": 44.0,
+             "near_pace_share": 0.9375, "near_strikes": 0,
+             "strikes_by_bad_bot": {"late0": 40, "refusing1": 35}, "forfeits_by_bot": {"late0": 8},
+             "paused_after_3_health_checks": {"late0": False, "refusing1": True}}
+    page = table(tool.render({"arena-mixed": result("arena-mixed", [{"mixed_field": mixed}])}), "arena-mixed")
+    assert "| the field | near: 28 bots 20 ms away; refusing: 2 closed ports | |" in page
+    assert "with → without the bad bots in the field | 41.2 → 44.0: 0.94× | ≥ 0.90× |" in page
+    assert "| near bots: strikes | 0 | 0 |" in page
+    assert "| bad bots: strikes in finished matches | late0 40, refusing1 35 | |" in page
+    assert "| bots that forfeited a match (5 strikes) | late0 ×8 | |" in page
+    assert "| paused after 3 health checks | refusing1 | |" in page
 
 
 def test_ladder_pace_rows(tool) -> None:

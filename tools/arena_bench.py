@@ -32,6 +32,7 @@ compiled.activate()
 
 from arena.botclient import BotClient  # noqa: E402
 from arena.match import MatchRunner, make_drivers  # noqa: E402
+from arena.workers import START_WORKERS  # noqa: E402
 from core import keys  # noqa: E402
 from core.arena.model import (  # noqa: E402
     PROTOCOL_VERSION,
@@ -45,15 +46,22 @@ from core.settings import Settings  # noqa: E402
 from devstack import devserve  # noqa: E402
 from devstack.fastbot import start_fast_bots  # noqa: E402
 from devstack.procstat import cpu_seconds, tree_cpu_seconds  # noqa: E402
+from tools.arena_pace import field_tables, steady_run, uniform_tables  # noqa: E402
 
-DELAYS_MS = (0, 20, 100)
+DELAYS_MS = (0, 20, 100, 300)
 # Shorter games than the 1-vs-2 runs (Spot Hearts to 100, about 170 decisions): with 100 ms bots a match
-# lasts about 20 s, and each slow-bot run plays two waves of matches per thread.
+# lasts about 20 s.
 SLOW_BOT_OPTIONS = {"target": 100}
 SLOW_BOT_LOOPS = 2  # event-loop processes serving the 4 slow bots (devstack.fastbot.DelayLoop)
 # The slow-bot runs give every decision a ladder's default deadline: bots that answer well within it must
 # never get a strike, however busy the workers are.
 SLOW_BOT_DEADLINE_MS = LadderConfig("bench", "spot-hearts", 4).deadline_ms
+WINDOW_S = 20.0  # the slow-bot runs' measured window, after the ramp-up
+SLOW_MATCHES = 3000  # queued per delay: more than any run finishes, so the queue never runs dry
+# The mixed field: near bots, and a few far away, answering too late, or not there at all.
+MIXED_NEAR, MIXED_NEAR_MS, MIXED_BAD = 28, 20, 2
+MIXED_FAR_MS, MIXED_TIMEOUT_MS = 900, 5000
+MIXED_MATCHES = 3000
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 # Generous: the bench measures throughput, and a loaded machine must not turn a slow answer into a strike.
@@ -217,12 +225,12 @@ class RssSampler:
                 "rss_mib_total": round(sum(self.rss_peak.values()) / 2**20, 1)}
 
 
-def worker_command(threads: int | None) -> list[str]:
-    """What the Procfile's `arena:` line runs (threads None: the default), or the one-match worker (1)."""
+def worker_command(max_in_flight: int | None) -> list[str]:
+    """What the Procfile's `arena:` line runs (None: the default), or the one-match worker (1)."""
     command = [sys.executable, "-m", "arena", "worker"]
-    if threads is not None:
-        command += ["--threads", str(threads)]
-    return command + (["--simple"] if threads == 1 else [])
+    if max_in_flight is not None:
+        command += ["--max-in-flight", str(max_in_flight)]
+    return command + (["--simple"] if max_in_flight == 1 else [])
 
 
 def rq_workers(urls: list[str] | None, workers: int, matches: int, bot_pid: int | None = None,
@@ -269,8 +277,7 @@ def rq_workers(urls: list[str] | None, workers: int, matches: int, bot_pid: int 
         env.pop("TA_ARENA_WORKER_THREADS", None)  # the default is what is measured
         procs = [subprocess.Popen(worker_command(threads), env=env, cwd=REPO_ROOT, stdout=subprocess.DEVNULL,
                                   stderr=subprocess.DEVNULL) for _ in range(workers)]
-        per_process = threads or Settings.from_env().worker_threads
-        _wait_for_workers(conn, queue.name, workers * per_process)
+        _wait_for_workers(conn, queue.name, workers * (1 if threads == 1 else START_WORKERS))
         time.sleep(0.2)  # let the workers settle into their blocking dequeue
         sampler = RssSampler([p.pid for p in procs])
         worker_cpu_before = sum(cpu_seconds(p.pid) for p in procs)
@@ -286,7 +293,8 @@ def rq_workers(urls: list[str] | None, workers: int, matches: int, bot_pid: int 
         strikes = Counter(s["reason"] for d in rated for s in d["result"]["strikes"])
         decisions = sum(g["moves"] for d in rated for g in d["result"]["games"])
         busy = max(d["finished"] for d in rated) - min(d["started"] for d in rated)
-        return {"workers": workers, "threads_per_worker": per_process, "bots": "http" if urls else "house",
+        ceiling = threads or Settings.from_env().max_in_flight
+        return {"workers": workers, "max_in_flight_per_worker": ceiling, "bots": "http" if urls else "house",
                 "matches": matches, "rated": len(rated), "strikes": sum(strikes.values()),
                 "strike_reasons": dict(strikes),
                 "strike_examples": [s for d in rated for s in d["result"]["strikes"]][:5],
@@ -301,28 +309,27 @@ def rq_workers(urls: list[str] | None, workers: int, matches: int, bot_pid: int 
         server.stop()
 
 
-def slow_bots(delays_ms: tuple[int, ...], workers: int, waves: int, threads: int | None,
+def slow_bots(delays_ms: tuple[int, ...], workers: int, seconds: float, max_in_flight: int | None,
               stack: dict[int, tuple[Any, list[str]]]) -> dict[str, dict[str, Any]]:
-    """One sample per delay: the default arena (`workers` processes) against bots `delay` ms away.
-
-    `waves` x (all threads) matches each, so every thread is busy for most of the drain.
-    """
-    per_process = threads or Settings.from_env().worker_threads
-    matches = waves * workers * per_process
-    return {f"{delay}ms": rq_workers(stack[delay][1], workers, matches, stack[delay][0].pid, threads,
-                                     SLOW_BOT_OPTIONS, SLOW_BOT_DEADLINE_MS) for delay in delays_ms}
+    """One sample per delay: the default arena (`workers` processes) against bots `delay` ms away, its
+    steady pace over `seconds` after the ramp-up (``tools.arena_pace``)."""
+    return {f"{delay}ms": steady_run(uniform_tables(stack[delay][1], SLOW_MATCHES), workers, seconds,
+                                     max_in_flight=max_in_flight, deadline_ms=SLOW_BOT_DEADLINE_MS)
+            for delay in delays_ms}
 
 
 def summarise_slow(runs: list[dict[str, Any]]) -> dict[str, Any]:
     """Medians over the runs of each delay, and each run's and the median's share of the 0 ms decisions/s."""
     delays = list(runs[0]["by_delay"])
-    median = {delay: {key: statistics.median(r["by_delay"][delay][key] for r in runs)
-                      for key in ("decisions_per_s", "in_flight_mean", "in_flight_per_worker_mean",
-                                  "rss_mib_total", "worker_cpu_us_per_decision", "bot_cpu_us_per_decision")}
+    keys = ("decisions_per_s", "in_flight_per_process", "worker_cpu_us_per_decision",
+            "kib_per_match_in_flight", "arena_ms_p99")
+    median = {delay: {key: statistics.median(r["by_delay"][delay][key] or 0.0 for r in runs) for key in keys}
               for delay in delays}
     for delay in delays:
-        median[delay]["rss_mib_per_worker_max"] = statistics.median(
-            max(r["by_delay"][delay]["rss_mib_per_worker"]) for r in runs)
+        median[delay]["rss_mib_per_process_max"] = statistics.median(
+            max(r["by_delay"][delay]["rss_mib_per_process"]) for r in runs)
+        median[delay]["failed_decisions"] = [sum(sum(f.values()) for f in r["by_delay"][delay]
+                                                 ["failed_decisions_by_ladder"].values()) for r in runs]
     base = "0ms" if "0ms" in delays else delays[0]
     base_rate = median[base]["decisions_per_s"]
     return {"median": median,
@@ -332,13 +339,70 @@ def summarise_slow(runs: list[dict[str, Any]]) -> dict[str, Any]:
                                      for r in runs]}
 
 
+def mixed_field(workers: int, seconds: float, max_in_flight: int | None) -> dict[str, Any]:
+    """Most bots near, a few far or failing: the near bots' matches with and without the bad bots in the
+    field, and every bot's strikes; then the health check the scheduler runs, three times per bad bot."""
+    from devstack.devredis import free_port
+
+    near_bots, near = start_fast_bots(MIXED_NEAR, MIXED_NEAR_MS, SLOW_BOT_LOOPS)
+    far_bots, far = start_fast_bots(MIXED_BAD, MIXED_FAR_MS, 1)
+    late_bots, late = start_fast_bots(MIXED_BAD, MIXED_TIMEOUT_MS, 1)
+    refusing = [f"http://127.0.0.1:{free_port()}" for _ in range(MIXED_BAD)]  # nothing listens there
+    try:
+        field = {"near": near, "far": far, "late": late, "refusing": refusing}
+        with_bad = steady_run(field_tables(field, MIXED_MATCHES, lambda group: group != "near"), workers,
+                              seconds, max_in_flight=max_in_flight, deadline_ms=SLOW_BOT_DEADLINE_MS)
+        without = steady_run(field_tables({"near": near}, MIXED_MATCHES, lambda group: False), workers,
+                             seconds, max_in_flight=max_in_flight, deadline_ms=SLOW_BOT_DEADLINE_MS)
+        health = {f"{group}{i}": health_paused(url) for group in ("far", "late", "refusing")
+                  for i, url in enumerate(field[group])}
+    finally:
+        for bots in (near_bots, far_bots, late_bots):
+            bots.terminate()
+    pace_with = with_bad["pace_per_match_by_ladder"].get("near", 0.0)
+    pace_without = without["pace_per_match_by_ladder"].get("near", 0.0)
+    strikes = with_bad["strikes_by_bot"]
+    return {
+        "field": {"near": f"{MIXED_NEAR} bots {MIXED_NEAR_MS} ms away",
+                  "far": f"{MIXED_BAD} bots {MIXED_FAR_MS} ms away",
+                  "late": f"{MIXED_BAD} bots answering after {MIXED_TIMEOUT_MS} ms "
+                          f"(deadline {SLOW_BOT_DEADLINE_MS} ms)",
+                  "refusing": f"{MIXED_BAD} closed ports"},
+        "near_pace_per_match_with_bad": pace_with, "near_pace_per_match_without_bad": pace_without,
+        "near_pace_share": round(pace_with / pace_without, 3) if pace_without else None,
+        "near_strikes": sum(n for bot, n in strikes.items() if bot.startswith("near")),
+        "near_failed_decisions": with_bad["failed_decisions_by_ladder"].get("near", {}),
+        "strikes_by_bad_bot": {bot: n for bot, n in strikes.items() if not bot.startswith("near")},
+        "forfeits_by_bot": with_bad["forfeits_by_bot"], "paused_after_3_health_checks": health,
+        "with_bad": with_bad, "without_bad": without,
+    }
+
+
+def health_paused(url: str) -> bool:
+    """Three health checks of the scheduler's (``arena.jobs.check_bot_health``) on a throwaway Redis: is the
+    bot paused?"""
+    from arena.jobs import check_bot_health
+    from core.arena.store import ArenaStore
+    from devstack.devredis import start_throwaway
+
+    server = start_throwaway()
+    try:
+        store = ArenaStore(redis.Redis.from_url(server.url, decode_responses=True), "health:")
+        report = None
+        for _ in range(3):
+            report = check_bot_health(store, "bot", url, timeout_s=2.0, allow_private=True)
+        return bool(report and report["paused"])
+    finally:
+        server.stop()
+
+
 def run(seconds: float = 3.0, games: int = 10, matches: int = 48, repeat: int = 3,
-        delays_ms: tuple[int, ...] = DELAYS_MS, arena_workers: int = 2, waves: int = 2,
-        threads: int | None = None, slow_only: bool = False) -> dict[str, Any]:
+        delays_ms: tuple[int, ...] = DELAYS_MS, arena_workers: int = 2, window_s: float = WINDOW_S,
+        max_in_flight: int | None = None, slow_only: bool = False, mixed: bool = False) -> dict[str, Any]:
     """Each measurement `repeat` times, interleaved (so 1 and 2 workers see the same background load);
     the best of each is reported (the machine's noise only ever slows a run down), with every sample and
     the ratios of the medians. The slow-bot runs (every delay side by side, `repeat` times) report medians
-    and each run with the load average it saw."""
+    and each run with the load average it saw; `mixed` adds the mixed field (once)."""
     load_before = os.getloadavg()  # other load on the machine skews every figure: print it
     process, urls = start_fast_bots(4)
     stack = {delay: start_fast_bots(4, delay, SLOW_BOT_LOOPS) for delay in delays_ms}
@@ -358,7 +422,7 @@ def run(seconds: float = 3.0, games: int = 10, matches: int = 48, repeat: int = 
                 samples["house2"].append(rq_workers(None, 2, 4 * matches))
             if delays_ms:
                 load = os.getloadavg()
-                by_delay = slow_bots(delays_ms, arena_workers, waves, threads, stack)
+                by_delay = slow_bots(delays_ms, arena_workers, window_s, max_in_flight, stack)
                 slow.append({"loadavg_before": [round(x, 2) for x in load],
                              "loadavg_after": [round(x, 2) for x in os.getloadavg()], "by_delay": by_delay})
     finally:
@@ -370,11 +434,13 @@ def run(seconds: float = 3.0, games: int = 10, matches: int = 48, repeat: int = 
         "bots": "4 x devstack.fastbot (stdlib sockets, TCP_NODELAY, a forked process per connection)",
     }
     if slow:
-        report["slow_bots"] = {"arena_workers": arena_workers, "waves": waves,
+        report["slow_bots"] = {"arena_workers": arena_workers, "window_s": window_s,
                                "game": {"game": "spot-hearts", "options": SLOW_BOT_OPTIONS},
                                "deadline_ms": SLOW_BOT_DEADLINE_MS,
                                "bots": f"4 x devstack.fastbot --delay-ms D --loops {SLOW_BOT_LOOPS}",
                                **summarise_slow(slow), "runs": slow}
+    if mixed:
+        report["mixed_field"] = mixed_field(arena_workers, window_s, max_in_flight)
     if slow_only:
         return report
     best = {name: max(runs, key=lambda r: r["decisions_per_s"]) for name, runs in samples.items()}
@@ -405,17 +471,23 @@ def run(seconds: float = 3.0, games: int = 10, matches: int = 48, repeat: int = 
               help="Bot delays of the slow-bot runs ('' skips them).")
 @click.option("--arena-workers", default=2, show_default=True,
               help="Worker processes of the slow-bot runs (make run's ARENA_WORKERS).")
-@click.option("--threads", type=int, default=None, help="Threads per worker process of the slow-bot runs "
-              "(default: the arena's own default).")
-@click.option("--waves", default=2, show_default=True, help="Slow-bot matches per thread.")
-@click.option("--slow-only", is_flag=True, help="Only the slow-bot runs.")
+@click.option("--max-in-flight", type=click.IntRange(min=1), default=None,
+              help="Matches in flight per worker process at most (default: the arena's own).")
+@click.option("--window-s", default=WINDOW_S, show_default=True,
+              help="Seconds measured after the ramp-up, per delay.")
+@click.option("--slow-only", is_flag=True, help="Only the slow-bot runs (and --mixed).")
+@click.option("--mixed", is_flag=True, help="Also the mixed field: near bots beside far and failing ones.")
 def main(seconds: float, games: int, matches: int, repeat: int, delays_ms: str, arena_workers: int,
-         threads: int | None, waves: int, slow_only: bool) -> None:
+         max_in_flight: int | None, window_s: float, slow_only: bool, mixed: bool) -> None:
     """4 local HTTP bots: bare keep-alive loop vs one worker vs 1 and 2 RQ workers; the default arena against
-    bots 0, 20 and 100 ms away (JSON)."""
-    delays = tuple(int(d) for d in delays_ms.split(",") if d.strip())
-    click.echo(json.dumps(run(seconds, games, matches, repeat, delays, arena_workers, waves, threads,
-                              slow_only)))
+    bots 0, 20, 100 and 300 ms away; with --mixed a field of near, far and failing bots (JSON)."""
+    try:
+        delays = tuple(int(d) for d in delays_ms.split(",") if d.strip())
+    except ValueError:
+        raise click.BadParameter(f"numbers separated by commas, not {delays_ms!r}",
+                                 param_hint="--delays-ms") from None
+    click.echo(json.dumps(run(seconds, games, matches, repeat, delays, arena_workers, window_s, max_in_flight,
+                              slow_only, mixed)))
 
 
 if __name__ == "__main__":

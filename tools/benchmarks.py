@@ -147,12 +147,15 @@ def arena_rows(outputs: list[Any]) -> list[Row]:
     ]
 
 
+SLOW_GOALS = {"100ms": "≥ 0.80× of 0 ms", "300ms": "≥ 0.60× of 0 ms"}
+
+
 def arena_slow_rows(outputs: list[Any]) -> list[Row]:
     slow = dig(outputs, 0, "slow_bots", default={}) or {}
     runs = dig(slow, "runs", default=[]) or []
-    rows = [("worker processes × threads (matches in flight at most)",
-             f"{num(dig(slow, 'arena_workers'))} × "
-             f"{num(dig(runs, 0, 'by_delay', '0ms', 'threads_per_worker'))}", "`make run`'s default arena"),
+    rows = [("worker processes; measured window after the ramp-up",
+             f"{num(dig(slow, 'arena_workers'))}; {num(dig(slow, 'window_s'))} s",
+             "`make run`'s default arena"),
             ("load average (1 min) before each run",
              ", ".join(num(dig(r, "loadavg_before", 0), 1) for r in runs) or MISSING, "")]
     for delay, median in (dig(slow, "median", default={}) or {}).items():
@@ -160,16 +163,39 @@ def arena_slow_rows(outputs: list[Any]) -> list[Row]:
         share = dig(slow, "median_share_of_0ms", delay)
         rows.append((f"bots {delay} away: decisions/s, median (each run); share of 0 ms",
                      f"{num(dig(median, 'decisions_per_s'))} ({per_run}); {ratio(share)}",
-                     "≥ 0.50× of 0 ms" if delay == "20ms" else ""))
-        rows.append((f"bots {delay} away: strikes in each run (deadline {num(dig(slow, 'deadline_ms'))} ms)",
-                     ", ".join(num(dig(r, "by_delay", delay, "strikes")) for r in runs), "0"))
-        rows.append((f"bots {delay} away: matches in flight per worker process (mean); worker RSS per "
-                     "process (peak), all workers",
-                     f"{num(dig(median, 'in_flight_per_worker_mean'), 1)}; "
-                     f"{num(dig(median, 'rss_mib_per_worker_max'))} MiB, "
-                     f"{num(dig(median, 'rss_mib_total'))} MiB",
-                     "≤ 1 GiB of worker RSS" if delay == "20ms" else ""))
+                     SLOW_GOALS.get(delay, "")))
+        rows.append((f"bots {delay} away: failed decisions (strikes) in each run (deadline "
+                     f"{num(dig(slow, 'deadline_ms'))} ms)",
+                     ", ".join(num(n) for n in dig(median, "failed_decisions", default=[])) or MISSING, "0"))
+        rows.append((f"bots {delay} away: matches in flight per worker process; its RSS (largest); KiB per "
+                     "match in flight above the idle process; arena's own time per decision, p99",
+                     f"{num(dig(median, 'in_flight_per_process'), 1)}; "
+                     f"{num(dig(median, 'rss_mib_per_process_max'))} MiB; "
+                     f"{num(dig(median, 'kib_per_match_in_flight'))} KiB; "
+                     f"{num(dig(median, 'arena_ms_p99'), 1)} ms",
+                     "≤ 30 KiB a match" if delay == "100ms" else ""))
     return rows
+
+
+def mixed_field_rows(outputs: list[Any]) -> list[Row]:
+    mixed = dig(outputs, 0, "mixed_field", default={}) or {}
+    field = dig(mixed, "field", default={}) or {}
+    paused = dig(mixed, "paused_after_3_health_checks", default={}) or {}
+    return [
+        ("the field", "; ".join(f"{group}: {what}" for group, what in field.items()) or MISSING, ""),
+        ("near bots' matches: decisions/s per match in flight, with → without the bad bots in the field",
+         f"{num(dig(mixed, 'near_pace_per_match_with_bad'), 1)} → "
+         f"{num(dig(mixed, 'near_pace_per_match_without_bad'), 1)}: {ratio(dig(mixed, 'near_pace_share'))}",
+         "≥ 0.90×"),
+        ("near bots: strikes", num(dig(mixed, "near_strikes")), "0"),
+        ("bad bots: strikes in finished matches",
+         ", ".join(f"{bot} {n}" for bot, n in (dig(mixed, "strikes_by_bad_bot", default={}) or {}).items())
+         or "none", ""),
+        ("bots that forfeited a match (5 strikes)",
+         ", ".join(f"{bot} ×{n}" for bot, n in (dig(mixed, "forfeits_by_bot", default={}) or {}).items())
+         or "none", ""),
+        ("paused after 3 health checks", ", ".join(bot for bot, yes in paused.items() if yes) or "none", ""),
+    ]
 
 
 def ladder_rows(outputs: list[Any]) -> list[Row]:
@@ -528,10 +554,17 @@ BENCHMARKS = (
               "median in brackets (docs/arena.md).", ("python -m tools.arena_bench --repeat 5",), arena_rows),
     Benchmark("arena-slow", "Arena workers against slow bots",
               "The default arena of `make run` (2 processes of `python -m arena worker`) against 4 local "
-              "bench bots (two event-loop processes) that answer every /move after 0, 20 and 100 ms, side by "
-              "side in each run, Spot Hearts to 100, a ladder's default 1 s deadline per decision, three "
-              "waves of matches per thread; medians of 2 runs (docs/arena.md).",
-              ("python -m tools.arena_bench --slow-only --repeat 2 --waves 3",), arena_slow_rows),
+              "bench bots (two event-loop processes) that answer every /move after 0, 20, 100 and 300 ms, "
+              "side by side in each run, Spot Hearts to 100, a ladder's default 1 s deadline per decision; "
+              "a queue that never runs dry, measured from the workers' own metrics over 20 s after the "
+              "ramp-up; medians of 2 runs (docs/arena.md).",
+              ("python -m tools.arena_bench --slow-only --repeat 2",), arena_slow_rows),
+    Benchmark("arena-mixed", "A slow or failing bot costs only its own matches",
+              "The default arena against a field of 34 bots, tables of 4 drawn at random: 28 bots 20 ms "
+              "away, 2 at 900 ms, 2 that answer after the 1 s deadline, 2 closed ports; the near bots' "
+              "matches next to a field of the 28 near bots alone (docs/arena.md).",
+              ("python -m tools.arena_bench --slow-only --delays-ms '' --repeat 1 --mixed",),
+              mixed_field_rows),
     Benchmark("ladder", "Does the ladder find the true order?",
               "The real matchmaking, match and Elo code offline, 8 house bots of known strength order, 5 "
               "independent ladders per row; ρ is Spearman's between ladder and true order. Duplicate: fresh "

@@ -1,4 +1,4 @@
-"""`python -m arena worker --threads N`: several matches in flight in one process, real Redis, real bots.
+"""`python -m arena worker --max-in-flight N`: several matches in flight in one process, real Redis, real bots.
 
 Each match is still one RQ job; these check what must survive running them side by side: per-call
 deadlines (a slow match does not eat a sibling's), the re-run and exactly-once rating of every match of a
@@ -36,9 +36,9 @@ from tests.waiting import wait_until
 
 @pytest.fixture
 def arena_worker(arena_process: Callable[..., subprocess.Popen]) -> Callable[[int], subprocess.Popen]:
-    """Factory: arena_worker(threads) runs `python -m arena worker --threads N` for the rest of the test."""
+    """Factory: arena_worker(n) runs `python -m arena worker --max-in-flight N` for the rest of the test."""
     short_leases = {"TA_ARENA_MIN_LEASE_S": "1"}
-    return lambda threads: arena_process("worker", "--threads", str(threads), env=short_leases)
+    return lambda n: arena_process("worker", "--max-in-flight", str(n), env=short_leases)
 
 
 def make_match(store: ArenaStore, prefix: str, name: str, http: Member, seed: int, deadline_ms: int,
@@ -124,8 +124,8 @@ class GateBot:
 GATE_WAIT_S = 30.0
 
 
-def test_a_threaded_worker_runs_several_matches_at_once(arena, key_prefix, arena_worker) -> None:
-    """Four matches, one worker process of four threads, a gate bot in every match that answers nobody until
+def test_a_pool_worker_runs_several_matches_at_once(arena, key_prefix, arena_worker) -> None:
+    """Four matches, one worker process of at most four in flight (it starts with two), a gate bot in every match that answers nobody until
     three matches wait on it at once: the gate opens, and every match is rated without a strike (each
     deadline, 40 s, outlasts the gate's longest wait)."""
     store, queue, ladder = arena
@@ -144,12 +144,12 @@ def test_a_threaded_worker_runs_several_matches_at_once(arena, key_prefix, arena
 
 
 @pytest.mark.drill
-def test_a_threaded_worker_plays_matches_with_slow_bots_side_by_side_without_a_strike(arena, key_prefix,
+def test_a_pool_worker_plays_matches_with_slow_bots_side_by_side_without_a_strike(arena, key_prefix,
                                                                                      arena_worker) -> None:
     """Eight matches, every seat a bot 50 ms away (a bench bot in a process of its own), one worker process
-    of eight threads: no compliant bot gets a strike however busy the process, at a deadline of real slack
-    (5 s: a loaded machine must not turn a made decision into a late one; the test above shows the threads
-    run matches side by side, and the arena's bench measures how fast)."""
+    of eight in flight: no compliant bot gets a strike however busy the process, at a deadline of real slack
+    (5 s: a loaded machine must not turn a made decision into a late one; the test above shows the pool
+    runs matches side by side, and the arena's bench measures how fast)."""
     from devstack.fastbot import start_fast_bots
 
     store, queue, ladder = arena
@@ -171,7 +171,7 @@ def test_a_threaded_worker_plays_matches_with_slow_bots_side_by_side_without_a_s
         bots.terminate()
     docs = [store.match(s.match_id) for s in specs]
     assert [d["result"]["strikes"] for d in docs] == [[]] * 8
-    assert len({store.match(s.match_id)["worker"] for s in specs}) > 1  # several threads took matches
+    assert len({store.match(s.match_id)["worker"] for s in specs}) > 1  # several pool workers took matches
     assert worker.poll() is None, worker.output()
 
 
@@ -188,7 +188,7 @@ def test_sigkilled_worker_with_several_matches_in_flight_has_each_rerun_and_rate
     wait_until(lambda: all(store.match(s.match_id)["status"] == MatchStatus.RUNNING for s in specs)
              and moves(slow) >= 12, 30, "four matches under way in one process")
     holders = {store.lease_holder(s.match_id) for s in specs}
-    assert len(holders) == 4 and all(h and h.endswith(f":{doomed.pid}") for h in holders)  # 4 threads, 1 pid
+    assert len(holders) == 4 and all(h and h.endswith(f":{doomed.pid}") for h in holders)  # 4 pool workers, 1 pid
     doomed.kill()  # SIGKILL with four matches in flight
     doomed.wait()
     assert all(store.match(s.match_id)["status"] == MatchStatus.RUNNING for s in specs)
@@ -228,7 +228,7 @@ def test_sigterm_gives_back_every_match_in_flight(arena, key_prefix, arena_worke
                         20 + i, 1000) for i in range(3)]
     for spec in specs:
         enqueue_match(queue, spec, ladder, key_prefix)
-    worker = arena_worker(4)  # one thread more than matches: an idle thread must stop too
+    worker = arena_worker(4)  # room for one more than the matches: an idle worker must stop too
     wait_until(lambda: all(store.match(s.match_id)["status"] == MatchStatus.RUNNING for s in specs)
              and moves(slow) >= 9, 30, "three matches under way")
     worker.send_signal(signal.SIGTERM)
@@ -243,7 +243,7 @@ def test_sigterm_gives_back_every_match_in_flight(arena, key_prefix, arena_worke
     assert set(store.ratings("ss").values()) <= {1500.0}
     from rq import Worker
 
-    assert [w for w in Worker.all(queue=queue) if w.state != "dead"] == []  # every thread's worker left
+    assert [w for w in Worker.all(queue=queue) if w.state != "dead"] == []  # every pool worker's RQ worker left
 
 
 def test_client_pool_never_hands_one_client_to_two_matches_and_keeps_given_back_ones() -> None:
@@ -277,6 +277,60 @@ def test_admission_takes_no_new_match_while_the_process_lags_but_always_runs_one
     assert admission.running == 0
 
 
+def test_admission_takes_no_new_match_past_the_memory_budget() -> None:
+    from arena.workers import MATCH_BYTES, Admission, resident_bytes
+
+    assert resident_bytes() > 10 * 2**20  # this interpreter's own RSS, read from /proc
+    admission = Admission(max_lag_s=0.01, memory_bytes=100 * 2**20)
+    admission.started()
+    admission.rss_bytes = 100 * 2**20 - MATCH_BYTES  # room for exactly one more match
+    assert admission.may_take()
+    admission.rss_bytes += 1
+    assert not admission.may_take()
+    admission.ended()
+    assert admission.may_take()  # at the budget with nothing running: one match always runs
+
+
+def test_a_pool_grows_only_while_every_worker_plays_a_match_and_admission_allows(redis_conn) -> None:
+    from arena.workers import Admission, WorkerPool
+
+    pool = WorkerPool(["q"], redis_conn, max_in_flight=3, admission=Admission(max_lag_s=0.01))
+    alive = threading.Event()
+    for _ in range(2):  # two workers, standing in for started pool workers
+        thread = threading.Thread(target=alive.wait, daemon=True)
+        pool._threads.append(thread)
+        thread.start()
+    try:
+        admission = pool.admission
+        admission.idle = 1
+        assert not pool.wants_another()  # one waits for a job
+        admission.idle, admission.running = 0, 1
+        assert not pool.wants_another()  # one is neither playing nor waiting (a lost Redis): no growth
+        admission.running = 2
+        assert pool.wants_another()  # both play: one more
+        admission.starting = 1
+        assert not pool.wants_another()  # ... unless one is already on its way
+        admission.starting, admission.lag_s = 0, 0.05
+        assert not pool.wants_another()  # the process lags: none
+        admission.lag_s = 0.0
+        for _ in range(1):
+            thread = threading.Thread(target=alive.wait, daemon=True)
+            pool._threads.append(thread)
+            thread.start()
+        admission.running = 3
+        assert not pool.wants_another()  # at its ceiling
+    finally:
+        alive.set()
+
+
+def test_settling_after_a_new_match_is_short_while_idle_and_full_near_the_lag_ceiling() -> None:
+    from arena.workers import settle_time
+
+    assert settle_time(0.0, 0.01, 0.05) == 0.005
+    assert settle_time(0.01, 0.01, 0.05) == 0.05
+    assert settle_time(1.0, 0.01, 0.05) == 0.05
+
+
 def test_a_worker_that_ran_a_while_before_failing_restarts_after_the_shortest_delay() -> None:
     from arena.workers import RESTART_MAX_S, RESTART_MIN_S, STEADY_S, restart_delay
 
@@ -293,36 +347,32 @@ def test_a_worker_that_ran_a_while_before_failing_restarts_after_the_shortest_de
 
 
 @pytest.mark.drill
-def test_match_threads_started_before_their_redis_wait_for_it_and_then_serve(tmp_path, key_prefix,
-                                                                              arena_process) -> None:
-    """Each thread's new RQ worker names itself to Redis: while Redis is not there (not up yet, or gone in
-    an outage), the thread waits and tries again instead of ending, and serves once Redis answers."""
+def test_pool_workers_started_before_their_redis_wait_for_it_and_then_serve(tmp_path, key_prefix,
+                                                                           arena_process) -> None:
+    """Each pool worker's new RQ worker names itself to Redis: while Redis is not there (not up yet, or gone
+    in an outage), the worker waits and tries again instead of ending, the pool does not grow (no worker
+    plays a match), and the workers serve once Redis answers."""
     from rq import Worker
 
+    from arena.workers import START_WORKERS
     from devstack.devredis import free_port, server_args, wait_ready
 
     port = free_port()
     url = f"redis://127.0.0.1:{port}/0"
-    worker = arena_process("worker", "--threads", "3", env={"REDIS_URL": url})  # a Redis not there yet
+    worker = arena_process("worker", "--max-in-flight", "8", env={"REDIS_URL": url})  # a Redis not there yet
     server = None
     try:
-        # The main thread, the admission watcher and the three match threads.
-        wait_until(lambda: threads_of(worker) >= 5, timeout=20, what="the worker's threads")
-        threads = threads_of(worker)
-        wait_until(lambda: all(f"thread {i} lost Redis" in worker.output() for i in range(3)), timeout=30,
-                   what="every match thread failing to reach Redis, at least once")
+        wait_until(lambda: all(f"worker {i} lost Redis" in worker.output() for i in range(START_WORKERS)),
+                   timeout=30, what="every starting pool worker failing to reach Redis, at least once")
         assert worker.poll() is None, "the worker exited while Redis was not there"
-        assert threads_of(worker) == threads  # no thread ended
+        assert f"worker {START_WORKERS} " not in worker.output()  # nothing played: the pool did not grow
         server = subprocess.Popen(server_args(port, tmp_path, persistent=False), stdout=subprocess.DEVNULL)
         wait_ready(url)
         conn = redis.Redis.from_url(url)
         queue = Queue(keys.arena_queue(key_prefix), connection=conn)
-        wait_until(lambda: len(Worker.all(queue=queue)) == 3, timeout=30, what="an RQ worker per thread")
+        wait_until(lambda: len(Worker.all(queue=queue)) == START_WORKERS, timeout=30,
+                   what="the pool's starting RQ workers")
     finally:
         stop_worker(worker)  # before its Redis: a warm stop needs it
         if server is not None:
             devserve.stop(server, timeout=10)
-
-
-def threads_of(process: subprocess.Popen) -> int:
-    return len(os.listdir(f"/proc/{process.pid}/task")) if process.poll() is None else 0

@@ -19,7 +19,7 @@ from typing import Any
 
 from tools.growth.fit import Curve
 
-CURVES = ("ladder", "history", "longpoll", "watchers")
+CURVES = ("ladder", "history", "longpoll", "watchers", "inflight")
 Measure = Callable[..., list[Curve]]
 
 
