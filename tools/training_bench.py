@@ -94,7 +94,8 @@ def seat_env_steps(game: str, seed: int) -> Callable[[float], tuple[int, float]]
             while not done:
                 legal = info["action_mask"].nonzero()[0]
                 _, _, done, _, info = env.step(int(legal[int(rng.random() * len(legal))]))
-            steps += sum(len(m) if isinstance(m, list) else 1 for m in (e["move"] for e in info["record"]["moves"]))
+            moves = [entry["move"] for entry in info["record"]["moves"]]
+            steps += sum(len(m) if isinstance(m, list) else 1 for m in moves)
         return steps, time.perf_counter() - started
 
     return run
@@ -171,7 +172,8 @@ def command(seconds: float, seed: int) -> None:
     for game, row in report["games"].items():  # type: ignore[attr-defined]
         print(f"{game}: engine {row['engine_steps_per_s']:,} steps/s, AEC {row['aec_steps_per_s']:,} "
               f"({row['aec_vs_engine']:.2f}x; {row['aec_no_view_vs_engine']:.2f}x without views in infos), "
-              f"single seat {row['seat_env_steps_per_s']:,}, OpenSpiel {row['openspiel_sims_per_s']:,} sims/s")
+              f"single seat {row['seat_env_steps_per_s']:,}, "
+              f"OpenSpiel {row['openspiel_sims_per_s']:,} sims/s")
     print(f"OpenSpiel's C++ hearts: {report['openspiel_hearts_sims_per_s']:,} sims/s")
     print(json.dumps(report))
 

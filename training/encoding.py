@@ -71,8 +71,8 @@ def layout(players: int) -> Layout:
 
 
 def bounds(players: int) -> tuple[np.ndarray, np.ndarray]:
-    """Each element's low and high: 0 and 1, except the picks left (0-3), hand sizes and tricks done (0-4), scores (within
-    ``SCORE_BOUND``) and the round (0 up)."""
+    """Each element's low and high: 0 and 1, except the picks left (0-3), hand sizes and tricks done (0-4),
+    scores (within ``SCORE_BOUND``) and the round (0 up)."""
     lay = layout(players)
     low = np.zeros(lay.size, np.float32)
     high = np.ones(lay.size, np.float32)

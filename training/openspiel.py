@@ -1,5 +1,5 @@
-"""The four games as OpenSpiel Python games (``python_trickarena_<game>``): one deal per episode, chance nodes for
-the dealer and each card, information-state and observation tensors from the one encoder, and
+"""The four games as OpenSpiel Python games (``python_trickarena_<game>``): one deal per episode, chance nodes
+for the dealer and each card, information-state and observation tensors from the one encoder, and
 ``resample_from_infostate`` through the engine's own world sampler (for ISMCTS).
 Design: docs/training.md#openspiel
 """
@@ -20,7 +20,7 @@ from engine.game import rules_for
 from engine.games import card_commons, sloppy_seconds, sore_spot, spot_hearts
 from engine.sampling import PASS_OFFSETS, played_this_round, sample_world
 
-from .encoding import ACTIONS, encode, layout
+from .encoding import ACTIONS, layout
 from .table import Table
 
 PREFIX = "python_trickarena_"
@@ -279,7 +279,8 @@ def world_table(table: Table, seat: int, rng: random.Random) -> Table:
 
 
 class Observer:
-    """OpenSpiel's Python observer: the encoder's array (``tensor``), its parts (``dict``), the seat's JSON."""
+    """OpenSpiel's Python observer: the encoder's array (``tensor``), its parts (``dict``), the seat's
+    JSON (``string_from``)."""
 
     def __init__(self, players: int) -> None:
         lay = layout(players)

@@ -1,5 +1,5 @@
-"""A trained policy ``(observation, action_mask) -> action`` as a Trick Arena bot in one call: the arena's view
-is encoded by :func:`training.encoding.encode`, the environments' own encoder, so what was trained is what plays.
+"""A trained policy ``(observation, action_mask) -> action`` as a Trick Arena bot in one call: the arena's
+view is encoded by :func:`training.encoding.encode`, the environments' own encoder: what was trained plays.
 Design: docs/training.md#from-a-policy-to-a-bot
 """
 

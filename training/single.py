@@ -74,8 +74,8 @@ class SeatEnv(gymnasium.Env[np.ndarray, int]):
 
     def reset(self, *, seed: int | None = None,
               options: dict[str, Any] | None = None) -> tuple[np.ndarray, dict[str, Any]]:
-        """Deal a new game exactly as ``engine.new_game(..., seed=seed)`` deals; house bots are seeded from the
-        game's seed and their seat. The opponents play until the learning seat must act."""
+        """Deal a new game exactly as ``engine.new_game(..., seed=seed)`` deals; house bots are seeded from
+        the game's seed and their seat. The opponents play until the learning seat must act."""
         super().reset(seed=seed)
         if seed is not None:
             self._seeds.seed(seed)

@@ -106,3 +106,13 @@ class Table:
         out = Table(self.game.copy())
         out.picked = list(self.picked)
         return out
+
+    def __reduce__(self) -> tuple[Any, tuple[Any, ...]]:
+        """Pickled as the engine's replay record and the picks (OpenSpiel serializes states by pickle)."""
+        return _restore, (self.game.record(), list(self.picked))
+
+
+def _restore(record: Any, picked: list[int]) -> Table:
+    table = Table(engine.load(record))
+    table.picked = picked
+    return table

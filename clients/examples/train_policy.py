@@ -1,11 +1,8 @@
-"""Train a small policy on the CPU, serve it as a bot, register it and watch it play a ladder match.
+"""Train a small policy on the CPU, serve it as a bot, register it and watch it play a ladder match: a linear
+softmax policy (numpy only) trained by REINFORCE against random play, one deal per episode. Needs the
+`training` extra and, for the ladder, a running arena (`make run`). Design: docs/training.md
 
-    python clients/examples/train_policy.py [--game sore-spot] [--seconds 40] [--api http://127.0.0.1:8000]
-    python clients/examples/train_policy.py --no-ladder        # train and evaluate only
-
-A linear softmax policy over the training ground's observation (numpy only), trained by REINFORCE against
-random opponents, one deal per episode; then its mean points per deal against `random` and `heuristic`.
-Needs the `training` extra (docs/training.md) and, for the ladder, a running arena (`make run`).
+    python clients/examples/train_policy.py [--game sore-spot] [--seconds 40] [--api URL] [--no-ladder]
 """
 
 from __future__ import annotations
@@ -147,12 +144,13 @@ def main(argv: list[str] | None = None) -> int:
         try:
             with ArenaClient(args.api) as api:
                 bot = api.register_bot(args.name, [args.game], url=server.url)
-                print(f"serving {server.url}; registered {bot.name} as {bot.bot_id}; waiting for a ladder match",
-                      flush=True)
+                print(f"serving {server.url}; registered {bot.name} as {bot.bot_id}; "
+                      "waiting for a ladder match", flush=True)
                 report["bot_id"] = bot.bot_id
                 report["ladder_match"] = watch_ladder(api, bot.bot_id, args.watch_timeout)
         except (ApiError, ApiUnavailable) as error:
-            print(f"train_policy: the arena at {args.api} refused or did not answer: {error}", file=sys.stderr)
+            print(f"train_policy: the arena at {args.api} refused or did not answer: {error}",
+                  file=sys.stderr)
             return 1
         finally:
             server.stop()
@@ -161,7 +159,8 @@ def main(argv: list[str] | None = None) -> int:
             return 1
         match = report["ladder_match"]
         print(f"ladder match {match['match']} on {match['ladder']}: place {match['place']}, "
-              f"rating {match['rating']} ({match['delta']:+.1f}), strikes {len(match['strikes'])}", flush=True)
+              f"rating {match['rating']} ({match['delta']:+.1f}), strikes {len(match['strikes'])}",
+              flush=True)
     report["wall_s"] = round(time.perf_counter() - started, 1)
     print(json.dumps(report), flush=True)
     return 0
