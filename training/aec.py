@@ -47,7 +47,7 @@ class TrickArenaEnv(AECEnv[str, dict[str, np.ndarray], int]):
         self.options = engine.validate_options(game, players, dict(options or {}))
         if reward not in REWARDS:
             raise ValueError(f"reward must be one of {', '.join(REWARDS)}, not {reward!r}")
-        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+        if render_mode not in (None, "ansi"):
             raise ValueError(f"render_mode must be 'ansi' or None, not {render_mode!r}")
         self.game_id = game
         self.players = players
@@ -84,11 +84,11 @@ class TrickArenaEnv(AECEnv[str, dict[str, np.ndarray], int]):
             self.seed = self._seeds.randrange(2 ** 31)
         self.table = Table.new(self.game_id, self.players, self.options, self.seed)
         self.agents = list(self.possible_agents)
-        self.rewards = {a: 0.0 for a in self.agents}
+        self.rewards: dict[str, float] = {a: 0.0 for a in self.agents}
         self._cumulative_rewards = {a: 0.0 for a in self.agents}
         self.terminations = {a: False for a in self.agents}
         self.truncations = {a: False for a in self.agents}
-        self.infos = {a: {} for a in self.agents}
+        self.infos: dict[str, dict[str, Any]] = {a: {} for a in self.agents}
         self.agent_selection = agent_name(self.table.seat())
         self._set_infos()
 
@@ -110,12 +110,12 @@ class TrickArenaEnv(AECEnv[str, dict[str, np.ndarray], int]):
         self.rewards = {a: 0.0 for a in self.agents}
         game = table.game
         if points is not None and self.reward_kind == "points":
-            for seat, value in enumerate(table.signed(points)):
-                self.rewards[agent_name(seat)] = float(value)
+            for seat, signed in enumerate(table.signed(points)):
+                self.rewards[agent_name(seat)] = float(signed)
         if game.over:
             if self.reward_kind == "place":
                 for seat, value in enumerate(table.places()):
-                    self.rewards[agent_name(seat)] = value
+                    self.rewards[agent_name(seat)] = float(value)
             self.terminations = {a: True for a in self.agents}
         else:
             self.agent_selection = agent_name(table.seat())

@@ -71,7 +71,7 @@ def _game_type(game: str) -> Any:
     )
 
 
-class TrickArenaGame(pyspiel.Game):  # type: ignore[misc]
+class TrickArenaGame(pyspiel.Game):
     """One deal of a Trick Arena game; ``params``: ``players`` and the engine's options."""
 
     game_id = ""
@@ -100,7 +100,7 @@ class TrickArenaGame(pyspiel.Game):  # type: ignore[misc]
         return Observer(self.players)
 
 
-class TrickArenaState(pyspiel.State):  # type: ignore[misc]
+class TrickArenaState(pyspiel.State):
     """A deal in progress: the dealer and cards dealt (chance), then the engine's game (:class:`Table`)."""
 
     def __init__(self, game: TrickArenaGame) -> None:
@@ -242,8 +242,8 @@ def world_table(table: Table, seat: int, rng: random.Random) -> Table:
     start = [list(h) for h in hands]
     for _, s, c in plays:
         start[s].append(CODES[c])
-    sore = [c for c in view.get("sore_cards") or []]
-    if any(sore):
+    sore = [c for c in view.get("sore_cards") or [] if c is not None]
+    if len(sore) == n:
         for s, code in enumerate(sore):
             start[s].append(code)
     passes: list[list[str]] | None = None
@@ -261,7 +261,7 @@ def world_table(table: Table, seat: int, rng: random.Random) -> Table:
     if passes is not None:
         for s in range(n):
             world.apply(s, passes[s])
-    if any(sore):
+    if len(sore) == n:
         for s in range(n):
             world.apply(s, sore[s])
     if view["phase"] in ("sore", "pass"):  # the seats that have chosen already

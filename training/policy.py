@@ -26,13 +26,13 @@ class PolicyBot(Bot):
     def __init__(self, policy: Policy, name: str = "policy-bot", games: Sequence[str] = GAME_IDS,
                  author: str = "anonymous") -> None:
         self.policy = policy
-        self.name = name  # type: ignore[misc]  # per instance: one class serves any policy
-        self.author = author  # type: ignore[misc]
-        self.games = tuple(games)  # type: ignore[misc]
+        self.name = name  # per instance: one class serves any policy
+        self.author = author
+        self.games = tuple(games)
         self.illegal = 0
 
     def choose(self, view: View) -> Move:
-        decision: dict[str, Any] = view["decision"]  # type: ignore[assignment]
+        decision: dict[str, Any] = view["decision"]
         picked: list[int] = []
         for _ in range(int(decision["count"])):
             mask = action_mask(view, picked)

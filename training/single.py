@@ -53,7 +53,7 @@ class SeatEnv(gymnasium.Env[np.ndarray, int]):
         others = [s for s in range(players) if s != seat]
         if isinstance(opponents, str) or callable(opponents) or hasattr(opponents, "choose"):
             opponents = [opponents] * len(others)
-        opponents = list(opponents)  # type: ignore[arg-type]
+        opponents = list(opponents)
         if len(opponents) != len(others):
             raise ValueError(f"{len(others)} opponents needed (one per other seat), not {len(opponents)}")
         for opponent in opponents:
@@ -66,7 +66,7 @@ class SeatEnv(gymnasium.Env[np.ndarray, int]):
         self.render_mode = render_mode
         low, high = bounds(players)
         self.observation_space = spaces.Box(low, high, dtype=np.float32)
-        self.action_space = spaces.Discrete(ACTIONS)
+        self.action_space = spaces.Discrete(ACTIONS)  # type: ignore[assignment]  # Discrete's int is numpy's
         self._seeds = random.Random()
         self.table: Table | None = None
         self._choosers: dict[int, Callable[[SeatView], Move]] = {}
