@@ -71,6 +71,8 @@ def test_opponents_by_name_callable_or_bot_object() -> None:
     env = SeatEnv("spot-hearts", 4, {"target": 30}, seat=2, opponents=["random", mine, Picky()])
     play_out(env, seed=3)
     assert set(calls) == {1, 3}
+    total, info = play_out(SeatEnv("sore-spot", 4, {"rounds": 1}, opponents="search-10"), seed=2)
+    assert info["record"]["moves"] and total == info["totals"][0]  # the search bot, 10 ms a decision
     with pytest.raises(ValueError, match="unknown house bot"):
         SeatEnv("spot-hearts", 4, opponents="genius")
     with pytest.raises(ValueError, match="3 opponents needed"):
