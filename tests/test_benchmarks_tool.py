@@ -285,3 +285,27 @@ def test_the_failover_drill_becomes_its_table(tool, tmp_path: Path) -> None:
     assert "| TA_REDIS_WAIT_MS=200: acknowledged moves lost | 0 | 0 |" in page
     assert "| no WAIT: acknowledged moves lost | 2 | 0 |" in page and "| no WAIT: drill | **failed**" in page
     assert "0.21 / 0.38 / 5.80 ms → 0.30 / 1.37 / 12.80 ms" in page
+
+
+def test_the_training_ground_becomes_its_table(tool) -> None:
+    speed = {"engine": "compiled", "games": {
+        "spot-hearts": {"engine_steps_per_s": 1000000, "aec_steps_per_s": 48000, "aec_vs_engine": 0.048,
+                        "aec_no_view_steps_per_s": 50000, "seat_env_steps_per_s": 110000,
+                        "openspiel_sims_per_s": 960.5}},
+        "openspiel_hearts_sims_per_s": 14500.0}
+    example = {"game": "sore-spot", "training": {"episodes": 44600, "steps": 579800, "seconds": 40.0},
+               "eval_deals": 200, "wall_s": 41.2,
+               "mean_points": {"random": {"trained": -10.97, "random_play": -17.7},
+                               "heuristic": {"trained": -15.13, "random_play": -21.5}}}
+    rows = table(tool.render({"training": result("training", [speed, example])}), "training")
+    assert "## The training ground" in rows
+    assert ("| spot-hearts: cards/s, PettingZoo AEC environment (views in infos / without) vs the bare "
+            "engine's random playouts (compiled engine) | 48,000 / 50,000 vs 1,000,000 (0.05×) | ≥ 0.5× the "
+            "engine's |") in rows
+    assert "| spot-hearts: OpenSpiel random simulations (deals)/s, our Python game | 960.5 | |" in rows
+    assert ("| OpenSpiel's C++ `hearts`: random simulations (deals)/s, same loop | 14,500.0 | reference |"
+            in rows)
+    assert "| card-commons: cards/s, Gymnasium single-seat environment (random house bots) | — | |" in rows
+    assert ("| sore-spot: mean points per deal against `heuristic` over 200 deals, trained policy (random "
+            "play in the same seat) | -15.13 (-21.50) | above random play |") in rows
+    assert "wall time to the end of its evaluation | 41.2 s | < 60 s |" in rows

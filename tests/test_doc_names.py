@@ -27,7 +27,7 @@ DOCS = sorted({"README.md", "docs/rules/README.md", "tests/README.md",
                *(str(p.relative_to(ROOT)) for pattern in ("docs/*.md", "clients/*/README.md")
                  for p in ROOT.glob(pattern))})
 TOP = ("api", "arena", "core", "engine", "clients", "devstack", "loadtest", "tools", "tests", "docs",
-       "deploy")
+       "deploy", "training")
 PATH = re.compile(rf"(?<![\w/.$-])((?:{'|'.join(TOP)})/[\w./@-]*(?:::\w+)?)")
 MODULE = re.compile(rf"(?<![\w/.$-])((?:{'|'.join(t for t in TOP if t not in ('docs', 'deploy', 'tests'))})"
                     r"(?:\.[A-Za-z_]\w*)+)(?![\w/-])")

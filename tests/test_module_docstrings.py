@@ -8,7 +8,7 @@ import re
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-PACKAGES = ("api", "arena", "core", "engine", "devstack", "clients", "tools", "loadtest")
+PACKAGES = ("api", "arena", "core", "engine", "devstack", "clients", "tools", "loadtest", "training")
 MAX_LINES = 5
 # "Design: docs/arena.md#bot-calls", "Design: README.md#architecture", "Design: docs/web.md, ..."
 POINTER = re.compile(r"Design: ([\w./-]+\.md)(?:#([\w-]+))?")

@@ -26,7 +26,8 @@ from core.arena.store import ArenaStore
 from devstack.devredis import free_port
 from tests.conftest import REPO_ROOT
 
-SOURCES = ("pyproject.toml", "README.md", "engine", "core", "api", "arena", "clients", "docs/rules")
+SOURCES = ("pyproject.toml", "README.md", "engine", "core", "api", "arena", "clients", "training",
+           "docs/rules")
 OURS = ("engine", "core", "api", "arena", "clients")
 
 
@@ -69,6 +70,7 @@ def test_the_wheel_installs_into_a_fresh_venv_and_serves_the_ladder_page(tmp_pat
     wheel = _build_wheel(tmp_path)
     names = zipfile.ZipFile(wheel).namelist()
     assert "api/web/templates/ladder.html" in names and "api/web/static/arena.css" in names
+    assert "training/aec.py" in names  # the training ground, for the `training` extra
     assert not any(name.startswith(("tests/", "tools/", "loadtest/", "devstack/")) for name in names)
 
     python = _fresh_venv(tmp_path, wheel)
@@ -131,7 +133,7 @@ def test_every_package_of_the_service_is_listed_for_the_wheel() -> None:
 
     listed = set(tomllib.loads((REPO_ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]["packages"])
     on_disk = {".".join(init.parent.relative_to(REPO_ROOT).parts)
-               for top in ("engine", "core", "api", "arena", "clients")
+               for top in ("engine", "core", "api", "arena", "clients", "training")
                for init in (REPO_ROOT / top).rglob("__init__.py")
                if "python" not in init.parts and "__pycache__" not in init.parts}
     missing = sorted(on_disk - listed)

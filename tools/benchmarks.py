@@ -530,6 +530,42 @@ def ismcts_rows(outputs: list[Any]) -> list[Row]:
     return rows
 
 
+def training_rows(outputs: list[Any]) -> list[Row]:
+    """`python -m tools.training_bench` (speed), `clients/examples/train_policy.py --no-ladder` (a policy)."""
+    rows = []
+    for out in outputs:
+        if "games" in out:
+            for game in GAMES:
+                row = dig(out, "games", game, default={})
+                ratio = dig(row, "aec_vs_engine")
+                rows.append((f"{game}: cards/s, PettingZoo AEC environment (views in infos / without) vs the "
+                             f"bare engine's random playouts ({dig(out, 'engine', default='?')} engine)",
+                             f"{num(dig(row, 'aec_steps_per_s'))} / "
+                             f"{num(dig(row, 'aec_no_view_steps_per_s'))} "
+                             f"vs {num(dig(row, 'engine_steps_per_s'))}"
+                             + (f" ({ratio:.2f}×)" if isinstance(ratio, int | float) else ""),
+                             "≥ 0.5× the engine's"))
+                rows.append((f"{game}: cards/s, Gymnasium single-seat environment (random house bots)",
+                             num(dig(row, "seat_env_steps_per_s")), ""))
+                rows.append((f"{game}: OpenSpiel random simulations (deals)/s, our Python game",
+                             num(dig(row, "openspiel_sims_per_s"), 1), ""))
+            rows.append(("OpenSpiel's C++ `hearts`: random simulations (deals)/s, same loop",
+                         num(dig(out, "openspiel_hearts_sims_per_s"), 1), "reference"))
+        elif "mean_points" in out:
+            deals = dig(out, "eval_deals")
+            training = dig(out, "training", default={})
+            rows.append((f"{dig(out, 'game')}: example policy trained {num(dig(training, 'seconds'), 1)} s "
+                         f"({num(dig(training, 'episodes'))} deals), wall time to the end of its evaluation",
+                         f"{num(dig(out, 'wall_s'), 1)} s", "< 60 s"))
+            for opponents in ("random", "heuristic"):
+                points = dig(out, "mean_points", opponents, default={})
+                rows.append((f"{dig(out, 'game')}: mean points per deal against `{opponents}` over {deals} "
+                             "deals, trained policy (random play in the same seat)",
+                             f"{num(dig(points, 'trained'), 2)} ({num(dig(points, 'random_play'), 2)})",
+                             "above random play"))
+    return rows
+
+
 def simulate_commands() -> tuple[str, ...]:
     return tuple(f"python -m arena simulate-ladder --game spot-hearts --games-per-bot {k}{dup} --seed 1 "
                  "--runs 5 --bots heuristic,eps-0.15,eps-0.3,eps-0.45,eps-0.6,eps-0.75,eps-0.9,random"
@@ -583,6 +619,15 @@ BENCHMARKS = (
               "every deal played twice with the seats swapped (duplicate), the sign test over the deals; "
               "points are Card Commons points, lower is better (docs/engine.md).",
               ("python -m tools.vs_ismcts",), ismcts_rows),
+    Benchmark("training", "The training ground",
+              "Cards played per second (a pass counts three) of the training ground's environments next to "
+              "the engine's own random playouts, in the same run, 4 players, random legal actions; "
+              "OpenSpiel random simulations of one deal of our Python games next to OpenSpiel's C++ `hearts` "
+              "driven by the same Python loop; then the example policy of docs/training.md (a linear policy, "
+              "REINFORCE against `random`, 40 s on the CPU) and its mean points per deal, signed so that "
+              "more is better, against `random` and `heuristic` on deals it never trained on.",
+              ("python -m tools.training_bench", "python clients/examples/train_policy.py --no-ladder"),
+              training_rows),
     Benchmark("ladder-pace", "Ladder pace with the search bot",
               "The four default ladders as `make run` plays them (the real scheduler, 2 processes of "
               "`python -m arena worker`) for 3 minutes after a 20 s warm-up, with the default house set and "
