@@ -173,10 +173,32 @@ def install_address_limits(app: Flask, limited: Mapping[str, tuple[str, Sequence
     uri = app.config["RATELIMIT_STORAGE_URI"]
     storage = storage_from_string(uri, **storage_options(uri, app.config["REDIS_URL"]))
     limiter = FixedWindowRateLimiter(storage)
+    app.extensions[GUEST_TABLES] = AddressLimit(limiter, parse_many(app.config["LIMIT_BOT_TABLES"]),
+                                                app.config["RATELIMIT_KEY_PREFIX"], GUEST_TABLES_SCOPE)
     for endpoint, (config_key, methods) in limited.items():
         limit = AddressLimit(limiter, parse_many(app.config[config_key]), app.config["RATELIMIT_KEY_PREFIX"],
                              endpoint)
         app.view_functions[endpoint] = limit.wrap(app.view_functions[endpoint], methods)
+
+
+GUEST_TABLES = "trick_arena_guest_tables"
+GUEST_TABLES_SCOPE = "tables.registered-bots"
+
+
+def check_guest_tables(account: str | None) -> None:
+    """Count one table with a registered bot seated against ``LIMIT_BOT_TABLES`` of this client address and,
+    for a request with an account's API key, of that account too; `RateLimited` (429) over either."""
+    limit: AddressLimit | None = current_app.extensions.get(GUEST_TABLES)
+    if limit is None:  # rate limits are off
+        return
+    address = client_address()
+    try:
+        limit.hit(address)
+        if account is not None:
+            limit.hit(f"account:{account}")
+    except RateLimited:
+        note_refusal(address)
+        raise
 
 
 class AddressLimit:

@@ -18,7 +18,7 @@ from core.queues import enqueue_drive
 from core.redis.connections import settings_client
 from core.settings import Settings
 from core.stores import Stores
-from core.tables.store import SeatSpec, TableStore, house_seats_to_act
+from core.tables.store import SeatSpec, TableStore, driven_seats_to_act, has_guest_bots
 
 EXTENSION = "trick_arena"
 
@@ -68,7 +68,16 @@ def services() -> Services:
     return current_app.extensions[EXTENSION]
 
 
-def kick_house_bots(seats: list[SeatSpec], to_act: list[int], table_id: str) -> None:
-    """Queue a drive of the table's house bots if one of `seats` to act now is a house bot's."""
-    if house_seats_to_act(seats, to_act):
-        enqueue_drive(services().house_queue, table_id, current_app.config["KEY_PREFIX"])
+def kick_house_bots(seats: list[SeatSpec], to_act: list[int], table_id: str,
+                    labels: dict[str, str] | None = None) -> None:
+    """Queue a drive of the table's bots if one of `seats` to act now is a house bot's, or a registered bot's
+    at a table a person opened: that drive calls the bot, so the arena's challenge workers run it, ahead of
+    the challenges they have queued (a person waits on it)."""
+    labels = labels or {}
+    if not driven_seats_to_act(seats, to_act, labels):
+        return
+    prefix = current_app.config["KEY_PREFIX"]
+    if has_guest_bots(seats, labels):
+        enqueue_drive(services().challenge_queue, table_id, prefix, at_front=True)
+    else:
+        enqueue_drive(services().house_queue, table_id, prefix)

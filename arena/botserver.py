@@ -49,6 +49,7 @@ class _Server(ThreadingHTTPServer):
         self.config = config
         self.counter = itertools.count()
         self.requests: list[str] = []  # paths seen (tests look at them)
+        self.move_bodies: list[dict[str, Any]] = []  # every /move body received (tests look at them)
         self._house_bots: dict[int, Any] = {}
         self._lock = threading.Lock()
         self._wake_lock = threading.Lock()
@@ -126,6 +127,7 @@ class _Handler(BaseHTTPRequestHandler):
             self._send(200, b"{}")
             return
         request = json.loads(raw)
+        self.server.move_bodies.append(request)
         behaviour = self.server.config.behaviour
         delay = self.server.config.delay_s
         if behaviour == "flaky":
@@ -200,6 +202,10 @@ class RunningBot:
     @property
     def requests(self) -> list[str]:
         return self.server.requests
+
+    @property
+    def move_bodies(self) -> list[dict[str, Any]]:
+        return self.server.move_bodies
 
     def stop(self) -> None:
         self.server.shutdown()

@@ -1,8 +1,7 @@
-"""House bots: an RQ job plays their turns until a polling seat must act (or the game ends).
-
-`drive_table` is a thin job over a table id (the API enqueues it by name: ``core.queues.enqueue_drive``). It
-is idempotent and safe to run twice at once: every move goes through the store's version-checked commit, so a
-duplicate driver only loses races, never double-moves.
+"""House bots, and registered bots at a table a person opened: an RQ job plays their turns until a polling
+seat must act (or the game ends). `drive_table` is a thin job over a table id (enqueued by name:
+``core.queues.enqueue_drive``), idempotent and safe to run twice at once: every move goes through the store's
+version-checked commit, so a duplicate driver only loses races. Design: docs/arena.md#people-at-the-table
 """
 
 from __future__ import annotations
@@ -16,15 +15,23 @@ from rq.job import get_current_job
 
 import engine.bots
 from arena import runtime
+from arena.botclient import ClientPool
 from arena.policy import fallback_move
+from core import keys
+from core.arena.challenges import DEADLINE_MS
+from core.arena.model import PROTOCOL_VERSION
+from core.arena.moderation import is_suspended
+from core.arena.registry import BotRegistry
 from core.errors import MoveConflict
 from core.redis.connections import settings_client
-from core.tables.store import TableStatus, house_seats_to_act
+from core.tables.store import SeatKind, TableRecord, TableStatus, driven_seats_to_act
 from engine.shapes import Move, SeatView
 
 log = logging.getLogger(__name__)
 
 MAX_MOVES_PER_JOB = 2000  # a whole game is a few hundred moves; this only bounds a runaway loop
+# Kept-alive connections to the registered bots seated at people's tables, shared by the drives a worker runs.
+GUEST_CLIENTS = ClientPool()
 
 
 def bot_seed(table_seed: int, seat: int, version: int) -> int:
@@ -61,13 +68,17 @@ def drive_table(table_id: str, prefix: str, connection: redis.Redis | None = Non
         record = store.load_table(table_id)
         if record.status != TableStatus.PLAYING:
             break
-        pending = house_seats_to_act(record.seats, record.to_act)
+        pending = driven_seats_to_act(record.seats, record.to_act, record.labels)
         if not pending:
             break
         for seat in pending:
             held = store.seat_view(table_id, seat)
             seed = bot_seed(record.seed, seat, held.version)
-            move = _choose(record.seats[seat].name or "random", seed, held.view)
+            if record.seats[seat].kind == SeatKind.BOT:
+                bots = runtime.stores(connection, prefix).bots
+                move = _ask_guest(bots, record, seat, held.view, seed)
+            else:
+                move = _choose(record.seats[seat].name or "random", seed, held.view)
             try:
                 store.apply_move(table_id, seat, move, expected_version=held.version)
             except engine.EngineError:
@@ -78,3 +89,31 @@ def drive_table(table_id: str, prefix: str, connection: redis.Redis | None = Non
                 break
             made += 1
     return made
+
+
+def guest_payload(record: TableRecord, seat: int, view: SeatView) -> dict[str, object]:
+    """The protocol v1 ``/move`` body for a registered bot's seat at a table a person opened: what it gets at
+    a ladder table (its own view and decision only); ``table`` and ``match`` are the table's id."""
+    decision = view["decision"]
+    return {"protocol": PROTOCOL_VERSION, "game": record.game, "table": record.table_id,
+            "match": record.table_id, "seat": seat, "decision": decision, "deadline_ms": DEADLINE_MS,
+            "view": view, "legal": decision["legal"] if decision else []}
+
+
+def _ask_guest(bots: BotRegistry, record: TableRecord, seat: int, view: SeatView,
+               seed: int) -> Move:
+    """The registered bot's move over HTTP within the challenges' deadline; a legal fallback if it has no URL
+    any more, is suspended or deleted, or does not answer well in time (no strike: the table is unrated)."""
+    bot_id = record.seats[seat].name or ""
+    raw = bots.redis.hgetall(keys.bot(bots.prefix, bot_id))
+    url = raw.get("url") if raw else None
+    if not url or is_suspended(raw):
+        return _fallback(view, seed)
+    allow_private = runtime.settings().allow_private_urls
+    with GUEST_CLIENTS.lease([url], allow_private) as clients:
+        move, result = clients[url].move(guest_payload(record, seat, view), DEADLINE_MS / 1000.0)
+    if move is None:
+        log.info("bot %s at %s seat %s: %s (%s); a legal fallback is played", bot_id, record.table_id, seat,
+                 result.outcome.value, result.detail)
+        return _fallback(view, seed)
+    return move

@@ -32,8 +32,8 @@ class Entry:
                            retry=Retry(max=self.retries) if self.retries else None, **options)
 
 
-# House bots play a practice table until a polling seat must act; retried, since a table whose house bots
-# stop would wait forever.
+# House bots (and registered bots at a table a person opened) play a practice table until a polling seat must
+# act; retried, since a table whose bots stop would wait forever.
 DRIVE_TABLE = Entry("arena.house.drive_table", 300, 60, 3600, retries=3)
 # One seat of one finished game; a long game at the highest budget per decision. Never retried: the store
 # keeps the analysis's state, and a new request starts it again.
@@ -47,9 +47,9 @@ HEALTH_CHECK = Entry("arena.jobs.health_check", 30, 60, 3600)
 CATALOGUE = (DRIVE_TABLE, ANALYSE_GAME, RUN_MATCH, HEALTH_CHECK)
 
 
-def enqueue_drive(queue: Queue, table_id: str, prefix: str) -> None:
-    """Have the table's house bots play until a polling seat must act."""
-    DRIVE_TABLE.enqueue(queue, table_id, prefix)
+def enqueue_drive(queue: Queue, table_id: str, prefix: str, at_front: bool = False) -> None:
+    """Have the table's bots play until a polling seat must act (`at_front`: ahead of the queue's jobs)."""
+    DRIVE_TABLE.enqueue(queue, table_id, prefix, at_front=at_front)
 
 
 def enqueue_analysis(queue: Queue, subject_key: str, prefix: str) -> None:

@@ -37,6 +37,7 @@ FLASK_KEYS: dict[str, str] = {
     "REDIS_URL": "redis_url", "KEY_PREFIX": "prefix", "RQ_QUEUE": "house_queue",
     "ANALYSIS_QUEUE": "analysis_queue", "ALLOW_PRIVATE_BOT_URLS": "allow_private_urls",
     "LIMIT_REGISTRATION": "limit_registration", "LIMIT_TABLE_CREATION": "limit_table_creation",
+    "LIMIT_BOT_TABLES": "limit_bot_tables",
     "LIMIT_SEAT_POSTS": "limit_seat_posts", "MAX_LONG_POLLS_PER_ADDRESS": "max_long_polls_per_address",
     "MAX_BOTS_PER_ADDRESS": "max_bots_per_address",
     "MAX_BOTS_PER_OWNER_PER_LADDER": "max_bots_per_owner_per_ladder",
@@ -96,6 +97,9 @@ class Settings:
     # notation ("20/minute"; ";" separates several, all of which apply).
     limit_registration: str = "20/minute"
     limit_table_creation: str = "60/minute"
+    # Tables a person opens with a registered bot seated (its server answers every decision), per client
+    # address and per account.
+    limit_bot_tables: str = "20/hour;100/day"
     limit_analysis: str = "10/minute"
     # Moves are limited per seat, not per address (api/ratelimit.py): posts on one seat at one table version.
     # A client that posts once per decision makes 1-3 (a 409 or 422 retry), never more.
@@ -194,6 +198,7 @@ class Settings:
             analysis_queue=env.get("TA_ANALYSIS_QUEUE") or None,
             limit_registration=env.get("TA_LIMIT_REGISTRATION", default.limit_registration),
             limit_table_creation=env.get("TA_LIMIT_TABLE_CREATION", default.limit_table_creation),
+            limit_bot_tables=env.get("TA_LIMIT_BOT_TABLES", default.limit_bot_tables),
             limit_analysis=env.get("TA_LIMIT_ANALYSIS", default.limit_analysis),
             limit_seat_posts=int(env.get("TA_LIMIT_SEAT_POSTS", default.limit_seat_posts)),
             max_long_polls_per_address=int(env.get("TA_MAX_LONG_POLLS_PER_ADDRESS",

@@ -38,6 +38,7 @@ UNLIMITED = {
     "TA_LIMIT_REGISTRATION": "100000000/minute",
     "TA_MAX_BOTS_PER_ADDRESS": "100000",
     "TA_MAX_BOTS_PER_OWNER_PER_LADDER": "100000",
+    "TA_LIMIT_BOT_TABLES": "100000000/minute",
 }
 
 
@@ -206,6 +207,11 @@ class Stack:
         # The Procfile's `worker:` command (an RQ SimpleWorker that outlives Redis restarts).
         command = [sys.executable, "-m", "arena", "worker", "--simple", "--house"]
         return [self._add(f"house-worker-{i}", command, self.env()) for i in range(count)]
+
+    def start_challenge_worker(self) -> Child:
+        # The Procfile's `challenges:` command: challenges, and the registered bots at people's tables.
+        return self._add("challenge-worker", [sys.executable, "-m", "arena", "worker", "--challenges"],
+                         self.env())
 
     def start_arena(self, workers: int, tick_s: float = 1.0, health_every_s: float = 30.0,
                     keep_matches: int | None = None) -> list[Child]:

@@ -173,6 +173,16 @@ def test_challenge_pace_rows(tool) -> None:
 
 
 
+def test_play_table_rows(tool) -> None:
+    out = {"tables": 5, "first_legal_card_ms": {"p50": 71.2, "max": 75.2},
+           "round_trip_ms": {"moves": 70, "p50": 13.2, "p99": 19.7}}
+    page = table(tool.render({"play-table": result("play-table", [out])}), "play-table")
+    assert ("| a person's table page: from its load to the first legal card shown, p50 (max) (5 tables, 70 "
+            "moves) | 71.2 ms (75.2 ms) | < 1,000 ms |") in page
+    assert ("| a move's round trip as the page sees it (POST .../moves), p50 / p99 | 13.2 ms / 19.7 ms |"
+            in page)
+
+
 def test_idle_rows(tool) -> None:
     before = {"house_only_gap_s": 3.0, "processes": 22, "cpu_s_per_minute": 61.77, "cores": 1.029,
               "rss_mib": 642, "rated_matches": 77}

@@ -279,6 +279,20 @@ def challenge_pace_rows(outputs: list[Any]) -> list[Row]:
     return rows
 
 
+def play_table_rows(outputs: list[Any]) -> list[Row]:
+    rows = []
+    for out in outputs:
+        where = f"{num(dig(out, 'tables'))} tables, {num(dig(out, 'round_trip_ms', 'moves'))} moves"
+        first = "a person's table page: from its load to the first legal card shown, p50 (max)"
+        rows.append((f"{first} ({where})",
+                     f"{num(dig(out, 'first_legal_card_ms', 'p50'), 1, 'ms')} "
+                     f"({num(dig(out, 'first_legal_card_ms', 'max'), 1, 'ms')})", "< 1,000 ms"))
+        rows.append(("a move's round trip as the page sees it (POST .../moves), p50 / p99",
+                     f"{num(dig(out, 'round_trip_ms', 'p50'), 1, 'ms')} / "
+                     f"{num(dig(out, 'round_trip_ms', 'p99'), 1, 'ms')}", "p99 < 250 ms"))
+    return rows
+
+
 def idle_rows(outputs: list[Any]) -> list[Row]:
     rows = []
     for out in outputs:
@@ -650,6 +664,12 @@ BENCHMARKS = (
               "on a flood: 8 owners posting 4-player Spot Hearts challenges against the search bot through "
               "the API as fast as it takes them (docs/arena.md, Challenges).",
               ("python -m tools.challenge_pace",), challenge_pace_rows),
+    Benchmark("play-table", "A person at the table",
+              "A person plays Card Commons tables (target 1: one round) in a headless Chromium from the "
+              "/play page, against a registered local HTTP bot and two house bots, on the processes of "
+              "`make run` (gunicorn with 2 gevent workers, the house-bot and challenge workers); the page's "
+              "own timings (docs/web.md, Play a table).",
+              ("python -m tools.play_table",), play_table_rows),
     Benchmark("idle", "An idle arena",
               "The whole stack of `make run` (Redis, API, workers, scheduler) on free ports with an empty "
               "Redis and no outside bot, measured for 60 s after a 30 s warm-up: with the house-only gap "

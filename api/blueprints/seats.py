@@ -80,7 +80,7 @@ def revive_stalled_house_bots(table_id: str) -> None:
     idempotent, so a duplicate job only loses races. Called only after a long-poll waited in vain."""
     record = services().tables.load_table(table_id)
     if time.time() - record.updated >= HOUSE_STALL_S:
-        kick_house_bots(record.seats, record.to_act, table_id)
+        kick_house_bots(record.seats, record.to_act, table_id, record.labels)
 
 
 @blp.post("/<int:seat>/moves")
@@ -107,5 +107,5 @@ def post_move(table_id: str, seat: int) -> Response:
     # store raises TooManyMovePosts: 429.
     result = store.apply_move(table_id, seat, body["move"], body["expected_version"], authenticate=True,
                               token=token, post_limit=seat_post_limit())
-    kick_house_bots(result.seats, result.to_act, table_id)
+    kick_house_bots(result.seats, result.to_act, table_id, result.labels)
     return json_response({"version": result.version, "status": result.status.value, "to_act": result.to_act})

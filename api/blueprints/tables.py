@@ -1,21 +1,24 @@
-"""Tables: create (seats open or house bots), list, spectate, and the replay record once over."""
+"""Tables: create (seats open, house bots or registered bots), list, spectate, the replay record once over."""
 
 from __future__ import annotations
 
 from typing import Any
 
 import orjson
-from flask import Response, current_app, url_for
+from flask import Response, current_app, request, url_for
 
 from api.arguments import Blueprint
+from api.auth import bearer_token
 from api.fastargs import load_query, query_doc
 from api.jsonio import fragment, stored_json_response
 from api.metrics import long_poll_held
 from api.problems import ApiProblem, refusals
-from api.ratelimit import long_poll_slot
+from api.ratelimit import check_guest_tables, long_poll_slot
 from api.schemas.common import LongPollQuerySchema, ReplayRecordSchema
 from api.schemas.tables import TableCreateSchema, TableListQuerySchema, TableSchema, TableSummarySchema
 from api.services import kick_house_bots, services
+from core.arena.guests import check_guests, guest_bot_id
+from core.errors import AccountDisabled, BadToken
 from core.tables.cache import public_answers
 from core.tables.store import SeatKind, SeatSpec, TableRecord, TableStatus
 from engine.bots.names import describe_house_bot_names, is_house_bot_name
@@ -32,12 +35,43 @@ def parse_seats(names: list[str]) -> list[SeatSpec]:
             seats.append(SeatSpec(SeatKind.OPEN))
         elif is_house_bot_name(name):
             seats.append(SeatSpec(SeatKind.HOUSE, name))
+        elif (bot_id := guest_bot_id(name)) is not None:
+            seats.append(SeatSpec(SeatKind.BOT, bot_id))
         else:
             raise ApiProblem(422, "bad-seats",
-                             f"seat {index}: {name!r} is neither 'open' nor a house bot name "
+                             f"seat {index}: {name!r} is neither 'open', 'bot:<bot id>' nor a house bot name "
                              f"({describe_house_bot_names()})",
                              errors={"seats": {str(index): ["unknown seat kind"]}})
     return seats
+
+
+def admit_guests(game: str, names: list[str]) -> None:
+    """Check the registered bots named in `names` may sit at a person's table, then count the table against
+    the limits of the client address and, with an API key, of its account."""
+    token = bearer_token(request.headers.get("Authorization"))
+    registry = services().bots
+    account = None
+    if token:
+        try:
+            account = registry.accounts.account_of(token)
+        except AccountDisabled:
+            raise
+        except BadToken:
+            account = None  # an owner token, or no key at all: owns() below decides what it manages
+
+    def owns(bot_id: str) -> bool:
+        if not token:
+            return False
+        try:
+            registry.check_owner(bot_id, token)
+        except AccountDisabled:
+            raise
+        except BadToken:
+            return False
+        return True
+
+    check_guests(game, names, registry.raw_record, owns)
+    check_guest_tables(account)
 
 
 def public_table(record: TableRecord, view: Any) -> dict[str, Any]:
@@ -61,12 +95,19 @@ def public_table(record: TableRecord, view: Any) -> dict[str, Any]:
 @refusals(blp, bad_seats="`players` differs from the number of seats, or is outside the game's range",
           invalid_options="an option the game does not have, or a value it does not take")
 def create_table(body: dict[str, Any]) -> tuple[dict[str, Any], int, dict[str, str]]:
-    """Open a table. Seats are 'open' (join them for a seat token) or house bot names."""
+    """Open a table. Seats are 'open' (join them for a seat token), house bot names, or 'bot:<bot id>'.
+
+    A registered bot takes a seat if it calls over HTTP and accepts challenges, or if the request's bearer
+    token (its owner token, or its account's API key) manages it; the table then keeps an open seat for a
+    person. Such tables are unrated and limited per client address and per account (`LIMIT_BOT_TABLES`).
+    """
     seats = parse_seats(body["seats"])
     players = body.get("players", len(seats))
+    if any(seat.kind == SeatKind.BOT for seat in seats):
+        admit_guests(body["game"], body["seats"])
     record = services().tables.create_table(body["game"], players, body["options"], seats,
                                             move_timeout=current_app.config["SEAT_MOVE_TIMEOUT"])
-    kick_house_bots(record.seats, record.to_act, record.table_id)
+    kick_house_bots(record.seats, record.to_act, record.table_id, record.labels)
     view = fragment(services().tables.spectator_view_json(record.table_id))
     location = url_for("tables.get_table", table_id=record.table_id)
     return public_table(record, view), 201, {"Location": location}

@@ -9,8 +9,10 @@ from engine.bots.names import HOUSE_BOT_NAME_PATTERN, describe_house_bot_names
 
 # Seats are documented as a pattern (house bots come in numbered families, engine.bots.names) for the reason
 # games are an enum (api.schemas.common.GAME_IDS); the table API checks them and answers bad-seats.
-SEAT_KINDS = {"pattern": f"^(open|{HOUSE_BOT_NAME_PATTERN})$"}
-SEAT_KINDS_HELP = f"'open' (a polling client joins it) or a house bot name: {describe_house_bot_names()}"
+SEAT_KINDS = {"pattern": f"^(open|bot:[0-9a-f]{{16}}|{HOUSE_BOT_NAME_PATTERN})$"}
+SEAT_KINDS_HELP = (f"'open' (a polling client joins it), a house bot name ({describe_house_bot_names()}) or "
+                   "'bot:<bot id>' (a registered bot that accepts challenges, or one the bearer token "
+                   "manages)")
 
 
 class TableCreateSchema(Schema):

@@ -23,7 +23,7 @@ from api.web.markdown import render
 from core.arena.challenges import entrant_names
 from core.arena.latency import latency_profile, move_latencies
 from core.arena.lookup import find_ladder, find_match, matchmaking, published_games, rating_on_ladder
-from core.arena.model import HOUSE_PREFIX
+from core.arena.model import HOUSE_PREFIX, house_bots_for
 from core.arena.ranking import PROVISIONAL_MATCHES, read_ranking_row
 from core.errors import BotNotFound
 from core.tables.store import TableStatus
@@ -250,6 +250,35 @@ def _replay(record: dict[str, Any], names: list[str], title: str, back: str | No
     return _page("replay.html", tabs=data.ladder_tabs(services().arena), current=current, title=title,
                  back=back, game=record["game"], name=data.game_name(record["game"]), seat_names=names,
                  frames=frames, analysis_url=analysis_url)
+
+
+@blp.get("/play")
+def play_page() -> str:
+    """Open a table against bots of your choice and play it (static/play.js, through the public API)."""
+    games = []
+    for game_id, info in engine.GAMES.items():
+        bots = [{"seat": f"bot:{bot['bot_id']}", "name": bot["name"]}
+                for bot in services().bots.list(game_id, limit=200)
+                if bot["accepts_challenges"] and bot["url"] and bot["enabled"]]
+        games.append({"id": game_id, "name": info.name, "min": info.min_players, "max": info.max_players,
+                      "house": list(house_bots_for(game_id)), "bots": bots,
+                      "options": {name: {"default": spec.default, "doc": spec.doc}
+                                  for name, spec in info.options.items() if spec.kind is int}})
+    return _page("play.html", tabs=data.ladder_tabs(services().arena), current=None, games=games,
+                 tables_url=url_for("tables.create_table"))
+
+
+@blp.get("/play/<table_id>")
+def play_table_page(table_id: str) -> str:
+    """Play your seat at a table: the token this browser got when it joined (kept in localStorage)."""
+    record = services().tables.load_table(table_id)
+    return _page("play_table.html", tabs=data.ladder_tabs(services().arena), current=None, table_id=table_id,
+                 game=record.game, name=data.game_name(record.game),
+                 seat_names=_seat_names(record, "open seat"),
+                 seats_url=url_for("tables.get_table", table_id=table_id) + "/seats/",
+                 watch_url=url_for("web.table_page", table_id=table_id, live=1),
+                 replay_url=url_for("web.table_replay_page", table_id=table_id),
+                 rules_url=url_for("web.rules_page", game_id=record.game))
 
 
 @blp.get("/replay")

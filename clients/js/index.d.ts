@@ -215,7 +215,7 @@ export class ArenaClient {
   game(gameId: GameId): Promise<any>;
   gameSchema(gameId: GameId): Promise<Record<string, unknown>>;
   tables(limit?: number): Promise<any[]>;
-  createTable(game: GameId, seats: string[], options?: Record<string, unknown>): Promise<any>;
+  createTable(game: GameId, seats: string[], options?: Record<string, unknown>, token?: string | null): Promise<any>;
   table(tableId: string): Promise<any>;
   replay(tableId: string): Promise<ReplayRecord>;
   join(tableId: string, seat: number): Promise<{ table_id: string; seat: number; token: string;

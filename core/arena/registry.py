@@ -247,6 +247,10 @@ class BotRegistry:
         if answer[0] == -5:
             raise AccountDisabled(account_id)
 
+    def raw_record(self, bot_id: str) -> dict[str, str]:
+        """The bot's stored hash (BotNotFound if there is none): for checks of its flags, never answered."""
+        return self._raw(bot_id)
+
     def _raw(self, bot_id: str) -> dict[str, str]:
         raw: dict[str, str] = self.redis.hgetall(keys.bot(self.prefix, bot_id))
         if not raw:

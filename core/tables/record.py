@@ -40,6 +40,33 @@ def house_seats_to_act(seats: list[SeatSpec], to_act: list[int]) -> list[int]:
     return [seat for seat in to_act if seats[seat].kind == SeatKind.HOUSE]
 
 
+# The label of a table an arena match hosts: its match runner plays the registered bots' seats itself.
+MATCH_LABEL = "match"
+
+
+def driven_seats_to_act(seats: list[SeatSpec], to_act: list[int], labels: dict[str, str]) -> list[int]:
+    """The seats among `to_act` the drive job plays: house bots, and registered bots at a table a person
+    opened (at a table an arena match hosts, the match plays them).
+
+    >>> seats = [SeatSpec(SeatKind.OPEN), SeatSpec(SeatKind.HOUSE, "random"), SeatSpec(SeatKind.BOT, "b1")]
+    >>> driven_seats_to_act(seats, [0, 1, 2], {}), driven_seats_to_act(seats, [0, 1, 2], {"match": "m1"})
+    ([1, 2], [1])
+    """
+    hosted = MATCH_LABEL in labels
+    return [seat for seat in to_act
+            if seats[seat].kind == SeatKind.HOUSE or (seats[seat].kind == SeatKind.BOT and not hosted)]
+
+
+def has_guest_bots(seats: list[SeatSpec], labels: dict[str, str]) -> bool:
+    """A table a person opened with a registered bot seated: its drives run on the arena's challenge workers
+    (they call the bot over HTTP), not on the house-bot worker.
+
+    >>> has_guest_bots([SeatSpec(SeatKind.OPEN), SeatSpec(SeatKind.BOT, "b1")], {})
+    True
+    """
+    return MATCH_LABEL not in labels and any(seat.kind == SeatKind.BOT for seat in seats)
+
+
 def decision_deadline(seat: int, to_act: list[int], turn_started: list[float],
                       move_timeout: float | None) -> float | None:
     """When `seat`'s pending decision is due, None if it has none or the table sets no timeout."""

@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import secrets
 import time
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 import orjson
@@ -53,6 +53,8 @@ from core.tables.record import SeatKind as SeatKind
 from core.tables.record import SeatSpec as SeatSpec
 from core.tables.record import TableRecord as TableRecord
 from core.tables.record import TableStatus as TableStatus
+from core.tables.record import driven_seats_to_act as driven_seats_to_act
+from core.tables.record import has_guest_bots as has_guest_bots
 from core.tables.record import house_seats_to_act as house_seats_to_act
 from core.tokens import hash_token, new_token, token_matches, token_tag
 from engine import shapes
@@ -76,6 +78,7 @@ class MoveResult:
     status: TableStatus
     to_act: list[int]
     seats: list[SeatSpec]
+    labels: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -339,7 +342,7 @@ class TableStore:
             cached.drop()
             return None
         cached.hold(live, after.version, after)
-        return MoveResult(after.version, after.status, list(after.to_act), after.seats)
+        return MoveResult(after.version, after.status, list(after.to_act), after.seats, after.labels)
 
     def _game_at(self, record: TableRecord, cached: gamecache.CheckedOutGame,
                  missing: list[str] | None = None) -> Game:

@@ -120,6 +120,10 @@ def test_every_python_sdk_method_against_the_live_service(arena: Arena) -> None:
         assert api.replay(table_id)["moves"]
         assert api.request_analysis(0, table_id=table_id)["status"] in ("queued", "running", "done")
         assert api.analysis(0, table_id=table_id)["status"] in ("queued", "running", "done")
+        # A person's table with the registered bot seated: its owner token lets it sit there.
+        guest = api.create_table("sore-spot", ["open", f"bot:{arena.bot_id}", "random"], {"rounds": 1},
+                                 token=arena.bot_token)
+        assert (guest.seats[1].kind, guest.seats[1].name) == ("bot", arena.bot_id)
 
         # The rated match and the bot's record.
         assert arena.bot_id in {b.bot_id for b in api.bots("sore-spot")}
@@ -206,6 +210,8 @@ const [apiUrl, ladderId, matchId, botId, botToken] = process.argv.slice(2);
     moves: (await api.replay(tableId)).moves.length,
     analysis: [(await api.requestAnalysis(0, { tableId })).status,
       (await api.analysis(0, { tableId })).status] };
+  out.guest = (await api.createTable("sore-spot", ["open", `bot:${botId}`, "random"], { rounds: 1 },
+    botToken)).seats[1];
   out.bots = (await api.bots("sore-spot")).map((b) => b.bot_id);
   out.bot = (await api.bot(botId)).name;
   out.record = await api.botMatches(botId, { ladder: ladderId });
@@ -259,6 +265,7 @@ def test_every_js_sdk_method_against_the_live_service(arena: Arena, node: str, b
     assert out["challenged"] == "js-every-poller"
     assert out["table"]["over"] and out["table"]["listed"] and out["table"]["moves"] > 0
     assert set(out["table"]["analysis"]) <= {"queued", "running", "done"}
+    assert (out["guest"]["kind"], out["guest"]["name"]) == ("bot", arena.bot_id)
     assert arena.bot_id in out["bots"] and out["bot"] == "every-endpoint"
     assert [m["match"] for m in out["record"]["matches"]] == [arena.match_id]
     assert out["exported"] == [arena.match_id]

@@ -187,9 +187,10 @@ class ArenaClient {
   gameSchema(gameId) { return this.request("GET", `/api/games/${gameId}/schema`); }
   /** The most recent tables, newest first. */
   tables(limit = 50) { return this.request("GET", "/api/tables", { params: { limit } }); }
-  /** @param {string} game @param {string[]} seats "open" or a house bot name @param {object} [options] */
-  createTable(game, seats, options = {}) {
-    return this.request("POST", "/api/tables", { body: { game, seats, options } });
+  /** @param {string} game @param {string[]} seats "open", a house bot name or "bot:<bot id>" (a registered
+   * bot that accepts challenges, or one `token` manages) @param {object} [options] @param {string} [token] */
+  createTable(game, seats, options = {}, token = null) {
+    return this.request("POST", "/api/tables", { body: { game, seats, options }, token });
   }
   table(tableId) { return this.request("GET", `/api/tables/${tableId}`); }
   /** The replay record of a finished table (409 while it is playing). */

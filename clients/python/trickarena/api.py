@@ -121,11 +121,13 @@ class ArenaClient:
         """The game's JSON Schema document (its view, what ``choose`` receives, and its moves)."""
         return self.http.request("GET", f"/api/games/{game_id}/schema")
 
-    def create_table(self, game: str, seats: list[str], options: dict[str, Any] | None = None) -> Table:
-        """Seats: "open" (join it for a token) or a house bot name (random, heuristic, search, eps-X or
-        search-MS)."""
+    def create_table(self, game: str, seats: list[str], options: dict[str, Any] | None = None,
+                     token: str | None = None) -> Table:
+        """Seats: "open" (join it for a token), a house bot name (random, heuristic, search, eps-X or
+        search-MS) or "bot:<bot id>", a registered bot that accepts challenges, or one `token` (its owner
+        token or account API key) manages; a table with a registered bot keeps an open seat."""
         body = {"game": game, "seats": seats, "options": options or {}}
-        return Table.from_json(self.http.request("POST", "/api/tables", body))
+        return Table.from_json(self.http.request("POST", "/api/tables", body, token=token))
 
     def tables(self, limit: int = 50) -> list[TableSummary]:
         return [TableSummary.from_json(t) for t in self.http.request("GET", "/api/tables",
