@@ -126,7 +126,10 @@ def play_match(store: ArenaStore, match_id: str, worker: str | None = None,
     in_flight = metrics.MATCHES_IN_FLIGHT.labels(spec.ladder_id)
     with CLIENTS.lease(urls, settings.allow_private_urls) as clients, in_flight.track_inprogress():
         drivers = make_drivers(spec, settings.allow_private_urls, clients)
+        # A refresh every quarter lease: the lease still outlives the slowest decision after a refresh
+        # (lease_seconds), at a quarter of the writes of a refresh a second (hundreds of matches in flight).
         runner = MatchRunner(spec, drivers, heartbeat=lambda: store.refresh_lease(match_id, worker, lease),
+                             heartbeat_every_s=max(1.0, lease / 4),
                              host_factory=table_hosts(store, spec, settings), observer=live_feed(store, spec),
                              stop_requested=STOPPING.is_set)
         try:
@@ -164,7 +167,13 @@ def live_feed(store: ArenaStore, spec: MatchSpec) -> LiveFeed:
         with contextlib.suppress(redis.RedisError):  # the next frame replaces a lost one
             store.publish_live(spec.match_id, snapshot)
 
-    return LiveFeed(spec.match_id, spec.games, publish)
+    def watched() -> bool:
+        try:
+            return store.watched(spec.match_id)
+        except redis.RedisError:
+            return False  # a blip skips a frame or two
+
+    return LiveFeed(spec.match_id, spec.games, publish, watched=watched)
 
 
 def table_hosts(store: ArenaStore, spec: MatchSpec, settings: Settings) -> HostFactory | None:

@@ -193,6 +193,12 @@ def arena_match_live(prefix: str, match_id: str) -> str:
     return f"{prefix}arena:match:{match_id}:live"
 
 
+def arena_match_watched(prefix: str, match_id: str) -> str:
+    """String: present while somebody reads the match's live table (short TTL): only then is it refreshed
+    between games."""
+    return f"{prefix}arena:match:{match_id}:watched"
+
+
 def arena_match_games(prefix: str, match_id: str) -> str:
     """String: JSON list of the replay records of a finished match's games."""
     return f"{prefix}arena:match:{match_id}:games"

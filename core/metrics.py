@@ -89,8 +89,8 @@ BOT_LATENCY = Histogram("bot_decision_seconds", "Time an HTTP bot took to answer
 ARENA_BUCKETS = (0.0001, 0.0002, 0.0005, 0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.25, 0.5, 1.0)
 ARENA_DECISION = Histogram("arena_decision_seconds", "The arena worker's own time per decision of an HTTP "
                            "bot, by ladder: from the end of the match's previous decision to the end of this "
-                           "one, less the bot's latency (building the view, sending, waiting for the process, "
-                           "applying, publishing).", ["ladder"], namespace=NAMESPACE, registry=OWN,
+                           "one, less the bot's latency (building the view, sending, waiting for the "
+                           "process, applying, publishing).", ["ladder"], namespace=NAMESPACE, registry=OWN,
                            buckets=ARENA_BUCKETS)
 # What an operator alerts on (deploy/prometheus/trick-arena-alerts.yml): matches in play, bots waiting to be
 # seated, and when a ladder bot last answered.

@@ -138,12 +138,15 @@ def get_match(match_id: str) -> dict[str, Any]:
 def get_live_match(match_id: str) -> dict[str, Any]:
     """The public table of the game being played in a match now (spectators: no hands, no seed).
 
-    Refreshed by the worker a few times a second; poll it. Once the match is finished, `status` is `over`
+    Refreshed by the worker a few times a second while somebody reads it (the first read starts the
+    refreshes, within a second); poll it. Once the match is finished, `status` is `over`
     and the last table stays for a short while; the replays (every hand) are at the match's `url`.
     """
     store = services().arena
     doc = find_match(store, match_id)
     spec = doc["spec"]
+    if doc["status"] not in FINISHED:
+        store.mark_watched(match_id)  # the worker refreshes the table while somebody reads it
     live = store.live(match_id) or {}
     seating = live.get("seating") or [m["bot_id"] for m in spec["entrants"]]
     names = {**entrant_names(doc), **(store.member_names(doc["ladder_id"]) if doc["ladder_id"] else {})}

@@ -51,6 +51,41 @@ def test_feed_publishes_at_most_every_interval_except_when_forced() -> None:
     assert published[-1]["match_id"] == "m1" and published[-1]["seating"] == ["a", "b", "c", "d"]
 
 
+
+def test_between_a_games_start_and_end_the_feed_publishes_only_while_somebody_watches() -> None:
+    from core.arena.live import LiveFeed
+
+    now = [0.0]
+    frames: list[dict] = []
+    watched = [False]
+    looks = [0]
+
+    def is_watched() -> bool:
+        looks[0] += 1
+        return watched[0]
+
+    feed = LiveFeed("m", 1, frames.append, every_s=0.25, clock=lambda: now[0], watched=is_watched,
+                    check_every_s=1.0)
+    game = engine.new_game("spot-hearts", 4, {}, seed=3)
+    assert feed(0, game, ["a", "b", "c", "d"], force=True)  # a game's start: always
+    now[0] = 0.5
+    assert not feed(0, game, ["a", "b", "c", "d"])  # nobody watches: no frame
+    now[0] = 0.9
+    watched[0] = True
+    assert not feed(0, game, ["a", "b", "c", "d"]) and looks[0] == 1  # looked under a second ago
+    now[0] = 1.6
+    assert feed(0, game, ["a", "b", "c", "d"]) and looks[0] == 2  # a second on: watched, frames again
+    now[0] = 1.7
+    assert not feed(0, game, ["a", "b", "c", "d"])  # still at most every 0.25 s
+    now[0] = 1.9
+    assert feed(0, game, ["a", "b", "c", "d"]) and looks[0] == 2  # no new look within the second
+    watched[0] = False
+    now[0] = 3.0
+    assert not feed(0, game, ["a", "b", "c", "d"]) and looks[0] == 3
+    assert feed(0, game, ["a", "b", "c", "d"], force=True)  # a game's end: always, watched or not
+    assert len(frames) == 4
+
+
 @pytest.mark.parametrize(("game_id", "players", "options"), GAMES)
 def test_a_snapshot_never_shows_a_card_still_in_a_hand_nor_the_seed(game_id, players, options) -> None:
     rng = random.Random(f"live:{game_id}")

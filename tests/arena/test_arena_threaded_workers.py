@@ -1,4 +1,4 @@
-"""`python -m arena worker --max-in-flight N`: several matches in flight in one process, real Redis, real bots.
+"""`python -m arena worker --max-in-flight N`: several matches in flight in one process, real Redis and bots.
 
 Each match is still one RQ job; these check what must survive running them side by side: per-call
 deadlines (a slow match does not eat a sibling's), the re-run and exactly-once rating of every match of a
@@ -8,7 +8,6 @@ SIGKILLed process, and SIGTERM giving every match in flight back.
 from __future__ import annotations
 
 import json
-import os
 import signal
 import subprocess
 import threading
@@ -125,9 +124,9 @@ GATE_WAIT_S = 30.0
 
 
 def test_a_pool_worker_runs_several_matches_at_once(arena, key_prefix, arena_worker) -> None:
-    """Four matches, one worker process of at most four in flight (it starts with two), a gate bot in every match that answers nobody until
-    three matches wait on it at once: the gate opens, and every match is rated without a strike (each
-    deadline, 40 s, outlasts the gate's longest wait)."""
+    """Four matches, one worker process of at most four in flight (it starts with two), a gate bot in
+    every match that answers nobody until three matches wait on it at once: the pool grows, the gate opens,
+    and every match is rated without a strike (each deadline, 40 s, outlasts the gate's longest wait)."""
     store, queue, ladder = arena
     gate = GateBot(wanted=3)
     with serving(gate) as url:
@@ -188,7 +187,7 @@ def test_sigkilled_worker_with_several_matches_in_flight_has_each_rerun_and_rate
     wait_until(lambda: all(store.match(s.match_id)["status"] == MatchStatus.RUNNING for s in specs)
              and moves(slow) >= 12, 30, "four matches under way in one process")
     holders = {store.lease_holder(s.match_id) for s in specs}
-    assert len(holders) == 4 and all(h and h.endswith(f":{doomed.pid}") for h in holders)  # 4 pool workers, 1 pid
+    assert len(holders) == 4 and all(h and h.endswith(f":{doomed.pid}") for h in holders)  # 4 workers, 1 pid
     doomed.kill()  # SIGKILL with four matches in flight
     doomed.wait()
     assert all(store.match(s.match_id)["status"] == MatchStatus.RUNNING for s in specs)
@@ -243,7 +242,7 @@ def test_sigterm_gives_back_every_match_in_flight(arena, key_prefix, arena_worke
     assert set(store.ratings("ss").values()) <= {1500.0}
     from rq import Worker
 
-    assert [w for w in Worker.all(queue=queue) if w.state != "dead"] == []  # every pool worker's RQ worker left
+    assert [w for w in Worker.all(queue=queue) if w.state != "dead"] == []  # every worker of the pool left
 
 
 def test_client_pool_never_hands_one_client_to_two_matches_and_keeps_given_back_ones() -> None:

@@ -9,7 +9,7 @@ from typing import Any, NotRequired, TypedDict, cast
 import redis
 
 from core import keys
-from core.arena.live import LIVE_TTL_S
+from core.arena.live import LIVE_TTL_S, WATCHED_TTL_S
 from core.arena.model import FINAL_STATUSES, MatchSpec, MatchStatus
 from core.arena.store.base import LuaScript, StoreBase
 
@@ -77,6 +77,13 @@ class MatchStore(StoreBase):
         """The public table of the match's current game, for spectators (core.arena.live); expires on its
         own."""
         self.redis.set(keys.arena_match_live(self.prefix, match_id), json.dumps(snapshot), ex=LIVE_TTL_S)
+
+    def mark_watched(self, match_id: str) -> None:
+        """Somebody reads the match's live table: the worker refreshes it for the next ``WATCHED_TTL_S``."""
+        self.redis.set(keys.arena_match_watched(self.prefix, match_id), 1, ex=WATCHED_TTL_S)
+
+    def watched(self, match_id: str) -> bool:
+        return bool(self.redis.exists(keys.arena_match_watched(self.prefix, match_id)))
 
     def live(self, match_id: str) -> MatchDoc | None:
         raw = self.redis.get(keys.arena_match_live(self.prefix, match_id))
