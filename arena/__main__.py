@@ -110,11 +110,14 @@ def issue_account_key_command(account_id: str) -> None:
               "derived from $TA_KEY_PREFIX as the API does).")
 @click.option("--challenges", is_flag=True, help="Serve the challenges' queue (derived from $TA_KEY_PREFIX "
               "as the API does), 4 threads at niceness 10 unless told otherwise: below the ladder's workers.")
+@click.option("--tournaments", is_flag=True, help="Serve the tournaments' queue (derived from $TA_KEY_PREFIX "
+              "as the API does), 4 threads at niceness 10 unless told otherwise: below the ladder's workers.")
 @click.option("--nice", "niceness", type=click.IntRange(0, 19), default=None,
               help="Run at this OS niceness (default 19 with --analysis: analyses get the CPU the match "
-                   "workers leave idle; 10 with --challenges; else unchanged).")
+                   "workers leave idle; 10 with --challenges or --tournaments; else unchanged).")
 def worker_command(burst: bool, threads: int | None, simple: bool, queues: tuple[str, ...],
-                   house: bool, analysis: bool, challenges: bool, niceness: int | None) -> None:
+                   house: bool, analysis: bool, challenges: bool, tournaments: bool,
+                   niceness: int | None) -> None:
     """RQ workers on the arena queue ($REDIS_URL, $TA_KEY_PREFIX); run as many processes as you like.
 
     It outlives Redis restarts and a Redis out of memory or disk: RQ's work loop exits on a lost connection
@@ -126,7 +129,7 @@ def worker_command(burst: bool, threads: int | None, simple: bool, queues: tuple
 
     try:
         run_worker(Settings.from_env(), queues, house=house, analysis=analysis, challenges=challenges,
-                   threads=threads, simple=simple, burst=burst, niceness=niceness)
+                   tournaments=tournaments, threads=threads, simple=simple, burst=burst, niceness=niceness)
     finally:
         _process_ended()
 

@@ -40,7 +40,10 @@ from core.arena.presence import present_now
 from core.arena.store import ArenaStore
 from core.arena.store.health import HEALTH_FAILURES_TO_PAUSE
 from core.arena.store.matches import STOPPED_REASON, MatchDoc
-from core.queues import enqueue_challenge, enqueue_health_check, enqueue_match
+from core.arena.tournament_store import JOB_TIMEOUT_S as TOURNAMENT_JOB_TIMEOUT_S
+from core.arena.tournament_store import TournamentStore
+from core.errors import TournamentNotFound
+from core.queues import enqueue_challenge, enqueue_health_check, enqueue_match, enqueue_tournament_table
 from core.redis.connections import StrRedis, settings_client
 from core.settings import Settings
 from core.stores import arena_store
@@ -103,6 +106,7 @@ class Scheduler:
     _members: dict[str, list[Member]] = field(default_factory=dict)  # per ladder, as last synced
     _synced: dict[str, str | None] = field(default_factory=dict)  # per ladder: registry generation synced
     challenge_queue: Queue | None = None  # where lost challenges are queued again (None: not recovered here)
+    tournament_queue: Queue | None = None  # where tournaments' tables are queued (None: not run from here)
 
     def tick(self) -> dict[str, int]:
         counts = {"created": 0, "requeued": 0, "aborted": 0, "health_checks": 0, "forgotten": 0}
@@ -116,6 +120,7 @@ class Scheduler:
             counts["created"] += self.fill(ladder, members, busy)
             counts["forgotten"] += self.store.trim_recent(ladder.ladder_id, self.settings.keep_matches)
         self.recover_challenges(counts)
+        self.tend_tournaments(counts)
         counts["health_checks"] = self.schedule_health_checks(http_members)
         # Forget the URLs bots no longer have: a bot that goes back to one is checked again at once.
         self._url_checked = {(bot_id, url): at for (bot_id, url), at in self._url_checked.items()
@@ -208,6 +213,48 @@ class Scheduler:
             self.store.requeue_match(match_id, problem)
             enqueue_challenge(self.challenge_queue, match_id, self.store.prefix, CHALLENGE_JOB_TIMEOUT_S)
             counts["requeued"] += 1
+
+    def tend_tournaments(self, counts: dict[str, int]) -> None:
+        """Open tournaments whose start time has come start (their first round queued); the tables of running
+        ones whose worker died or whose job failed for good are queued again (fresh deals) or given up after
+        MAX_ATTEMPTS, which may end their round."""
+        if self.tournament_queue is None:
+            return
+        events = TournamentStore(self.store)
+        prefix = self.store.prefix
+        for tournament_id in events.active():
+            try:
+                doc = events.get(tournament_id)
+            except TournamentNotFound:
+                self.store.redis.zrem(keys.tournaments_active(prefix), tournament_id)
+                continue
+            if doc["status"] == "open" and (doc["starts_at"] or 0) <= time.time():
+                for spec in events.start(tournament_id):
+                    enqueue_tournament_table(self.tournament_queue, spec.match_id, prefix,
+                                             TOURNAMENT_JOB_TIMEOUT_S)
+                    counts["created"] += 1
+                continue
+            if doc["status"] != "running" or not doc["round_list"]:
+                continue
+            current = doc["round_list"][-1]
+            tables = dict(zip(current["tables"], self.store.match_docs(current["tables"]), strict=True))
+            live = {mid: d["status"] for mid, d in tables.items() if d is not None and d["status"] not in
+                    FINAL_STATUSES}
+            for match_id, problem in self._problems(live).items():
+                table = tables[match_id] or {}
+                if problem == "job missing" and time.time() - table.get("created", 0.0) < CHALLENGE_GRACE_S:
+                    continue
+                if table.get("attempts", 0) - table.get("stopped", 0) >= MAX_ATTEMPTS:
+                    reason = f"{problem}; gave up after {table.get('attempts', 0)} attempts"
+                    specs = events.abort_table(tournament_id, current["round"], match_id, reason)
+                    counts["aborted"] += 1
+                else:
+                    self.store.requeue_match(match_id, problem)
+                    specs = [MatchSpec.from_json(table["spec"])]
+                    counts["requeued"] += 1
+                for spec in specs:
+                    enqueue_tournament_table(self.tournament_queue, spec.match_id, prefix,
+                                             TOURNAMENT_JOB_TIMEOUT_S)
 
     def _problems(self, statuses: dict[str, str]) -> dict[str, str]:
         """What went wrong with each of these unfinished matches (id -> status), where something did."""
@@ -375,7 +422,8 @@ def run_forever(settings: Settings, ladders: list[LadderConfig] | None = None,
                 and stored.house_only_gap_s != ladder.house_only_gap_s:
             store.save_ladder(ladder)
     scheduler = Scheduler(store, Queue(settings.queue_name, connection=conn), settings,
-                          challenge_queue=Queue(settings.challenge_queue_name, connection=conn))
+                          challenge_queue=Queue(settings.challenge_queue_name, connection=conn),
+                          tournament_queue=Queue(settings.tournament_queue_name, connection=conn))
     me = f"{socket.gethostname()}:{os.getpid()}"
     lock = keys.arena_scheduler_lock(settings.prefix)
     started = time.monotonic()

@@ -43,10 +43,15 @@ ANALYSIS_NICENESS = 19
 # (``python -m tools.challenge_pace`` measures it). Their matches wait on bots as ladder matches do: threads.
 CHALLENGE_NICENESS = 10
 CHALLENGE_THREADS = 4
+# Tournament tables likewise: their own workers at the challenges' level (``python -m tools.tournament_pace``
+# measures the ladder's pace while an event plays).
+TOURNAMENT_NICENESS = 10
+TOURNAMENT_THREADS = 4
 
 
 def run_worker(settings: Settings, queues: Sequence[str] = (), *, house: bool = False,
-               analysis: bool = False, challenges: bool = False, threads: int | None = None,
+               analysis: bool = False, challenges: bool = False, tournaments: bool = False,
+               threads: int | None = None,
                simple: bool = False, burst: bool = False, niceness: int | None = None) -> None:
     """Serve the queues until stopped by SIGTERM/SIGINT (or, with `burst`, until they are empty).
 
@@ -58,14 +63,19 @@ def run_worker(settings: Settings, queues: Sequence[str] = (), *, house: bool = 
         niceness = ANALYSIS_NICENESS
     if niceness is None and challenges:
         niceness = CHALLENGE_NICENESS
+    if niceness is None and tournaments:
+        niceness = TOURNAMENT_NICENESS
     if niceness:
         lower_priority(niceness)
     connection = settings_client(settings)
     names = list(queues) or [settings.house_queue_name if house else
                              settings.analysis_queue_name if analysis else
-                             settings.challenge_queue_name if challenges else settings.queue_name]
+                             settings.challenge_queue_name if challenges else
+                             settings.tournament_queue_name if tournaments else settings.queue_name]
     if threads is None and challenges:
         threads = CHALLENGE_THREADS
+    if threads is None and tournaments:
+        threads = TOURNAMENT_THREADS
     if threads is None:  # house-bot jobs and analyses wait on no bot (CPU-bound, in-process): one at a time
         threads = 1 if house or analysis else settings.worker_threads
     if threads > 1:
