@@ -15,10 +15,10 @@ from api.arguments import Blueprint
 from api.auth import bearer_token
 from api.problems import refusals
 from api.schemas.tournaments import (
-    TournamentStandingsSchema,
     TournamentCreateSchema,
     TournamentEntrySchema,
     TournamentSchema,
+    TournamentStandingsSchema,
 )
 from api.services import services
 from core.arena.accounts import account_owner

@@ -62,7 +62,8 @@ def test_an_account_creates_a_swiss_event_that_starts_at_once_with_its_first_rou
     assert created.status_code == 201, created.get_json()
     event = created.get_json()
     assert created.headers["Location"] == event["url"]
-    assert (event["status"], event["entry"], event["format"], event["rounds"]) == ("running", "invited", "swiss", 2)
+    assert (event["status"], event["entry"], event["format"], event["rounds"]) == (
+        "running", "invited", "swiss", 2)
     assert len(event["schedule"]) == 1 and event["schedule"][0]["status"] == "playing"
     tables = event["schedule"][0]["tables"]
     assert len(tables) == 2 and sorted(b for t in tables for b in t["bots"]) == sorted(
