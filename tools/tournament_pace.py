@@ -1,0 +1,138 @@
+"""`python -m tools.tournament_pace`: a 16-bot Swiss event (Spot Hearts, 4 seats, 4 rounds) played as `make
+run` plays it: its wall time, the ladder's pace alone and meanwhile, the Spearman of the graded house bots'
+final standings; prints JSON. Design: docs/arena.md#tournaments
+
+    python -m tools.tournament_pace [--alone-minutes 2] [--warmup-s 20] [--arena-workers 2] [--rounds 4]
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+import click
+import redis
+
+from arena.scheduler import run_forever
+from core.arena.model import GRADED_HOUSE_BOTS, LADDER_SEARCH_BOTS, default_ladders
+from core.arena.store import ArenaStore
+from core.arena.tournaments import spearman
+from core.settings import Settings
+from devstack import devserve
+from devstack.devredis import start_throwaway
+from tools.ladder_pace import rated_in_window, register_fast_bot
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+PREFIX = "pace:"
+GAME = "spot-hearts"
+FIELD = 16
+
+
+def ladder_pace(store: ArenaStore, start: float, end: float) -> float:
+    """Rated matches per minute of every ladder together within [start, end)."""
+    minutes = (end - start) / 60
+    rated = sum(len(rated_in_window(store, ladder.ladder_id, start, end)) for ladder in default_ladders())
+    return rated / minutes
+
+
+def play_event(redis_url: str, bot_urls: list[str], rounds: int) -> dict[str, Any]:
+    """Create the event through the API (an account, its HTTP bots and the house's) and wait for its end."""
+    from api import create_app
+
+    app = create_app({"REDIS_URL": redis_url, "KEY_PREFIX": PREFIX, "ALLOW_PRIVATE_BOT_URLS": True,
+                      "RATELIMIT_ENABLED": False})
+    client = app.test_client()
+    key = client.post("/api/accounts").get_json()["api_key"]
+    auth = {"Authorization": f"Bearer {key}"}
+    house = [*GRADED_HOUSE_BOTS, LADDER_SEARCH_BOTS[GAME]]
+    bots = []
+    for n, url in enumerate(bot_urls[:FIELD - len(house)]):
+        bot = client.post("/api/bots", json={"name": f"entrant-{n}", "games": [GAME], "url": url},
+                          headers=auth).get_json()["bot_id"]
+        # The event's bot, not the ladder's: off the ladder, its owner still enters it.
+        client.patch(f"/api/bots/{bot}", json={"enabled": False}, headers=auth)
+        bots.append(bot)
+    began = time.time()
+    created = client.post("/api/tournaments", headers=auth, json={
+        "name": "pace", "game": GAME, "format": "swiss", "players": 4, "rounds": rounds,
+        "bots": [*bots, *house]})
+    if created.status_code != 201:
+        raise click.ClickException(f"the event was refused: {created.get_json()}")
+    url = created.get_json()["url"]
+    while (event := client.get(url).get_json())["status"] != "finished":
+        time.sleep(0.5)
+    ended = time.time()
+    order = [row["bot_id"] for row in event["standings"]]
+    graded = [f"house:{name}" for name in GRADED_HOUSE_BOTS]
+    return {"began": began, "ended": ended, "wall_s": round(ended - began, 1),
+            "tables": sum(len(r["tables"]) for r in event["schedule"]), "rounds": len(event["schedule"]),
+            "graded_order": [name.removeprefix("house:") for name in order if name in graded],
+            "spearman_graded": round(spearman(graded, order), 3),
+            "standings": [(row["name"], row["points"]) for row in event["standings"]]}
+
+
+def one_run(alone_minutes: float, warmup_s: float, arena_workers: int, rounds: int) -> dict[str, Any]:
+    server = start_throwaway()
+    workers: list[subprocess.Popen[bytes]] = []
+    bots: Any = None
+    stop = threading.Event()
+    try:
+        conn = redis.Redis.from_url(server.url, decode_responses=True)
+        from devstack.fastbot import start_fast_bots
+
+        bots, urls = start_fast_bots(FIELD, delay_ms=0)
+        register_fast_bot(conn, urls[0])  # the ladder's registered bot (as tools.challenge_pace's)
+        env = {**os.environ, "REDIS_URL": server.url, "TA_KEY_PREFIX": PREFIX, "ALLOW_PRIVATE_BOT_URLS": "1",
+               "PYTHONPATH": str(REPO_ROOT)}
+        env.pop("TA_ARENA_WORKER_THREADS", None)
+        commands = [[sys.executable, "-m", "arena", "worker"]] * arena_workers
+        commands += [[sys.executable, "-m", "arena", "worker", "--tournaments"]]
+        workers = [subprocess.Popen(command, env=env, cwd=REPO_ROOT, stdout=subprocess.DEVNULL,
+                                    stderr=subprocess.DEVNULL) for command in commands]
+        settings = Settings(server.url, PREFIX, allow_private_urls=True)
+        scheduler = threading.Thread(target=run_forever, args=(settings, default_ladders(), 24 * 3600),
+                                     daemon=True)
+        began = time.time()
+        scheduler.start()
+        alone_end = began + warmup_s + alone_minutes * 60
+        stop.wait(alone_end - time.time())
+        event = play_event(server.url, urls[1:], rounds)
+        store = ArenaStore(conn, PREFIX)
+        alone = ladder_pace(store, began + warmup_s, alone_end)
+        meanwhile = ladder_pace(store, event["began"], event["ended"])
+        return {"ladder_rated_per_min_alone": round(alone, 2), "ladder_rated_per_min_during_event":
+                round(meanwhile, 2), "pace_ratio": round(meanwhile / alone, 3) if alone else None,
+                "event": {k: v for k, v in event.items() if k not in ("began", "ended")},
+                "load_average_1m": round(os.getloadavg()[0], 2)}
+    finally:
+        stop.set()
+        for worker in workers:
+            devserve.stop(worker, timeout=20)
+        if bots is not None:
+            bots.terminate()
+        server.stop()
+
+
+@click.command(help=__doc__)
+@click.option("--alone-minutes", default=2.0, show_default=True, help="the ladder's window before the event")
+@click.option("--warmup-s", default=20.0, show_default=True)
+@click.option("--arena-workers", default=2, show_default=True, help="match worker processes (make run: 2)")
+@click.option("--rounds", default=4, show_default=True, type=click.IntRange(1, 8))
+def main(alone_minutes: float, warmup_s: float, arena_workers: int, rounds: int) -> None:
+    import engine.compiled
+
+    engine.compiled.activate()
+    result = one_run(alone_minutes, warmup_s, arena_workers, rounds)
+    print(json.dumps({"command": " ".join(["python -m tools.tournament_pace", *sys.argv[1:]]),
+                      "cpus": os.cpu_count(), "arena_workers": arena_workers, "field": FIELD, "game": GAME,
+                      **result}, indent=2))
+
+
+if __name__ == "__main__":
+    main()
