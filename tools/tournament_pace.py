@@ -19,14 +19,20 @@ from typing import Any
 import click
 import redis
 
-from arena.scheduler import run_forever
-from core.arena.model import GRADED_HOUSE_BOTS, LADDER_SEARCH_BOTS, default_ladders
-from core.arena.store import ArenaStore
-from core.arena.tournaments import spearman
-from core.settings import Settings
-from devstack import devserve
-from devstack.devredis import start_throwaway
-from tools.ladder_pace import rated_in_window, register_fast_bot
+from engine import compiled
+
+# The scheduler and the API run in this process with the compiled rules, as `make run`'s processes do
+# (engine/compiled.py): put in place before the arena's modules import them.
+compiled.activate()
+
+from arena.scheduler import run_forever  # noqa: E402
+from core.arena.model import GRADED_HOUSE_BOTS, LADDER_SEARCH_BOTS, default_ladders  # noqa: E402
+from core.arena.store import ArenaStore  # noqa: E402
+from core.arena.tournaments import spearman  # noqa: E402
+from core.settings import Settings  # noqa: E402
+from devstack import devserve  # noqa: E402
+from devstack.devredis import start_throwaway  # noqa: E402
+from tools.ladder_pace import rated_in_window, register_fast_bot  # noqa: E402
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 PREFIX = "pace:"
@@ -125,9 +131,6 @@ def one_run(alone_minutes: float, warmup_s: float, arena_workers: int, rounds: i
 @click.option("--arena-workers", default=2, show_default=True, help="match worker processes (make run: 2)")
 @click.option("--rounds", default=4, show_default=True, type=click.IntRange(1, 8))
 def main(alone_minutes: float, warmup_s: float, arena_workers: int, rounds: int) -> None:
-    import engine.compiled
-
-    engine.compiled.activate()
     result = one_run(alone_minutes, warmup_s, arena_workers, rounds)
     print(json.dumps({"command": " ".join(["python -m tools.tournament_pace", *sys.argv[1:]]),
                       "cpus": os.cpu_count(), "arena_workers": arena_workers, "field": FIELD, "game": GAME,
