@@ -51,8 +51,10 @@ def play_event(redis_url: str, bot_urls: list[str], rounds: int) -> dict[str, An
     """Create the event through the API (an account, its HTTP bots and the house's) and wait for its end."""
     from api import create_app
 
+    # One account enters all its bots: the per-address and per-ladder bot quotas are lifted for it.
     app = create_app({"REDIS_URL": redis_url, "KEY_PREFIX": PREFIX, "ALLOW_PRIVATE_BOT_URLS": True,
-                      "RATELIMIT_ENABLED": False})
+                      "RATELIMIT_ENABLED": False, "MAX_BOTS_PER_ADDRESS": FIELD,
+                      "MAX_BOTS_PER_ACCOUNT": FIELD, "MAX_BOTS_PER_OWNER_PER_LADDER": FIELD})
     client = app.test_client()
     key = client.post("/api/accounts").get_json()["api_key"]
     auth = {"Authorization": f"Bearer {key}"}
