@@ -202,7 +202,7 @@ class Scheduler:
             if doc is None or doc["status"] in FINAL_STATUSES:
                 challenges.release(match_id, doc)
                 continue
-            problem = self._problem(match_id, doc["status"])
+            problem = self._problems({match_id: doc["status"]}, self.challenge_queue).get(match_id)
             if problem is None or (problem == "job missing"
                                    and time.time() - doc.get("created", 0.0) < CHALLENGE_GRACE_S):
                 continue
@@ -236,11 +236,18 @@ class Scheduler:
                 continue
             if doc["status"] != "running" or not doc["round_list"]:
                 continue
+            mended = events.repair(tournament_id)  # a table or a round's end that a dying process left undone
+            for spec in mended:
+                enqueue_tournament_table(self.tournament_queue, spec.match_id, prefix,
+                                         TOURNAMENT_JOB_TIMEOUT_S)
+                counts["created"] += 1
+            if mended:
+                continue
             current = doc["round_list"][-1]
             tables = dict(zip(current["tables"], self.store.match_docs(current["tables"]), strict=True))
             live = {mid: d["status"] for mid, d in tables.items() if d is not None and d["status"] not in
                     FINAL_STATUSES}
-            for match_id, problem in self._problems(live).items():
+            for match_id, problem in self._problems(live, self.tournament_queue).items():
                 table = tables[match_id] or {}
                 if problem == "job missing" and time.time() - table.get("created", 0.0) < CHALLENGE_GRACE_S:
                     continue
@@ -256,8 +263,9 @@ class Scheduler:
                     enqueue_tournament_table(self.tournament_queue, spec.match_id, prefix,
                                              TOURNAMENT_JOB_TIMEOUT_S)
 
-    def _problems(self, statuses: dict[str, str]) -> dict[str, str]:
-        """What went wrong with each of these unfinished matches (id -> status), where something did."""
+    def _problems(self, statuses: dict[str, str], queue: Queue | None = None) -> dict[str, str]:
+        """What went wrong with each of these unfinished matches (id -> status), where something did; their
+        jobs are on `queue` (default: the ladders')."""
         running = [m for m, status in statuses.items() if status == MatchStatus.RUNNING]
         queued = [m for m, status in statuses.items() if status == MatchStatus.QUEUED]
         problems: dict[str, str] = {}
@@ -268,15 +276,12 @@ class Scheduler:
                 problems[match_id] = "worker lost (lease expired)"
         jobs = Job.fetch_many(queued, connection=self.queue.connection) if queued else []
         for match_id, job in zip(queued, jobs, strict=True):
-            problem = "job missing" if job is None else self._job_problem(job)
+            problem = "job missing" if job is None else self._job_problem(job, queue or self.queue)
             if problem is not None:
                 problems[match_id] = problem
         return problems
 
-    def _problem(self, match_id: str, status: str) -> str | None:
-        return self._problems({match_id: status}).get(match_id)
-
-    def _job_problem(self, job: Job) -> str | None:
+    def _job_problem(self, job: Job, queue: Queue) -> str | None:
         """What went wrong with a queued match's RQ job, if anything."""
         try:
             job_status = job.get_status(refresh=False)
@@ -286,11 +291,11 @@ class Scheduler:
             return f"job {job_status}"
         if job_status == JobStatus.FINISHED:  # a stopping worker gave the match back (abandon_attempt)
             return STOPPED_REASON
-        if self._stranded(job, job_status):
+        if self._stranded(job, job_status, queue):
             return "job stranded (its worker lost Redis before the match started)"
         return None
 
-    def _stranded(self, job: Job, job_status: JobStatus | None) -> bool:
+    def _stranded(self, job: Job, job_status: JobStatus | None, queue: Queue) -> bool:
         """Whether a worker took the match's job and lost Redis before the match started (the primary died
         under it, say): started for RQ, but the match never got a lease; or taken off the queue (into RQ's
         list of jobs being handed over) and never started. RQ itself gives such a job up only when its
@@ -302,7 +307,7 @@ class Scheduler:
             return False
         if job_status == JobStatus.STARTED:
             return True
-        return job_status == JobStatus.QUEUED and self.queue.get_job_position(job.id) is None
+        return job_status == JobStatus.QUEUED and queue.get_job_position(job.id) is None
 
     def fill(self, ladder: LadderConfig, members: list[Member], busy: set[str]) -> int:
         """Top the ladder up to `max_active` matches. Only the bots that could sit down now (house bots,

@@ -351,6 +351,12 @@ def tournament(prefix: str, tournament_id: str) -> str:
     return f"{prefix}tournament:{tournament_id}"
 
 
+def tournament_tables_of_bot(prefix: str, bot_id: str) -> str:
+    """Sorted set: the published tournament tables a registered bot played (JSON as its ladder record's
+    entries), scored by a per-bot sequence number (newest highest): the tournaments' part of its export."""
+    return f"{prefix}tournaments:bot:{bot_id}"
+
+
 def tournament_round_done(prefix: str, tournament_id: str, round_no: int) -> str:
     """Set with TTL: the tables of one round that are over (played or aborted); the last one in ends it."""
     return f"{prefix}tournament:{tournament_id}:round:{round_no}:done"

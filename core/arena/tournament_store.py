@@ -19,7 +19,16 @@ import engine
 from core import keys
 from core.arena.challenges import house_name, registered_member, utc_day
 from core.arena.decisions import compact_json
-from core.arena.model import HOUSE_PREFIX, MatchResult, MatchSpec, MatchStatus, Member, MemberKind
+from core.arena.export import index_table, table_entries
+from core.arena.model import (
+    FINAL_STATUSES,
+    HOUSE_PREFIX,
+    MatchResult,
+    MatchSpec,
+    MatchStatus,
+    Member,
+    MemberKind,
+)
 from core.arena.store import ArenaStore
 from core.arena.store.matches import APPLIED_TTL_S, MatchDoc
 from core.arena.tournaments import (
@@ -311,9 +320,7 @@ class TournamentStore:
                     [m["bot_id"] for m in doc["entrants"]], doc["players"], doc["meetings"])]
             return self._next_round(doc)
 
-        before = self.get(tournament_id)
-        doc = self._update(tournament_id, change)
-        return self._new_specs(before, doc)
+        return self._advance(tournament_id, change)
 
     def finish_table(self, spec: MatchSpec, result: MatchResult,
                      doc: MatchDoc) -> tuple[bool, list[MatchSpec]]:
@@ -321,7 +328,12 @@ class TournamentStore:
         last table of a round publishes the round and makes the next one. (stored by this call, new tables)"""
         p, mid = self.prefix, spec.match_id
         now = time.time()
-        held = {**doc, "status": MatchStatus.HELD.value, "finished": now, "result": result.summary_json()}
+        versions = self.arena.versions([m.bot_id for m in spec.entrants])
+        # What each registered bot's export keeps of the table: indexed when the round is published.
+        entries = table_entries(spec, result, versions, now)
+        held = {**doc, "status": MatchStatus.HELD.value, "finished": now,
+                "result": {**result.summary_json(), "versions": versions},
+                "tournament": {**doc["tournament"], "entries": entries}}
         round_no = doc["tournament"]["round"]
         stored, over = self._finish(
             keys=[keys.arena_match_applied(p, mid), keys.arena_match(p, mid), keys.arena_match_games(p, mid),
@@ -369,11 +381,40 @@ class TournamentStore:
             dropped = sorted(set(doc["dropped"]) | forfeited)
             return self._next_round({**doc, "round_list": rounds, "dropped": dropped})
 
-        doc = self._update(tournament_id, change)
-        return self._new_specs(before, doc)
+        return self._advance(tournament_id, change)
+
+    def repair(self, tournament_id: str) -> list[MatchSpec]:
+        """Mend what a process that died mid-step left of a running event's current round (the scheduler's
+        tick): a table with no match document gets it again (and is returned, to enqueue); a round whose
+        tables are all over but which was never closed (the process that ended its last table died first)
+        is closed, making the next round. The tables to enqueue."""
+        doc = self.get(tournament_id)
+        if doc["status"] != RUNNING or not doc["round_list"]:
+            return []
+        rnd = doc["round_list"][-1]
+        if rnd["status"] == "done":  # closed, its next round never made: only an ended event has none
+            return []
+        tables = dict(zip(rnd["tables"], self.arena.match_docs(rnd["tables"]), strict=True))
+        if any(table is None for table in tables.values()):
+            specs = []
+            for spec, table in self._round_tables(doc, rnd):
+                if tables[spec.match_id] is None and self.redis.set(
+                        keys.arena_match(self.prefix, spec.match_id), json.dumps(table), ex=TOURNAMENT_TTL_S,
+                        nx=True):
+                    specs.append(spec)
+            return specs
+        if all(table is not None and table["status"] in FINAL_STATUSES for table in tables.values()):
+            done = keys.tournament_round_done(self.prefix, tournament_id, rnd["round"])
+            pipe = self.redis.pipeline(transaction=True)
+            pipe.sadd(done, *rnd["tables"])
+            pipe.expire(done, TOURNAMENT_TTL_S)
+            pipe.execute()
+            return self.round_over(tournament_id, rnd["round"], len(rnd["tables"]))
+        return []
 
     def _publish(self, match_id: str) -> None:
-        """A held table becomes played: its seed, replays and result are public."""
+        """A held table becomes played: its seed, replays and result are public, and it joins the exports
+        of its registered bots (once: the transaction that publishes it)."""
         key = keys.arena_match(self.prefix, match_id)
         with self.redis.pipeline(transaction=True) as pipe:
             while True:
@@ -386,16 +427,18 @@ class TournamentStore:
                     if doc["status"] != MatchStatus.HELD:
                         return
                     doc["status"] = MatchStatus.PLAYED.value
+                    entries = doc["tournament"].pop("entries", {})
                     pipe.multi()
                     pipe.set(key, json.dumps(doc), keepttl=True)
+                    index_table(pipe, self.prefix, entries, TOURNAMENT_TTL_S)
                     pipe.execute()
                     return
                 except redis.WatchError:
                     continue
 
     def _next_round(self, doc: dict[str, Any]) -> dict[str, Any]:
-        """The document with its next round made (tables' ids and bots; their matches stored by
-        `_new_specs`), or ended when no table is left to play."""
+        """The document with its next round made (tables' ids and bots; their matches stored with it by
+        `_advance`), or ended when no table is left to play."""
         played_rounds = len(doc["round_list"])
         dropped = set(doc["dropped"])
         field = [m["bot_id"] for m in doc["entrants"] if m["bot_id"] not in dropped]
@@ -428,37 +471,55 @@ class TournamentStore:
     def _ended(self, doc: dict[str, Any], reason: str) -> dict[str, Any]:
         return {**doc, "status": FINISHED, "finished": time.time(), "ended_because": reason or None}
 
-    def _new_specs(self, before: dict[str, Any], doc: dict[str, Any]) -> list[MatchSpec]:
-        """Store the match documents of the rounds `doc` has and `before` had not; release a finished
-        event."""
-        p = self.prefix
-        if doc["status"] == FINISHED and before["status"] != FINISHED:
-            pipe = self.redis.pipeline(transaction=False)
-            pipe.zrem(keys.tournaments_active(p), doc["tournament_id"])
-            pipe.zrem(keys.tournaments_owner_active(p, doc["owner"]), doc["tournament_id"])
-            pipe.execute()
-        if len(doc["round_list"]) <= len(before["round_list"]):
-            return []
+    def _round_tables(self, doc: dict[str, Any], rnd: dict[str, Any]) -> list[tuple[MatchSpec, MatchDoc]]:
+        """The round's tables as matches to store: every table on the round's seed (the same deals)."""
         members = {m["bot_id"]: Member.from_json(m) for m in doc["entrants"]}
-        specs = []
-        for rnd in doc["round_list"][len(before["round_list"]):]:
-            seed = derive_seed("round", doc["seed"], rnd["round"])
-            for mid, group in zip(rnd["tables"], rnd["groups"], strict=True):
-                spec = MatchSpec(
-                    match_id=mid, ladder_id="", game=doc["game"], players=doc["players"],
-                    options=doc["options"],
-                    seed=seed, duplicate=True, entrants=[members[b] for b in group], deadline_ms=DEADLINE_MS,
-                    strike_limit=STRIKE_LIMIT, pre_ratings=dict.fromkeys(group, 0.0),
-                    pre_matches=dict.fromkeys(group, 0), created=time.time(), game_count=doc["players"],
-                    tournament=doc["tournament_id"])
-                table: MatchDoc = cast(MatchDoc, {
-                    "match_id": mid, "ladder_id": "", "status": MatchStatus.QUEUED.value,
-                    "spec": spec.to_json(),
-                    "attempts": 0, "created": spec.created,
-                    "tournament": {"tournament_id": doc["tournament_id"], "round": rnd["round"]}})
-                self.redis.set(keys.arena_match(p, mid), json.dumps(table), ex=TOURNAMENT_TTL_S, nx=True)
-                specs.append(spec)
-        return specs
+        seed = derive_seed("round", doc["seed"], rnd["round"])
+        tables = []
+        for mid, group in zip(rnd["tables"], rnd["groups"], strict=True):
+            spec = MatchSpec(
+                match_id=mid, ladder_id="", game=doc["game"], players=doc["players"], options=doc["options"],
+                seed=seed, duplicate=True, entrants=[members[b] for b in group], deadline_ms=DEADLINE_MS,
+                strike_limit=STRIKE_LIMIT, pre_ratings=dict.fromkeys(group, 0.0),
+                pre_matches=dict.fromkeys(group, 0), created=time.time(), game_count=doc["players"],
+                tournament=doc["tournament_id"])
+            table: MatchDoc = cast(MatchDoc, {
+                "match_id": mid, "ladder_id": "", "status": MatchStatus.QUEUED.value, "spec": spec.to_json(),
+                "attempts": 0, "created": spec.created,
+                "tournament": {"tournament_id": doc["tournament_id"], "round": rnd["round"]}})
+            tables.append((spec, table))
+        return tables
+
+    def _advance(self, tournament_id: str,
+                 change: Callable[[dict[str, Any]], dict[str, Any]]) -> list[MatchSpec]:
+        """Change the event and, in the same transaction, store the match documents of the rounds the change
+        made and release the event if it ended: a process that dies on the way leaves both or neither. The
+        tables this call made, to enqueue (a concurrent call that lost the race makes none)."""
+        p = self.prefix
+        key = keys.tournament(p, tournament_id)
+        with self.redis.pipeline(transaction=True) as pipe:
+            while True:
+                try:
+                    pipe.watch(key)
+                    raw = pipe.get(key)
+                    if raw is None:
+                        raise TournamentNotFound(tournament_id)
+                    before = json.loads(raw)
+                    doc = change(before)
+                    tables = [table for rnd in doc["round_list"][len(before["round_list"]):]
+                              for table in self._round_tables(doc, rnd)]
+                    pipe.multi()
+                    pipe.set(key, json.dumps(doc), ex=TOURNAMENT_TTL_S)
+                    for spec, table in tables:
+                        pipe.set(keys.arena_match(p, spec.match_id), json.dumps(table), ex=TOURNAMENT_TTL_S,
+                                 nx=True)
+                    if doc["status"] == FINISHED and before["status"] != FINISHED:
+                        pipe.zrem(keys.tournaments_active(p), tournament_id)
+                        pipe.zrem(keys.tournaments_owner_active(p, doc["owner"]), tournament_id)
+                    pipe.execute()
+                    return [spec for spec, _ in tables]
+                except redis.WatchError:
+                    continue
 
     def _update(self, tournament_id: str,
                 change: Callable[[dict[str, Any]], dict[str, Any]]) -> dict[str, Any]:
