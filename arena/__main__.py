@@ -111,10 +111,10 @@ def issue_account_key_command(account_id: str) -> None:
 @click.option("--challenges", is_flag=True, help="Serve the challenges' queue (derived from $TA_KEY_PREFIX "
               "as the API does), 4 threads at niceness 10 unless told otherwise: below the ladder's workers.")
 @click.option("--tournaments", is_flag=True, help="Serve the tournaments' queue (derived from $TA_KEY_PREFIX "
-              "as the API does), 4 threads at niceness 10 unless told otherwise: below the ladder's workers.")
+              "as the API does), 4 threads at niceness 19 unless told otherwise: below the ladder's workers.")
 @click.option("--nice", "niceness", type=click.IntRange(0, 19), default=None,
               help="Run at this OS niceness (default 19 with --analysis: analyses get the CPU the match "
-                   "workers leave idle; 10 with --challenges or --tournaments; else unchanged).")
+                   "workers leave idle; 10 with --challenges; 19 with --tournaments; else unchanged).")
 def worker_command(burst: bool, threads: int | None, simple: bool, queues: tuple[str, ...],
                    house: bool, analysis: bool, challenges: bool, tournaments: bool,
                    niceness: int | None) -> None:

@@ -43,9 +43,10 @@ ANALYSIS_NICENESS = 19
 # (``python -m tools.challenge_pace`` measures it). Their matches wait on bots as ladder matches do: threads.
 CHALLENGE_NICENESS = 10
 CHALLENGE_THREADS = 4
-# Tournament tables likewise: their own workers at the challenges' level (``python -m tools.tournament_pace``
-# measures the ladder's pace while an event plays).
-TOURNAMENT_NICENESS = 10
+# Tournament tables likewise, lower still: an event puts several tables with house search bots on the CPU at
+# once, and at the challenges' level the ladder kept 0.69 of its pace; at 19 the event plays on the CPU the
+# ladder leaves (``python -m tools.tournament_pace`` measures the ladder's pace while events play).
+TOURNAMENT_NICENESS = 19
 TOURNAMENT_THREADS = 4
 
 

@@ -1,8 +1,8 @@
-"""`python -m tools.tournament_pace`: a 16-bot Swiss event (Spot Hearts, 4 seats, 4 rounds) played as `make
-run` plays it: its wall time, the ladder's pace alone and meanwhile, the Spearman of the graded house bots'
-final standings; prints JSON. Design: docs/arena.md#tournaments
+"""`python -m tools.tournament_pace`: 16-bot Swiss events (Spot Hearts, 4 seats, 4 rounds) played as `make
+run` plays them, each followed by as long a window without one: their wall time, the ladder's pace alone and
+meanwhile, the Spearman of the graded house bots' final standings; prints JSON. Design: docs/arena.md
 
-    python -m tools.tournament_pace [--alone-minutes 2] [--warmup-s 20] [--arena-workers 2] [--rounds 4]
+    python -m tools.tournament_pace [--events 12] [--warmup-s 20] [--arena-workers 2] [--rounds 4] [--nice N]
 """
 
 from __future__ import annotations
@@ -40,20 +40,25 @@ GAME = "spot-hearts"
 FIELD = 16
 
 
-def ladder_pace(store: ArenaStore, start: float, end: float) -> float:
-    """Rated matches per minute of every ladder together within [start, end)."""
-    minutes = (end - start) / 60
-    rated = sum(len(rated_in_window(store, ladder.ladder_id, start, end)) for ladder in default_ladders())
-    return rated / minutes
+def rated_count(store: ArenaStore, start: float, end: float) -> int:
+    """Rated matches of every ladder together that finished within [start, end) (read at once: the ladders
+    keep their newest matches only)."""
+    return sum(len(rated_in_window(store, ladder.ladder_id, start, end)) for ladder in default_ladders())
 
 
-def play_event(redis_url: str, bot_urls: list[str], rounds: int) -> dict[str, Any]:
+def pace(windows: list[tuple[float, int]]) -> float:
+    """Rated matches per minute over these windows (seconds, rated matches)."""
+    seconds = sum(length for length, _ in windows)
+    return 60 * sum(rated for _, rated in windows) / seconds if seconds else 0.0
+
+
+def play_event(redis_url: str, bot_urls: list[str], rounds: int, name: str) -> dict[str, Any]:
     """Create the event through the API (an account, its HTTP bots and the house's) and wait for its end."""
     from api import create_app
 
-    # One account enters all its bots: the per-address and per-ladder bot quotas are lifted for it.
+    # An account per event enters all its bots: the per-address and per-ladder bot quotas are lifted for it.
     app = create_app({"REDIS_URL": redis_url, "KEY_PREFIX": PREFIX, "ALLOW_PRIVATE_BOT_URLS": True,
-                      "RATELIMIT_ENABLED": False, "MAX_BOTS_PER_ADDRESS": FIELD,
+                      "RATELIMIT_ENABLED": False, "MAX_BOTS_PER_ADDRESS": 100 * FIELD,
                       "MAX_BOTS_PER_ACCOUNT": FIELD, "MAX_BOTS_PER_OWNER_PER_LADDER": FIELD})
     client = app.test_client()
     key = client.post("/api/accounts").get_json()["api_key"]
@@ -61,14 +66,14 @@ def play_event(redis_url: str, bot_urls: list[str], rounds: int) -> dict[str, An
     house = [*GRADED_HOUSE_BOTS, LADDER_SEARCH_BOTS[GAME]]
     bots = []
     for n, url in enumerate(bot_urls[:FIELD - len(house)]):
-        bot = client.post("/api/bots", json={"name": f"entrant-{n}", "games": [GAME], "url": url},
+        bot = client.post("/api/bots", json={"name": f"{name}-entrant-{n}", "games": [GAME], "url": url},
                           headers=auth).get_json()["bot_id"]
         # The event's bot, not the ladder's: off the ladder, its owner still enters it.
         client.patch(f"/api/bots/{bot}", json={"enabled": False}, headers=auth)
         bots.append(bot)
     began = time.time()
     created = client.post("/api/tournaments", headers=auth, json={
-        "name": "pace", "game": GAME, "format": "swiss", "players": 4, "rounds": rounds,
+        "name": name, "game": GAME, "format": "swiss", "players": 4, "rounds": rounds,
         "bots": [*bots, *house]})
     if created.status_code != 201:
         raise click.ClickException(f"the event was refused: {created.get_json()}")
@@ -85,7 +90,10 @@ def play_event(redis_url: str, bot_urls: list[str], rounds: int) -> dict[str, An
             "standings": [(row["name"], row["points"]) for row in event["standings"]]}
 
 
-def one_run(alone_minutes: float, warmup_s: float, arena_workers: int, rounds: int) -> dict[str, Any]:
+def one_run(warmup_s: float, arena_workers: int, rounds: int, events: int,
+            niceness: int | None) -> dict[str, Any]:
+    """The ladders alone and with an event, interleaved: each event is followed by a window as long with no
+    event, so both paces are measured over the same total time and the same drift."""
     server = start_throwaway()
     workers: list[subprocess.Popen[bytes]] = []
     bots: Any = None
@@ -98,26 +106,43 @@ def one_run(alone_minutes: float, warmup_s: float, arena_workers: int, rounds: i
         register_fast_bot(conn, urls[0])  # the ladder's registered bot (as tools.challenge_pace's)
         env = {**os.environ, "REDIS_URL": server.url, "TA_KEY_PREFIX": PREFIX, "ALLOW_PRIVATE_BOT_URLS": "1",
                "PYTHONPATH": str(REPO_ROOT)}
-        env.pop("TA_ARENA_WORKER_THREADS", None)
-        commands = [[sys.executable, "-m", "arena", "worker"]] * arena_workers
-        commands += [[sys.executable, "-m", "arena", "worker", "--tournaments"]]
+        env.pop("TA_ARENA_WORKER_THREADS", None)  # the defaults are what is measured
+        tournaments = [sys.executable, "-m", "arena", "worker", "--tournaments"]
+        if niceness is not None:
+            tournaments += ["--nice", str(niceness)]
+        commands = [[sys.executable, "-m", "arena", "worker"]] * arena_workers + [tournaments]
         workers = [subprocess.Popen(command, env=env, cwd=REPO_ROOT, stdout=subprocess.DEVNULL,
                                     stderr=subprocess.DEVNULL) for command in commands]
         settings = Settings(server.url, PREFIX, allow_private_urls=True)
         scheduler = threading.Thread(target=run_forever, args=(settings, default_ladders(), 24 * 3600),
                                      daemon=True)
-        began = time.time()
         scheduler.start()
-        alone_end = began + warmup_s + alone_minutes * 60
-        stop.wait(alone_end - time.time())
-        event = play_event(server.url, urls[1:], rounds)
+        stop.wait(warmup_s)
         store = ArenaStore(conn, PREFIX)
-        alone = ladder_pace(store, began + warmup_s, alone_end)
-        meanwhile = ladder_pace(store, event["began"], event["ended"])
-        return {"ladder_rated_per_min_alone": round(alone, 2), "ladder_rated_per_min_during_event":
-                round(meanwhile, 2), "pace_ratio": round(meanwhile / alone, 3) if alone else None,
-                "event": {k: v for k, v in event.items() if k not in ("began", "ended")},
-                "load_average_1m": round(os.getloadavg()[0], 2)}
+        played: list[dict[str, Any]] = []
+        busy: list[tuple[float, int]] = []  # (seconds, rated matches) of each window
+        quiet: list[tuple[float, int]] = []
+        for n in range(events):
+            event = play_event(server.url, urls[1:], rounds, f"pace-{n}")
+            began, ended = event.pop("began"), event.pop("ended")
+            busy.append((ended - began, rated_count(store, began, ended)))
+            played.append(event)
+            quiet_start = time.time()
+            stop.wait(ended - began)
+            quiet_end = time.time()
+            quiet.append((quiet_end - quiet_start, rated_count(store, quiet_start, quiet_end)))
+        alone, meanwhile = pace(quiet), pace(busy)
+        walls = sorted(event["wall_s"] for event in played)
+        spearmans = [event["spearman_graded"] for event in played]
+        return {"ladder_rated_per_min_alone": round(alone, 2),
+                "ladder_rated_per_min_during_event": round(meanwhile, 2),
+                "pace_ratio": round(meanwhile / alone, 3) if alone else None,
+                "window_s": round(sum(length for length, _ in busy), 1),
+                "pace_ratio_per_event": [round(pace([b]) / pace([q]), 3) if pace([q]) else None
+                                         for b, q in zip(busy, quiet, strict=True)],
+                "wall_s_median": walls[len(walls) // 2], "wall_s": [event["wall_s"] for event in played],
+                "spearman_graded_mean": round(sum(spearmans) / len(spearmans), 3),
+                "played": played, "load_average_1m": round(os.getloadavg()[0], 2)}
     finally:
         stop.set()
         for worker in workers:
@@ -128,15 +153,18 @@ def one_run(alone_minutes: float, warmup_s: float, arena_workers: int, rounds: i
 
 
 @click.command(help=__doc__)
-@click.option("--alone-minutes", default=2.0, show_default=True, help="the ladder's window before the event")
 @click.option("--warmup-s", default=20.0, show_default=True)
 @click.option("--arena-workers", default=2, show_default=True, help="match worker processes (make run: 2)")
 @click.option("--rounds", default=4, show_default=True, type=click.IntRange(1, 8))
-def main(alone_minutes: float, warmup_s: float, arena_workers: int, rounds: int) -> None:
-    result = one_run(alone_minutes, warmup_s, arena_workers, rounds)
+@click.option("--events", default=12, show_default=True, type=click.IntRange(1, 50),
+              help="events played one after another, each followed by as long a window without one")
+@click.option("--nice", "niceness", type=click.IntRange(0, 19), default=None,
+              help="the tournaments worker's niceness (default: its own, as the Procfile runs it)")
+def main(warmup_s: float, arena_workers: int, rounds: int, events: int, niceness: int | None) -> None:
+    result = one_run(warmup_s, arena_workers, rounds, events, niceness)
     print(json.dumps({"command": " ".join(["python -m tools.tournament_pace", *sys.argv[1:]]),
                       "cpus": os.cpu_count(), "arena_workers": arena_workers, "field": FIELD, "game": GAME,
-                      **result}, indent=2))
+                      "rounds": rounds, "events": events, **result}, indent=2))
 
 
 if __name__ == "__main__":
