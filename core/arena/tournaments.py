@@ -107,10 +107,29 @@ def meeting_groups(bots: Sequence[str], players: int, meetings: int) -> list[tup
         groups.append(tuple(sorted(group)))
 
 
+def circle_pairs(bots: Sequence[str]) -> list[tuple[str, str]]:
+    """Every pair once, in the rounds of the circle method: packed first come first, each run of n/2 pairs
+    is a round seating every bot (one bye a round for an odd field), n - 1 rounds in all (n for odd n).
+
+    >>> circle_pairs(["a", "b", "c", "d"])
+    [('a', 'd'), ('b', 'c'), ('a', 'c'), ('b', 'd'), ('a', 'b'), ('c', 'd')]
+    """
+    ring: list[str | None] = [*bots, None] if len(bots) % 2 else list(bots)
+    pairs = []
+    for _ in range(len(ring) - 1):
+        half = len(ring) // 2
+        for x, y in zip(ring[:half], reversed(ring[half:]), strict=True):
+            if x is not None and y is not None:
+                pairs.append(pair_key(x, y))
+        ring = [ring[0], ring[-1], *ring[1:-1]]
+    return pairs
+
+
 def round_robin_groups(bots: Sequence[str], players: int, meetings: int | None) -> list[tuple[str, ...]]:
-    """The groups a round robin plays: every group (`meetings` None) or by meetings."""
+    """The groups a round robin plays: every group (`meetings` None; for two seats in the circle method's
+    order, so its rounds are as few as can be) or by meetings."""
     if meetings is None:
-        return every_group(sorted(bots), players)
+        return list(circle_pairs(sorted(bots))) if players == 2 else every_group(sorted(bots), players)
     return meeting_groups(bots, players, meetings)
 
 
