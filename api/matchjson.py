@@ -9,7 +9,7 @@ from flask import url_for
 
 from core.arena.challenges import is_challenge
 from core.arena.lookup import PUBLISHED
-from core.arena.model import FINAL_STATUSES
+from core.arena.model import FINAL_STATUSES, MatchStatus
 
 FINISHED = FINAL_STATUSES
 
@@ -18,8 +18,9 @@ def match_json(doc: dict[str, Any]) -> dict[str, Any]:
     """A match document as the API answers it (`GET /api/matches/{id}`, a ladder's recent matches, a
     challenge's match): the seed only once finished, replays only once published."""
     spec = doc["spec"]
-    finished = doc["status"] in FINISHED
-    result = doc.get("result") or {}
+    held = doc["status"] == MatchStatus.HELD  # a tournament's table whose deals other tables still play
+    finished = doc["status"] in FINISHED and not held
+    result = {} if held else doc.get("result") or {}
     calls = None
     if result.get("calls"):
         calls = {}
@@ -32,6 +33,7 @@ def match_json(doc: dict[str, Any]) -> dict[str, Any]:
                for g in result.get("games", [])] if doc["status"] in PUBLISHED else []
     return {
         "match_id": doc["match_id"], "ladder_id": doc["ladder_id"], "challenge": is_challenge(doc),
+        "tournament": doc["tournament"]["tournament_id"] if "tournament" in doc else None,
         "status": doc["status"],
         "game": spec["game"], "duplicate": spec["duplicate"],
         "entrants": [m["bot_id"] for m in spec["entrants"]],

@@ -14,6 +14,7 @@ from core.arena.accounts import AccountStore
 from core.arena.challenges import ChallengeStore
 from core.arena.registry import BotRegistry
 from core.arena.store import ArenaStore
+from core.arena.tournament_store import DEFAULT_TOURNAMENT_QUOTA, TournamentQuota
 from core.queues import enqueue_drive
 from core.redis.connections import settings_client
 from core.settings import Settings
@@ -37,6 +38,8 @@ class Services:
     analysis_queue: Queue
     challenges: ChallengeStore
     challenge_queue: Queue
+    tournament_queue: Queue
+    tournament_quota: TournamentQuota
 
 
 def build_services(settings: Settings) -> Services:
@@ -61,6 +64,8 @@ def build_services(settings: Settings) -> Services:
         analysis_queue=Queue(settings.analysis_queue_name, connection=rq_client),
         challenges=stores.challenges,
         challenge_queue=Queue(settings.challenge_queue_name, connection=rq_client),
+        tournament_queue=Queue(settings.tournament_queue_name, connection=rq_client),
+        tournament_quota=DEFAULT_TOURNAMENT_QUOTA,
     )
 
 

@@ -118,11 +118,15 @@ def issue_account_key_command(account_id: str) -> None:
 @click.option("--challenges", is_flag=True, help="Serve the challenges' queue (derived from $TA_KEY_PREFIX "
               "as the API does), 4 matches at once at niceness 10 unless told otherwise: below the ladder's "
               "workers.")
+@click.option("--tournaments", is_flag=True, help="Serve the tournaments' queue (derived from $TA_KEY_PREFIX "
+              "as the API does), 4 matches at once at niceness 19 unless told otherwise: below the ladder's "
+              "workers.")
 @click.option("--nice", "niceness", type=click.IntRange(0, 19), default=None,
               help="Run at this OS niceness (default 19 with --analysis: analyses get the CPU the match "
-                   "workers leave idle; 10 with --challenges; else unchanged).")
+                   "workers leave idle; 10 with --challenges; 19 with --tournaments; else unchanged).")
 def worker_command(burst: bool, max_in_flight: int | None, simple: bool, queues: tuple[str, ...],
-                   house: bool, analysis: bool, challenges: bool, niceness: int | None) -> None:
+                   house: bool, analysis: bool, challenges: bool, tournaments: bool,
+                   niceness: int | None) -> None:
     """RQ workers on the arena queue ($REDIS_URL, $TA_KEY_PREFIX); run as many processes as you like.
 
     A pool (the default) plays its matches on an event loop (gevent), taking new ones while the process
@@ -137,7 +141,8 @@ def worker_command(burst: bool, max_in_flight: int | None, simple: bool, queues:
 
     try:
         run_worker(Settings.from_env(), queues, house=house, analysis=analysis, challenges=challenges,
-                   max_in_flight=max_in_flight, simple=simple, burst=burst, niceness=niceness)
+                   tournaments=tournaments, max_in_flight=max_in_flight, simple=simple, burst=burst,
+                   niceness=niceness)
     finally:
         _process_ended()
 

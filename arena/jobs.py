@@ -13,7 +13,7 @@ import socket
 from typing import Any, NotRequired, TypedDict
 
 import redis
-from rq import get_current_job
+from rq import Queue, get_current_job
 
 from arena import runtime
 from arena.botclient import BotClient, ClientPool
@@ -21,12 +21,16 @@ from arena.match import HostFactory, MatchAbandoned, MatchRunner, make_drivers
 from arena.policy import Outcome
 from arena.polling import TableHost
 from arena.runtime import STOPPING
-from core import metrics
+from core import keys, metrics
 from core.arena.challenges import ChallengeStore
 from core.arena.live import LiveFeed
 from core.arena.model import FINAL_STATUSES, MatchSpec, MatchStatus, MemberKind
 from core.arena.netguard import policy_refusal
 from core.arena.store import ArenaStore
+from core.arena.tournament_store import JOB_TIMEOUT_S as TOURNAMENT_JOB_TIMEOUT_S
+from core.arena.tournament_store import TournamentStore
+from core.queues import enqueue_tournament_table
+from core.redis.connections import settings_client
 from core.settings import Settings
 from core.stores import table_store
 
@@ -118,6 +122,9 @@ def play_match(store: ArenaStore, match_id: str, worker: str | None = None,
         reason = "the address policy refuses the URL of " + ", ".join(sorted(refused))
         if spec.challenge:
             ChallengeStore(store).abort(match_id, reason)
+        elif spec.tournament:
+            enqueue_tables(store, TournamentStore(store).abort_table(
+                spec.tournament, doc["tournament"]["round"], match_id, reason))
         else:
             store.abort_match(spec.ladder_id, match_id, reason)
         metrics.MATCHES_FINISHED.labels(spec.ladder_id, "aborted").inc()
@@ -130,7 +137,9 @@ def play_match(store: ArenaStore, match_id: str, worker: str | None = None,
         # (lease_seconds), at a quarter of the writes of a refresh a second (hundreds of matches in flight).
         runner = MatchRunner(spec, drivers, heartbeat=lambda: store.refresh_lease(match_id, worker, lease),
                              heartbeat_every_s=max(1.0, lease / 4),
-                             host_factory=table_hosts(store, spec, settings), observer=live_feed(store, spec),
+                             host_factory=table_hosts(store, spec, settings),
+                             # A tournament's table shows no live view: its deals are in play at the others.
+                             observer=None if spec.tournament else live_feed(store, spec),
                              stop_requested=STOPPING.is_set)
         try:
             result = runner.run()
@@ -145,12 +154,30 @@ def play_match(store: ArenaStore, match_id: str, worker: str | None = None,
             metrics.MATCHES_FINISHED.labels(spec.ladder_id, MatchStatus.PLAYED.value).inc()
         return {"match": match_id, "status": MatchStatus.PLAYED.value, "applied": applied,
                 "places": result.places}
+    if spec.tournament:  # held until its round is over (core.arena.tournament_store)
+        applied, tables = TournamentStore(store).finish_table(spec, result, doc)
+        enqueue_tables(store, tables)
+        if applied:
+            metrics.MATCHES_FINISHED.labels(spec.ladder_id, MatchStatus.PLAYED.value).inc()
+        return {"match": match_id, "status": MatchStatus.HELD.value, "applied": applied,
+                "places": result.places}
     applied = store.apply_result(spec, result, doc)
     status = MatchStatus.RATED if result.rated else MatchStatus.VOID
     if applied:  # once per match: a re-run whose result was already applied is not a second ending
         metrics.MATCHES_FINISHED.labels(spec.ladder_id, status.value).inc()
     return {"match": match_id, "status": status.value, "applied": applied,
             "places": result.places, "deltas": result.deltas}
+
+
+def enqueue_tables(store: ArenaStore, specs: list[MatchSpec]) -> None:
+    """Queue a tournament's new tables on the tournaments' queue (with the job's connection, as RQ's)."""
+    if not specs:
+        return
+    job = get_current_job()
+    conn = job.connection if job is not None else settings_client(runtime.settings())
+    queue = Queue(keys.tournament_queue(store.prefix), connection=conn)
+    for spec in specs:
+        enqueue_tournament_table(queue, spec.match_id, store.prefix, TOURNAMENT_JOB_TIMEOUT_S)
 
 
 def refused_urls(spec: MatchSpec, allow_private: bool) -> dict[str, str]:

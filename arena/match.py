@@ -139,8 +139,9 @@ class MatchRunner:
             records.append(game.record())
         # Rated from the ratings frozen when the match was made, so a re-run rates it the same; a challenge
         # moves no rating (core.arena.elo.rate_match). The store adds the changes, once per match.
+        unrated = spec.challenge or bool(spec.tournament)
         standing, deltas = rate_match(dict(totals), engine.rules_for(spec.game).low_wins, self.forfeited,
-                                      spec.pre_ratings, spec.pre_matches, counts=not spec.challenge)
+                                      spec.pre_ratings, spec.pre_matches, counts=not unrated)
         return MatchResult(
             match_id=spec.match_id, totals=dict(totals), places=standing.places,
             deltas=deltas, winners=standing.winners,

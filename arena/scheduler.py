@@ -40,7 +40,10 @@ from core.arena.presence import present_now
 from core.arena.store import ArenaStore
 from core.arena.store.health import HEALTH_FAILURES_TO_PAUSE
 from core.arena.store.matches import STOPPED_REASON, MatchDoc
-from core.queues import enqueue_challenge, enqueue_health_check, enqueue_match
+from core.arena.tournament_store import JOB_TIMEOUT_S as TOURNAMENT_JOB_TIMEOUT_S
+from core.arena.tournament_store import TournamentStore
+from core.errors import TournamentNotFound
+from core.queues import enqueue_challenge, enqueue_health_check, enqueue_match, enqueue_tournament_table
 from core.redis.connections import StrRedis, settings_client
 from core.settings import Settings
 from core.stores import arena_store
@@ -103,6 +106,7 @@ class Scheduler:
     _members: dict[str, list[Member]] = field(default_factory=dict)  # per ladder, as last synced
     _synced: dict[str, str | None] = field(default_factory=dict)  # per ladder: registry generation synced
     challenge_queue: Queue | None = None  # where lost challenges are queued again (None: not recovered here)
+    tournament_queue: Queue | None = None  # where tournaments' tables are queued (None: not run from here)
 
     def tick(self) -> dict[str, int]:
         counts = {"created": 0, "requeued": 0, "aborted": 0, "health_checks": 0, "forgotten": 0}
@@ -116,6 +120,7 @@ class Scheduler:
             counts["created"] += self.fill(ladder, members, busy)
             counts["forgotten"] += self.store.trim_recent(ladder.ladder_id, self.settings.keep_matches)
         self.recover_challenges(counts)
+        self.tend_tournaments(counts)
         counts["health_checks"] = self.schedule_health_checks(http_members)
         # Forget the URLs bots no longer have: a bot that goes back to one is checked again at once.
         self._url_checked = {(bot_id, url): at for (bot_id, url), at in self._url_checked.items()
@@ -197,7 +202,7 @@ class Scheduler:
             if doc is None or doc["status"] in FINAL_STATUSES:
                 challenges.release(match_id, doc)
                 continue
-            problem = self._problem(match_id, doc["status"])
+            problem = self._problems({match_id: doc["status"]}, self.challenge_queue).get(match_id)
             if problem is None or (problem == "job missing"
                                    and time.time() - doc.get("created", 0.0) < CHALLENGE_GRACE_S):
                 continue
@@ -209,8 +214,58 @@ class Scheduler:
             enqueue_challenge(self.challenge_queue, match_id, self.store.prefix, CHALLENGE_JOB_TIMEOUT_S)
             counts["requeued"] += 1
 
-    def _problems(self, statuses: dict[str, str]) -> dict[str, str]:
-        """What went wrong with each of these unfinished matches (id -> status), where something did."""
+    def tend_tournaments(self, counts: dict[str, int]) -> None:
+        """Open tournaments whose start time has come start (their first round queued); the tables of running
+        ones whose worker died or whose job failed for good are queued again (fresh deals) or given up after
+        MAX_ATTEMPTS, which may end their round."""
+        if self.tournament_queue is None:
+            return
+        events = TournamentStore(self.store)
+        prefix = self.store.prefix
+        for tournament_id in events.active():
+            try:
+                doc = events.get(tournament_id)
+            except TournamentNotFound:
+                self.store.redis.zrem(keys.tournaments_active(prefix), tournament_id)
+                continue
+            if doc["status"] == "open" and (doc["starts_at"] or 0) <= time.time():
+                for spec in events.start(tournament_id):
+                    enqueue_tournament_table(self.tournament_queue, spec.match_id, prefix,
+                                             TOURNAMENT_JOB_TIMEOUT_S)
+                    counts["created"] += 1
+                continue
+            if doc["status"] != "running" or not doc["round_list"]:
+                continue
+            mended = events.repair(tournament_id)  # a table or a round's end that a dying process left undone
+            for spec in mended:
+                enqueue_tournament_table(self.tournament_queue, spec.match_id, prefix,
+                                         TOURNAMENT_JOB_TIMEOUT_S)
+                counts["created"] += 1
+            if mended:
+                continue
+            current = doc["round_list"][-1]
+            tables = dict(zip(current["tables"], self.store.match_docs(current["tables"]), strict=True))
+            live = {mid: d["status"] for mid, d in tables.items() if d is not None and d["status"] not in
+                    FINAL_STATUSES}
+            for match_id, problem in self._problems(live, self.tournament_queue).items():
+                table = tables[match_id] or {}
+                if problem == "job missing" and time.time() - table.get("created", 0.0) < CHALLENGE_GRACE_S:
+                    continue
+                if table.get("attempts", 0) - table.get("stopped", 0) >= MAX_ATTEMPTS:
+                    reason = f"{problem}; gave up after {table.get('attempts', 0)} attempts"
+                    specs = events.abort_table(tournament_id, current["round"], match_id, reason)
+                    counts["aborted"] += 1
+                else:
+                    self.store.requeue_match(match_id, problem)
+                    specs = [MatchSpec.from_json(table["spec"])]
+                    counts["requeued"] += 1
+                for spec in specs:
+                    enqueue_tournament_table(self.tournament_queue, spec.match_id, prefix,
+                                             TOURNAMENT_JOB_TIMEOUT_S)
+
+    def _problems(self, statuses: dict[str, str], queue: Queue | None = None) -> dict[str, str]:
+        """What went wrong with each of these unfinished matches (id -> status), where something did; their
+        jobs are on `queue` (default: the ladders')."""
         running = [m for m, status in statuses.items() if status == MatchStatus.RUNNING]
         queued = [m for m, status in statuses.items() if status == MatchStatus.QUEUED]
         problems: dict[str, str] = {}
@@ -221,15 +276,12 @@ class Scheduler:
                 problems[match_id] = "worker lost (lease expired)"
         jobs = Job.fetch_many(queued, connection=self.queue.connection) if queued else []
         for match_id, job in zip(queued, jobs, strict=True):
-            problem = "job missing" if job is None else self._job_problem(job)
+            problem = "job missing" if job is None else self._job_problem(job, queue or self.queue)
             if problem is not None:
                 problems[match_id] = problem
         return problems
 
-    def _problem(self, match_id: str, status: str) -> str | None:
-        return self._problems({match_id: status}).get(match_id)
-
-    def _job_problem(self, job: Job) -> str | None:
+    def _job_problem(self, job: Job, queue: Queue) -> str | None:
         """What went wrong with a queued match's RQ job, if anything."""
         try:
             job_status = job.get_status(refresh=False)
@@ -239,11 +291,11 @@ class Scheduler:
             return f"job {job_status}"
         if job_status == JobStatus.FINISHED:  # a stopping worker gave the match back (abandon_attempt)
             return STOPPED_REASON
-        if self._stranded(job, job_status):
+        if self._stranded(job, job_status, queue):
             return "job stranded (its worker lost Redis before the match started)"
         return None
 
-    def _stranded(self, job: Job, job_status: JobStatus | None) -> bool:
+    def _stranded(self, job: Job, job_status: JobStatus | None, queue: Queue) -> bool:
         """Whether a worker took the match's job and lost Redis before the match started (the primary died
         under it, say): started for RQ, but the match never got a lease; or taken off the queue (into RQ's
         list of jobs being handed over) and never started. RQ itself gives such a job up only when its
@@ -255,7 +307,7 @@ class Scheduler:
             return False
         if job_status == JobStatus.STARTED:
             return True
-        return job_status == JobStatus.QUEUED and self.queue.get_job_position(job.id) is None
+        return job_status == JobStatus.QUEUED and queue.get_job_position(job.id) is None
 
     def fill(self, ladder: LadderConfig, members: list[Member], busy: set[str]) -> int:
         """Top the ladder up to `max_active` matches. Only the bots that could sit down now (house bots,
@@ -375,7 +427,8 @@ def run_forever(settings: Settings, ladders: list[LadderConfig] | None = None,
                 and stored.house_only_gap_s != ladder.house_only_gap_s:
             store.save_ladder(ladder)
     scheduler = Scheduler(store, Queue(settings.queue_name, connection=conn), settings,
-                          challenge_queue=Queue(settings.challenge_queue_name, connection=conn))
+                          challenge_queue=Queue(settings.challenge_queue_name, connection=conn),
+                          tournament_queue=Queue(settings.tournament_queue_name, connection=conn))
     me = f"{socket.gethostname()}:{os.getpid()}"
     lock = keys.arena_scheduler_lock(settings.prefix)
     started = time.monotonic()

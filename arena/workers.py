@@ -54,12 +54,18 @@ ANALYSIS_NICENESS = 19
 # (``python -m tools.challenge_pace`` measures it). Their matches wait on bots as ladder matches do.
 CHALLENGE_NICENESS = 10
 CHALLENGE_IN_FLIGHT = 4
+# Tournament tables likewise, lower still: an event puts several tables with house search bots on the CPU at
+# once, and at the challenges' level the ladder kept 0.69 of its pace; at 19 the event plays on the CPU the
+# ladder leaves (``python -m tools.tournament_pace`` measures the ladder's pace while events play).
+TOURNAMENT_NICENESS = 19
+TOURNAMENT_IN_FLIGHT = 4
 # Each match in flight holds a kept-alive connection per bot (up to 6 seats) and, at times, one to Redis.
 FILES_PER_MATCH = 8
 
 
 def run_worker(settings: Settings, queues: Sequence[str] = (), *, house: bool = False,
-               analysis: bool = False, challenges: bool = False, max_in_flight: int | None = None,
+               analysis: bool = False, challenges: bool = False, tournaments: bool = False,
+               max_in_flight: int | None = None,
                simple: bool = False, burst: bool = False, niceness: int | None = None) -> None:
     """Serve the queues until stopped by SIGTERM/SIGINT (or, with `burst`, until they are empty).
 
@@ -72,13 +78,18 @@ def run_worker(settings: Settings, queues: Sequence[str] = (), *, house: bool = 
         niceness = ANALYSIS_NICENESS
     if niceness is None and challenges:
         niceness = CHALLENGE_NICENESS
+    if niceness is None and tournaments:
+        niceness = TOURNAMENT_NICENESS
     if niceness:
         lower_priority(niceness)
     names = list(queues) or [settings.house_queue_name if house else
                              settings.analysis_queue_name if analysis else
-                             settings.challenge_queue_name if challenges else settings.queue_name]
+                             settings.challenge_queue_name if challenges else
+                             settings.tournament_queue_name if tournaments else settings.queue_name]
     if max_in_flight is None and challenges:
         max_in_flight = CHALLENGE_IN_FLIGHT
+    if max_in_flight is None and tournaments:
+        max_in_flight = TOURNAMENT_IN_FLIGHT
     if max_in_flight is None:  # house-bot jobs and analyses wait on no bot (CPU-bound, in-process)
         max_in_flight = 1 if house or analysis else settings.max_in_flight
     if max_in_flight > 1:

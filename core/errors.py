@@ -442,3 +442,40 @@ class AnalysisShareExhausted(RetryLater):
                          "is done", retry_after)
         self.pending = pending
         self.limit = limit
+
+
+# --- tournaments --------------------------------------------------------------------------------------------
+class TournamentNotFound(NotFound):
+    def __init__(self, tournament_id: str) -> None:
+        super().__init__(f"no tournament {tournament_id!r}")
+        self.tournament_id = tournament_id
+
+
+class BadTournament(Invalid):
+    """A tournament whose format, field or limits do not fit together (``errors`` names the field)."""
+
+
+class TournamentClosed(Conflict):
+    """The tournament takes no such change now: entry closed (started, full, invited only) or a bot already
+    entered (``bot_id`` names it)."""
+
+    extras = ("bot_id",)
+
+    def __init__(self, detail: str, bot_id: str | None = None) -> None:
+        super().__init__(detail)
+        self.bot_id = bot_id
+
+
+class TournamentQuotaExceeded(RetryLater):
+    """One account has its share of tournaments: ``quota`` is ``active`` (open or running at once) or
+    ``per_day`` (created this UTC day), ``limit`` its value."""
+
+    extras = ("quota", "limit")
+
+    def __init__(self, quota: str, limit: int, retry_after: int) -> None:
+        what = ("tournaments open or running at once" if quota == "active"
+                else "tournaments created in one UTC day")
+        super().__init__(f"this account has reached its {limit} {what}; retry in {retry_after} s",
+                         retry_after)
+        self.quota = quota
+        self.limit = limit

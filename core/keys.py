@@ -342,3 +342,43 @@ def analysis_owner_pending(prefix: str, owner: str) -> str:
 def analysis_queue(prefix: str) -> str:
     """RQ queue name for game analyses (slow and CPU-bound: their own workers, apart from matches)."""
     return f"{prefix.rstrip(':')}-analysis"
+
+
+# --- tournaments --------------------------------------------------------------------------------------------
+
+def tournament_queue(prefix: str) -> str:
+    """RQ queue name for tournament tables (their own workers, below the ladder's: docs/arena.md)."""
+    return f"{prefix.rstrip(':')}-tournaments"
+
+
+def tournament(prefix: str, tournament_id: str) -> str:
+    """String (JSON) with TTL: one tournament, its entrants, rounds and tables
+    (core.arena.tournament_store)."""
+    return f"{prefix}tournament:{tournament_id}"
+
+
+def tournament_tables_of_bot(prefix: str, bot_id: str) -> str:
+    """Sorted set: the published tournament tables a registered bot played (JSON as its ladder record's
+    entries), scored by a per-bot sequence number (newest highest): the tournaments' part of its export."""
+    return f"{prefix}tournaments:bot:{bot_id}"
+
+
+def tournament_round_done(prefix: str, tournament_id: str, round_no: int) -> str:
+    """Set with TTL: the tables of one round that are over (played or aborted); the last one in ends it."""
+    return f"{prefix}tournament:{tournament_id}:round:{round_no}:done"
+
+
+def tournaments_active(prefix: str) -> str:
+    """Sorted set: ids of the tournaments open for entry or running, scored by creation time (the scheduler
+    starts the open ones at their start time and recovers the running ones' lost tables)."""
+    return f"{prefix}tournaments:active"
+
+
+def tournaments_owner_active(prefix: str, owner: str) -> str:
+    """Sorted set: one owner's tournaments open or running, scored by creation time (its quota)."""
+    return f"{prefix}tournaments:owner:{owner}:active"
+
+
+def tournaments_owner_day(prefix: str, owner: str, day: str) -> str:
+    """Counter with TTL: tournaments one owner created on UTC day `day` (YYYYMMDD)."""
+    return f"{prefix}tournaments:owner:{owner}:day:{day}"

@@ -38,8 +38,8 @@ DRIVE_TABLE = Entry("arena.house.drive_table", 300, 60, 3600, retries=3)
 # One seat of one finished game; a long game at the highest budget per decision. Never retried: the store
 # keeps the analysis's state, and a new request starts it again.
 ANALYSE_GAME = Entry("arena.analysis.analyse_game", 1800, 60, 3600)
-# A ladder match or a challenge (job id = match id); a re-run plays it from scratch and the rating script
-# applies at most one result per match.
+# A ladder match, a challenge or a tournament's table (job id = match id); a re-run plays it from scratch
+# and the rating script applies at most one result per match.
 RUN_MATCH = Entry("arena.jobs.run_match", None, 3600, 7 * 24 * 3600, retries=2)
 # GET / of an HTTP bot; ahead of the matches in its queue.
 HEALTH_CHECK = Entry("arena.jobs.health_check", 30, 60, 3600)
@@ -67,6 +67,12 @@ def enqueue_challenge(queue: Queue, match_id: str, prefix: str, timeout_s: int) 
     """Play a challenge's match on the challenges' queue (stored unrated)."""
     RUN_MATCH.enqueue(queue, match_id, prefix, timeout_s=timeout_s, job_id=match_id,
                       description=f"challenge {match_id}")
+
+
+def enqueue_tournament_table(queue: Queue, match_id: str, prefix: str, timeout_s: int) -> None:
+    """Play a tournament's table on the tournaments' queue (held, then published with its round)."""
+    RUN_MATCH.enqueue(queue, match_id, prefix, timeout_s=timeout_s, job_id=match_id,
+                      description=f"tournament table {match_id}")
 
 
 def enqueue_health_check(queue: Queue, bot_id: str, url: str, prefix: str) -> Job:

@@ -267,6 +267,11 @@ class Settings:
         """The challenges' queue (the API and `python -m arena worker --challenges`)."""
         return keys.challenge_queue(self.prefix)
 
+    @property
+    def tournament_queue_name(self) -> str:
+        """The tournaments' queue (the API and `python -m arena worker --tournaments`)."""
+        return keys.tournament_queue(self.prefix)
+
     def with_config(self, config: Mapping[str, Any] | None) -> Settings:
         """These settings with each setting `config` names by its Flask key (create_app's overrides).
 
@@ -290,6 +295,7 @@ class Settings:
         settings = self.with_config(overrides)
         config: dict[str, Any] = {key: getattr(settings, name) for key, name in FLASK_KEYS.items()}
         config.update(RQ_QUEUE=settings.house_queue_name, ANALYSIS_QUEUE=settings.analysis_queue_name,
-                      CHALLENGE_QUEUE=settings.challenge_queue_name)
+                      CHALLENGE_QUEUE=settings.challenge_queue_name,
+                      TOURNAMENT_QUEUE=settings.tournament_queue_name)
         others = {key: value for key, value in (overrides or {}).items() if key not in FLASK_KEYS}
         return {**config, **FLASK_CONSTANTS, **others}

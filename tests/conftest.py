@@ -378,6 +378,13 @@ def challenge_worker(arena_process: Callable[..., subprocess.Popen]) -> Callable
     return lambda: arena_process("worker", "--challenges", "--threads", "2")
 
 
+@pytest.fixture
+def tournament_worker(arena_process: Callable[..., subprocess.Popen]) -> Callable[[], subprocess.Popen]:
+    """Factory: the tournaments' worker as the Procfile runs it (``python -m arena worker --tournaments``,
+    four threads) on this test's prefix, for the rest of the test."""
+    return lambda: arena_process("worker", "--tournaments")
+
+
 @contextmanager
 def serving(wsgi_app: Any) -> Iterator[str]:
     """Serve a WSGI app on 127.0.0.1:<free port> from a thread (threaded: long-polls do not block others)."""

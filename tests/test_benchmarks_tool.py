@@ -183,6 +183,21 @@ def test_play_table_rows(tool) -> None:
             in page)
 
 
+def test_tournament_pace_rows(tool) -> None:
+    out = {"field": 16, "rounds": 4, "game": "spot-hearts", "events": 6, "wall_s_median": 41.2,
+           "wall_s": [39.0, 41.2, 52.5, 40.0, 44.1, 42.0], "window_s": 250.4,
+           "ladder_rated_per_min_alone": 110.0,
+           "ladder_rated_per_min_during_event": 104.5, "pace_ratio": 0.95, "spearman_graded_mean": 0.671,
+           "pace_ratio_per_event": [0.91, None, 1.02]}
+    page = table(tool.render({"tournament-pace": result("tournament-pace", [out])}), "tournament-pace")
+    assert ("| a 16-bot Swiss event of 4 rounds (spot-hearts, 4 seats): wall time, median of 6 events | "
+            "41.2 s (39.0–52.5 s) | |") in page
+    assert ("| the four ladders' rated matches/min with no event → while one plays (6 of each window, 250 s "
+            "in all each) | 110.0 → 104.5 (0.95×; per event 0.91×–1.02×) | ≥ 0.90× |") in page
+    assert ("| the graded house bots' final places against their grades (Spearman, mean of the events) | "
+            "0.67 | > 0 |") in page
+
+
 def test_idle_rows(tool) -> None:
     before = {"house_only_gap_s": 3.0, "processes": 22, "cpu_s_per_minute": 61.77, "cores": 1.029,
               "rss_mib": 642, "rated_matches": 77}

@@ -293,6 +293,28 @@ def play_table_rows(outputs: list[Any]) -> list[Row]:
     return rows
 
 
+def tournament_pace_rows(outputs: list[Any]) -> list[Row]:
+    rows = []
+    for out in outputs:
+        walls = dig(out, "wall_s", default=[]) or []
+        events = num(len(walls) if walls else dig(out, "events"))
+        each = [r for r in dig(out, "pace_ratio_per_event", default=[]) or [] if isinstance(r, int | float)]
+        spread = f"; per event {ratio(min(each))}–{ratio(max(each))}" if each else ""
+        rows.append((f"a {num(dig(out, 'field'))}-bot Swiss event of {num(dig(out, 'rounds'))} rounds "
+                     f"({dig(out, 'game', default=MISSING)}, 4 seats): wall time, median of {events} events",
+                     f"{num(dig(out, 'wall_s_median'), 1)} s"
+                     + (f" ({num(min(walls), 1)}–{num(max(walls), 1)} s)" if walls else ""), ""))
+        rows.append((f"the four ladders' rated matches/min with no event → while one plays ({events} of each "
+                     f"window, {num(dig(out, 'window_s'))} s in all each)",
+                     f"{num(dig(out, 'ladder_rated_per_min_alone'), 1)} → "
+                     f"{num(dig(out, 'ladder_rated_per_min_during_event'), 1)} "
+                     f"({ratio(dig(out, 'pace_ratio'))}{spread})",
+                     "≥ 0.90×"))
+        rows.append(("the graded house bots' final places against their grades (Spearman, mean of the "
+                     "events)", num(dig(out, "spearman_graded_mean"), 2), "> 0"))
+    return rows
+
+
 def idle_rows(outputs: list[Any]) -> list[Row]:
     rows = []
     for out in outputs:
@@ -670,6 +692,14 @@ BENCHMARKS = (
               "`make run` (gunicorn with 2 gevent workers, the house-bot and challenge workers); the page's "
               "own timings (docs/web.md, Play a table).",
               ("python -m tools.play_table",), play_table_rows),
+    Benchmark("tournament-pace", "A Swiss event and the ladder's pace",
+              "The four default ladders as `make run` plays them (the real scheduler, 2 processes of `python "
+              "-m arena worker`, one registered local bot answering at once) and the tournaments worker of "
+              "the Procfile: 16-bot Swiss events of 4 rounds in Spot Hearts (9 local bots answering at once, "
+              "the graded house bots and the search bot): 12 created through the API one after another, each "
+              "followed by as long a window without one, after a 20 s warm-up (docs/arena.md, "
+              "Tournaments).",
+              ("python -m tools.tournament_pace",), tournament_pace_rows),
     Benchmark("idle", "An idle arena",
               "The whole stack of `make run` (Redis, API, workers, scheduler) on free ports with an empty "
               "Redis and no outside bot, measured for 60 s after a 30 s warm-up: with the house-only gap "

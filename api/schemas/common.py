@@ -149,9 +149,13 @@ class MatchSummarySchema(Schema):
     ladder_id = fields.String(required=True, metadata={"description": "empty for a challenge"})
     challenge = fields.Boolean(required=True, metadata={
         "description": "a challenge (unrated, on no ladder): its page is /api/challenges/{match_id}"})
+    tournament = fields.String(allow_none=True, metadata={
+        "description": "the tournament this match is a table of (unrated): /api/tournaments/{tournament}"})
     status = fields.String(required=True, metadata={
         "description": "queued, running, rated, void (every bot forfeited: recorded, no winner, no rating "
-                       "change), played (a challenge played to the end: never rated) or aborted"})
+                       "change), played (a challenge or tournament table played to the end: never rated), "
+                       "held (a tournament table played while its round's other tables still play its deals: "
+                       "no seed, result or replay until the round is over) or aborted"})
     game = fields.String(required=True)
     duplicate = fields.Boolean(required=True)
     entrants = fields.List(fields.String(), required=True)

@@ -15,6 +15,7 @@ from werkzeug.wrappers import Response
 
 import engine
 import trick_rules
+from api.blueprints.tournaments import tournament_json, tournament_store
 from api.problems import ApiProblem, validation_problem
 from api.schemas.ladders import BotMatchesQuerySchema, RankingQuerySchema
 from api.services import services
@@ -23,7 +24,7 @@ from api.web.markdown import render
 from core.arena.challenges import entrant_names
 from core.arena.latency import latency_profile, move_latencies
 from core.arena.lookup import find_ladder, find_match, matchmaking, published_games, rating_on_ladder
-from core.arena.model import HOUSE_PREFIX, house_bots_for
+from core.arena.model import HOUSE_PREFIX, MatchStatus, house_bots_for
 from core.arena.ranking import PROVISIONAL_MATCHES, read_ranking_row
 from core.errors import BotNotFound
 from core.tables.store import TableStatus
@@ -120,6 +121,15 @@ def challenge_page(challenge_id: str) -> str:
     return _match_page(services().challenges.get(challenge_id))
 
 
+@blp.get("/tournaments/<tournament_id>")
+def tournament_page(tournament_id: str) -> str:
+    """A tournament: its standings and rounds, every table linked to its match (replays once published);
+    refreshes itself as the event goes."""
+    store = tournament_store()
+    return _page("tournament.html", tabs=data.ladder_tabs(services().arena), current=None,
+                 t=tournament_json(store.get(tournament_id), store))
+
+
 def _names(doc: dict[str, Any]) -> dict[str, str]:
     """Entrants' names: as the ladder shows them now, else as they were when the match was made."""
     ladder = services().arena.member_names(doc["ladder_id"]) if doc["ladder_id"] else {}
@@ -128,6 +138,8 @@ def _names(doc: dict[str, Any]) -> dict[str, str]:
 
 def _match_page(doc: dict[str, Any]) -> str:
     store = services().arena
+    if doc["status"] == MatchStatus.HELD:  # a tournament's table: nothing of its deals till its round is over
+        doc = {**doc, "result": {}}
     names = _names(doc)
     return _page("match.html", tabs=data.ladder_tabs(store), current=doc["ladder_id"] or None,
                  match=data.match_summary(doc, names),

@@ -560,6 +560,10 @@ from clients.cli.decisions import log  # noqa: E402 - the same
 main.add_command(challenge)
 main.add_command(log)
 
+from clients.cli.tournaments import tournament  # noqa: E402 - it reads this module's _api and _manager
+
+main.add_command(tournament)
+
 from clients.cli.export import export  # noqa: E402 - it reads this module's _api
 
 main.add_command(export)

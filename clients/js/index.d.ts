@@ -256,6 +256,11 @@ export class ArenaClient {
   challenge(token: string, game: GameId, bots: string[], options?: { games?: number | null;
     duplicate?: boolean | null; options?: Record<string, unknown> }): Promise<Challenge>;
   getChallenge(challengeId: string): Promise<Challenge>;
+  createTournament(key: string, game: GameId, format: "round-robin" | "swiss", bots: string[],
+    fields?: Record<string, unknown>): Promise<Record<string, any>>;
+  tournament(tournamentId: string): Promise<Record<string, any>>;
+  tournamentStandings(tournamentId: string): Promise<Record<string, any>>;
+  enterTournament(tournamentId: string, botId: string, token: string): Promise<Record<string, any>>;
   get(path: string, params?: Record<string, unknown>): Promise<any>;
 }
 

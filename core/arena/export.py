@@ -1,6 +1,6 @@
-"""A bot's finished matches as an export: its record on every ladder and its played challenges, merged oldest
-first a page at a time, each match one JSON line with its replay records. The cursor holds a position in each
-of those lists, so pages never shift or repeat.
+"""A bot's finished matches as an export: its record on every ladder, its played challenges and tournament
+tables, merged oldest first a page at a time, each match one JSON line with its replay records. The cursor
+holds a position in each of those lists, so pages never shift or repeat.
 Design: docs/api.md#exporting-a-bots-matches
 """
 
@@ -28,6 +28,7 @@ from core.redis.connections import StrRedis
 DEFAULT_PAGE = 20
 MAX_PAGE = 100  # lines of one answer: about 7 MB for 4-player duplicate Spot Hearts (tools.export_bench)
 CHALLENGES = ""  # the bot's challenges in a cursor: no ladder has an empty id
+TOURNAMENTS = "@tournaments"  # the bot's tournament tables in a cursor (ladder ids are game-and-seats names)
 MAX_CURSOR_CHARS = 4096
 RECORDS_PER_READ = 8  # replay documents read from Redis at a time while an answer streams
 # What a line tells of the bot itself: its entry in its own record (voiding a match changes it there too).
@@ -63,6 +64,40 @@ def index_challenge(pipe: Pipeline, prefix: str, spec: MatchSpec, result: MatchR
     script(keys=[keys.arena_match_applied(prefix, spec.match_id),
                  *(keys.challenges_of_bot(prefix, bot) for bot in bots)],
            args=[applied, HISTORY_LIMIT, ttl_s, *entries], client=pipe)
+
+
+# A tournament's table just published (core.arena.tournament_store, once, in the transaction that publishes
+# it) goes into the index of each registered bot that played it. KEYS: each bot's index. ARGV: 1 entries an
+# index keeps, 2 the index's ttl, then each bot's entry (JSON).
+INDEX_TABLE_LUA = """
+for i = 1, #KEYS do
+  local top = redis.call('ZREVRANGE', KEYS[i], 0, 0, 'WITHSCORES')
+  local seq = 1
+  if top[2] then seq = tonumber(top[2]) + 1 end
+  redis.call('ZADD', KEYS[i], seq, ARGV[2 + i])
+  redis.call('ZREMRANGEBYRANK', KEYS[i], 0, -(tonumber(ARGV[1]) + 1))
+  redis.call('EXPIRE', KEYS[i], ARGV[2])
+end
+return 1
+"""
+
+
+def table_entries(spec: MatchSpec, result: MatchResult, versions: Mapping[str, str],
+                  now: float) -> dict[str, dict[str, Any]]:
+    """What each registered bot's export keeps of a tournament table (kept with the held table until its
+    round is published)."""
+    return {m.bot_id: {**record_entry(spec, result, m.bot_id, now, versions[m.bot_id]),
+                       "status": MatchStatus.PLAYED.value, "tournament": spec.tournament}
+            for m in spec.entrants if m.kind is not MemberKind.HOUSE}
+
+
+def index_table(pipe: Pipeline, prefix: str, entries: Mapping[str, dict[str, Any]], ttl_s: int) -> None:
+    """Queue on `pipe` (the transaction that publishes the table) the entries of its registered bots."""
+    if not entries:
+        return
+    script = pipe.register_script(INDEX_TABLE_LUA)
+    script(keys=[keys.tournament_tables_of_bot(prefix, bot) for bot in entries],
+           args=[HISTORY_LIMIT, ttl_s, *(json.dumps(entry) for entry in entries.values())], client=pipe)
 
 
 # --- the cursor ---------------------------------------------------------------------------------------------
@@ -128,10 +163,11 @@ class ExportPage:
 
 def bot_lists(store: ArenaStore, bot_id: str) -> dict[str, str]:
     """The lists holding the bot's finished matches (list -> its key): its record on each ladder it has
-    played, and its challenges."""
+    played, its challenges and its published tournament tables."""
     candidates = {ladder.ladder_id: keys.arena_record(store.prefix, ladder.ladder_id, bot_id)
                   for ladder in sorted(store.ladders(), key=lambda ladder: ladder.ladder_id)}
     candidates[CHALLENGES] = keys.challenges_of_bot(store.prefix, bot_id)
+    candidates[TOURNAMENTS] = keys.tournament_tables_of_bot(store.prefix, bot_id)
     pipe = store.redis.pipeline(transaction=False)
     for key in candidates.values():
         pipe.exists(key)
@@ -187,15 +223,19 @@ def line_head(item: Listed, doc: MatchDoc | None, bot_id: str, cursor: str) -> d
     record kept once the document has expired (``expired: "match"``)."""
     bot = {"bot_id": bot_id, **{name: item.entry.get(name) for name in BOT_FIELDS}}
     if doc is None:
-        return {"cursor": cursor, "match_id": item.match_id, "ladder_id": item.source,
-                "challenge": item.source == CHALLENGES, "status": item.entry.get("status"),
+        return {"cursor": cursor, "match_id": item.match_id,
+                "ladder_id": "" if item.source == TOURNAMENTS else item.source,
+                "challenge": item.source == CHALLENGES, "tournament": item.entry.get("tournament"),
+                "status": item.entry.get("status"),
                 "game": item.entry.get("game"), "players": item.entry.get("players"), "options": None,
                 "duplicate": None, "entrants": None, "finished": item.at, "seed": None, "totals": None,
                 "places": None, "deltas": None, "winners": None, "forfeited": None, "games": None, "bot": bot,
                 "expired": "match"}
     spec, result = doc["spec"], doc.get("result") or {}
     return {"cursor": cursor, "match_id": doc["match_id"], "ladder_id": doc["ladder_id"],
-            "challenge": "challenge" in doc, "status": doc["status"], "game": spec["game"],
+            "challenge": "challenge" in doc,
+            "tournament": doc["tournament"]["tournament_id"] if "tournament" in doc else None,
+            "status": doc["status"], "game": spec["game"],
             "players": spec["players"], "options": spec["options"], "duplicate": spec["duplicate"],
             "entrants": [m["bot_id"] for m in spec["entrants"]], "finished": doc.get("finished", item.at),
             "seed": result.get("seed"), "totals": result.get("totals"), "places": result.get("places"),

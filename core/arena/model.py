@@ -54,10 +54,14 @@ class MatchStatus(enum.StrEnum):
     VOID = "void"  # finished and recorded, but every bot forfeited: no winner, no rating change
     ABORTED = "aborted"
     PLAYED = "played"  # a challenge played to the end: recorded, never rated (core.arena.challenges)
+    # A tournament's table played to the end while other tables of its round still play its deals: no seed,
+    # replay or result shown until the round is over, then played (core.arena.tournament_store).
+    HELD = "held"
 
 
-# A match in one of these states never changes again.
-FINAL_STATUSES = (MatchStatus.RATED, MatchStatus.VOID, MatchStatus.ABORTED, MatchStatus.PLAYED)
+# A match in one of these states is never played again and never changes (but a held table, published).
+FINAL_STATUSES = (MatchStatus.RATED, MatchStatus.VOID, MatchStatus.ABORTED, MatchStatus.PLAYED,
+                  MatchStatus.HELD)
 
 
 @dataclass(frozen=True)
@@ -151,6 +155,8 @@ class MatchSpec:
     # A challenge (core.arena.challenges): played like a ladder match, never rated, on no ladder's standings.
     challenge: bool = False
     game_count: int = 0  # games in the match when a challenge names it; 0: the ladder's format
+    # A tournament's table (core.arena.tournament_store): the event's id; unrated, like a challenge.
+    tournament: str = ""
 
     @property
     def games(self) -> int:

@@ -267,6 +267,21 @@ class Placeholders:
         assert answer.status_code == 201, answer.get_json()
         self.values["challenge_id"] = answer.get_json()["challenge_id"]
 
+    def _make_tournament_id(self) -> None:
+        answer = self.client.post("/api/tournaments", headers={"Authorization": f"Bearer {self['api_key']}"},
+                                  json={"game": "sore-spot", "format": "swiss", "rounds": 2,
+                                        "bots": ["heuristic", "eps-0.3", "eps-0.6", "random", "search-10"]})
+        assert answer.status_code == 201, answer.get_json()
+        self.values["tournament_id"] = answer.get_json()["tournament_id"]
+
+    def _make_open_tournament_id(self) -> None:
+        answer = self.client.post("/api/tournaments", headers={"Authorization": f"Bearer {OPERATOR_TOKEN}"},
+                                  json={"game": "sore-spot", "format": "swiss", "rounds": 3, "entry": "open",
+                                        "starts_at": time.time() + 3600, "field_limit": 16,
+                                        "bots": ["heuristic", "random"]})
+        assert answer.status_code == 201, answer.get_json()
+        self.values["open_tournament_id"] = answer.get_json()["tournament_id"]
+
     def fill(self, text: str) -> str:
         """`text` with its placeholders filled: `"{name}"` in a JSON body is that value as a JSON string, a
         bare `{name}` (a whole JSON value, like `{version}` or `{legal_move}`) the value's JSON."""

@@ -131,7 +131,8 @@ def _play_and_probe(live_server: str, app: Any, redis_url: str, prefix: str,
             listed = [t["table_id"] for t in requests.get(f"{live_server}/api/tables", timeout=5).json()]
             ids = {"table_id": sorted(set(listed) | set(tables)), "match_id": ["msecret"],
                    "game_no": range(4), "ladder_id": ["ss"], "bot_id": [bot_id], "seat": range(4),
-                   "game_id": ["sore-spot"], "challenge_id": ["msecret"]}
+                   "game_id": ["sore-spot"], "challenge_id": ["msecret"],
+                   "tournament_id": ["tnone"]}  # no event here: its tables' secrecy, test_arena_tournaments
             probes[game_no] = _probe(live_server, app, ids)
         token = {"Authorization": f"Bearer {seat['token']}"}
         state = requests.get(f"{live_server}{seat['state_url']}", params={"wait": 5}, headers=token,

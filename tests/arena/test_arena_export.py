@@ -16,7 +16,7 @@ import engine
 from arena.match import MatchRunner, make_drivers
 from core import keys
 from core.arena.challenges import ChallengeStore
-from core.arena.export import CHALLENGES, decode_cursor
+from core.arena.export import CHALLENGES, TOURNAMENTS, decode_cursor
 from core.arena.model import MatchSpec
 from core.arena.store import ArenaStore
 from core.settings import Settings
@@ -215,3 +215,43 @@ def test_a_client_asking_too_much_or_nonsense_gets_a_problem(make_app: Any, expo
     refused = strict.get(export)
     body = problem(refused, 429, "rate-limited")
     assert "2 per 1 minute" in body["detail"] and int(refused.headers["Retry-After"]) > 0
+
+
+def test_a_tournament_table_is_exported_once_its_round_is_published(make_app: Any, redis_url: str,
+                                                                    key_prefix: str, bot_server: Any) -> None:
+    from arena.jobs import play_match
+
+    client = make_app(LIMIT_EXPORT="1000/minute").test_client()
+    url = bot_server().url
+    key = client.post("/api/accounts").get_json()["api_key"]
+    auth = {"Authorization": f"Bearer {key}"}
+    bot_id = client.post("/api/bots", json={"name": "entrant", "games": ["sore-spot"], "url": url},
+                         headers=auth).get_json()["bot_id"]
+    event = client.post("/api/tournaments", headers=auth, json={
+        "game": "sore-spot", "format": "swiss", "players": 3, "rounds": 1, "options": {"rounds": 1},
+        "bots": [bot_id, "heuristic", "random", "eps-0.3", "eps-0.6", "eps-0.9"]}).get_json()
+    tables = event["schedule"][0]["tables"]
+    mine = next(t["match_id"] for t in tables if bot_id in t["bots"])
+    other = next(t["match_id"] for t in tables if bot_id not in t["bots"])
+    store = ArenaStore(redis.Redis.from_url(redis_url), key_prefix)
+    settings = Settings(redis_url, key_prefix, allow_private_urls=True)
+    assert play_match(store, mine, worker="export-tests", settings=settings)["status"] == "held"
+    # Over, but its deals are still in play at the other table: not in the export.
+    assert lines(client.get(f"/api/bots/{bot_id}/export")) == []
+    assert play_match(store, other, worker="export-tests", settings=settings)["status"] == "held"
+    found = lines(client.get(f"/api/bots/{bot_id}/export"))
+    assert [line["match_id"] for line in found] == [mine]
+    line, match = found[0], client.get(f"/api/matches/{mine}").get_json()
+    assert line["tournament"] == event["tournament_id"] == match["tournament"]
+    assert line["ladder_id"] == "" and line["challenge"] is False and line["status"] == "played"
+    for name in ("seed", "totals", "places", "games", "entrants"):
+        assert line[name] == match[name], name
+    assert line["bot"]["place"] == match["places"][bot_id] and line["bot"]["delta"] == 0.0
+    rules = engine.rules_for("sore-spot")
+    assert len(line["records"]) == 3
+    for record, replay_url in zip(line["records"], match["replays"], strict=True):
+        assert record == client.get(replay_url).get_json()
+        assert deals.verify_record(record, rules.first_dealer_from_seed()) == []
+    cursor = decode_cursor(line["cursor"])
+    assert list(cursor) == [TOURNAMENTS]
+    assert lines(client.get(f"/api/bots/{bot_id}/export?cursor={line['cursor']}")) == []

@@ -69,6 +69,17 @@ BAD_INPUTS: dict[str, list[tuple[str, ...]]] = {
     "set-url": [("set-url", "no-such-bot", "http://127.0.0.1:1", "--token", "t"), ("set-url", "b")],
     "export": [("export", "no-such-bot"), ("export", "b", "--limit", "0"),
                ("export", "b", "--cursor", "nope"), ("export", "b", "--since", "1", "--cursor", "c")],
+    "tournament": [("tournament", "nothing")],
+    "tournament create": [("tournament", "create", "a", "b", "c", "d", "--game", "sore-spot", "--format",
+                           "swiss"),
+                          ("tournament", "create", "random", "heuristic", "--game", "sore-spot", "--format",
+                           "swiss", "--rounds", "1"),
+                          ("tournament", "create", "a", "b", "c", "d", "--game", "sore-spot", "--format",
+                           "knockout"),
+                          ("tournament", "create", "a", "b", "c", "d", "--game", "sore-spot", "--format",
+                           "swiss", "--options", "{nope")],
+    "tournament show": [("tournament", "show", "no-such-event"), ("tournament", "show")],
+    "tournament standings": [("tournament", "standings", "no-such-event")],
 }
 
 

@@ -154,8 +154,16 @@ def test_every_python_sdk_method_against_the_live_service(arena: Arena) -> None:
         created = api.challenge(poller.owner_token, "sore-spot", [poller.bot_id, "random", "heuristic"])
         assert api.get_challenge(created.challenge_id).names[0] == "every-poller"
 
-        # An account: its bots, adoption, changes, rotation, revocation.
+        # An account: a tournament of house bots (queued: no tournament worker here), its bots, adoption,
+        # changes, rotation, revocation.
         opened = api.create_account()
+        event = api.create_tournament(opened.api_key, "sore-spot", "swiss",
+                                      ["heuristic", "random", "eps-0.5"], rounds=1, players=3)
+        assert api.tournament(event["tournament_id"])["status"] == "running"
+        assert len(api.tournament_standings(event["tournament_id"])["standings"]) == 3
+        with pytest.raises(ApiError) as closed:
+            api.enter_tournament(event["tournament_id"], poller.bot_id, poller.owner_token)
+        assert closed.value.status == 409  # a polling bot, and an event by invitation
         keyed = api.register_bot("every-keyed", ["sore-spot"], key=opened.api_key)
         assert not keyed.owner_token  # the account key manages it
         assert api.adopt_bot(poller.bot_id, opened.api_key, poller.owner_token).bot_id == poller.bot_id
@@ -235,6 +243,14 @@ const [apiUrl, ladderId, matchId, botId, botToken] = process.argv.slice(2);
   const created = await api.challenge(poller.owner_token, "sore-spot", challengers);
   out.challenged = (await api.getChallenge(created.challenge_id)).names[0];
   const opened = await api.createAccount();
+  const event = await api.createTournament(opened.api_key, "sore-spot", "swiss",
+    ["heuristic", "random", "eps-0.5"], { rounds: 1, players: 3 });
+  out.tournament = [(await api.tournament(event.tournament_id)).status,
+    (await api.tournamentStandings(event.tournament_id)).standings.length];
+  try {
+    await api.enterTournament(event.tournament_id, poller.bot_id, poller.owner_token);
+    out.entered = "accepted";
+  } catch (e) { out.entered = e.status; }
   const keyed = await api.registerBot("js-every-keyed", ["sore-spot"], null, opened.api_key);
   out.keyedToken = keyed.owner_token ?? null;
   const adopted = await api.adoptBot(poller.bot_id, opened.api_key, poller.owner_token);
@@ -263,6 +279,7 @@ def test_every_js_sdk_method_against_the_live_service(arena: Arena, node: str, b
     assert out["health"] == "ok" and "sore-spot" in out["games"] and out["rules"] > 100
     assert "Card" in out["schema"]
     assert out["challenged"] == "js-every-poller"
+    assert out["tournament"] == ["running", 3] and out["entered"] == 409
     assert out["table"]["over"] and out["table"]["listed"] and out["table"]["moves"] > 0
     assert set(out["table"]["analysis"]) <= {"queued", "running", "done"}
     assert (out["guest"]["kind"], out["guest"]["name"]) == ("bot", arena.bot_id)

@@ -54,6 +54,10 @@ const ENDPOINTS = Object.freeze({
   "GET /api/matches/{match_id}/games/{game_no}/analysis": "analysis",
   "POST /api/challenges": "challenge",
   "GET /api/challenges/{challenge_id}": "getChallenge",
+  "POST /api/tournaments": "createTournament",
+  "GET /api/tournaments/{tournament_id}": "tournament",
+  "GET /api/tournaments/{tournament_id}/standings": "tournamentStandings",
+  "POST /api/tournaments/{tournament_id}/entries": "enterTournament",
 });
 const USER_AGENT = "trickarena-js/0.1";
 
@@ -326,6 +330,22 @@ class ArenaClient {
 
   // A challenge and its match: poll until `status` is "played" or "aborted".
   getChallenge(challengeId) { return this.request("GET", `/api/challenges/${challengeId}`); }
+  // A round-robin or Swiss event of `bots`; `key` is your account's API key (or the operator's token).
+  // `fields`: rounds (swiss), meetings, players, name, options, max_tables, entry, starts_at, field_limit.
+  // Never retried: a lost answer's event would still run, and count against your quota.
+  createTournament(key, game, format, bots, fields = {}) {
+    return this.request("POST", "/api/tournaments", { body: { game, format, bots, ...fields }, token: key,
+      retry: false });
+  }
+
+  // The event: its field, each round's tables (places once the round is over) and the standings.
+  tournament(tournamentId) { return this.request("GET", `/api/tournaments/${tournamentId}`); }
+  tournamentStandings(tournamentId) { return this.request("GET", `/api/tournaments/${tournamentId}/standings`); }
+  // Enter your bot in an open event before its start (its owner token or account key).
+  enterTournament(tournamentId, botId, token) {
+    return this.request("POST", `/api/tournaments/${tournamentId}/entries`, { body: { bot: botId }, token,
+      retry: false });
+  }
   get(path, params = {}) { return this.request("GET", path, { params }); }
 }
 

@@ -76,6 +76,10 @@ ENDPOINTS: dict[str, str] = {
     "GET /api/matches/{match_id}/games/{game_no}/analysis": "analysis",
     "POST /api/challenges": "challenge",
     "GET /api/challenges/{challenge_id}": "get_challenge",
+    "POST /api/tournaments": "create_tournament",
+    "GET /api/tournaments/{tournament_id}": "tournament",
+    "GET /api/tournaments/{tournament_id}/standings": "tournament_standings",
+    "POST /api/tournaments/{tournament_id}/entries": "enter_tournament",
 }
 
 
@@ -329,6 +333,36 @@ class ArenaClient:
     def get_challenge(self, challenge_id: str) -> Challenge:
         """A challenge and its match (poll until ``.over``; results and replays once ``played``)."""
         return Challenge.from_json(self.http.request("GET", f"/api/challenges/{challenge_id}"))
+
+    # --- tournaments ---------------------------------------------------------------------------------------
+
+    def create_tournament(self, key: str, game: str, format: str, bots: list[str], *,  # noqa: A002
+                          rounds: int | None = None, **fields: Any) -> dict[str, Any]:
+        """A round-robin or Swiss event (``format``) of ``bots`` (your account's, others' accepting
+        challenges, house bot names); ``key``: the account's API key (or the operator's token, which may
+        add ``entry="open", starts_at=..., field_limit=...``). Other ``fields``: ``players``, ``meetings``,
+        ``name``, ``options``, ``max_tables``. Never retried (a lost answer's event would still run)."""
+        body: dict[str, Any] = {"game": game, "format": format, "bots": bots, **fields}
+        if rounds is not None:
+            body["rounds"] = rounds
+        answer: dict[str, Any] = self.http.request("POST", "/api/tournaments", body, token=key, retry=False)
+        return answer
+
+    def tournament(self, tournament_id: str) -> dict[str, Any]:
+        """The event: its field, each round's tables (``places`` once the round is over) and standings."""
+        answer: dict[str, Any] = self.http.request("GET", f"/api/tournaments/{tournament_id}")
+        return answer
+
+    def tournament_standings(self, tournament_id: str) -> dict[str, Any]:
+        """``{tournament_id, status, rounds_done, standings}``, best first."""
+        answer: dict[str, Any] = self.http.request("GET", f"/api/tournaments/{tournament_id}/standings")
+        return answer
+
+    def enter_tournament(self, tournament_id: str, bot_id: str, token: str) -> dict[str, Any]:
+        """Enter your bot in an open event before its start (its owner token or account key)."""
+        answer: dict[str, Any] = self.http.request("POST", f"/api/tournaments/{tournament_id}/entries",
+                                                   {"bot": bot_id}, token=token, retry=False)
+        return answer
 
     # --- analysis of a finished game --------------------------------------------------------------------
 

@@ -375,7 +375,7 @@ class BotHistory(_Payload):
 class MatchSummary(_Payload):
     match_id: str
     ladder_id: str
-    status: str  # queued | running | rated | void | played (a challenge) | aborted
+    status: str  # queued | running | rated | void | played (a challenge, a tournament table) | held | aborted
     game: str
     duplicate: bool
     entrants: list[str]
@@ -384,6 +384,7 @@ class MatchSummary(_Payload):
     replays: list[str]  # URLs of each game's replay record (once played to the end)
     url: str
     challenge: bool  # a challenge: unrated, on no ladder (ladder_id "")
+    tournament: str | None = None  # the event this match is a table of (unrated, ladder_id "")
     seed: int | None = None
     finished: float | None = None
     aborted_because: str | None = None

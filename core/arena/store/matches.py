@@ -45,6 +45,7 @@ class MatchDoc(TypedDict):
     finished: NotRequired[float]
     result: NotRequired[dict[str, Any]]  # MatchResult.summary_json() and the bots' versions
     challenge: NotRequired[dict[str, str]]  # a challenge's owner and challenger (core.arena.challenges)
+    tournament: NotRequired[dict[str, Any]]  # its event and round (core.arena.tournament_store)
     voided: NotRequired[dict[str, Any]]  # an operator voided the rated match (core.arena.moderation)
 
 
