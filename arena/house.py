@@ -40,6 +40,10 @@ def bot_seed(table_seed: int, seat: int, version: int) -> int:
     return int.from_bytes(digest[:8], "big")
 
 
+# Longer than a drive job's longest stretch between two refreshes of its lease (one round of bot calls).
+DRIVER_LEASE_S = 30
+
+
 def _choose(name: str, seed: int, view: SeatView) -> Move:
     """The bot's move; if the bot fails, a legal fallback so a faulty bot never stalls a table."""
     try:
@@ -58,13 +62,36 @@ def _fallback(view: SeatView, seed: int) -> Move:
 
 
 def drive_table(table_id: str, prefix: str, connection: redis.Redis | None = None) -> int:
-    """Play every house-bot decision of the table until none is pending; returns the number of moves made."""
+    """Play every house-bot decision of the table until none is pending; returns the number of moves made.
+
+    One driver at a time (a short lease per table): two drive jobs of one table at once would ask a
+    registered bot the same decision twice. A job that finds the table held leaves a note and goes; the
+    holder reads the note after letting go, and drives again if one came (no move is left unplayed).
+    """
     if connection is None:
         job = get_current_job()
         connection = job.connection if job is not None else settings_client(runtime.settings())
+    lease, again = keys.table_driver(prefix, table_id), keys.table_driver_again(prefix, table_id)
+    made = 0
+    while True:
+        if not connection.set(lease, 1, nx=True, ex=DRIVER_LEASE_S):
+            connection.set(again, 1, ex=DRIVER_LEASE_S)
+            # Taken again at once: the holder may have let go (and read no note) in between.
+            if not connection.set(lease, 1, nx=True, ex=DRIVER_LEASE_S):
+                return made
+        try:
+            made += _drive(table_id, prefix, connection, lease)
+        finally:
+            connection.delete(lease)
+        if not connection.getdel(again):
+            return made
+
+
+def _drive(table_id: str, prefix: str, connection: redis.Redis, lease: str) -> int:
     store = runtime.stores(connection, prefix).tables
     made = 0
     while made < MAX_MOVES_PER_JOB:
+        connection.expire(lease, DRIVER_LEASE_S)  # still driving
         record = store.load_table(table_id)
         if record.status != TableStatus.PLAYING:
             break

@@ -16,6 +16,16 @@ def table(prefix: str, table_id: str) -> str:
     return f"{prefix}table:{table_id}"
 
 
+def table_driver(prefix: str, table_id: str) -> str:
+    """String: held (short TTL) by the job driving the table's bot seats; one driver at a time asks a bot."""
+    return f"{prefix}table:{table_id}:driver"
+
+
+def table_driver_again(prefix: str, table_id: str) -> str:
+    """String: a driver came while another held the table: the holder looks again before it leaves."""
+    return f"{prefix}table:{table_id}:driver-again"
+
+
 def table_moves(prefix: str, table_id: str) -> str:
     """List: accepted moves, JSON {"seat", "move"} in order; its length equals the table version."""
     return f"{prefix}table:{table_id}:moves"
