@@ -334,3 +334,14 @@ def test_the_training_ground_becomes_its_table(tool) -> None:
     assert ("| sore-spot: mean points per deal against `heuristic` over 200 deals, trained policy (random "
             "play in the same seat) | -15.13 (-21.50) | above random play |") in rows
     assert "wall time to the end of its evaluation | 41.2 s | < 60 s |" in rows
+
+
+def test_inflight_rows(tool) -> None:
+    curve = {"key": "inflight.kib_per_match", "title": "RSS above the idle process, per match in flight",
+             "unit": "KiB", "axis": "matches in flight in one worker process", "sizes": [64, 250],
+             "values": [126.6, 114.8], "exponent": -0.07, "max_exponent": 0.1, "limit": 30.0,
+             "goal_met": False}
+    page = table(tool.render({"inflight": result("inflight", [{"curves": [curve]}])}), "inflight")
+    assert ("| RSS above the idle process, per match in flight (KiB), by matches in flight in one worker "
+            "process | 64: 127, 250: 115; k = -0.07; **failed** | k ≤ 0.1; ≤ 30 KiB at 250 |") in page
+    assert "| plot | ![matches in flight, log-log](growth-inflight.png) | |" in page

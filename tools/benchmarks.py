@@ -524,6 +524,12 @@ def growth_rows(outputs: list[Any]) -> list[Row]:
     return rows
 
 
+def inflight_rows(outputs: list[Any]) -> list[Row]:
+    """The in-flight curves as the growth table shows curves, with their own plot."""
+    rows = [row for row in growth_rows(outputs) if row[0] != "plot"]
+    return [*rows, ("plot", "![matches in flight, log-log](growth-inflight.png)", "")]
+
+
 MEMORY_GAMES = (("spot-hearts", '{"target": 1}'), ("card-commons", '{"target": 1}'),
                 ("sore-spot", '{"rounds": 1}'), ("sloppy-seconds", '{"target": 1}'))
 
@@ -724,6 +730,12 @@ BENCHMARKS = (
               "bots), parked long-polls and watchers; a cost per request or tick is flat when k ≤ 0.1 "
               "(docs/scaling.md, Growth; docs/arena.md, Retention).",
               ("python -m tools.growth --plot docs/growth.png",), growth_rows),
+    Benchmark("inflight", "Matches in flight in one worker process",
+              "One `python -m arena worker --max-in-flight N` (its lag ceiling out of the way, so the pool "
+              "grows towards N whatever the CPU says) against 4 bench bots 100 ms away, N = 64, 250, 1,000 and "
+              "2,500: the steady pace over 15 s after the ramp-up, from the worker's own metrics "
+              "(docs/scaling.md, Growth).",
+              ("python -m tools.growth --curves inflight --plot docs/growth-inflight.png",), inflight_rows),
     Benchmark("redis", "The ceiling of one Redis",
               "Redis's own counters (INFO commandstats, stats, cpu) per rated match (house bots, real "
               "scheduler and RQ workers in 3 network namespaces) and per API move; the matches/s and bots "
