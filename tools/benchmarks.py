@@ -732,8 +732,8 @@ BENCHMARKS = (
               ("python -m tools.growth --plot docs/growth.png",), growth_rows),
     Benchmark("inflight", "Matches in flight in one worker process",
               "One `python -m arena worker --max-in-flight N` (its lag ceiling out of the way, so the pool "
-              "grows towards N whatever the CPU says) against 4 bench bots 100 ms away, N = 64, 250, 1,000 and "
-              "2,500: the steady pace over 15 s after the ramp-up, from the worker's own metrics "
+              "grows towards N whatever the CPU says) against 4 bench bots 100 ms away, N = 64, 250, 1,000 "
+              "and 2,500: the steady pace over 15 s after the ramp-up, from the worker's own metrics "
               "(docs/scaling.md, Growth).",
               ("python -m tools.growth --curves inflight --plot docs/growth-inflight.png",), inflight_rows),
     Benchmark("redis", "The ceiling of one Redis",
