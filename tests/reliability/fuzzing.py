@@ -44,6 +44,11 @@ EXCEPTIONS: dict[str, str] = {
     "POST /api/matches/{match_id}/games/{game_no}/analysis": "the seat must be one of the game's (422)",
     "POST /api/tables/{table_id}/analysis": "the seat must be one of the table's (422)",
     "POST /api/admin/matches/{match_id}/void": "a match is voided once (409 match-not-voidable)",
+    "POST /api/tournaments": "an account's event names at least a table's worth of bots (the operator's open "
+                             "event may name none); swiss names `rounds`; each bot once (422 bad-tournament, "
+                             "409, 429 tournament-quota-exceeded)",
+    "POST /api/tournaments/{tournament_id}/entries": "an event takes entries until it starts, each bot once "
+                                                     "(409 tournament-closed)",
 }
 ALLOWED = ["2xx", "400", "401", "403", "404", "409", "422", "429"]
 # Checks that cannot hold for an operation, with why.
@@ -118,14 +123,18 @@ def targets(world: World) -> Targets:
     return Targets(
         path={"ladder_id": LADDER, "match_id": world.match_id, "game_no": 0,
               "bot_id": world.bot_id, "table_id": world.finished_table_id, "seat": 0,
-              "game_id": "sore-spot", "challenge_id": challenge, "account_id": account["account_id"]},
+              "game_id": "sore-spot", "challenge_id": challenge, "account_id": account["account_id"],
+              "tournament_id": values["tournament_id"]},
         tokens={"ownerToken": world.bot_token, "apiKey": account["api_key"], "operatorToken": OPERATOR_TOKEN,
                 "seatToken": seats[0][1]},
         own={"DELETE /api/bots/{bot_id}": {"bot_id": doomed["bot_id"], "ownerToken": doomed["owner_token"]},
              "POST /api/account/keys/rotate": {"apiKey": rotating["api_key"]},
              "DELETE /api/account/key": {"apiKey": keyless["api_key"]},
              "POST /api/account/bots/{bot_id}/adopt": {"bot_id": adoptable["bot_id"]},
-             "POST /api/tables/{table_id}/seats/{seat}/join": {"table_id": table_with_open_seat(client)}},
+             "POST /api/tables/{table_id}/seats/{seat}/join": {"table_id": table_with_open_seat(client)},
+             # Entries are taken by an event open to them (the operator's), until its start.
+             "POST /api/tournaments/{tournament_id}/entries": {
+                 "tournament_id": values["open_tournament_id"]}},
         seats=seats)
 
 
