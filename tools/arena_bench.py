@@ -331,11 +331,15 @@ def summarise_slow(runs: list[dict[str, Any]]) -> dict[str, Any]:
         median[delay]["failed_decisions"] = [sum(sum(f.values()) for f in r["by_delay"][delay]
                                                  ["failed_decisions_by_ladder"].values()) for r in runs]
     base = "0ms" if "0ms" in delays else delays[0]
-    base_rate = median[base]["decisions_per_s"]
+
+    def share(rate: float, base_rate: float) -> float | None:
+        return round(rate / base_rate, 3) if base_rate else None
+
     return {"median": median,
-            "median_share_of_0ms": {d: round(median[d]["decisions_per_s"] / base_rate, 3) for d in delays},
-            "share_of_0ms_per_run": [{d: round(r["by_delay"][d]["decisions_per_s"]
-                                             / r["by_delay"][base]["decisions_per_s"], 3) for d in delays}
+            "median_share_of_0ms": {d: share(median[d]["decisions_per_s"], median[base]["decisions_per_s"])
+                                    for d in delays},
+            "share_of_0ms_per_run": [{d: share(r["by_delay"][d]["decisions_per_s"],
+                                               r["by_delay"][base]["decisions_per_s"]) for d in delays}
                                      for r in runs]}
 
 

@@ -23,8 +23,9 @@ def test_in_flight_counts_overlaps_exactly() -> None:
 def test_arena_bench_runs_every_phase_and_rates_every_match(monkeypatch) -> None:
     import tools.arena_bench
 
-    monkeypatch.setattr(tools.arena_bench, "SLOW_MATCHES", 200)  # more than a 3 s window finishes
-    monkeypatch.setattr(tools.arena_bench, "MIXED_MATCHES", 200)
+    # More than the ramp-up and a 3 s window finish, even with bots 0 ms away.
+    monkeypatch.setattr(tools.arena_bench, "SLOW_MATCHES", 1000)
+    monkeypatch.setattr(tools.arena_bench, "MIXED_MATCHES", 1000)
     report = run(seconds=0.2, games=1, matches=2, repeat=1, delays_ms=(0, 20), max_in_flight=4, window_s=3.0,
                  mixed=True)
     assert report["bare_loop"]["calls"] > 0

@@ -116,7 +116,7 @@ def test_make_run_honours_the_prefix_and_ctrl_c_stops_redis_last(tmp_path: Path,
     assert "Traceback" not in terminal + text, text
     assert "SIGKILL" not in text, text
     stopped = [line for line in text.splitlines() if " stopped (rc=" in line]
-    assert len(stopped) == 7, text  # redis, web, worker, scheduler, arena.1, challenges, analysis
+    assert len(stopped) == 8, text  # redis, web, worker, scheduler, arena, challenges, tournaments, analysis
     # Redis last for everything that talks to it: Redis is shut down only once the scheduler, the workers and
     # gunicorn's workers have closed their connections. (A process may still be exiting then — the threaded
     # arena worker joins its threads after its connections are gone — so honcho's "stopped" lines are no
