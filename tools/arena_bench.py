@@ -274,7 +274,7 @@ def rq_workers(urls: list[str] | None, workers: int, matches: int, bot_pid: int 
             store.create_match(spec)
         env = {**os.environ, "REDIS_URL": server.url, "TA_KEY_PREFIX": prefix, "ALLOW_PRIVATE_BOT_URLS": "1",
                "PYTHONPATH": str(REPO_ROOT)}
-        env.pop("TA_ARENA_WORKER_THREADS", None)  # the default is what is measured
+        env.pop("TA_ARENA_MAX_IN_FLIGHT", None)  # the default is what is measured
         procs = [subprocess.Popen(worker_command(threads), env=env, cwd=REPO_ROOT, stdout=subprocess.DEVNULL,
                                   stderr=subprocess.DEVNULL) for _ in range(workers)]
         _wait_for_workers(conn, queue.name, workers * (1 if threads == 1 else START_WORKERS))

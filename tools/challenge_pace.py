@@ -73,7 +73,7 @@ def one_run(minutes: float, warmup_s: float, arena_workers: int, challenge_worke
         register_fast_bot(conn, urls[0])
         env = {**os.environ, "REDIS_URL": server.url, "TA_KEY_PREFIX": PREFIX, "ALLOW_PRIVATE_BOT_URLS": "1",
                "PYTHONPATH": str(REPO_ROOT)}
-        env.pop("TA_ARENA_WORKER_THREADS", None)  # the default is what is measured
+        env.pop("TA_ARENA_MAX_IN_FLIGHT", None)  # the default is what is measured
         commands = [[sys.executable, "-m", "arena", "worker"]] * arena_workers
         if flooders:
             commands += [[sys.executable, "-m", "arena", "worker", "--challenges"]] * challenge_workers

@@ -66,7 +66,7 @@ def one_run(ladders: list[LadderConfig], minutes: float, warmup_s: float, bot_de
             register_fast_bot(conn, urls[0])
         env = {**os.environ, "REDIS_URL": server.url, "TA_KEY_PREFIX": PREFIX, "ALLOW_PRIVATE_BOT_URLS": "1",
                "PYTHONPATH": str(REPO_ROOT)}
-        env.pop("TA_ARENA_WORKER_THREADS", None)  # the default is what is measured
+        env.pop("TA_ARENA_MAX_IN_FLIGHT", None)  # the default is what is measured
         workers = [subprocess.Popen([sys.executable, "-m", "arena", "worker"], env=env, cwd=REPO_ROOT,
                                     stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
                    for _ in range(arena_workers)]

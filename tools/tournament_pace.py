@@ -106,7 +106,7 @@ def one_run(warmup_s: float, arena_workers: int, rounds: int, events: int,
         register_fast_bot(conn, urls[0])  # the ladder's registered bot (as tools.challenge_pace's)
         env = {**os.environ, "REDIS_URL": server.url, "TA_KEY_PREFIX": PREFIX, "ALLOW_PRIVATE_BOT_URLS": "1",
                "PYTHONPATH": str(REPO_ROOT)}
-        env.pop("TA_ARENA_WORKER_THREADS", None)  # the defaults are what is measured
+        env.pop("TA_ARENA_MAX_IN_FLIGHT", None)  # the defaults are what is measured
         tournaments = [sys.executable, "-m", "arena", "worker", "--tournaments"]
         if niceness is not None:
             tournaments += ["--nice", str(niceness)]
