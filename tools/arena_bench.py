@@ -358,8 +358,8 @@ def mixed_field(workers: int, seconds: float, max_in_flight: int | None) -> dict
                               seconds, max_in_flight=max_in_flight, deadline_ms=SLOW_BOT_DEADLINE_MS)
         without = steady_run(field_tables({"near": near}, MIXED_MATCHES, lambda group: False), workers,
                              seconds, max_in_flight=max_in_flight, deadline_ms=SLOW_BOT_DEADLINE_MS)
-        health = {f"{group}{i}": health_paused(url) for group in ("far", "late", "refusing")
-                  for i, url in enumerate(field[group])}
+        health = health_paused({f"{group}{i}": url for group in ("far", "late", "refusing")
+                                for i, url in enumerate(field[group])})
     finally:
         for bots in (near_bots, far_bots, late_bots):
             bots.terminate()
@@ -382,9 +382,9 @@ def mixed_field(workers: int, seconds: float, max_in_flight: int | None) -> dict
     }
 
 
-def health_paused(url: str) -> bool:
-    """Three health checks of the scheduler's (``arena.jobs.check_bot_health``) on a throwaway Redis: is the
-    bot paused?"""
+def health_paused(urls: dict[str, str]) -> dict[str, bool]:
+    """Three health checks of the scheduler's (``arena.jobs.check_bot_health``) for each bot (id -> URL),
+    on one throwaway Redis: is it paused?"""
     from arena.jobs import check_bot_health
     from core.arena.store import ArenaStore
     from devstack.devredis import start_throwaway
@@ -392,10 +392,12 @@ def health_paused(url: str) -> bool:
     server = start_throwaway()
     try:
         store = ArenaStore(redis.Redis.from_url(server.url, decode_responses=True), "health:")
-        report = None
-        for _ in range(3):
-            report = check_bot_health(store, "bot", url, timeout_s=2.0, allow_private=True)
-        return bool(report and report["paused"])
+        paused = {}
+        for bot_id, url in urls.items():
+            for _ in range(3):
+                report = check_bot_health(store, bot_id, url, timeout_s=2.0, allow_private=True)
+            paused[bot_id] = report["paused"]
+        return paused
     finally:
         server.stop()
 

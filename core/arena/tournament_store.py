@@ -13,8 +13,6 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, cast
 
-import redis
-
 import engine
 from core import keys
 from core.arena.challenges import house_name, registered_member, utc_day
@@ -55,6 +53,7 @@ from core.errors import (
     TournamentNotFound,
     TournamentQuotaExceeded,
 )
+from core.redis.watched import read_modify_write
 from engine.bots.names import describe_house_bot_names
 from engine.seeds import derive_seed, new_seed
 
@@ -416,25 +415,20 @@ class TournamentStore:
         """A held table becomes played: its seed, replays and result are public, and it joins the exports
         of its registered bots (once: the transaction that publishes it)."""
         key = keys.arena_match(self.prefix, match_id)
-        with self.redis.pipeline(transaction=True) as pipe:
-            while True:
-                try:
-                    pipe.watch(key)
-                    raw = pipe.get(key)
-                    if raw is None:
-                        return
-                    doc = json.loads(raw)
-                    if doc["status"] != MatchStatus.HELD:
-                        return
-                    doc["status"] = MatchStatus.PLAYED.value
-                    entries = doc["tournament"].pop("entries", {})
-                    pipe.multi()
-                    pipe.set(key, json.dumps(doc), keepttl=True)
-                    index_table(pipe, self.prefix, entries, TOURNAMENT_TTL_S)
-                    pipe.execute()
-                    return
-                except redis.WatchError:
-                    continue
+
+        def publish(pipe: Any, raw: str | None) -> None:
+            if raw is None:
+                return
+            doc = json.loads(raw)
+            if doc["status"] != MatchStatus.HELD:
+                return
+            doc["status"] = MatchStatus.PLAYED.value
+            entries = doc["tournament"].pop("entries", {})
+            pipe.multi()
+            pipe.set(key, json.dumps(doc), keepttl=True)
+            index_table(pipe, self.prefix, entries, TOURNAMENT_TTL_S)
+
+        read_modify_write(self.redis, key, publish)
 
     def _next_round(self, doc: dict[str, Any]) -> dict[str, Any]:
         """The document with its next round made (tables' ids and bots; their matches stored with it by
@@ -497,47 +491,38 @@ class TournamentStore:
         tables this call made, to enqueue (a concurrent call that lost the race makes none)."""
         p = self.prefix
         key = keys.tournament(p, tournament_id)
-        with self.redis.pipeline(transaction=True) as pipe:
-            while True:
-                try:
-                    pipe.watch(key)
-                    raw = pipe.get(key)
-                    if raw is None:
-                        raise TournamentNotFound(tournament_id)
-                    before = json.loads(raw)
-                    doc = change(before)
-                    tables = [table for rnd in doc["round_list"][len(before["round_list"]):]
-                              for table in self._round_tables(doc, rnd)]
-                    pipe.multi()
-                    pipe.set(key, json.dumps(doc), ex=TOURNAMENT_TTL_S)
-                    for spec, table in tables:
-                        pipe.set(keys.arena_match(p, spec.match_id), json.dumps(table), ex=TOURNAMENT_TTL_S,
-                                 nx=True)
-                    if doc["status"] == FINISHED and before["status"] != FINISHED:
-                        pipe.zrem(keys.tournaments_active(p), tournament_id)
-                        pipe.zrem(keys.tournaments_owner_active(p, doc["owner"]), tournament_id)
-                    pipe.execute()
-                    return [spec for spec, _ in tables]
-                except redis.WatchError:
-                    continue
+
+        def advance(pipe: Any, raw: str | None) -> list[MatchSpec]:
+            if raw is None:
+                raise TournamentNotFound(tournament_id)
+            before = json.loads(raw)
+            doc = change(before)
+            tables = [table for rnd in doc["round_list"][len(before["round_list"]):]
+                      for table in self._round_tables(doc, rnd)]
+            pipe.multi()
+            pipe.set(key, json.dumps(doc), ex=TOURNAMENT_TTL_S)
+            for spec, table in tables:
+                pipe.set(keys.arena_match(p, spec.match_id), json.dumps(table), ex=TOURNAMENT_TTL_S, nx=True)
+            if doc["status"] == FINISHED and before["status"] != FINISHED:
+                pipe.zrem(keys.tournaments_active(p), tournament_id)
+                pipe.zrem(keys.tournaments_owner_active(p, doc["owner"]), tournament_id)
+            return [spec for spec, _ in tables]
+
+        return read_modify_write(self.redis, key, advance)
 
     def _update(self, tournament_id: str,
                 change: Callable[[dict[str, Any]], dict[str, Any]]) -> dict[str, Any]:
         key = keys.tournament(self.prefix, tournament_id)
-        with self.redis.pipeline(transaction=True) as pipe:
-            while True:
-                try:
-                    pipe.watch(key)
-                    raw = pipe.get(key)
-                    if raw is None:
-                        raise TournamentNotFound(tournament_id)
-                    doc = change(json.loads(raw))
-                    pipe.multi()
-                    pipe.set(key, json.dumps(doc), ex=TOURNAMENT_TTL_S)
-                    pipe.execute()
-                    return doc
-                except redis.WatchError:
-                    continue
+
+        def update(pipe: Any, raw: str | None) -> dict[str, Any]:
+            if raw is None:
+                raise TournamentNotFound(tournament_id)
+            doc = change(json.loads(raw))
+            pipe.multi()
+            pipe.set(key, json.dumps(doc), ex=TOURNAMENT_TTL_S)
+            return doc
+
+        return read_modify_write(self.redis, key, update)
 
 
 def is_tournament_table(doc: MatchDoc) -> bool:

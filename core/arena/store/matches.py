@@ -6,12 +6,11 @@ import json
 import time
 from typing import Any, NotRequired, TypedDict, cast
 
-import redis
-
 from core import keys
 from core.arena.live import LIVE_TTL_S, WATCHED_TTL_S
 from core.arena.model import FINAL_STATUSES, MatchSpec, MatchStatus
 from core.arena.store.base import LuaScript, StoreBase
+from core.redis.watched import read_modify_write
 
 MATCH_TTL_S = 14 * 24 * 3600  # a match document that never finishes (its ladder deleted) expires
 RECENT_KEEP = 300  # the ladder's most recent matches listed (a busy ladder makes ~30 000 a day)
@@ -109,24 +108,20 @@ class MatchStore(StoreBase):
     def update_match(self, match_id: str, **changes: Any) -> MatchDoc | None:
         """Read-modify-write of the match document under WATCH (status moves are rare and small)."""
         key = keys.arena_match(self.prefix, match_id)
-        with self.redis.pipeline(transaction=True) as pipe:
-            while True:
-                try:
-                    pipe.watch(key)
-                    raw = pipe.get(key)
-                    if raw is None:
-                        return None
-                    doc: MatchDoc = json.loads(raw)
-                    if doc["status"] in FINAL_STATUSES:
-                        return doc  # final states never change
-                    values = {k: (v.value if isinstance(v, MatchStatus) else v) for k, v in changes.items()}
-                    doc = cast(MatchDoc, {**doc, **values})
-                    pipe.multi()
-                    pipe.set(key, json.dumps(doc), keepttl=True)
-                    pipe.execute()
-                    return doc
-                except redis.WatchError:
-                    continue
+
+        def update(pipe: Any, raw: str | None) -> MatchDoc | None:
+            if raw is None:
+                return None
+            doc: MatchDoc = json.loads(raw)
+            if doc["status"] in FINAL_STATUSES:
+                return doc  # final states never change
+            values = {k: (v.value if isinstance(v, MatchStatus) else v) for k, v in changes.items()}
+            doc = cast(MatchDoc, {**doc, **values})
+            pipe.multi()
+            pipe.set(key, json.dumps(doc), keepttl=True)
+            return doc
+
+        return read_modify_write(self.redis, key, update)
 
     def start_attempt(self, match_id: str, worker: str, lease_s: float) -> MatchDoc | None:
         doc = self.match(match_id)
