@@ -12,7 +12,7 @@ import ssl
 import threading
 import time
 from collections import defaultdict
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
@@ -92,9 +92,16 @@ class BotClient:
         when there is no answer; to the connect failure, when the request was never sent).
         """
         start = time.monotonic()
-        body = None if payload is None else encode_json(payload)
-        request = request_bytes(method, self._path(path), self._host_header,
-                                _GET_HEADERS if body is None else _POST_HEADERS, body)
+        request = self._request_bytes(method, path, None if payload is None else encode_json(payload))
+        del payload  # a call waits on the network holding the request's bytes only (see `move_body`)
+        return self._exchange(request, start, timeout_s)
+
+    def _request_bytes(self, method: str, path: str, body: bytes | None) -> bytes:
+        return request_bytes(method, self._path(path), self._host_header,
+                             _GET_HEADERS if body is None else _POST_HEADERS, body)
+
+    def _exchange(self, request: bytes, start: float, timeout_s: float) -> CallResult:
+        """`call`'s exchange of the encoded `request` (kept for one retry on a fresh connection)."""
         for attempt in (1, 2):
             reused = self._conn is not None
             try:
@@ -174,11 +181,20 @@ class BotClient:
 
     def move(self, request: dict[str, Any], timeout_s: float) -> tuple[str | list[str] | None, CallResult]:
         """POST {url}/move; the parsed move (shape-checked, legality is the engine's) or None and why."""
-        result = self.call("POST", "move", request, timeout_s)
+        return self.move_body(encode_json(request), request["decision"], timeout_s)
+
+    def move_body(self, body: bytes, decision: Mapping[str, Any],
+                  timeout_s: float) -> tuple[str | list[str] | None, CallResult]:
+        """`move` with the request already encoded, for a caller that lets go of the view it encoded: while
+        hundreds of matches wait on their bots, each holds these bytes and not a seat view's objects."""
+        start = time.monotonic()
+        request = self._request_bytes("POST", "move", body)
+        del body
+        result = self._exchange(request, start, timeout_s)
         if not result.ok:
             return None, result
         try:
-            return parse_reply(result.body, request["decision"]), result
+            return parse_reply(result.body, decision), result
         except ReplyError as exc:
             return None, CallResult(exc.outcome, result.latency_ms, result.status, result.body, str(exc))
 

@@ -10,19 +10,20 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 import engine.bots
-from arena.botclient import BotClient, CallResult
+from arena.botclient import BotClient, CallResult, encode_json
 from arena.policy import Outcome
 from core.arena.matchgame import MatchGame
-from engine.shapes import Move, SeatView
+from engine.shapes import Decision, Move, SeatView
 
 
 class StaleMove(Exception):
     """The table moved on before our move was committed (a polling bot acted at the last moment)."""
 
 
-@dataclass(frozen=True)
+@dataclass
 class DecisionRequest:
-    """What a driver gets for one decision; ``payload`` is the protocol v1 /move body."""
+    """What a driver gets for one decision; ``payload`` is the protocol v1 /move body, ``decision`` the
+    view's decision (its kind, count and legal moves)."""
 
     game_no: int
     table_id: str
@@ -31,6 +32,14 @@ class DecisionRequest:
     payload: dict[str, Any]
     deadline_s: float
     game: MatchGame  # an engine game, or a TableHost for matches with polling bots
+    decision: Decision
+
+    def take_body(self) -> bytes:
+        """The /move body, encoded; the request lets go of its view and payload (left empty), so that a
+        match waiting on a bot far away holds bytes, not the seat view's objects."""
+        body = encode_json(self.payload)
+        self.view, self.payload = {}, {}  # type: ignore[typeddict-item]
+        return body
 
 
 @dataclass(frozen=True)
@@ -102,7 +111,7 @@ class HttpDriver:
         return self.client.notify("start", payload, self.NOTIFY_TIMEOUT_S)
 
     def decide(self, request: DecisionRequest) -> DriverAnswer:
-        move, result = self.client.move(request.payload, request.deadline_s)
+        move, result = self.client.move_body(request.take_body(), request.decision, request.deadline_s)
         if move is None:
             return DriverAnswer.failed(result.outcome, result.detail, result)
         return DriverAnswer(move, result)

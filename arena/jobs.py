@@ -23,7 +23,7 @@ from arena.polling import TableHost
 from arena.runtime import STOPPING
 from core import keys, metrics
 from core.arena.challenges import ChallengeStore
-from core.arena.live import LiveFeed
+from core.arena.live import LiveFeed, WatchedMatches
 from core.arena.model import FINAL_STATUSES, MatchSpec, MatchStatus, MemberKind
 from core.arena.netguard import policy_refusal
 from core.arena.store import ArenaStore
@@ -187,6 +187,10 @@ def refused_urls(spec: MatchSpec, allow_private: bool) -> dict[str, str]:
     return {bot_id: reason for bot_id, reason in reasons.items() if reason is not None}
 
 
+# The process's view of which matches are watched, by key prefix: one Redis read a second for all its matches.
+_WATCHED: dict[str, WatchedMatches] = {}
+
+
 def live_feed(store: ArenaStore, spec: MatchSpec) -> LiveFeed:
     """Spectators' view of the running match; a Redis blip loses a frame, never the match."""
 
@@ -194,13 +198,11 @@ def live_feed(store: ArenaStore, spec: MatchSpec) -> LiveFeed:
         with contextlib.suppress(redis.RedisError):  # the next frame replaces a lost one
             store.publish_live(spec.match_id, snapshot)
 
-    def watched() -> bool:
-        try:
-            return store.watched(spec.match_id)
-        except redis.RedisError:
-            return False  # a blip skips a frame or two
-
-    return LiveFeed(spec.match_id, spec.games, publish, watched=watched)
+    watching = _WATCHED.get(store.prefix)
+    if watching is None:
+        watching = _WATCHED[store.prefix] = WatchedMatches(store.watched_matches)
+    watching.fetch = store.watched_matches  # the newest store's connection (one Redis per process in use)
+    return LiveFeed(spec.match_id, spec.games, publish, watched=lambda: spec.match_id in watching)
 
 
 def table_hosts(store: ArenaStore, spec: MatchSpec, settings: Settings) -> HostFactory | None:

@@ -44,6 +44,9 @@ class HostedGame(MatchGame, Protocol):
     def close(self) -> None: ...
 
 
+# The "last decision" gauge is for an alert on minutes without one: stamped at most this often per match.
+LAST_DECISION_EVERY_S = 1.0
+
 # (game_no, seating, deal seed) -> the game to play: an API table for matches with a polling bot.
 HostFactory = Callable[[int, list[Member], int], HostedGame]
 
@@ -109,6 +112,12 @@ class MatchRunner:
         self.heartbeat_every_s = heartbeat_every_s
         self._call_s: float | None = None  # the last decision's bot call, s (None: no HTTP call)
         self._last_beat = time.monotonic()
+        # The ladder's metric series, looked up once: a decision costs the worker a few hundred µs, and a
+        # labels() lookup per metric per decision was a noticeable part of it.
+        self._latency_metric = metrics.BOT_LATENCY.labels(spec.ladder_id)
+        self._decision_metrics: dict[str, Any] = {}
+        self._last_decision_metric = metrics.LAST_DECISION.labels(spec.ladder_id)
+        self._last_decision_stamped = -LAST_DECISION_EVERY_S
         self.strike_counts: Counter[str] = Counter()
         self.forfeited: set[str] = set()
         self.strikes: list[Strike] = []
@@ -230,21 +239,12 @@ class MatchRunner:
 
     def _decide(self, game: MatchGame, table_id: str, game_no: int, seat: int, member: Member) -> None:
         self._call_s = None
-        view = game.view(seat)
-        decision = view["decision"]
-        if decision is None:  # the engine gives every seat to act a decision
-            raise RuntimeError(f"seat {seat} is to act at move {game.version} with nothing to decide")
+        request = self._request(game, table_id, game_no, seat)
+        decision = request.decision
         bot_id = member.bot_id
         if bot_id in self.forfeited:
             self._apply_fallback(game, seat, decision)  # autopilot after a forfeit
             return
-        payload = {
-            "protocol": PROTOCOL_VERSION, "game": self.spec.game, "table": table_id,
-            "match": self.spec.match_id, "seat": seat, "decision": decision,
-            "deadline_ms": self.spec.deadline_ms, "view": view, "legal": decision["legal"],
-        }
-        request = DecisionRequest(game_no, table_id, seat, view, payload, self.spec.deadline_ms / 1000.0,
-                                  game=game)
         version = game.version
         asked = time.monotonic()
         try:
@@ -267,7 +267,7 @@ class MatchRunner:
             self.calls[bot_id].add("move", outcome, answer.call.latency_ms)
         if answer.call is not None:
             self._call_s = answer.call.latency_ms / 1000.0
-            metrics.BOT_LATENCY.labels(self.spec.ladder_id).observe(self._call_s)
+            self._latency_metric.observe(self._call_s)
         latency_ms = answer.call.latency_ms if answer.call is not None else waited_ms
         body = answer.call.body if answer.call is not None else None
         if (answer.move is not None or answer.already_applied) and failure is None:
@@ -285,16 +285,39 @@ class MatchRunner:
             self._count_decision(bot_id, None)  # a polling bot's own move came in first
             self._log(bot_id, LoggedDecision(game_no, version, seat, latency_ms, "ok"))
 
+    def _request(self, game: MatchGame, table_id: str, game_no: int, seat: int) -> DecisionRequest:
+        """The decision of `seat`, for its driver. Built here, not in `_decide`, so that only the request
+        holds the view: an HTTP driver lets go of it once encoded (DecisionRequest.take_body)."""
+        view = game.view(seat)
+        decision = view["decision"]
+        if decision is None:  # the engine gives every seat to act a decision
+            raise RuntimeError(f"seat {seat} is to act at move {game.version} with nothing to decide")
+        payload = {
+            "protocol": PROTOCOL_VERSION, "game": self.spec.game, "table": table_id,
+            "match": self.spec.match_id, "seat": seat, "decision": decision,
+            "deadline_ms": self.spec.deadline_ms, "view": view, "legal": decision["legal"],
+        }
+        return DecisionRequest(game_no, table_id, seat, view, payload, self.spec.deadline_ms / 1000.0,
+                               game=game, decision=decision)
+
     def _log(self, bot_id: str, entry: LoggedDecision) -> None:
         if bot_id in self.decisions:
             self.decisions[bot_id].add(entry)
 
     def _count_decision(self, bot_id: str, outcome: str | None) -> None:
         """One decision of a ladder bot (not a house bot's) in the metrics, by its bounded outcome."""
-        if bot_id in self.calls:
-            metrics.BOT_DECISIONS.labels(self.spec.ladder_id, metrics.decision_outcome(outcome)).inc()
-            if outcome is None:
-                metrics.LAST_DECISION.labels(self.spec.ladder_id).set_to_current_time()
+        if bot_id not in self.calls:
+            return
+        label = metrics.decision_outcome(outcome)
+        counter = self._decision_metrics.get(label)
+        if counter is None:
+            counter = self._decision_metrics[label] = metrics.BOT_DECISIONS.labels(self.spec.ladder_id, label)
+        counter.inc()
+        if outcome is None:
+            now = time.monotonic()
+            if now - self._last_decision_stamped >= LAST_DECISION_EVERY_S:
+                self._last_decision_stamped = now
+                self._last_decision_metric.set_to_current_time()
 
     @staticmethod
     def _apply_fallback(game: MatchGame, seat: int, decision: Decision) -> bool:

@@ -13,6 +13,8 @@ from typing import Any
 
 import orjson
 
+from engine.card_tables import CODES
+
 RANK_ORDER = "23456789TJQKA"
 SUIT_ORDER = "CDHS"
 MAX_CARD_CODE_LEN = 3  # "10H" is the longest accepted spelling
@@ -63,7 +65,7 @@ def fallback_move(decision: Mapping[str, Any], rng: random.Random | None = None)
     return legal[:count] if passing else legal[0]
 
 
-def parse_reply(body: bytes, decision: dict[str, Any]) -> str | list[str]:
+def parse_reply(body: bytes, decision: Mapping[str, Any]) -> str | list[str]:
     """The move in a bot's /move reply body, or ReplyError saying what is wrong with it.
 
     Only the shape is checked here (JSON object with "move": a card code, or a list of `count` distinct codes
@@ -85,12 +87,21 @@ def parse_reply(body: bytes, decision: dict[str, Any]) -> str | list[str]:
             or len({c.upper() for c in move}) != count
         ):
             raise ReplyError(Outcome.BAD_SHAPE, f'"move" must be a list of {count} distinct cards')
-        return [str(c) for c in move]
+        return [_shared(c) for c in move]
     if isinstance(move, list) and len(move) == 1:
         move = move[0]  # tolerate ["QS"] for a single card
     if not _looks_like_card(move):
         raise ReplyError(Outcome.BAD_SHAPE, '"move" must be a card code such as "QS"')
-    return str(move)
+    return _shared(move)
+
+
+# The 52 canonical codes as shared objects: a game keeps every move it was given (its record), and a match
+# in flight should not hold a fresh copy of "QS" per card played.
+_CANONICAL = {code: code for code in CODES}
+
+
+def _shared(code: str) -> str:
+    return _CANONICAL.get(code, str(code))
 
 
 def _looks_like_card(value: object) -> bool:

@@ -423,7 +423,10 @@ class WorkerPool:
         self.burst = burst
         self.stopping = threading.Event()
         self._workers: dict[int, PoolWorker] = {}
-        self._threads: list[threading.Thread] = []
+        # Counted, not found by asking every thread whether it lives: the pool looks every GROW_TICK_S
+        # while all its workers play, and with hundreds of them that asking cost a few % of the process.
+        self._alive = 0
+        self._started = 0
         self._lock = threading.Lock()
         self._first_signal_at: float | None = None
         self.admission = admission or Admission()
@@ -431,7 +434,7 @@ class WorkerPool:
     @property
     def size(self) -> int:
         """Workers alive (each plays at most one match)."""
-        return sum(thread.is_alive() for thread in self._threads)
+        return self._alive
 
     def run(self) -> None:
         signal.signal(signal.SIGTERM, self._on_signal)
@@ -459,11 +462,18 @@ class WorkerPool:
     def _start_worker(self) -> None:
         with self.admission._lock:
             self.admission.starting += 1
-        index = len(self._threads)
-        thread = threading.Thread(target=self._serve, args=(index,), name=f"arena-worker-{index}",
-                                  daemon=True)
-        self._threads.append(thread)
-        thread.start()
+        with self._lock:
+            index, self._started = self._started, self._started + 1
+            self._alive += 1
+        threading.Thread(target=self._serve_counted, args=(index,), name=f"arena-worker-{index}",
+                         daemon=True).start()
+
+    def _serve_counted(self, index: int) -> None:
+        try:
+            self._serve(index)
+        finally:
+            with self._lock:
+                self._alive -= 1
 
     def stop(self) -> None:
         """The first SIGTERM/SIGINT: every match stops after its current decision, then each worker."""

@@ -203,10 +203,11 @@ def arena_match_live(prefix: str, match_id: str) -> str:
     return f"{prefix}arena:match:{match_id}:live"
 
 
-def arena_match_watched(prefix: str, match_id: str) -> str:
-    """String: present while somebody reads the match's live table (short TTL): only then is it refreshed
-    between games."""
-    return f"{prefix}arena:match:{match_id}:watched"
+def arena_watched_matches(prefix: str) -> str:
+    """Sorted set: match id -> the Unix time until which somebody reads its live table: only then is it
+    refreshed between games. One set, so a worker process learns which of its matches are watched in one
+    read, however many it plays."""
+    return f"{prefix}arena:watched"
 
 
 def arena_match_games(prefix: str, match_id: str) -> str:

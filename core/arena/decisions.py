@@ -6,6 +6,7 @@ from the game's record when the log is read. Design: docs/arena.md#decision-logs
 
 from __future__ import annotations
 
+from array import array
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -57,13 +58,37 @@ class LoggedDecision:
 
 
 class BotLog:
-    """One bot's decisions in a match as they are made, grouped by game: what is stored."""
+    """One bot's decisions in a match as they are made, grouped by game: what is stored.
+
+    While the match plays, an answered decision (version and latency alone, nearly all of them) is one
+    integer in an array, and only the others are rows: hundreds of matches in flight each log hundreds of
+    decisions.
+
+    >>> log = BotLog()
+    >>> log.add(LoggedDecision(0, 3, 1, 12.34, "ok"))
+    >>> log.add(LoggedDecision(0, 7, 1, 1000.0, "timeout", "late"))
+    >>> log.add(LoggedDecision(0, 11, 1, 0.04, "ok"))
+    >>> log.stored()
+    [[0, 1, [[3, 12.3], [7, 1000.0, 'timeout', 'late'], [11, 0.0]]]]
+    """
 
     def __init__(self) -> None:
-        self.games: dict[int, tuple[int, list[Row]]] = {}
+        # game_no -> (seat, answered decisions as version << 32 | latency in tenths of a ms, other rows)
+        self.games: dict[int, tuple[int, array[int], list[Row]]] = {}
+
+    def _game(self, game_no: int, seat: int) -> tuple[int, array[int], list[Row]]:
+        game = self.games.get(game_no)
+        if game is None:
+            game = self.games[game_no] = (seat, array("q"), [])
+        return game
 
     def add(self, entry: LoggedDecision) -> None:
-        self.games.setdefault(entry.game_no, (entry.seat, []))[1].append(entry.row())
+        _seat, answered, others = self._game(entry.game_no, entry.seat)
+        row = entry.row()
+        if len(row) == 2:
+            answered.append(int(row[0]) << 32 | round(row[1] * 10))
+        else:
+            others.append(row)
 
     def add_unseen(self, game_no: int, seat: int, move_indices: Sequence[int]) -> None:
         """Log the moves of a polling bot's `seat` (their indices in the game's record) that no decision of
@@ -75,17 +100,22 @@ class BotLog:
         >>> log.stored()
         [[0, 1, [[2, 5.0], [6, 0.0], [9, 0.0]]]]
         """
-        rows = self.games.setdefault(game_no, (seat, []))[1]
-        logged = sorted(int(row[0]) for row in rows)
+        _seat, answered, others = self._game(game_no, seat)
+        logged = sorted(int(row[0]) for row in self._rows(answered, others))
         for index in move_indices:  # a logged decision asked at version v is the seat's first move at >= v
             if logged and logged[0] <= index:
                 logged.pop(0)
             else:
-                rows.append(LoggedDecision(game_no, index, seat, 0.0, "ok").row())
-        rows.sort(key=lambda row: int(row[0]))
+                self.add(LoggedDecision(game_no, index, seat, 0.0, "ok"))
+
+    @staticmethod
+    def _rows(answered: array[int], others: list[Row]) -> list[Row]:
+        rows: list[Row] = [[packed >> 32, (packed & 0xFFFFFFFF) / 10] for packed in answered]
+        return sorted(rows + others, key=lambda row: int(row[0]))
 
     def stored(self) -> Stored:
-        return [[game_no, seat, rows] for game_no, (seat, rows) in sorted(self.games.items())]
+        return [[game_no, seat, self._rows(answered, others)]
+                for game_no, (seat, answered, others) in sorted(self.games.items())]
 
 
 def logged(stored: Stored) -> list[LoggedDecision]:

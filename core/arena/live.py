@@ -6,6 +6,7 @@ Design: docs/arena.md#live-spectators
 
 from __future__ import annotations
 
+import threading
 import time
 from collections.abc import Callable
 from typing import Any
@@ -35,6 +36,37 @@ def live_snapshot(match_id: str, game_no: int, games: int, seating: list[str], g
         "table": table_id, "game_over": over, "version": game.version,
         "to_act": [] if over else list(game.to_act()), "view": game.spectator_view(), "updated": time.time(),
     }
+
+
+class WatchedMatches:
+    """Which matches somebody reads, as one worker process knows it: `fetch()` (every watched match id, one
+    Redis read) at most every `every_s`, whoever asks; the matches in flight ask this, not Redis, so the
+    process makes one read a second however many matches it plays. A fetch that fails answers "none"
+    until the next one.
+    """
+
+    def __init__(self, fetch: Callable[[], set[str]], every_s: float = WATCHED_CHECK_S,
+                 clock: Callable[[], float] = time.monotonic) -> None:
+        self.fetch = fetch
+        self.every_s = every_s
+        self.clock = clock
+        self._ids: set[str] = set()
+        self._at: float | None = None
+        self._fetching = threading.Lock()
+
+    def __contains__(self, match_id: str) -> bool:
+        now = self.clock()
+        # Non-blocking: while one match fetches, the others answer from the set they have.
+        if (self._at is None or now - self._at >= self.every_s) and self._fetching.acquire(blocking=False):
+            try:
+                self._at = now
+                try:
+                    self._ids = self.fetch()
+                except Exception:  # noqa: BLE001 - a Redis blip skips a frame or two, never a match
+                    self._ids = set()
+            finally:
+                self._fetching.release()
+        return match_id in self._ids
 
 
 class LiveFeed:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import enum
+from array import array
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
@@ -217,14 +218,38 @@ class Strike:
         return asdict(self)
 
 
-@dataclass
 class BotCallStats:
-    """Every call to one bot in a match, in order: (kind "wake"/"start"/"move"/"end", outcome, latency ms)."""
+    """Every call to one bot in a match, in order: (kind "wake"/"start"/"move"/"end", outcome, latency ms).
 
-    calls: list[tuple[str, str, float]] = field(default_factory=list)
+    Kept compact while the match plays (a code per call and its latency in arrays, not a tuple per call):
+    hundreds of matches in flight each log hundreds of calls.
+
+    >>> stats = BotCallStats()
+    >>> stats.add("move", "ok", 12.34567)
+    >>> stats.add("move", "timeout", 1000.0)
+    >>> stats.calls, stats.move_calls, stats.latency_sum_ms
+    ([('move', 'ok', 12.346), ('move', 'timeout', 1000.0)], 2, 1012.346)
+    """
+
+    def __init__(self) -> None:
+        self._kinds: list[tuple[str, str]] = []  # (kind, outcome) pairs seen, by code
+        self._codes = bytearray()
+        self._latencies = array("d")
 
     def add(self, kind: str, outcome: str, latency_ms: float) -> None:
-        self.calls.append((kind, outcome, round(latency_ms, 3)))
+        pair = (kind, outcome)
+        try:
+            code = self._kinds.index(pair)
+        except ValueError:
+            code = len(self._kinds)
+            self._kinds.append(pair)
+        self._codes.append(code)
+        self._latencies.append(round(latency_ms, 3))
+
+    @property
+    def calls(self) -> list[tuple[str, str, float]]:
+        return [(*self._kinds[code], latency) for code, latency in zip(self._codes, self._latencies,
+                                                                      strict=True)]
 
     @property
     def move_calls(self) -> int:

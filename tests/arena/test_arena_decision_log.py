@@ -142,7 +142,8 @@ def test_the_replay_shows_each_card_with_the_latency_of_the_call_that_chose_it(p
     logged = {d["move"]: d["latency_ms"] for d in read(client, good_id, good_token, "?game=1").get_json()[
         "decisions"] if isinstance(d["move"], str)}
     shown = {c["card"]: c["latency_ms"] for c in cards if seating[c["seat"]] == good_id}
-    assert shown and all(abs(shown[card] - logged[card]) <= 0.05 for card in shown)
+    # The log keeps a latency to 0.1 ms: half of that apart at most (and a float's rounding on top).
+    assert shown and all(abs(shown[card] - logged[card]) <= 0.05 + 1e-9 for card in shown)
 
 
 def test_the_bot_page_shows_latency_percentiles_and_links_each_match_to_its_decisions(played) -> None:

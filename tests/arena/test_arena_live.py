@@ -15,7 +15,7 @@ import redis
 import engine
 from arena.jobs import play_match
 from arena.match import MatchRunner, make_drivers
-from core.arena.live import LiveFeed, live_snapshot
+from core.arena.live import WATCHED_TTL_S, LiveFeed, WatchedMatches, live_snapshot
 from core.arena.matchgame import MatchGame
 from core.arena.model import LadderConfig, Member, MemberKind
 from core.arena.store import ArenaStore
@@ -84,6 +84,46 @@ def test_between_a_games_start_and_end_the_feed_publishes_only_while_somebody_wa
     assert not feed(0, game, ["a", "b", "c", "d"]) and looks[0] == 3
     assert feed(0, game, ["a", "b", "c", "d"], force=True)  # a game's end: always, watched or not
     assert len(frames) == 4
+
+
+def test_a_worker_process_learns_which_of_its_matches_are_watched_in_one_read_a_second() -> None:
+    clock = FakeClock()
+    watched = {"m1"}
+    reads: list[float] = []
+
+    def fetch() -> set[str]:
+        reads.append(clock.now)
+        if watched is None:
+            raise redis.ConnectionError("gone")
+        return set(watched)
+
+    matches = WatchedMatches(fetch, every_s=1.0, clock=clock)
+    assert "m1" in matches and "m2" not in matches
+    for _ in range(50):  # every match in flight asks; Redis is read once
+        clock.now += 0.01
+        assert "m1" in matches
+    assert len(reads) == 1
+    watched.add("m2")
+    assert "m2" not in matches  # not before the second is up
+    clock.now += 0.5
+    assert "m2" in matches and len(reads) == 2
+    watched = None  # noqa: F841 - Redis goes away: nobody counts as watched until a read succeeds
+    clock.now += 1.0
+    assert "m1" not in matches and len(reads) == 3
+
+
+def test_a_watch_lasts_its_time_and_the_set_of_watched_matches_cleans_itself(redis_conn) -> None:
+    store = ArenaStore(redis_conn, "watch-test:")
+    store.mark_watched("m1")
+    store.mark_watched("m2")
+    assert store.watched_matches() == {"m1", "m2"} and store.watched("m1") and not store.watched("m3")
+    key = "watch-test:arena:watched"
+    redis_conn.zadd(key, {"m1": 1.0})  # a watch that ended long ago
+    assert store.watched_matches() == {"m2"}
+    store.mark_watched("m3")  # a new watch sweeps the ended ones out
+    assert set(redis_conn.zrange(key, 0, -1)) == {"m2", "m3"}
+    assert 0 < redis_conn.ttl(key) <= 2 * WATCHED_TTL_S  # nobody watching for a while: the set goes too
+    redis_conn.delete(key)
 
 
 @pytest.mark.parametrize(("game_id", "players", "options"), GAMES)

@@ -294,32 +294,21 @@ def test_a_pool_grows_only_while_every_worker_plays_a_match_and_admission_allows
     from arena.workers import Admission, WorkerPool
 
     pool = WorkerPool(["q"], redis_conn, max_in_flight=3, admission=Admission(max_lag_s=0.01))
-    alive = threading.Event()
-    for _ in range(2):  # two workers, standing in for started pool workers
-        thread = threading.Thread(target=alive.wait, daemon=True)
-        pool._threads.append(thread)
-        thread.start()
-    try:
-        admission = pool.admission
-        admission.idle = 1
-        assert not pool.wants_another()  # one waits for a job
-        admission.idle, admission.running = 0, 1
-        assert not pool.wants_another()  # one is neither playing nor waiting (a lost Redis): no growth
-        admission.running = 2
-        assert pool.wants_another()  # both play: one more
-        admission.starting = 1
-        assert not pool.wants_another()  # ... unless one is already on its way
-        admission.starting, admission.lag_s = 0, 0.05
-        assert not pool.wants_another()  # the process lags: none
-        admission.lag_s = 0.0
-        for _ in range(1):
-            thread = threading.Thread(target=alive.wait, daemon=True)
-            pool._threads.append(thread)
-            thread.start()
-        admission.running = 3
-        assert not pool.wants_another()  # at its ceiling
-    finally:
-        alive.set()
+    pool._alive = 2  # two workers, standing in for started pool workers
+    admission = pool.admission
+    admission.idle = 1
+    assert not pool.wants_another()  # one waits for a job
+    admission.idle, admission.running = 0, 1
+    assert not pool.wants_another()  # one is neither playing nor waiting (a lost Redis): no growth
+    admission.running = 2
+    assert pool.wants_another()  # both play: one more
+    admission.starting = 1
+    assert not pool.wants_another()  # ... unless one is already on its way
+    admission.starting, admission.lag_s = 0, 0.05
+    assert not pool.wants_another()  # the process lags: none
+    admission.lag_s = 0.0
+    pool._alive, admission.running = 3, 3
+    assert not pool.wants_another()  # at its ceiling
 
 
 def test_settling_after_a_new_match_is_short_while_idle_and_full_near_the_lag_ceiling() -> None:

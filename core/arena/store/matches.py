@@ -79,11 +79,23 @@ class MatchStore(StoreBase):
         self.redis.set(keys.arena_match_live(self.prefix, match_id), json.dumps(snapshot), ex=LIVE_TTL_S)
 
     def mark_watched(self, match_id: str) -> None:
-        """Somebody reads the match's live table: the worker refreshes it for the next ``WATCHED_TTL_S``."""
-        self.redis.set(keys.arena_match_watched(self.prefix, match_id), 1, ex=WATCHED_TTL_S)
+        """Somebody reads the match's live table: the worker refreshes it for the next ``WATCHED_TTL_S``.
+        Watches that ended leave the set here; the set itself goes once nobody has watched for a while."""
+        key, now = keys.arena_watched_matches(self.prefix), time.time()
+        pipe = self.redis.pipeline(transaction=False)
+        pipe.zadd(key, {match_id: now + WATCHED_TTL_S})
+        pipe.zremrangebyscore(key, "-inf", now)
+        pipe.expire(key, 2 * WATCHED_TTL_S)
+        pipe.execute()
+
+    def watched_matches(self) -> set[str]:
+        """The matches somebody reads now (by the clock of this machine: machines kept in step by NTP
+        disagree by far less than a watch lasts)."""
+        ids = self.redis.zrangebyscore(keys.arena_watched_matches(self.prefix), f"({time.time()}", "+inf")
+        return {raw.decode() if isinstance(raw, bytes) else raw for raw in ids}
 
     def watched(self, match_id: str) -> bool:
-        return bool(self.redis.exists(keys.arena_match_watched(self.prefix, match_id)))
+        return match_id in self.watched_matches()
 
     def live(self, match_id: str) -> MatchDoc | None:
         raw = self.redis.get(keys.arena_match_live(self.prefix, match_id))
