@@ -587,6 +587,12 @@ def training_rows(outputs: list[Any]) -> list[Row]:
                              f"vs {num(dig(row, 'engine_steps_per_s'))}"
                              + (f" ({ratio:.2f}×)" if isinstance(ratio, int | float) else ""),
                              "≥ 0.5× the engine's"))
+                ceiling = dig(row, "null_aec_vs_engine")
+                rows.append((f"{game}: steps/s, an AEC environment that does nothing (the turn passed "
+                             "round-robin, one preallocated observation) driven by the same loop: the "
+                             "ceiling of any PettingZoo environment here",
+                             num(dig(row, "null_aec_steps_per_s"))
+                             + (f" ({ceiling:.2f}×)" if isinstance(ceiling, int | float) else ""), ""))
                 rows.append((f"{game}: cards/s, Gymnasium single-seat environment (random house bots)",
                              num(dig(row, "seat_env_steps_per_s")), ""))
                 rows.append((f"{game}: OpenSpiel random simulations (deals)/s, our Python game",
@@ -663,7 +669,9 @@ BENCHMARKS = (
               ("python -m tools.vs_ismcts",), ismcts_rows),
     Benchmark("training", "The training ground",
               "Cards played per second (a pass counts three) of the training ground's environments next to "
-              "the engine's own random playouts, in the same run, 4 players, random legal actions; "
+              "the engine's own random playouts, in the same run, 4 players, random legal actions, and next "
+              "to an AEC environment that does nothing, driven by the same loop (what PettingZoo's calls and "
+              "the loop cost: no environment here can be faster); "
               "OpenSpiel random simulations of one deal of our Python games next to OpenSpiel's C++ `hearts` "
               "driven by the same Python loop; then the example policy of docs/training.md (a linear policy, "
               "REINFORCE against `random`, 40 s on the CPU) and its mean points per deal, signed so that "

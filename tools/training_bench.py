@@ -1,5 +1,5 @@
-"""Steps per second of the training ground next to the engine's own random playouts, and OpenSpiel random
-simulations of our Python games next to OpenSpiel's C++ ``hearts``, all in one run; ends with one JSON line.
+"""Steps per second of the training ground next to the engine's random playouts and an AEC environment doing
+nothing (the ceiling), OpenSpiel random simulations of our games next to its C++ ``hearts``; JSON line last.
 
     python -m tools.training_bench [--seconds 3] [--seed 1]
 """
@@ -11,6 +11,7 @@ import random
 import sys
 import time
 from collections.abc import Callable
+from typing import Any
 
 import click
 
@@ -52,13 +53,80 @@ def engine_steps(game: str, seed: int) -> Callable[[float], tuple[int, float]]:
     return run
 
 
-def aec_steps(game: str, seed: int, view_infos: bool) -> Callable[[float], tuple[int, float]]:
-    """The PettingZoo environment, a uniformly random legal action per step from the observation's mask."""
+def null_aec_env(game: str) -> Any:
+    """An AEC environment that does nothing: ``step`` only passes the turn round-robin (a game's worth of
+    cards, then every agent terminates) and ``observe`` returns one preallocated dict of arrays of the real
+    environment's shapes (a mask of 13 legal cards). What the bench loop and PettingZoo's own calls cost."""
+    import numpy as np
+    from pettingzoo import AECEnv
+
+    from training.aec import TrickArenaEnv
+
+    real = TrickArenaEnv(game, PLAYERS)
+    space = real.observation_space(real.possible_agents[0])
+    length = _cards_per_game(game)
+
+    class NullEnv(AECEnv[str, dict[str, np.ndarray], int]):
+        metadata = {"name": "null_v0", "is_parallelizable": False}
+
+        def __init__(self) -> None:
+            super().__init__()
+            self.possible_agents = list(real.possible_agents)
+            self.observation_spaces = dict(real.observation_spaces)
+            self.action_spaces = dict(real.action_spaces)
+            mask = np.zeros(space["action_mask"].shape, np.int8)
+            mask[::4] = 1
+            self._obs = {"observation": np.zeros(space["observation"].shape, np.float32), "action_mask": mask}
+            self._played = 0
+
+        def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
+            self.agents = list(self.possible_agents)
+            self.rewards = {a: 0.0 for a in self.agents}
+            self._cumulative_rewards = {a: 0.0 for a in self.agents}
+            self.terminations = {a: False for a in self.agents}
+            self.truncations = {a: False for a in self.agents}
+            self.infos = {a: {} for a in self.agents}
+            self.agent_selection = self.agents[0]
+            self._played = 0
+
+        def observe(self, agent: str) -> dict[str, np.ndarray]:
+            return self._obs
+
+        def step(self, action: int | None) -> None:
+            if self.terminations[self.agent_selection]:
+                self._was_dead_step(action)
+                return
+            self._played += 1
+            if self._played >= length:
+                self.terminations = {a: True for a in self.agents}
+            else:
+                self.agent_selection = self.possible_agents[self._played % PLAYERS]
+
+    return NullEnv()
+
+
+def _cards_per_game(game: str) -> int:
+    """The cards (steps) of one seeded random game: the null environment's episodes are as long."""
+    rng = random.Random(0)
+    g = new_game(game, PLAYERS, seed=0)
+    steps = 0
+    while not g.over:
+        for seat in g.to_act():
+            decision = g.decision(seat)
+            g.apply(seat, choose_random(rng, decision))
+            steps += decision["count"] if decision else 0
+    return steps
+
+
+def aec_steps(game: str, seed: int, view_infos: bool,
+              null: bool = False) -> Callable[[float], tuple[int, float]]:
+    """The PettingZoo environment, a uniformly random legal action per step from the observation's mask
+    (``null``: the same loop over :func:`null_aec_env`)."""
     from training.aec import TrickArenaEnv
 
     def run(seconds: float) -> tuple[int, float]:
         rng = random.Random(seed)
-        env = TrickArenaEnv(game, PLAYERS, view_infos=view_infos)
+        env = null_aec_env(game) if null else TrickArenaEnv(game, PLAYERS, view_infos=view_infos)
         steps = episode = 0
         started = time.perf_counter()
         while time.perf_counter() - started < seconds:
@@ -134,6 +202,7 @@ def bench(seconds: float, seed: int) -> dict[str, object]:
         runs[f"{game}/engine"] = engine_steps(game, seed)
         runs[f"{game}/aec"] = aec_steps(game, seed, view_infos=True)
         runs[f"{game}/aec-no-view"] = aec_steps(game, seed, view_infos=False)
+        runs[f"{game}/null-aec"] = aec_steps(game, seed, view_infos=False, null=True)
         runs[f"{game}/seat-env"] = seat_env_steps(game, seed)
         runs[f"{game}/openspiel"] = openspiel_sims(short_name(game), seed, {"players": PLAYERS})
     runs["openspiel-hearts"] = openspiel_sims("hearts", seed)
@@ -150,6 +219,8 @@ def bench(seconds: float, seed: int) -> dict[str, object]:
             "aec_vs_engine": round(best[f"{game}/aec"] / bare, 3),
             "aec_no_view_steps_per_s": round(best[f"{game}/aec-no-view"]),
             "aec_no_view_vs_engine": round(best[f"{game}/aec-no-view"] / bare, 3),
+            "null_aec_steps_per_s": round(best[f"{game}/null-aec"]),
+            "null_aec_vs_engine": round(best[f"{game}/null-aec"] / bare, 3),
             "seat_env_steps_per_s": round(best[f"{game}/seat-env"]),
             "openspiel_sims_per_s": round(best[f"{game}/openspiel"], 1),
         }
@@ -171,7 +242,8 @@ def command(seconds: float, seed: int) -> None:
     report = bench(seconds, seed)
     for game, row in report["games"].items():  # type: ignore[attr-defined]
         print(f"{game}: engine {row['engine_steps_per_s']:,} steps/s, AEC {row['aec_steps_per_s']:,} "
-              f"({row['aec_vs_engine']:.2f}x; {row['aec_no_view_vs_engine']:.2f}x without views in infos), "
+              f"({row['aec_vs_engine']:.2f}x; {row['aec_no_view_vs_engine']:.2f}x without views in infos; "
+              f"an AEC environment doing nothing {row['null_aec_vs_engine']:.2f}x), "
               f"single seat {row['seat_env_steps_per_s']:,}, "
               f"OpenSpiel {row['openspiel_sims_per_s']:,} sims/s")
     print(f"OpenSpiel's C++ hearts: {report['openspiel_hearts_sims_per_s']:,} sims/s")

@@ -13,6 +13,7 @@ from gymnasium import spaces
 from pettingzoo import AECEnv
 
 import engine
+from engine.card_tables import CODES
 
 from .encoding import ACTIONS, bounds
 from .table import Table
@@ -55,6 +56,7 @@ class TrickArenaEnv(AECEnv[str, dict[str, np.ndarray], int]):
         self.render_mode = render_mode
         self.view_infos = view_infos
         self.possible_agents = [agent_name(s) for s in range(players)]
+        self._seat_of = {a: s for s, a in enumerate(self.possible_agents)}
         self.agents = list(self.possible_agents)
         low, high = bounds(players)
         obs_space = spaces.Dict({
@@ -89,13 +91,17 @@ class TrickArenaEnv(AECEnv[str, dict[str, np.ndarray], int]):
         self.terminations = {a: False for a in self.agents}
         self.truncations = {a: False for a in self.agents}
         self.infos: dict[str, dict[str, Any]] = {a: {} for a in self.agents}
-        self.agent_selection = agent_name(self.table.seat())
-        self._set_infos()
+        self._rewarded = False  # whether a reward of the last step is not 0.0
+        seat = self.table.seat()
+        self.agent_selection = agent_name(seat)
+        self._set_infos(None, seat)
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         table = self._table()
-        seat = int(agent.rsplit("_", 1)[1])
-        return {"observation": table.observe(seat), "action_mask": table.mask(seat)}
+        seat = self._seat_of[agent]
+        picked = table.picks_of(seat)
+        encoder = table.encoder  # Table.observe and Table.mask, with the seat to act found once
+        return {"observation": encoder.encode(seat, picked), "action_mask": encoder.mask(seat, picked)}
 
     def step(self, action: int | None) -> None:
         agent = self.agent_selection
@@ -107,36 +113,49 @@ class TrickArenaEnv(AECEnv[str, dict[str, np.ndarray], int]):
             raise ValueError(f"{agent} must act: an action of its action_mask, not None")
         self._cumulative_rewards[agent] = 0.0
         points = table.act(int(action))
-        self.rewards = {a: 0.0 for a in self.agents}
+        rewards = self.rewards
+        if self._rewarded:  # most steps score nothing: the zeros of the last one stand
+            for a in rewards:
+                rewards[a] = 0.0
+            self._rewarded = False
         game = table.game
+        names = self.possible_agents
         if points is not None and self.reward_kind == "points":
             for seat, signed in enumerate(table.signed(points)):
-                self.rewards[agent_name(seat)] = float(signed)
+                rewards[names[seat]] = float(signed)
+            self._rewarded = True
         if game.over:
             if self.reward_kind == "place":
                 for seat, value in enumerate(table.places()):
-                    self.rewards[agent_name(seat)] = float(value)
+                    rewards[names[seat]] = float(value)
+                self._rewarded = True
             self.terminations = {a: True for a in self.agents}
+            seat = -1
         else:
-            self.agent_selection = agent_name(table.seat())
-        self._accumulate_rewards()
-        self._set_infos()
+            seat = table.seat()
+            self.agent_selection = names[seat]
+        if self._rewarded:
+            self._accumulate_rewards()
+        self._set_infos(agent, seat)
 
-    def _set_infos(self) -> None:
+    def _set_infos(self, last: str | None, seat: int) -> None:
+        """The infos after a step of ``last`` (None: after the deal) when ``seat`` is to act (-1: the game is
+        over): the seat to act's, the others empty."""
         table = self._table()
-        game = table.game
-        if game.over:
+        if seat < 0:
+            game = table.game
             record = game.record()
             self.infos = {a: {"record": record, "totals": list(game.totals), "winners": list(game.winners)}
                           for a in self.agents}
             return
-        seat = table.seat()
-        self.infos = {a: {} for a in self.agents}
         info: dict[str, Any] = {"seat": seat}
         if self.view_infos:
             info["view"] = table.view(seat)
-            info["picked"] = [engine.Card(c).code for c in table.picked]
-        self.infos[agent_name(seat)] = info
+            info["picked"] = [CODES[c] for c in table.picked]
+        infos = self.infos
+        if last is not None:
+            infos[last] = {}  # only the seat that acted had an info to clear
+        infos[self.possible_agents[seat]] = info
 
     def render(self) -> str | None:
         if self.render_mode != "ansi" or self.table is None:

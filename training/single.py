@@ -21,7 +21,7 @@ from engine.shapes import Move, SeatView
 
 from .aec import REWARDS
 from .encoding import ACTIONS, bounds
-from .table import Table
+from .table import IllegalActionError, Table
 
 #: An opponent: a house bot's name (``random``, ``heuristic``, ``eps-0.3``, ``search-10``...), a callable
 #: ``choose(view) -> move`` or an object with such a ``choose`` method (a ``trickarena.Bot``, say).
@@ -99,12 +99,14 @@ class SeatEnv(gymnasium.Env[np.ndarray, int]):
         table = self._table()
         if table.game.over:
             raise RuntimeError("the game is over: call reset()")
-        if int(action) not in table.legal(self.seat):
+        try:
+            points = table.act(int(action))  # the learning seat's turn: between steps the others play
+        except IllegalActionError:  # raised before anything changed
             info = self._info(0.0)
             info["view"] = copy.deepcopy(info["view"])  # the same position: a view of its own all the same
             info["illegal_action"] = True
             return self._obs(), self.illegal_reward, False, False, info
-        reward = self._reward(table.act(int(action)))
+        reward = self._reward(points)
         reward += self._others_play()
         return self._obs(), reward, table.game.over, False, self._info(reward)
 

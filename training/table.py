@@ -10,12 +10,12 @@ from typing import Any
 import numpy as np
 
 import engine
-from engine.card_tables import CODES
+from engine.card_tables import CODES, INT_OF_CODE
 from engine.game import rules_for
 from engine.shapes import SeatView
 from engine.state import GameState
 
-from .encoding import action_mask, encode, legal_actions
+from .encoding import GameEncoder
 
 
 class IllegalActionError(ValueError):
@@ -28,7 +28,10 @@ class Table:
     def __init__(self, game: GameState[Any]) -> None:
         self.game = game
         self.picked: list[int] = []  # the seat to act's cards chosen so far toward its pass
-        self.low_wins = rules_for(game.game_id).low_wins
+        rules = rules_for(game.game_id)
+        self.low_wins = rules.low_wins
+        self.pass_count = rules.pass_count
+        self.encoder = GameEncoder(game)  # what encode() makes of the views, kept up to date card by card
         self._view_key: tuple[int, int] = (-1, -1)
         self._view: SeatView | None = None
 
@@ -39,7 +42,10 @@ class Table:
     def seat(self) -> int:
         """The seat to act: the one whose turn it is, or in a simultaneous phase the lowest still to choose;
         -1 once the game is over."""
-        seats = self.game.to_act()
+        game = self.game
+        if game.phase == "play":
+            return game.turn
+        seats = game.to_act()
         return seats[0] if seats else -1
 
     def view(self, seat: int) -> SeatView:
@@ -54,13 +60,17 @@ class Table:
         return self.picked if seat == self.seat() else []
 
     def observe(self, seat: int) -> np.ndarray:
-        return encode(self.view(seat), self.picks_of(seat))
+        """``encode(self.view(seat), self.picks_of(seat))``, from the game's state (no view is built)."""
+        return self.encoder.encode(seat, self.picks_of(seat))
 
     def mask(self, seat: int) -> np.ndarray:
-        return action_mask(self.view(seat), self.picks_of(seat))
+        """``action_mask(self.view(seat), self.picks_of(seat))``, from the game's state."""
+        return self.encoder.mask(seat, self.picks_of(seat))
 
     def legal(self, seat: int) -> list[int]:
-        return legal_actions(self.view(seat), self.picks_of(seat))
+        """``legal_actions(self.view(seat), self.picks_of(seat))``, from the game's state."""
+        skip = self.picks_of(seat)
+        return sorted(c for c in (INT_OF_CODE[x] for x in self.game.legal_moves(seat)) if c not in skip)
 
     def act(self, action: int) -> list[int] | None:
         """Play ``action`` for :meth:`seat`; the round's points (as the engine scores them) if it ended one.
@@ -71,15 +81,14 @@ class Table:
         seat = self.seat()
         if seat < 0:
             raise IllegalActionError("the game is over")
-        decision = game.decision(seat)
-        assert decision is not None
-        if action not in self.legal(seat):
+        legal = game.legal_moves(seat)
+        if not 0 <= action < 52 or CODES[action] not in legal or action in self.picked:
             raise IllegalActionError(f"action {action} ({CODES[action] if 0 <= action < 52 else '?'}) is not "
-                                     f"legal for seat {seat}: {decision['legal']}")
+                                     f"legal for seat {seat}: {legal}")
         round_no = game.round_no
-        if decision["count"] > 1:
+        if game.phase == "pass" and self.pass_count > 1:
             self.picked.append(action)
-            if len(self.picked) < decision["count"]:
+            if len(self.picked) < self.pass_count:
                 return None
             move: Any = [CODES[c] for c in self.picked]
             self.picked = []

@@ -1,8 +1,10 @@
-"""The one encoder: its layout is the documented one, every part holds what the view shows, and a view read
-back from JSON (what the arena sends) encodes exactly as the engine's own view."""
+"""The one encoder: its layout is the documented one, every part holds what the view shows, a view read back
+from JSON (what the arena sends) encodes exactly as the engine's own view, and the environments' encoding
+kept card by card from the game's state (GameEncoder) is the view's at every step."""
 
 from __future__ import annotations
 
+import copy
 import json
 import random
 import re
@@ -14,7 +16,8 @@ import pytest
 import engine
 from engine.bots import choose_random
 from tests.training.cases import CASES, IDS
-from training.encoding import PHASES, action_mask, bounds, encode, layout
+from training.encoding import PHASES, action_mask, bounds, encode, layout, legal_actions
+from training.table import Table
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "training.md"
 
@@ -83,3 +86,37 @@ def test_each_part_holds_what_the_view_shows() -> None:
     assert obs[lay.slice("tricks_done")][0] == pytest.approx(len(view["tricks"]) / 13)
     assert list(obs[lay.slice("seat")]) == [float(s == seat) for s in range(4)]
     assert np.flatnonzero(action_mask(view)).tolist() == sorted(engine.Card.parse(c) for c in view["legal"])
+
+
+def same_as_the_views(table: Table, seats: list[int], where: str) -> None:
+    for seat in seats:
+        view, picked = table.game.view(seat), table.picks_of(seat)
+        assert table.observe(seat).tobytes() == encode(view, picked).tobytes(), f"{where}, seat {seat}"
+        assert table.mask(seat).tobytes() == action_mask(view, picked).tobytes(), f"{where}, seat {seat}"
+        assert table.legal(seat) == legal_actions(view, picked), f"{where}, seat {seat}"
+
+
+@pytest.mark.parametrize(("game", "players"), CASES, ids=IDS)
+def test_the_kept_encoding_is_the_views_at_every_step_of_whole_games(game: str, players: int) -> None:
+    """Whole games with the game's own options, random legal actions: every seat after every step; then one
+    seat now and then (a catch-up over several cards, tricks, phases or rounds), and a table copied
+    mid-game (what OpenSpiel's clone does) going on from the copy."""
+    for seed in range(3):
+        table = Table.new(game, players, None, seed)
+        rng = random.Random(seed)
+        sparse = seed > 0
+        step = 0
+        while True:
+            where = f"seed {seed}, step {step}, round {table.game.round_no}, {table.game.phase}"
+            if not sparse:
+                same_as_the_views(table, list(range(players)), where)
+            elif rng.random() < 0.2:
+                same_as_the_views(table, [rng.randrange(players)], where)
+            if table.game.over:
+                same_as_the_views(table, list(range(players)), where)
+                break
+            if seed == 2 and step == 90:
+                table = copy.deepcopy(table)
+            legal = table.legal(table.seat())
+            table.act(legal[int(rng.random() * len(legal))])
+            step += 1
