@@ -30,9 +30,10 @@ POLL_S = 1  # an idle worker's longest blocking dequeue: how long a stop request
 START_WORKERS = 2  # a pool starts with (and never retires) these: one takes a match, one waits for the next
 GROW_TICK_S = 0.005  # while every worker plays, how often the pool looks whether it may start another
 RETIRE_IDLE_S = 60.0  # an extra worker idle this long (while another waits too) leaves the pool
-# What one more match in flight adds to a worker process's RSS, at most (python -m tools.growth --curves
-# inflight measures 115–150 KiB): a new match is taken only while the budget leaves this much room.
-MATCH_BYTES = 160 * 1024
+# What one more match in flight adds to a worker process's RSS, at most, with room to spare (python -m
+# tools.growth --curves inflight measures 72–92 KiB, tools.arena_bench 82–99 KiB with bots 20–300 ms away):
+# a new match is taken only while the budget leaves this much room.
+MATCH_BYTES = 128 * 1024
 PAGE_BYTES = os.sysconf("SC_PAGE_SIZE")
 GC_THRESHOLDS = (50_000, 20, 100)  # Python's are (700, 10, 10)
 REDIS_CONNECTIONS = 32  # a pool's Redis connections; a match beyond waits its turn (commands take ~0.1 ms)
