@@ -104,9 +104,16 @@ class DelayLoop:
     For bots "far away" (``--delay-ms``): their answers wait on a timer, not in a sleeping process per
     connection. A bench of a few hundred matches in flight keeps a few hundred bot connections open, and a
     process per connection then means hundreds of processes to wake up on a 2-core machine: measured with a
-    light client on a loaded machine, a few answers of a 20 ms bot took over a second. One loop wakes once
-    for every answer that is due.
+    light client on a loaded machine, a few answers of a 20 ms bot took over a second.
+
+    A loop of bots far away (a delay above 0) works on a `BEAT_S` beat: it sleeps out the rest of the beat,
+    then reads every request that has come and sends every answer whose time has come, together (an answer
+    leaves up to two beats after its time: 100 ms away is 100-102 ms). Waking for every request and every
+    answer apart cost these stand-ins for hosts far away, whose work is not the arena machine's, about 1.5x
+    the CPU per request of the same loop with no delay. With no delay, every request is answered at once.
     """
+
+    BEAT_S = 0.001
 
     def __init__(self, listeners: list[socket.socket], delay_s: float) -> None:
         self.delay_s = delay_s
@@ -122,7 +129,13 @@ class DelayLoop:
 
     def run(self, parent: int | None = None) -> None:
         """Forever; a forked copy (`parent`: the pid that forked it) ends once its parent has gone."""
+        next_beat = time.monotonic()
         while parent is None or os.getppid() == parent:
+            if self.delay_s > 0:
+                rest = next_beat - time.monotonic()
+                if rest > 0:
+                    time.sleep(rest)
+                next_beat = time.monotonic() + self.BEAT_S
             timeout = min(0.5, max(0.0, self.due[0][0] - time.monotonic())) if self.due else 0.5
             for key, _events in self.selector.select(timeout):
                 if key.data is None:

@@ -314,7 +314,8 @@ def slow_bots(delays_ms: tuple[int, ...], workers: int, seconds: float, max_in_f
     """One sample per delay: the default arena (`workers` processes) against bots `delay` ms away, its
     steady pace over `seconds` after the ramp-up (``tools.arena_pace``)."""
     return {f"{delay}ms": steady_run(uniform_tables(stack[delay][1], SLOW_MATCHES), workers, seconds,
-                                     max_in_flight=max_in_flight, deadline_ms=SLOW_BOT_DEADLINE_MS)
+                                     max_in_flight=max_in_flight, deadline_ms=SLOW_BOT_DEADLINE_MS,
+                                     bot_pids=[stack[delay][0].pid])
             for delay in delays_ms}
 
 
@@ -322,7 +323,7 @@ def summarise_slow(runs: list[dict[str, Any]]) -> dict[str, Any]:
     """Medians over the runs of each delay, and each run's and the median's share of the 0 ms decisions/s."""
     delays = list(runs[0]["by_delay"])
     keys = ("decisions_per_s", "in_flight_per_process", "worker_cpu_us_per_decision",
-            "kib_per_match_in_flight", "arena_ms_p99")
+            "bot_cpu_us_per_decision", "kib_per_match_in_flight", "arena_ms_p99")
     median = {delay: {key: statistics.median(r["by_delay"][delay][key] or 0.0 for r in runs) for key in keys}
               for delay in delays}
     for delay in delays:

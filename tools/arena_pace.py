@@ -29,7 +29,7 @@ from arena.workers import START_WORKERS
 from core import keys
 from core.arena.model import LadderConfig, MatchSpec, MatchStatus, Member, MemberKind
 from devstack import devserve
-from devstack.procstat import cpu_seconds
+from devstack.procstat import cpu_seconds, tree_cpu_seconds
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 GAME = "spot-hearts"
@@ -62,6 +62,7 @@ class Window:
     rss: dict[int, list[int]]  # pid -> samples
     cpu_s: float
     arena_buckets: dict[float, float] = field(default_factory=dict)  # le -> count, all ladders
+    bot_cpu_s: float | None = None  # the bots' processes, when known
 
 
 def metric_samples(directory: str) -> Samples:
@@ -142,10 +143,12 @@ def spec_for(table: Table, index: int, prefix: str, deadline_ms: int) -> MatchSp
 
 
 def steady_run(tables: Sequence[Table], workers: int, seconds: float, *, max_in_flight: int | None = None,
-               deadline_ms: int = DEADLINE_MS, env: dict[str, str] | None = None) -> dict[str, Any]:
+               deadline_ms: int = DEADLINE_MS, env: dict[str, str] | None = None,
+               bot_pids: Sequence[int] = ()) -> dict[str, Any]:
     """`tables` as matches on a queue, drained by `workers` arena worker processes: after the ramp-up (in
     flight no longer growing), `seconds` of measurement from the workers' metrics; then the workers stop
-    (their matches go back to the queue) and the finished matches' strikes are read.
+    (their matches go back to the queue) and the finished matches' strikes are read. `bot_pids`: the bots'
+    processes (and their children), whose CPU over the window is reported too.
     """
     from rq import Queue, Worker
 
@@ -199,6 +202,7 @@ def steady_run(tables: Sequence[Table], workers: int, seconds: float, *, max_in_
         ramp_s = time.monotonic() - ramp_started
         before = metric_samples(metrics_dir.name)
         cpu_before = sum(cpu_seconds(pid) for pid in pids)
+        bot_cpu_before = tree_cpu_seconds(bot_pids)
         started = time.monotonic()
         flights: list[dict[str, float]] = []
         rss: dict[int, list[int]] = {pid: [] for pid in pids}
@@ -212,9 +216,11 @@ def steady_run(tables: Sequence[Table], workers: int, seconds: float, *, max_in_
         after = metric_samples(metrics_dir.name)
         elapsed = time.monotonic() - started
         cpu_s = sum(cpu_seconds(pid) for pid in pids) - cpu_before
+        bot_cpu_s = tree_cpu_seconds(bot_pids) - bot_cpu_before
         buckets_before, buckets_after = arena_buckets(before), arena_buckets(after)
         window = Window(elapsed, subtract(decisions_by_ladder(after), decisions_by_ladder(before)), flights,
-                        rss, cpu_s, {le: n - buckets_before.get(le, 0.0) for le, n in buckets_after.items()})
+                        rss, cpu_s, {le: n - buckets_before.get(le, 0.0) for le, n in buckets_after.items()},
+                        bot_cpu_s if bot_pids else None)
         for proc in procs:
             proc.send_signal(signal.SIGTERM)
         for proc in procs:
@@ -271,6 +277,9 @@ def report(window: Window, docs: list[Any], base_rss: dict[int, int], workers: i
         "rss_mib_base_per_process": sorted(round(v / 2**20, 1) for v in base_rss.values()),
         "kib_per_match_in_flight": round(above_base / 1024 / per_process, 1) if per_process else None,
         "worker_cpu_us_per_decision": round(window.cpu_s / decisions * 1e6, 1) if decisions else None,
+        # The bench's bots share the machine: what answering cost them, apart from the arena's own work.
+        "bot_cpu_us_per_decision": (round(window.bot_cpu_s / decisions * 1e6, 1)
+                                    if decisions and window.bot_cpu_s is not None else None),
         "arena_ms_p50": ms(quantile(window.arena_buckets, 0.5)),
         "arena_ms_p99": ms(quantile(window.arena_buckets, 0.99)),
         "matches_finished": len(finished), "strikes_by_bot": dict(sorted(strikes.items())),

@@ -174,6 +174,10 @@ def arena_slow_rows(outputs: list[Any]) -> list[Row]:
                      f"{num(dig(median, 'kib_per_match_in_flight'))} KiB; "
                      f"{num(dig(median, 'arena_ms_p99'), 1)} ms",
                      "≤ 30 KiB a match" if delay == "100ms" else ""))
+        rows.append((f"bots {delay} away: CPU per decision of the worker processes; of the bench's bots (on "
+                     "the same 2 cores)",
+                     f"{num(dig(median, 'worker_cpu_us_per_decision'))} µs; "
+                     f"{num(dig(median, 'bot_cpu_us_per_decision'))} µs", ""))
     return rows
 
 
