@@ -57,7 +57,9 @@ SLOW_BOT_LOOPS = 2  # event-loop processes serving the 4 slow bots (devstack.fas
 # never get a strike, however busy the workers are.
 SLOW_BOT_DEADLINE_MS = LadderConfig("bench", "spot-hearts", 4).deadline_ms
 WINDOW_S = 20.0  # the slow-bot runs' measured window, after the ramp-up
-SLOW_MATCHES = 3000  # queued per delay: more than any run finishes, so the queue never runs dry
+# Queued per delay: more than any run takes, so the queue never runs dry (bots 300 ms away: about 2,000 in
+# flight at once, each a minute long).
+SLOW_MATCHES = 8000
 # The mixed field: near bots, and a few far away, answering too late, or not there at all.
 MIXED_NEAR, MIXED_NEAR_MS, MIXED_BAD = 28, 20, 2
 MIXED_FAR_MS, MIXED_TIMEOUT_MS = 900, 5000
@@ -329,6 +331,7 @@ def summarise_slow(runs: list[dict[str, Any]]) -> dict[str, Any]:
     for delay in delays:
         median[delay]["rss_mib_per_process_max"] = statistics.median(
             max(r["by_delay"][delay]["rss_mib_per_process"]) for r in runs)
+        median[delay]["queue_ran_dry"] = [bool(r["by_delay"][delay]["queue_ran_dry"]) for r in runs]
         median[delay]["failed_decisions"] = [sum(sum(f.values()) for f in r["by_delay"][delay]
                                                  ["failed_decisions_by_ladder"].values()) for r in runs]
     base = "0ms" if "0ms" in delays else delays[0]
