@@ -202,7 +202,9 @@ def live_feed(store: ArenaStore, spec: MatchSpec) -> LiveFeed:
     if watching is None:
         watching = _WATCHED[store.prefix] = WatchedMatches(store.watched_matches)
     watching.fetch = store.watched_matches  # the newest store's connection (one Redis per process in use)
-    return LiveFeed(spec.match_id, spec.games, publish, watched=lambda: spec.match_id in watching)
+    # Asked at every decision: the process's set answers from memory, so a watch is seen within its read.
+    return LiveFeed(spec.match_id, spec.games, publish, watched=lambda: spec.match_id in watching,
+                    check_every_s=0.0)
 
 
 def table_hosts(store: ArenaStore, spec: MatchSpec, settings: Settings) -> HostFactory | None:
