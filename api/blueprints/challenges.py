@@ -19,7 +19,6 @@ from api.schemas.challenges import ChallengeCreateSchema, ChallengeSchema
 from api.services import services
 from core.arena.challenges import JOB_TIMEOUT_S, ChallengeRequest, ChallengeStore, entrant_names
 from core.arena.model import MatchSpec
-from core.errors import AccountDisabled, BadToken
 from core.queues import enqueue_challenge
 
 blp = Blueprint("challenges", __name__, url_prefix="/api/challenges",
@@ -68,12 +67,7 @@ def create_challenge(body: dict[str, Any]) -> tuple[dict[str, Any], int, dict[st
     registry = services().bots
 
     def owns(bot_id: str) -> dict[str, str] | None:
-        try:
-            return registry.check_owner(bot_id, token)
-        except AccountDisabled:
-            raise
-        except BadToken:
-            return None
+        return registry.managed(bot_id, token)
 
     challenges = _store()
     spec, owner, challenger = challenges.plan(ChallengeRequest(

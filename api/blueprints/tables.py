@@ -18,7 +18,6 @@ from api.schemas.common import LongPollQuerySchema, ReplayRecordSchema
 from api.schemas.tables import TableCreateSchema, TableListQuerySchema, TableSchema, TableSummarySchema
 from api.services import kick_house_bots, services
 from core.arena.guests import check_guests, guest_bot_id
-from core.errors import AccountDisabled, BadToken
 from core.tables.cache import public_answers
 from core.tables.store import SeatKind, SeatSpec, TableRecord, TableStatus
 from engine.bots.names import describe_house_bot_names, is_house_bot_name
@@ -50,25 +49,11 @@ def admit_guests(game: str, names: list[str]) -> None:
     the limits of the client address and, with an API key, of its account."""
     token = bearer_token(request.headers.get("Authorization"))
     registry = services().bots
-    account = None
-    if token:
-        try:
-            account = registry.accounts.account_of(token)
-        except AccountDisabled:
-            raise
-        except BadToken:
-            account = None  # an owner token, or no key at all: owns() below decides what it manages
+    # An owner token is no account's: owns() below decides what it manages.
+    account = registry.accounts.account_or_none(token) if token else None
 
     def owns(bot_id: str) -> bool:
-        if not token:
-            return False
-        try:
-            registry.check_owner(bot_id, token)
-        except AccountDisabled:
-            raise
-        except BadToken:
-            return False
-        return True
+        return bool(token) and registry.managed(bot_id, token) is not None
 
     check_guests(game, names, registry.raw_record, owns)
     check_guest_tables(account)

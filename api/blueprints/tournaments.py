@@ -25,7 +25,7 @@ from core.arena.accounts import account_owner
 from core.arena.model import MatchStatus
 from core.arena.tournament_store import JOB_TIMEOUT_S, OPERATOR, TournamentRequest, TournamentStore
 from core.arena.tournaments import Row
-from core.errors import AccountDisabled, BadToken, BadTournament
+from core.errors import BadTournament
 from core.queues import enqueue_tournament_table
 from core.tokens import operator_token_matches, require_token
 
@@ -118,12 +118,7 @@ def create_tournament(body: dict[str, Any]) -> tuple[dict[str, Any], int, dict[s
         owner = account_owner(services().accounts.account_of(token))
 
         def owns(bot_id: str) -> dict[str, str] | None:
-            try:
-                return registry.check_owner(bot_id, token)
-            except AccountDisabled:
-                raise
-            except BadToken:
-                return None
+            return registry.managed(bot_id, token)
     open_entry = body["entry"] == "open"
     if open_entry and not is_operator:
         raise BadTournament("only the operator opens an event to entries; an account names its bots",

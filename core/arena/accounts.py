@@ -116,6 +116,16 @@ class AccountStore:
             raise AccountDisabled(raw["account_id"])
         return raw["account_id"]
 
+    def account_or_none(self, key: str) -> str | None:
+        """``account_of`` as a question: None for a key that is no account's (an owner token, say); a
+        disabled account's key still raises AccountDisabled."""
+        try:
+            return self.account_of(key)
+        except AccountDisabled:
+            raise
+        except BadToken:
+            return None
+
     def rotate(self, key: str | None) -> tuple[dict[str, Any], str]:
         """A new key for the account of `key`; `key` stops working in the same step."""
         account_id = self.account_of(key)

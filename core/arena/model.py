@@ -251,14 +251,19 @@ class BotCallStats:
         return [(*self._kinds[code], latency) for code, latency in zip(self._codes, self._latencies,
                                                                       strict=True)]
 
+    def _moves(self) -> list[float]:
+        """The latencies of the /move calls, read from the arrays (no tuple per call)."""
+        return [latency for code, latency in zip(self._codes, self._latencies, strict=True)
+                if self._kinds[code][0] == "move"]
+
     @property
     def move_calls(self) -> int:
-        return sum(1 for kind, _, _ in self.calls if kind == "move")
+        return len(self._moves())
 
     @property
     def latency_sum_ms(self) -> float:
         """Latency of /move calls only: the ladder's mean latency is about decisions."""
-        return sum(latency for kind, _, latency in self.calls if kind == "move")
+        return sum(self._moves())
 
 
 @dataclass

@@ -301,16 +301,19 @@ class BotRegistry:
         raw = self._raw(bot_id)
         if raw.get("owner_hash") and token_matches(token, raw["owner_hash"]):
             return raw
-        if raw.get("account"):
-            try:
-                account_id = self.accounts.account_of(token)
-            except AccountDisabled:
-                raise
-            except BadToken:
-                account_id = None
-            if account_id == raw["account"]:
-                return raw
+        if raw.get("account") and self.accounts.account_or_none(token) == raw["account"]:
+            return raw
         raise BadToken(f"this token does not own bot {bot_id}")
+
+    def managed(self, bot_id: str, token: str | None) -> dict[str, str] | None:
+        """``check_owner`` as a question: the bot's raw record if `token` manages it, else None (BotNotFound
+        for no such bot, TokenRequired without a token, AccountDisabled for a disabled account's key)."""
+        try:
+            return self.check_owner(bot_id, token)
+        except AccountDisabled:
+            raise
+        except BadToken:
+            return None
 
     def adopt(self, bot_id: str, key: str | None, owner_token: str) -> dict[str, Any]:
         """Move a bot registered without an account into the account of `key`, proven by its owner token,

@@ -14,13 +14,11 @@ from arena.scheduler import Scheduler
 from core import keys
 from core.arena.store import ArenaStore
 from core.settings import Settings
+from tests.api.api_helpers import assert_problem as problem
+from tests.api.api_helpers import bearer
 
 OPERATOR_TOKEN = "operator-s3cret"
 GRADED = ["heuristic", "eps-0.2", "eps-0.4", "eps-0.6", "eps-0.8", "random"]
-
-
-def _auth(token: str) -> dict[str, str]:
-    return {"Authorization": f"Bearer {token}"}
 
 
 def _account(client: Any) -> str:
@@ -33,7 +31,7 @@ def _bot(client: Any, key: str, name: str, url: str | None = "http://127.0.0.1:9
     body: dict[str, Any] = {"name": name, "games": ["spot-hearts"]}
     if url:
         body["url"] = url
-    answer = client.post("/api/bots", json=body, headers=_auth(key))
+    answer = client.post("/api/bots", json=body, headers=bearer(key))
     assert answer.status_code == 201, answer.get_json()
     return str(answer.get_json()["bot_id"])
 
@@ -41,15 +39,7 @@ def _bot(client: Any, key: str, name: str, url: str | None = "http://127.0.0.1:9
 def _create(client: Any, key: str, **body: Any) -> Any:
     full = {"game": "spot-hearts", "format": "swiss", "rounds": 2, **body}
     return client.post("/api/tournaments", json={k: v for k, v in full.items() if v is not None},
-                       headers=_auth(key))
-
-
-def _problem(answer: Any, status: int, slug: str) -> dict[str, Any]:
-    assert answer.status_code == status, answer.get_json()
-    assert answer.mimetype == "application/problem+json"
-    body = answer.get_json()
-    assert body["type"].endswith(f"/problems/{slug}"), body
-    return body
+                       headers=bearer(key))
 
 
 def test_an_account_creates_a_swiss_event_that_starts_at_once_with_its_first_round_queued(
@@ -87,36 +77,36 @@ def test_refusals_format_limits_a_bot_entered_twice_and_bots_that_cannot_sit(mak
     client = app.test_client()
     key = _account(client)
     mine = _bot(client, key, "mine")
-    _problem(client.post("/api/tournaments", json={"game": "spot-hearts", "format": "swiss", "rounds": 1,
+    problem(client.post("/api/tournaments", json={"game": "spot-hearts", "format": "swiss", "rounds": 1,
                                                    "bots": GRADED}), 401, "token-required")
-    body = _problem(_create(client, key, rounds=None, bots=[mine, *GRADED]), 422, "bad-tournament")
+    body = problem(_create(client, key, rounds=None, bots=[mine, *GRADED]), 422, "bad-tournament")
     assert "rounds" in body["errors"]
-    body = _problem(_create(client, key, bots=[mine, *GRADED, "search-5"], max_tables=3), 422,
+    body = problem(_create(client, key, bots=[mine, *GRADED, "search-5"], max_tables=3), 422,
                     "bad-tournament")
     assert body["errors"] == {"max_tables": ["needs 4"]}
     # Every quartet of 12 bots: 495 tables, more than any event may play.
     many = [f"eps-0.{n}" for n in range(1, 10)] + ["heuristic", "random", "search-5"]
-    body = _problem(client.post("/api/tournaments", json={"game": "spot-hearts", "format": "round-robin",
-                                                          "bots": many}, headers=_auth(key)),
+    body = problem(client.post("/api/tournaments", json={"game": "spot-hearts", "format": "round-robin",
+                                                          "bots": many}, headers=bearer(key)),
                     422, "bad-tournament")
     assert "495" in body["detail"]
-    body = _problem(_create(client, key, bots=[mine, *GRADED, mine]), 409, "tournament-closed")
+    body = problem(_create(client, key, bots=[mine, *GRADED, mine]), 409, "tournament-closed")
     assert body["bot_id"] == mine
-    _problem(_create(client, key, bots=["heuristic", "house:heuristic", "random", "eps-0.3"]), 409,
+    problem(_create(client, key, bots=["heuristic", "house:heuristic", "random", "eps-0.3"]), 409,
              "tournament-closed")
-    _problem(_create(client, key, bots=["eps-0.3", "random"]), 422, "bad-tournament")  # fewer than a table
+    problem(_create(client, key, bots=["eps-0.3", "random"]), 422, "bad-tournament")  # fewer than a table
     poller = _bot(client, key, "poller", url=None)
-    body = _problem(_create(client, key, bots=[poller, *GRADED]), 409, "challenge-not-accepted")
+    body = problem(_create(client, key, bots=[poller, *GRADED]), 409, "challenge-not-accepted")
     assert body["bot_id"] == poller and "HTTP" in body["detail"]
     other = _bot(client, _account(client), "other")
-    body = _problem(_create(client, key, bots=[other, *GRADED]), 409, "challenge-not-accepted")
+    body = problem(_create(client, key, bots=[other, *GRADED]), 409, "challenge-not-accepted")
     assert body["bot_id"] == other
-    _problem(_create(client, key, bots=["house:nobody", *GRADED]), 422, "bad-tournament")
-    _problem(_create(client, key, bots=["0000000000000000", *GRADED]), 404, "bot-not-found")
-    body = _problem(_create(client, key, bots=GRADED, entry="open", starts_at=time.time() + 60), 422,
+    problem(_create(client, key, bots=["house:nobody", *GRADED]), 422, "bad-tournament")
+    problem(_create(client, key, bots=["0000000000000000", *GRADED]), 404, "bot-not-found")
+    body = problem(_create(client, key, bots=GRADED, entry="open", starts_at=time.time() + 60), 422,
                     "bad-tournament")
     assert body["errors"] == {"entry": ["invited"]}
-    _problem(client.get("/api/tournaments/t0000"), 404, "tournament-not-found")
+    problem(client.get("/api/tournaments/t0000"), 404, "tournament-not-found")
 
 
 def test_an_account_has_two_events_running_at_once_and_five_a_day(make_app, redis_conn, key_prefix) -> None:
@@ -124,7 +114,7 @@ def test_an_account_has_two_events_running_at_once_and_five_a_day(make_app, redi
     key = _account(client)
     for _ in range(2):
         assert _create(client, key, bots=GRADED[:4]).status_code == 201
-    body = _problem(_create(client, key, bots=GRADED[:4]), 429, "tournament-quota-exceeded")
+    body = problem(_create(client, key, bots=GRADED[:4]), 429, "tournament-quota-exceeded")
     assert (body["quota"], body["limit"]) == ("active", 2)
     assert _create(client, _account(client), bots=GRADED[:4]).status_code == 201  # another account's share
     # Finished events free their places; the day's count stays.
@@ -133,7 +123,7 @@ def test_an_account_has_two_events_running_at_once_and_five_a_day(make_app, redi
         assert _create(client, key, bots=GRADED[:4]).status_code == 201
         redis_conn.delete(*redis_conn.keys(f"{key_prefix}tournaments:owner:*:active"))
     answer = _create(client, key, bots=GRADED[:4])
-    body = _problem(answer, 429, "tournament-quota-exceeded")
+    body = problem(answer, 429, "tournament-quota-exceeded")
     assert (body["quota"], body["limit"]) == ("per_day", 5) and int(answer.headers["Retry-After"]) >= 1
 
 
@@ -142,7 +132,7 @@ def test_the_operators_open_event_takes_entries_until_its_start_then_the_schedul
     app = make_app(ADMIN_TOKEN=OPERATOR_TOKEN, ALLOW_PRIVATE_BOT_URLS=True)
     client = app.test_client()
     starts = time.time() + 3600
-    created = client.post("/api/tournaments", headers=_auth(OPERATOR_TOKEN), json={
+    created = client.post("/api/tournaments", headers=bearer(OPERATOR_TOKEN), json={
         "game": "spot-hearts", "format": "round-robin", "players": 4, "bots": ["heuristic", "random"],
         "entry": "open", "starts_at": starts, "field_limit": 4})
     assert created.status_code == 201, created.get_json()
@@ -151,17 +141,17 @@ def test_the_operators_open_event_takes_entries_until_its_start_then_the_schedul
     tid = event["tournament_id"]
     keys_ = [_account(client) for _ in range(3)]
     bots = [_bot(client, k, f"entrant-{i}") for i, k in enumerate(keys_)]
-    entered = client.post(f"/api/tournaments/{tid}/entries", json={"bot": bots[0]}, headers=_auth(keys_[0]))
+    entered = client.post(f"/api/tournaments/{tid}/entries", json={"bot": bots[0]}, headers=bearer(keys_[0]))
     assert entered.status_code == 201 and len(entered.get_json()["entrants"]) == 3
-    body = _problem(client.post(f"/api/tournaments/{tid}/entries", json={"bot": bots[0]},
-                                headers=_auth(keys_[0])), 409, "tournament-closed")
+    body = problem(client.post(f"/api/tournaments/{tid}/entries", json={"bot": bots[0]},
+                                headers=bearer(keys_[0])), 409, "tournament-closed")
     assert body["bot_id"] == bots[0]
-    _problem(client.post(f"/api/tournaments/{tid}/entries", json={"bot": bots[1]}, headers=_auth(keys_[0])),
+    problem(client.post(f"/api/tournaments/{tid}/entries", json={"bot": bots[1]}, headers=bearer(keys_[0])),
              403, "bad-token")  # only its owner enters a bot
     assert client.post(f"/api/tournaments/{tid}/entries", json={"bot": bots[1]},
-                       headers=_auth(keys_[1])).status_code == 201
-    body = _problem(client.post(f"/api/tournaments/{tid}/entries", json={"bot": bots[2]},
-                                headers=_auth(keys_[2])), 409, "tournament-closed")
+                       headers=bearer(keys_[1])).status_code == 201
+    body = problem(client.post(f"/api/tournaments/{tid}/entries", json={"bot": bots[2]},
+                                headers=bearer(keys_[2])), 409, "tournament-closed")
     assert "full" in body["detail"]
 
     conn = redis.Redis.from_url(redis_url)
@@ -180,5 +170,5 @@ def test_the_operators_open_event_takes_entries_until_its_start_then_the_schedul
     assert started["status"] == "running" and counts["created"] == 1 == queue.count
     assert sorted(started["schedule"][0]["tables"][0]["bots"]) == sorted(
         ["house:heuristic", "house:random", *bots[:2]])
-    _problem(client.post(f"/api/tournaments/{tid}/entries", json={"bot": bots[2]}, headers=_auth(keys_[2])),
+    problem(client.post(f"/api/tournaments/{tid}/entries", json={"bot": bots[2]}, headers=bearer(keys_[2])),
              409, "tournament-closed")

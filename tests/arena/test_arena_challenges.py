@@ -10,6 +10,8 @@ import redis
 
 from core.arena.model import LadderConfig
 from core.arena.store import ArenaStore
+from tests.api.api_helpers import assert_problem as problem
+from tests.api.api_helpers import bearer
 from tests.waiting import wait_until
 
 HOUSE = ("heuristic", "random", "eps-0.5")
@@ -26,13 +28,9 @@ def _register(client: Any, name: str, url: str | None, games: tuple[str, ...] = 
     return answer.get_json()["bot_id"], answer.get_json()["owner_token"]
 
 
-def _auth(token: str) -> dict[str, str]:
-    return {"Authorization": f"Bearer {token}"}
-
-
 def _challenge(client: Any, token: str | None, bots: list[str], **extra: Any) -> Any:
     body = {"game": "sore-spot", "bots": bots, "duplicate": False, "options": OPTIONS, **extra}
-    return client.post("/api/challenges", json=body, headers=_auth(token) if token else {})
+    return client.post("/api/challenges", json=body, headers=bearer(token) if token else {})
 
 
 def _wait_status(client: Any, challenge_id: str, wanted: set[str], timeout: float = 60) -> dict[str, Any]:
@@ -43,14 +41,6 @@ def _wait_status(client: Any, challenge_id: str, wanted: set[str], timeout: floa
     return wait_until(reached, timeout, f"challenge {challenge_id} reaching {wanted}")
 
 
-def _problem(answer: Any, status: int, slug: str) -> dict[str, Any]:
-    assert answer.status_code == status, answer.get_json()
-    assert answer.mimetype == "application/problem+json"
-    body = answer.get_json()
-    assert body["type"].endswith(f"/problems/{slug}"), body
-    return body
-
-
 def test_a_challenge_is_played_unrated_with_replays_and_analyses_and_no_ladder_sees_it(
         client, bot_process, challenge_worker, redis_url, key_prefix) -> None:
     store = ArenaStore(redis.Redis.from_url(redis_url), key_prefix)
@@ -58,7 +48,7 @@ def test_a_challenge_is_played_unrated_with_replays_and_analyses_and_no_ladder_s
     mine, token = _register(client, "challenger", bot_process())
     theirs, their_token = _register(client, "opponent", bot_process(house_bot="random"))
     assert client.patch(f"/api/bots/{theirs}", json={"accepts_challenges": True},
-                        headers=_auth(their_token)).get_json()["accepts_challenges"] is True
+                        headers=bearer(their_token)).get_json()["accepts_challenges"] is True
     created = _challenge(client, token, [mine, theirs, "house:heuristic"], games=3)
     assert created.status_code == 201, created.get_json()
     challenge = created.get_json()
@@ -89,35 +79,35 @@ def test_a_challenge_is_played_unrated_with_replays_and_analyses_and_no_ladder_s
     assert mine not in store.ratings("ss-3p") and theirs not in store.ratings("ss-3p")
     assert store.ratings("ss-3p")["house:heuristic"] == 1500.0
     assert store.stats("ss-3p", ["house:heuristic"])["house:heuristic"]["matches"] == 0
-    _problem(client.get(f"/api/bots/{mine}/matches"), 404, "bot-not-on-ladder")
+    problem(client.get(f"/api/bots/{mine}/matches"), 404, "bot-not-on-ladder")
     # A ladder match's id is no challenge's.
-    _problem(client.get("/api/challenges/mnothing"), 404, "challenge-not-found")
+    problem(client.get("/api/challenges/mnothing"), 404, "challenge-not-found")
 
 
 def test_who_may_challenge_whom(client) -> None:
     mine, token = _register(client, "alice-bot", "http://127.0.0.1:9/")
     theirs, their_token = _register(client, "bob-bot", "http://127.0.0.1:9/")
-    closed = _problem(_challenge(client, token, [mine, theirs, "random"]), 409, "challenge-not-accepted")
+    closed = problem(_challenge(client, token, [mine, theirs, "random"]), 409, "challenge-not-accepted")
     assert closed["bot_id"] == theirs and "accepts_challenges" in closed["detail"]
     assert "trick-arena account adopt" in closed["detail"]  # how to make two bots one owner's
     # Another owner's token cannot make a challenge for bots it does not own, whoever accepts.
-    client.patch(f"/api/bots/{theirs}", json={"accepts_challenges": True}, headers=_auth(their_token))
+    client.patch(f"/api/bots/{theirs}", json={"accepts_challenges": True}, headers=bearer(their_token))
     _, stranger = _register(client, "carol-bot", None)
-    _problem(_challenge(client, stranger, [mine, theirs, "random"]), 403, "bad-token")
-    _problem(_challenge(client, stranger, ["heuristic", "random", "eps-0.5"]), 403, "bad-token")
-    _problem(_challenge(client, None, [mine, "heuristic", "random"]), 401, "token-required")
+    problem(_challenge(client, stranger, [mine, theirs, "random"]), 403, "bad-token")
+    problem(_challenge(client, stranger, ["heuristic", "random", "eps-0.5"]), 403, "bad-token")
+    problem(_challenge(client, None, [mine, "heuristic", "random"]), 401, "token-required")
     # Nobody chooses a deal: no seed, no deals in a challenge.
     assert _challenge(client, token, [mine, "heuristic", "random"], seed=7).status_code == 422
-    _problem(_challenge(client, token, [mine, mine, "random"]), 422, "bad-challenge")
-    _problem(_challenge(client, token, [mine, "house:nobody", "random"]), 422, "bad-challenge")
-    _problem(_challenge(client, token, [mine, "heuristic", "random"], players=4), 422, "bad-challenge")
-    _problem(_challenge(client, token, [mine, "heuristic", "random"], duplicate=True, games=4), 422,
+    problem(_challenge(client, token, [mine, mine, "random"]), 422, "bad-challenge")
+    problem(_challenge(client, token, [mine, "house:nobody", "random"]), 422, "bad-challenge")
+    problem(_challenge(client, token, [mine, "heuristic", "random"], players=4), 422, "bad-challenge")
+    problem(_challenge(client, token, [mine, "heuristic", "random"], duplicate=True, games=4), 422,
              "bad-challenge")
-    _problem(_challenge(client, token, [mine, "heuristic", "random"], options={"target": 5}), 422,
+    problem(_challenge(client, token, [mine, "heuristic", "random"], options={"target": 5}), 422,
              "invalid-options")
-    _problem(_challenge(client, token, [mine, "0123456789abcdef", "random"]), 404, "bot-not-found")
-    client.patch(f"/api/bots/{theirs}", json={"enabled": False}, headers=_auth(their_token))
-    _problem(_challenge(client, token, [mine, theirs, "random"]), 409, "challenge-not-accepted")
+    problem(_challenge(client, token, [mine, "0123456789abcdef", "random"]), 404, "bot-not-found")
+    client.patch(f"/api/bots/{theirs}", json={"enabled": False}, headers=bearer(their_token))
+    problem(_challenge(client, token, [mine, theirs, "random"]), 409, "challenge-not-accepted")
     # The owner's own bots need no consent, and house bots always take part.
     assert _challenge(client, token, [mine, "search-5", "random"]).status_code == 201
 
@@ -129,16 +119,16 @@ def test_a_flood_of_challenges_hits_the_quotas(make_app) -> None:
     bots = [mine, "heuristic", "random"]
     assert [_challenge(client, token, bots).status_code for _ in range(2)] == [201, 201]
     flood = [_challenge(client, token, bots) for _ in range(20)]
-    body = _problem(flood[0], 429, "challenge-quota-exceeded")
+    body = problem(flood[0], 429, "challenge-quota-exceeded")
     assert body["quota"] == "pending" and body["limit"] == 2 and int(flood[0].headers["Retry-After"]) > 0
     assert {answer.status_code for answer in flood} == {429}
     # Another owner (an account; bots without one count per registering address): the global cap (3
     # queued or running) stops it after one.
     other_token = client.post("/api/accounts").get_json()["api_key"]
     other = client.post("/api/bots", json={"name": "other", "games": ["sore-spot"]},
-                        headers=_auth(other_token)).get_json()["bot_id"]
+                        headers=bearer(other_token)).get_json()["bot_id"]
     assert _challenge(client, other_token, [other, "heuristic", "random"]).status_code == 201
-    _problem(_challenge(client, other_token, [other, "heuristic", "random"]), 503, "challenge-queue-full")
+    problem(_challenge(client, other_token, [other, "heuristic", "random"]), 503, "challenge-queue-full")
 
 
 def test_a_daily_quota_per_owner(make_app, redis_url, key_prefix) -> None:
@@ -150,7 +140,7 @@ def test_a_daily_quota_per_owner(make_app, redis_url, key_prefix) -> None:
     for _ in range(2):
         created = _challenge(client, token, [mine, "heuristic", "random"]).get_json()
         store.abort(created["challenge_id"], "test: finished")  # no longer pending, still counted today
-    body = _problem(_challenge(client, token, [mine, "heuristic", "random"]), 429, "challenge-quota-exceeded")
+    body = problem(_challenge(client, token, [mine, "heuristic", "random"]), 429, "challenge-quota-exceeded")
     assert body["quota"] == "per_day" and body["limit"] == 2
 
 
@@ -163,8 +153,8 @@ def test_nothing_of_a_challenge_deal_shows_before_it_is_played(client, bot_proce
     assert running["status"] == "running", "the match ended before it could be probed"
     assert running["match"]["seed"] is None and running["match"]["replays"] == []
     assert str(client.get(f"/api/matches/{cid}").get_json()["seed"]) == "None"
-    _problem(client.get(f"/api/matches/{cid}/games/0/replay"), 409, "match-not-finished")
-    _problem(client.post(f"/api/matches/{cid}/games/0/analysis?seat=0"), 409, "match-not-finished")
+    problem(client.get(f"/api/matches/{cid}/games/0/replay"), 409, "match-not-finished")
+    problem(client.post(f"/api/matches/{cid}/games/0/analysis?seat=0"), 409, "match-not-finished")
     live = client.get(f"/api/matches/{cid}/live").get_json()
     assert "seed" not in str(live) and live["seat_names"][0] == "slowpoke"
     done = _wait_status(client, cid, {"played", "aborted"}, timeout=90)

@@ -6,25 +6,22 @@ from __future__ import annotations
 
 from typing import Any
 
+from tests.api.api_helpers import bearer
 from tests.waiting import wait_until
 
 OPTIONS = {"rounds": 1}
 HOUSE = ["heuristic", "random", "eps-0.3", "eps-0.6", "eps-0.9"]
 
 
-def _auth(token: str) -> dict[str, str]:
-    return {"Authorization": f"Bearer {token}"}
-
-
 def _register(client: Any, key: str, name: str, url: str) -> str:
     answer = client.post("/api/bots", json={"name": name, "games": ["sore-spot"], "url": url},
-                         headers=_auth(key))
+                         headers=bearer(key))
     assert answer.status_code == 201, answer.get_json()
     return str(answer.get_json()["bot_id"])
 
 
 def _create(client: Any, key: str, bots: list[str], rounds: int) -> dict[str, Any]:
-    answer = client.post("/api/tournaments", headers=_auth(key), json={
+    answer = client.post("/api/tournaments", headers=bearer(key), json={
         "game": "sore-spot", "format": "swiss", "players": 3, "rounds": rounds, "bots": bots,
         "options": OPTIONS})
     assert answer.status_code == 201, answer.get_json()
@@ -62,7 +59,7 @@ def test_a_tables_deals_stay_secret_until_every_table_of_its_round_is_over(
     refused = client.get(f"{house_only['url']}/games/0/replay")
     assert refused.status_code == 409 and refused.mimetype == "application/problem+json"
     assert refused.get_json()["type"].endswith("/problems/match-not-finished")
-    own = client.get(f"{mine['url']}/bots/{slow}/decisions", headers=_auth(key))
+    own = client.get(f"{mine['url']}/bots/{slow}/decisions", headers=bearer(key))
     assert own.status_code == 409, own.get_json()  # the owner's own table, still in play
     assert all(t["places"] is None for t in now["schedule"][0]["tables"])
     assert {row["points"] for row in now["standings"]} == {0.0}
@@ -81,7 +78,7 @@ def test_a_tables_deals_stay_secret_until_every_table_of_its_round_is_over(
         seeds.add(match["seed"])
         assert client.get(match["replays"][0]).status_code == 200
     assert len(seeds) == 1  # both tables played the round's deals
-    assert client.get(f"{mine['url']}/bots/{slow}/decisions", headers=_auth(key)).status_code == 200
+    assert client.get(f"{mine['url']}/bots/{slow}/decisions", headers=bearer(key)).status_code == 200
     assert sorted(row["points"] for row in done["standings"]) == [0.0, 0.0, 1.0, 1.0, 2.0, 2.0]
 
 

@@ -95,7 +95,8 @@ class MatchStore(StoreBase):
         return {raw.decode() if isinstance(raw, bytes) else raw for raw in ids}
 
     def watched(self, match_id: str) -> bool:
-        return match_id in self.watched_matches()
+        until = self.redis.zscore(keys.arena_watched_matches(self.prefix), match_id)
+        return until is not None and until > time.time()
 
     def live(self, match_id: str) -> MatchDoc | None:
         raw = self.redis.get(keys.arena_match_live(self.prefix, match_id))
