@@ -600,6 +600,12 @@ def training_rows(outputs: list[Any]) -> list[Row]:
                              "ceiling of any PettingZoo environment here",
                              num(dig(row, "null_aec_steps_per_s"))
                              + (f" ({ceiling:.2f}×)" if isinstance(ceiling, int | float) else ""), ""))
+                free = dig(row, "free_observation_vs_engine")
+                rows.append((f"{game}: steps/s, an AEC environment whose observation, mask and bookkeeping "
+                             "cost nothing: the loop above, the engine's moves alone "
+                             f"({num(dig(row, 'engine_moves_steps_per_s'))}/s) and a step's new arrays",
+                             num(dig(row, "free_observation_steps_per_s"))
+                             + (f" ({free:.2f}×)" if isinstance(free, int | float) else ""), ""))
                 rows.append((f"{game}: cards/s, Gymnasium single-seat environment (random house bots)",
                              num(dig(row, "seat_env_steps_per_s")), ""))
                 rows.append((f"{game}: OpenSpiel random simulations (deals)/s, our Python game",

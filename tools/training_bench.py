@@ -1,5 +1,6 @@
-"""Steps per second of the training ground next to the engine's random playouts and an AEC environment doing
-nothing (the ceiling), OpenSpiel random simulations of our games next to its C++ ``hearts``; JSON line last.
+"""Steps per second of the training ground next to the engine's random playouts, an AEC environment doing
+nothing (the ceiling) and one whose observation costs nothing (the loop, the engine's moves alone and a step's
+new arrays), OpenSpiel random simulations of our games next to its C++ ``hearts``; JSON line last.
 
     python -m tools.training_bench [--seconds 3] [--seed 1]
 """
@@ -51,6 +52,66 @@ def engine_steps(game: str, seed: int) -> Callable[[float], tuple[int, float]]:
         return steps, time.perf_counter() - started
 
     return run
+
+
+def play_moves_only(game: Any, rng: random.Random) -> int:
+    """Play ``game`` to its end with the least of the engine that any environment's step needs: in play the
+    seat to act's legal moves (for the mask) and one of them applied, with no decision built (a pass or sore
+    choice as the bare loop makes it); the first legal move, so that no random draw is counted here as well as
+    in the bench loop. Returns the cards played (a pass counts its cards)."""
+    steps = 0
+    while not game.over:
+        if game.phase == "play":
+            seat = game.turn
+            game.apply(seat, game.legal_moves(seat)[0])
+            steps += 1
+            continue
+        for seat in game.to_act():
+            decision = game.decision(seat)
+            game.apply(seat, choose_random(rng, decision))
+            steps += decision["count"] if decision else 0
+    return steps
+
+
+def engine_moves(game: str, seed: int) -> Callable[[float], tuple[int, float]]:
+    """The engine's moves alone (:func:`play_moves_only`), game after game."""
+
+    def run(seconds: float) -> tuple[int, float]:
+        rng = random.Random(seed)
+        steps = index = 0
+        started = time.perf_counter()
+        while time.perf_counter() - started < seconds:
+            steps += play_moves_only(new_game(game, PLAYERS, seed=f"{seed}/{index}"), rng)
+            index += 1
+        return steps, time.perf_counter() - started
+
+    return run
+
+
+def fresh_arrays_s(game: str, count: int = 200_000) -> float:
+    """Seconds to make one step's new arrays, an observation and a mask of the environment's shapes (an agent
+    may keep what ``last()`` gave it, so each step hands out new ones)."""
+    import numpy as np
+
+    from training.aec import TrickArenaEnv
+
+    space = TrickArenaEnv(game, PLAYERS).observation_space("seat_0")
+    obs_shape, mask_shape = space["observation"].shape, space["action_mask"].shape
+    started = time.perf_counter()
+    for _ in range(count):
+        np.empty(obs_shape, np.float32)
+        np.zeros(mask_shape, np.int8)
+    return (time.perf_counter() - started) / count
+
+
+def floor_rate(null_rate: float, moves_rate: float, arrays_s: float) -> float:
+    """Steps/s of an AEC environment whose observation and bookkeeping cost nothing: the loop with PettingZoo
+    calls (the do-nothing environment), the engine's moves alone and a step's new arrays, one after another.
+
+    >>> round(floor_rate(1_000_000, 1_000_000, 0.5e-6))
+    400000
+    """
+    return 1.0 / (1.0 / null_rate + 1.0 / moves_rate + arrays_s)
 
 
 def null_aec_env(game: str) -> Any:
@@ -203,6 +264,7 @@ def bench(seconds: float, seed: int) -> dict[str, object]:
         runs[f"{game}/aec"] = aec_steps(game, seed, view_infos=True)
         runs[f"{game}/aec-no-view"] = aec_steps(game, seed, view_infos=False)
         runs[f"{game}/null-aec"] = aec_steps(game, seed, view_infos=False, null=True)
+        runs[f"{game}/moves"] = engine_moves(game, seed)
         runs[f"{game}/seat-env"] = seat_env_steps(game, seed)
         runs[f"{game}/openspiel"] = openspiel_sims(short_name(game), seed, {"players": PLAYERS})
     runs["openspiel-hearts"] = openspiel_sims("hearts", seed)
@@ -213,6 +275,8 @@ def bench(seconds: float, seed: int) -> dict[str, object]:
     games: dict[str, dict[str, float]] = {}
     for game in GAMES:
         bare = best[f"{game}/engine"]
+        floor = floor_rate(best[f"{game}/null-aec"], best[f"{game}/moves"],
+                           min(fresh_arrays_s(game), fresh_arrays_s(game)))
         games[game] = {
             "engine_steps_per_s": round(bare),
             "aec_steps_per_s": round(best[f"{game}/aec"]),
@@ -221,6 +285,9 @@ def bench(seconds: float, seed: int) -> dict[str, object]:
             "aec_no_view_vs_engine": round(best[f"{game}/aec-no-view"] / bare, 3),
             "null_aec_steps_per_s": round(best[f"{game}/null-aec"]),
             "null_aec_vs_engine": round(best[f"{game}/null-aec"] / bare, 3),
+            "engine_moves_steps_per_s": round(best[f"{game}/moves"]),
+            "free_observation_steps_per_s": round(floor),
+            "free_observation_vs_engine": round(floor / bare, 3),
             "seat_env_steps_per_s": round(best[f"{game}/seat-env"]),
             "openspiel_sims_per_s": round(best[f"{game}/openspiel"], 1),
         }
@@ -243,7 +310,8 @@ def command(seconds: float, seed: int) -> None:
     for game, row in report["games"].items():  # type: ignore[attr-defined]
         print(f"{game}: engine {row['engine_steps_per_s']:,} steps/s, AEC {row['aec_steps_per_s']:,} "
               f"({row['aec_vs_engine']:.2f}x; {row['aec_no_view_vs_engine']:.2f}x without views in infos; "
-              f"an AEC environment doing nothing {row['null_aec_vs_engine']:.2f}x), "
+              f"an AEC environment doing nothing {row['null_aec_vs_engine']:.2f}x, one whose observation "
+              f"costs nothing {row['free_observation_vs_engine']:.2f}x), "
               f"single seat {row['seat_env_steps_per_s']:,}, "
               f"OpenSpiel {row['openspiel_sims_per_s']:,} sims/s")
     print(f"OpenSpiel's C++ hearts: {report['openspiel_hearts_sims_per_s']:,} sims/s")
