@@ -6,12 +6,12 @@ offline. Seat drivers, duplicate games and their baseline: docs/arena.md#a-match
 
 from __future__ import annotations
 
+import threading
 import time
 from collections import Counter
-from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar
 
 import engine
 from arena.botclient import BotClient, CallResult
@@ -88,6 +88,52 @@ def rotation_seating(entrants: list[Member], rotation: int) -> list[Member]:
     """Seat s of game `rotation` holds entrant (s + rotation) mod n: over n games each bot sits everywhere."""
     n = len(entrants)
     return [entrants[(seat + rotation) % n] for seat in range(n)]
+
+
+Item = TypeVar("Item")
+Result = TypeVar("Result")
+
+
+def call_per_host(items: Sequence[Item], host_of: Callable[[Item], object | None],
+                  call: Callable[[Item], Result]) -> list[Result]:
+    """``call(item)`` for every item, the results in the items' order: items of different hosts at once (a
+    match waits for its slowest bot, not for the sum of them), items of one host one after another (bots
+    registered at one URL share its kept-alive connection, which carries one call at a time). Items whose
+    host is None (a house bot: no I/O) are called in this thread.
+
+    >>> call_per_host([1, 2, 3, 4], lambda n: n % 2, lambda n: n * 10)
+    [10, 20, 30, 40]
+    """
+    groups: dict[int, list[int]] = {}
+    local: list[int] = []
+    for index, item in enumerate(items):
+        host = host_of(item)
+        if host is None:
+            local.append(index)
+        else:
+            groups.setdefault(id(host), []).append(index)
+    results: list[Any] = [None] * len(items)
+    failures: list[BaseException] = []
+
+    def run(indexes: list[int]) -> None:
+        try:
+            for index in indexes:
+                results[index] = call(items[index])
+        except BaseException as exc:  # noqa: BLE001 - raised again in the caller's thread
+            failures.append(exc)
+
+    batches = list(groups.values())
+    # The first host's calls run in this thread: one thread fewer, and none at all with a single host.
+    threads = [threading.Thread(target=run, args=(batch,), name="per-host", daemon=True)
+               for batch in batches[1:]]
+    for thread in threads:
+        thread.start()
+    run(local + (batches[0] if batches else []))
+    for thread in threads:
+        thread.join()
+    if failures:
+        raise failures[0]
+    return results
 
 
 class MatchAbandoned(Exception):
@@ -167,12 +213,29 @@ class MatchRunner:
         sleeps"): the match waits for the slowest, at most the wake-up call's timeout, and a bot that does
         not wake plays on and takes strikes as usual. Recorded as a `wake` call, never a strike."""
         members = [m for m in self.spec.entrants if m.bot_id in self.calls]
-        if not members:
-            return
-        with ThreadPoolExecutor(max_workers=len(members), thread_name_prefix="wake") as pool:
-            woken = list(pool.map(lambda m: self.drivers[m.bot_id].wake_up(), members))
+        woken = call_per_host(members, self._host_of, lambda m: self.drivers[m.bot_id].wake_up())
         for member, result in zip(members, woken, strict=True):
             self._notify("wake", member, result)
+
+    def _host_of(self, member: Member) -> object | None:
+        """The connection a member's calls go through (bots at one URL share it); None: no call (house)."""
+        driver = self.drivers[member.bot_id]
+        return driver.client if isinstance(driver, HttpDriver) else None
+
+    def _tell_seats(self, kind: str, game_no: int, seating: list[Member],
+                    payload_of: Callable[[int], dict[str, Any]]) -> None:
+        """A game's `start` or `end` to every seat not forfeited, all hosts at once (best effort)."""
+        seats = [seat for seat, member in enumerate(seating) if member.bot_id not in self.forfeited]
+
+        def tell(seat: int) -> CallResult | None:
+            driver = self.drivers[seating[seat].bot_id]
+            if kind == "start":
+                return driver.begin_game(game_no, payload_of(seat))
+            return driver.end_game(game_no, payload_of(seat))
+
+        told = call_per_host(seats, lambda seat: self._host_of(seating[seat]), tell)
+        for seat, result in zip(seats, told, strict=True):
+            self._notify(kind, seating[seat], result)
 
     def _notify(self, kind: str, member: Member, result: CallResult | None) -> None:
         if result is not None and member.bot_id in self.calls:
@@ -192,11 +255,9 @@ class MatchRunner:
     def _play(self, played: PlayedGame, game_no: int, seating: list[Member],
               api_table: str | None) -> PlayedGame:
         spec, game, table_id = self.spec, played.game, played.table_id
-        for seat, member in enumerate(seating):
-            if member.bot_id not in self.forfeited:
-                payload = {"game": spec.game, "table": table_id, "match": spec.match_id, "seat": seat,
-                           "players": spec.players, "options": game.options}
-                self._notify("start", member, self.drivers[member.bot_id].begin_game(game_no, payload))
+        self._tell_seats("start", game_no, seating, lambda seat: {
+            "game": spec.game, "table": table_id, "match": spec.match_id, "seat": seat,
+            "players": spec.players, "options": game.options})
         bot_ids = [m.bot_id for m in seating]
         self._observe(game_no, game, bot_ids, True, api_table)
         arena_time = metrics.ARENA_DECISION.labels(spec.ladder_id)
@@ -220,11 +281,9 @@ class MatchRunner:
             if member.kind is MemberKind.POLL and member.bot_id not in self.forfeited:
                 mine = [index for index, move in enumerate(moves) if move["seat"] == seat]
                 self.decisions[member.bot_id].add_unseen(game_no, seat, mine)
-        for seat, member in enumerate(seating):
-            if member.bot_id not in self.forfeited:
-                payload = {"game": spec.game, "table": table_id, "match": spec.match_id, "seat": seat,
-                           "totals": list(game.totals), "winners": list(game.winners)}
-                self._notify("end", member, self.drivers[member.bot_id].end_game(game_no, payload))
+        self._tell_seats("end", game_no, seating, lambda seat: {
+            "game": spec.game, "table": table_id, "match": spec.match_id, "seat": seat,
+            "totals": list(game.totals), "winners": list(game.winners)})
         return played
 
     def _observe(self, game_no: int, game: MatchGame, bot_ids: list[str], force: bool,
