@@ -50,6 +50,8 @@ class _Server(ThreadingHTTPServer):
         self.counter = itertools.count()
         self.requests: list[str] = []  # paths seen (tests look at them)
         self.move_bodies: list[dict[str, Any]] = []  # every /move body received (tests look at them)
+        # Each /move's (received, answered) on the monotonic clock: whether calls overlapped.
+        self.move_times: list[tuple[float, float]] = []
         self._house_bots: dict[int, Any] = {}
         self._lock = threading.Lock()
         self._wake_lock = threading.Lock()
@@ -128,6 +130,13 @@ class _Handler(BaseHTTPRequestHandler):
             return
         request = json.loads(raw)
         self.server.move_bodies.append(request)
+        received = time.monotonic()
+        try:
+            self._answer_move(request)
+        finally:
+            self.server.move_times.append((received, time.monotonic()))
+
+    def _answer_move(self, request: dict[str, Any]) -> None:
         behaviour = self.server.config.behaviour
         delay = self.server.config.delay_s
         if behaviour == "flaky":
@@ -206,6 +215,10 @@ class RunningBot:
     @property
     def move_bodies(self) -> list[dict[str, Any]]:
         return self.server.move_bodies
+
+    @property
+    def move_times(self) -> list[tuple[float, float]]:
+        return self.server.move_times
 
     def stop(self) -> None:
         self.server.shutdown()

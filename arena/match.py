@@ -136,6 +136,17 @@ def call_per_host(items: Sequence[Item], host_of: Callable[[Item], object | None
     return results
 
 
+@dataclass(frozen=True)
+class Asked:
+    """A seat asked for its decision: what it had to decide, at which version, and its driver's answer (None:
+    not asked, the bot forfeited) after `waited_ms`."""
+
+    decision: Decision
+    version: int
+    answer: DriverAnswer | None
+    waited_ms: float
+
+
 class MatchAbandoned(Exception):
     """The worker is stopping: the match stops between two decisions, unrated, to be re-run from scratch."""
 
@@ -263,10 +274,15 @@ class MatchRunner:
         arena_time = metrics.ARENA_DECISION.labels(spec.ladder_id)
         mark = time.monotonic()
         while not game.over:
-            for seat in game.to_act():
-                if seat not in game.to_act():  # its move came first (a polling bot; logged at the game's end)
-                    continue
-                self._decide(game, table_id, game_no, seat, seating[seat])
+            seats = game.to_act()
+            # A choice every seat makes at once (a pass, the sore suit) is asked of every host at once, unless
+            # a polling bot is seated: its move may come first through the move API, and is awaited in turn.
+            together = len(seats) > 1 and not any(
+                isinstance(self.drivers[seating[s].bot_id], PollDriver) for s in seats)
+            for batch in ([list(seats)] if together else [[s] for s in seats]):
+                if not together and batch[0] not in game.to_act():
+                    continue  # its move came first (a polling bot; logged at the game's end)
+                self._decide(game, table_id, game_no, batch, seating)
                 if self.stop_requested():
                     raise MatchAbandoned(f"stopped at move {game.version} of game {game_no}")
                 self._beat()  # after every decision: a lease must outlive one slow bot, not a round
@@ -296,21 +312,39 @@ class MatchRunner:
             self._last_beat = time.monotonic()
             self.heartbeat()
 
-    def _decide(self, game: MatchGame, table_id: str, game_no: int, seat: int, member: Member) -> None:
+    def _decide(self, game: MatchGame, table_id: str, game_no: int, seats: list[int],
+                seating: list[Member]) -> None:
+        """Ask `seats` (several: a choice they make at once, asked of every host at once) and apply their
+        answers in seat order, or the fallback with a strike; `_call_s` is the longest bot call."""
+        if len(seats) == 1:
+            asked = [self._ask(game, table_id, game_no, seats[0], seating[seats[0]])]
+        else:
+            asked = call_per_host(seats, lambda seat: self._host_of(seating[seat]),
+                                  lambda seat: self._ask(game, table_id, game_no, seat, seating[seat]))
         self._call_s = None
+        for seat, question in zip(seats, asked, strict=True):
+            self._settle(game, game_no, seat, seating[seat], question)
+
+    def _ask(self, game: MatchGame, table_id: str, game_no: int, seat: int, member: Member) -> Asked:
+        """The seat's driver asked (nothing asked of a forfeited bot); nothing applied yet."""
         request = self._request(game, table_id, game_no, seat)
-        decision = request.decision
-        bot_id = member.bot_id
-        if bot_id in self.forfeited:
-            self._apply_fallback(game, seat, decision)  # autopilot after a forfeit
-            return
-        version = game.version
+        version = game.version  # before the driver: a polling bot's own move moves the game on meanwhile
+        if member.bot_id in self.forfeited:
+            return Asked(request.decision, version, None, 0.0)
         asked = time.monotonic()
         try:
-            answer = self.drivers[bot_id].decide(request)
+            answer = self.drivers[member.bot_id].decide(request)
         except Exception as exc:  # noqa: BLE001 - no bot behaviour may crash a match
             answer = DriverAnswer.failed(Outcome.PROTOCOL_ERROR, f"driver error: {exc!r}")
-        waited_ms = (time.monotonic() - asked) * 1000.0
+        return Asked(request.decision, version, answer, (time.monotonic() - asked) * 1000.0)
+
+    def _settle(self, game: MatchGame, game_no: int, seat: int, member: Member, asked: Asked) -> None:
+        """Apply the seat's answer, or the fallback (a strike, unless a polling bot's own move came first);
+        count and log the decision."""
+        bot_id, decision, answer, version = member.bot_id, asked.decision, asked.answer, asked.version
+        if answer is None:
+            self._apply_fallback(game, seat, decision)  # autopilot after a forfeit
+            return
         failure, detail = answer.failure, answer.detail
         if answer.move is not None:
             try:
@@ -325,9 +359,10 @@ class MatchRunner:
             outcome = failure.value if failure is not None else answer.call.outcome.value
             self.calls[bot_id].add("move", outcome, answer.call.latency_ms)
         if answer.call is not None:
-            self._call_s = answer.call.latency_ms / 1000.0
-            self._latency_metric.observe(self._call_s)
-        latency_ms = answer.call.latency_ms if answer.call is not None else waited_ms
+            call_s = answer.call.latency_ms / 1000.0
+            self._call_s = call_s if self._call_s is None else max(self._call_s, call_s)
+            self._latency_metric.observe(call_s)
+        latency_ms = answer.call.latency_ms if answer.call is not None else asked.waited_ms
         body = answer.call.body if answer.call is not None else None
         if (answer.move is not None or answer.already_applied) and failure is None:
             self._count_decision(bot_id, None)
