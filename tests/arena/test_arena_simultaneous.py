@@ -13,6 +13,7 @@ from arena.match import MatchAbandoned, MatchRunner, make_drivers
 from core.arena.decisions import logged
 from core.arena.model import Member, MemberKind
 from tests.scenarios import match_spec
+from tests.waiting import wait_until
 
 THINK_S = 0.3
 
@@ -30,7 +31,9 @@ def test_a_simultaneous_choice_is_asked_of_every_bot_at_once(bot_server, game: s
     runner = MatchRunner(spec, make_drivers(spec, allow_private=True), stop_requested=lambda: True)
     with pytest.raises(MatchAbandoned):  # stopped after the first decision: the seats' choice, made at once
         runner.run()
-    times = [bot.move_times for bot in bots]
+    # A bot notes its answer just after sending it: the match may have read it a moment before.
+    times = wait_until(lambda: all(bot.move_times for bot in bots) and [bot.move_times for bot in bots], 5,
+                       "every bot's first move answered")
     assert [len(t) for t in times] == [1, 1, 1], times
     received, answered = [t[0][0] for t in times], [t[0][1] for t in times]
     assert max(received) < min(answered), times  # every bot had its request before the first answered
