@@ -17,6 +17,7 @@ from rq import Queue, get_current_job
 
 from arena import runtime
 from arena.botclient import BotClient, ClientPool
+from arena.leases import keeper_for
 from arena.match import HostFactory, MatchAbandoned, MatchRunner, make_drivers
 from arena.policy import Outcome
 from arena.polling import TableHost
@@ -67,7 +68,8 @@ def lease_seconds(deadline_ms: int, min_lease_s: float) -> float:
     to three deadlines (a stale kept-alive connection found within one, a new connection within the next, the
     answer within the third; ``BotClient.call``), plus a busy worker's lateness.
 
-    A worker refreshes its match lease after every decision; the scheduler re-runs a match whose lease lapsed.
+    A match's lease is extended while it makes decisions (``arena.leases``, at most a quarter lease after
+    each); the scheduler re-runs a match whose lease lapsed.
     """
     return max(min_lease_s, 4 * deadline_ms / 1000.0 + 1)
 
@@ -133,10 +135,11 @@ def play_match(store: ArenaStore, match_id: str, worker: str | None = None,
     in_flight = metrics.MATCHES_IN_FLIGHT.labels(spec.ladder_id)
     with CLIENTS.lease(urls, settings.allow_private_urls) as clients, in_flight.track_inprogress():
         drivers = make_drivers(spec, settings.allow_private_urls, clients)
-        # A refresh every quarter lease: the lease still outlives the slowest decision after a refresh
-        # (lease_seconds), at a quarter of the writes of a refresh a second (hundreds of matches in flight).
-        runner = MatchRunner(spec, drivers, heartbeat=lambda: store.refresh_lease(match_id, worker, lease),
-                             heartbeat_every_s=max(1.0, lease / 4),
+        # Every decision notes the match alive; the process's keeper extends the leases of all its matches
+        # that did, in one round trip a second (arena/leases.py).
+        leases = keeper_for(store.prefix, store.refresh_leases)
+        runner = MatchRunner(spec, drivers, heartbeat=lambda: leases.beat(match_id, worker, lease),
+                             heartbeat_every_s=0.0,
                              host_factory=table_hosts(store, spec, settings),
                              # A tournament's table shows no live view: its deals are in play at the others.
                              observer=None if spec.tournament else live_feed(store, spec),
@@ -148,6 +151,8 @@ def play_match(store: ArenaStore, match_id: str, worker: str | None = None,
             metrics.MATCHES_GIVEN_BACK.labels(spec.ladder_id).inc()
             return {"match": match_id, "status": MatchStatus.QUEUED.value, "applied": False,
                     "stopped": str(stopped)}
+        finally:
+            leases.release(match_id)
     if spec.challenge:  # stored unrated, on no ladder (core.arena.challenges)
         applied = ChallengeStore(store).finish(spec, result, doc)
         if applied:

@@ -26,6 +26,19 @@ if not i then return nil end
 return redis.call('LRANGE', KEYS[1], i + 1, i + tonumber(ARGV[2]))
 """
 
+# Extend the leases `KEYS` each held by the worker in the ARGV pair (worker, milliseconds) of the same rank,
+# in one step: a lease that lapsed, or that another worker took after it, is left alone. Returns how many.
+REFRESH_LEASES_LUA = """
+local kept = 0
+for i, key in ipairs(KEYS) do
+  if redis.call('GET', key) == ARGV[2 * i - 1] then
+    redis.call('PEXPIRE', key, ARGV[2 * i])
+    kept = kept + 1
+  end
+end
+return kept
+"""
+
 
 class MatchDoc(TypedDict):
     """A match's document (``GET /api/matches/{id}`` shows it): its spec, where it stands, and its result."""
@@ -50,6 +63,7 @@ class MatchDoc(TypedDict):
 
 class MatchStore(StoreBase):
     _recent_after = LuaScript(RECENT_AFTER_LUA)
+    _refresh_leases = LuaScript(REFRESH_LEASES_LUA)
 
     def create_match(self, spec: MatchSpec) -> None:
         doc: MatchDoc = {"match_id": spec.match_id, "ladder_id": spec.ladder_id,
@@ -146,6 +160,18 @@ class MatchStore(StoreBase):
 
     def refresh_lease(self, match_id: str, worker: str, lease_s: float) -> None:
         self.redis.set(keys.arena_match_lease(self.prefix, match_id), worker, px=int(lease_s * 1000))
+
+    def refresh_leases(self, leases: list[tuple[str, str, float]]) -> int:
+        """Extend each (match id, worker, lease seconds) still held by that worker, in one round trip (a
+        worker process's matches in flight, together); how many were."""
+        if not leases:
+            return 0
+        args: list[str | int] = []
+        for _match_id, worker, lease_s in leases:
+            args += [worker, int(lease_s * 1000)]
+        kept: int = self._refresh_leases(keys=[keys.arena_match_lease(self.prefix, m) for m, _, _ in leases],
+                                         args=args)
+        return kept
 
     def lease_holders(self, match_ids: list[str]) -> list[str | None]:
         """The workers holding the leases of `match_ids` (None where a lease is gone), in one round trip."""
