@@ -34,24 +34,16 @@ def _rate(run: Callable[[float], tuple[int, float]], seconds: float) -> float:
     return steps / elapsed
 
 
-def engine_steps(game: str, seed: int) -> Callable[[float], tuple[int, float]]:
-    """The bare engine, random play through its public API; a step is one card (a pass counts three)."""
-
-    def run(seconds: float) -> tuple[int, float]:
-        rng = random.Random(seed)
-        steps = index = 0
-        started = time.perf_counter()
-        while time.perf_counter() - started < seconds:
-            g = new_game(game, PLAYERS, seed=f"{seed}/{index}")
-            index += 1
-            while not g.over:
-                for seat in g.to_act():
-                    decision = g.decision(seat)
-                    g.apply(seat, choose_random(rng, decision))
-                    steps += decision["count"] if decision else 0
-        return steps, time.perf_counter() - started
-
-    return run
+def play_random(game: Any, rng: random.Random) -> int:
+    """The bare engine: ``game`` played to its end at random through its public API (a decision asked of each
+    seat to act, a random legal answer applied); the cards played (a pass counts its cards)."""
+    steps = 0
+    while not game.over:
+        for seat in game.to_act():
+            decision = game.decision(seat)
+            game.apply(seat, choose_random(rng, decision))
+            steps += decision["count"] if decision else 0
+    return steps
 
 
 def play_moves_only(game: Any, rng: random.Random) -> int:
@@ -73,19 +65,32 @@ def play_moves_only(game: Any, rng: random.Random) -> int:
     return steps
 
 
-def engine_moves(game: str, seed: int) -> Callable[[float], tuple[int, float]]:
-    """The engine's moves alone (:func:`play_moves_only`), game after game."""
+Run = Callable[[float], tuple[int, float]]  # seconds -> (steps, elapsed)
+
+
+def _games(game: str, seed: int, play: Callable[[Any, random.Random], int]) -> Run:
+    """Games of ``game`` dealt one after another from ``seed``, each played by ``play``, for ``seconds``."""
 
     def run(seconds: float) -> tuple[int, float]:
         rng = random.Random(seed)
         steps = index = 0
         started = time.perf_counter()
         while time.perf_counter() - started < seconds:
-            steps += play_moves_only(new_game(game, PLAYERS, seed=f"{seed}/{index}"), rng)
+            steps += play(new_game(game, PLAYERS, seed=f"{seed}/{index}"), rng)
             index += 1
         return steps, time.perf_counter() - started
 
     return run
+
+
+def engine_steps(game: str, seed: int) -> Run:
+    """The bare engine's random playouts (:func:`play_random`); a step is one card (a pass counts three)."""
+    return _games(game, seed, play_random)
+
+
+def engine_moves(game: str, seed: int) -> Run:
+    """The engine's moves alone (:func:`play_moves_only`), game after game."""
+    return _games(game, seed, play_moves_only)
 
 
 def fresh_arrays_s(game: str, count: int = 200_000) -> float:
@@ -168,15 +173,7 @@ def null_aec_env(game: str) -> Any:
 
 def _cards_per_game(game: str) -> int:
     """The cards (steps) of one seeded random game: the null environment's episodes are as long."""
-    rng = random.Random(0)
-    g = new_game(game, PLAYERS, seed=0)
-    steps = 0
-    while not g.over:
-        for seat in g.to_act():
-            decision = g.decision(seat)
-            g.apply(seat, choose_random(rng, decision))
-            steps += decision["count"] if decision else 0
-    return steps
+    return play_random(new_game(game, PLAYERS, seed=0), random.Random(0))
 
 
 def aec_steps(game: str, seed: int, view_infos: bool,

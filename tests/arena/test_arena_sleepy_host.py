@@ -1,5 +1,6 @@
 """A bot whose free host sleeps when idle: the wake-up call before the first deal waits for it, so its first
-move is no timeout and its opponents lose nothing; a host that never wakes still plays on with strikes.
+move is no timeout and its opponents lose nothing; a host that never wakes still plays on with strikes. Two
+bots registered at one URL share its connection: their calls never overlap on it.
 
 Real Redis, real HTTP bots on 127.0.0.1 (a "sleepy" one takes 3 s to wake, three times the 1 s deadline).
 """
@@ -63,3 +64,18 @@ def test_a_host_that_does_not_wake_in_time_plays_on_with_strikes(store, bot_serv
     log = doc["result"]["calls"]["sleepy"]["log"]
     assert log[0][:2] == ["wake", "timeout"], log[:2]
     assert any(kind == "move" and outcome == "timeout" for kind, outcome, _ms in log), log
+
+
+def test_two_bots_at_one_url_are_woken_and_play_without_overlapping_calls(store, bot_server) -> None:
+    shared = bot_server("good", delay_s=0.05)  # one server playing two registered bots
+    entrants = [Member("first", MemberKind.HTTP, url=shared.url, name="first"),
+                Member("second", MemberKind.HTTP, url=shared.url, name="second"),
+                *(Member.house(name) for name in ("heuristic", "random"))]
+    result = play(store, "shared-url", entrants)
+    assert result["status"] == "rated", result
+    doc = store.match("shared-url")
+    assert doc["result"]["strikes"] == [], doc["result"]["strikes"]
+    for bot_id in ("first", "second"):
+        log = doc["result"]["calls"][bot_id]["log"]
+        assert log[0][:2] == ["wake", "ok"], log[:2]  # not a connect error from two calls on one connection
+        assert all(outcome == "ok" for _kind, outcome, _ms in log), log
