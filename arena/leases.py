@@ -1,12 +1,7 @@
-"""A worker process's match leases, extended together: one round trip a second for all its matches in flight.
+"""A worker process's match leases, extended together: each decision notes its match, and one thread sends the
+leases of every match that made one in one script call a second.
 
-A match's lease (a Redis key with a TTL, ``arena.jobs.lease_seconds``) says its worker is alive; the scheduler
-re-runs a match whose lease lapsed. Each match used to extend its own lease after its decisions, a Redis
-call per match every few seconds: with hundreds of matches waiting on bots far away, that was a few % of a
-worker's CPU. Now a match only notes each decision here (a dict write), and a thread of the process sends
-the leases of every match that noted one since its last look in one script call (``MatchStore.
-refresh_leases``: a lease that lapsed, or that another worker took, is left alone). A match that makes no
-decision (stuck) is not extended and its lease lapses as before. Design: docs/arena.md#processes.
+Design: docs/arena.md#processes
 """
 
 from __future__ import annotations
