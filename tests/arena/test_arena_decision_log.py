@@ -34,7 +34,8 @@ def played(make_app: Any, redis_url: str, key_prefix: str, bot_server: Any,
     """A finished match of a good bot, a bot that answers illegal moves and two house bots."""
     monkeypatch.setenv("ALLOW_PRIVATE_BOT_URLS", "1")  # the bots listen on 127.0.0.1
     client = make_app().test_client()
-    good_id, good_token = register(client, "logged-good", bot_server("good").url)
+    good_bot = bot_server("good")
+    good_id, good_token = register(client, "logged-good", good_bot.url)
     bad_id, bad_token = register(client, "logged-illegal", bot_server("illegal").url)
     store = ArenaStore(redis.Redis.from_url(redis_url), key_prefix)
     store.save_ladder(LadderConfig("ss", "sore-spot", 4, ONE_ROUND, house_bots=()))
@@ -46,7 +47,8 @@ def played(make_app: Any, redis_url: str, key_prefix: str, bot_server: Any,
     assert client.get(f"/api/matches/mlog/bots/{good_id}/decisions",
                       headers={"Authorization": f"Bearer {good_token}"}).status_code == 409  # not played yet
     assert play_match(store, "mlog", worker="test")["applied"]
-    return {"client": client, "store": store, "good": (good_id, good_token), "bad": (bad_id, bad_token)}
+    return {"client": client, "store": store, "good": (good_id, good_token), "bad": (bad_id, bad_token),
+            "good_bot": good_bot}
 
 
 def read(client: Any, bot_id: str, token: str | None, query: str = "") -> Any:
@@ -89,6 +91,17 @@ def test_each_request_rebuilt_is_the_view_the_seat_had_at_that_move(played) -> N
         for move in records[1]["moves"][: decision["version"]]:
             game.apply(move["seat"], move["move"])
         assert decision["request"]["view"] == game.view(decision["seat"])
+
+
+def test_each_request_rebuilt_is_the_request_the_bot_was_sent(played) -> None:
+    # The sore suits are chosen at once, so each bot is asked before any of them answered: the log rebuilds
+    # each request at the version it was asked at, byte for byte what the bot's server received.
+    client, (good_id, good_token) = played["client"], played["good"]
+    rebuilt = [decision["request"] for game_no in range(4)
+               for decision in read(client, good_id, good_token, f"?game={game_no}").get_json()["decisions"]]
+    sent = played["good_bot"].move_bodies
+    assert len(rebuilt) == len(sent) > 4
+    assert rebuilt == sent
 
 
 def test_nobody_but_the_owner_reads_a_log(played) -> None:
