@@ -23,6 +23,7 @@ const fs = require("node:fs");
 const os = require("node:os");
 const path = require("node:path");
 const { parseArgs } = require("node:util");
+const { withValuesJoined } = require("./args");
 const { ApiError, ApiUnavailable, ArenaClient } = require("./http");
 
 const DEFAULT_API = "http://127.0.0.1:8000";
@@ -122,8 +123,8 @@ function parseCommand(argv) {
   if (!command) throw new CliError(name ? `no command '${name}'\n${usage()}` : usage(), 2);
   let parsed;
   try {
-    parsed = parseArgs({ args: rest, options: { ...GLOBAL_OPTIONS, ...command.options }, allowPositionals: true,
-      strict: true });
+    const options = { ...GLOBAL_OPTIONS, ...command.options };
+    parsed = parseArgs({ args: withValuesJoined(rest, options), options, allowPositionals: true, strict: true });
   } catch (error) {
     throw new CliError(`${error.message}\nusage: trickarena ${command.usage}`, 2);
   }

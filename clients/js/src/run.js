@@ -10,6 +10,7 @@
  * @module trickarena/run
  */
 const { parseArgs } = require("node:util");
+const { withValuesJoined } = require("./args");
 const { ArenaClient } = require("./http");
 const { practice } = require("./poll");
 const { playLadder } = require("./ladder");
@@ -50,21 +51,6 @@ async function run(bot, argv = process.argv.slice(2), { exit = true } = {}) {
   const code = await main(bot, argv);
   if (exit) process.exit(code);
   return code;
-}
-
-// `--token X` as `--token=X`: an owner token may start with "-", which parseArgs would take for an option.
-function withValuesJoined(args, options) {
-  const out = [];
-  for (let i = 0; i < args.length; i++) {
-    const name = args[i].startsWith("--") ? args[i].slice(2) : null;
-    if (name && options[name] && options[name].type === "string" && i + 1 < args.length) {
-      out.push(`${args[i]}=${args[i + 1]}`);
-      i++;
-    } else {
-      out.push(args[i]);
-    }
-  }
-  return out;
 }
 
 async function main(bot, argv) {

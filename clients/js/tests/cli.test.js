@@ -98,3 +98,19 @@ test("a wrong command line is one line and exit 2, before any request", async ()
     assert.match(lines[0], says);
   }
 });
+
+test("an option's value may start with '-', as an owner token may", async () => {
+  const { main } = require("../src/cli");
+  const lines = [];
+  const say = (line) => lines.push(line);
+  // Parsed (nothing listens on port 9): the request fails, not the command line.
+  const code = await main(["update", "b1", "--enable", "--token", "-aL5Z5Ck", "--api", "http://127.0.0.1:9"],
+    { env: {}, out: say, err: say });
+  assert.notEqual(code, 2, lines.join("\n"));
+  assert.doesNotMatch(lines.join("\n"), /usage|ambiguous|Unknown option/);
+  // A bot's own command line (`node my_bot.js ladder --token ...`) joins its values the same way.
+  const { withValuesJoined } = require("../src/args");
+  const options = { token: { type: "string" }, "bot-id": { type: "string" }, enable: { type: "boolean" } };
+  assert.deepEqual(withValuesJoined(["ladder", "--bot-id", "b1", "--token", "-x", "--enable", "--token=-y"], options),
+    ["ladder", "--bot-id=b1", "--token=-x", "--enable", "--token=-y"]);
+});
