@@ -46,6 +46,9 @@ class HostedGame(MatchGame, Protocol):
 
 # The "last decision" gauge is for an alert on minutes without one: stamped at most this often per match.
 LAST_DECISION_EVERY_S = 1.0
+# A match's decision counts and latencies are kept in the match and written to the metrics this often (and at
+# its end): a write per decision was a few % of a worker's CPU.
+METRICS_EVERY_S = 1.0
 
 # (game_no, seating, deal seed) -> the game to play: an API table for matches with a polling bot.
 HostFactory = Callable[[int, list[Member], int], HostedGame]
@@ -171,8 +174,10 @@ class MatchRunner:
         self._last_beat = time.monotonic()
         # The ladder's metric series, looked up once: a decision costs the worker a few hundred µs, and a
         # labels() lookup per metric per decision was a noticeable part of it.
-        self._latency_metric = metrics.BOT_LATENCY.labels(spec.ladder_id)
-        self._decision_metrics: dict[str, Any] = {}
+        self._latency_metric = metrics.BatchedHistogram(metrics.BOT_LATENCY.labels(spec.ladder_id))
+        self._arena_metric = metrics.BatchedHistogram(metrics.ARENA_DECISION.labels(spec.ladder_id))
+        self._decision_metrics: dict[str, metrics.BatchedCounter] = {}
+        self._metrics_flushed = time.monotonic()
         self._last_decision_metric = metrics.LAST_DECISION.labels(spec.ladder_id)
         self._last_decision_stamped = -LAST_DECISION_EVERY_S
         self.strike_counts: Counter[str] = Counter()
@@ -183,6 +188,12 @@ class MatchRunner:
         self.decisions = {bot_id: BotLog() for bot_id in self.calls}
 
     def run(self) -> MatchResult:
+        try:
+            return self._run()
+        finally:
+            self._flush_metrics()
+
+    def _run(self) -> MatchResult:
         spec = self.spec
         self._wake_up()
         totals: Counter[str] = Counter({m.bot_id: 0 for m in spec.entrants})
@@ -271,7 +282,6 @@ class MatchRunner:
             "players": spec.players, "options": game.options})
         bot_ids = [m.bot_id for m in seating]
         self._observe(game_no, game, bot_ids, True, api_table)
-        arena_time = metrics.ARENA_DECISION.labels(spec.ladder_id)
         mark = time.monotonic()
         while not game.over:
             seats = game.to_act()
@@ -289,7 +299,9 @@ class MatchRunner:
                 self._observe(game_no, game, bot_ids, False, api_table)
                 now = time.monotonic()
                 if self._call_s is not None:  # an HTTP bot's answer: what the worker added to it
-                    arena_time.observe(max(0.0, now - mark - self._call_s))
+                    self._arena_metric.observe(max(0.0, now - mark - self._call_s))
+                if now - self._metrics_flushed >= METRICS_EVERY_S:
+                    self._flush_metrics()
                 mark = now
         self._observe(game_no, game, bot_ids, True, api_table)
         moves = game.record()["moves"]
@@ -306,6 +318,13 @@ class MatchRunner:
                  api_table: str | None) -> None:
         if self.observer is not None:
             self.observer(game_no, game, bot_ids, force, api_table)
+
+    def _flush_metrics(self) -> None:
+        self._metrics_flushed = time.monotonic()
+        self._latency_metric.flush()
+        self._arena_metric.flush()
+        for counter in self._decision_metrics.values():
+            counter.flush()
 
     def _beat(self) -> None:
         if self.heartbeat is not None and time.monotonic() - self._last_beat >= self.heartbeat_every_s:
@@ -405,7 +424,8 @@ class MatchRunner:
         label = metrics.decision_outcome(outcome)
         counter = self._decision_metrics.get(label)
         if counter is None:
-            counter = self._decision_metrics[label] = metrics.BOT_DECISIONS.labels(self.spec.ladder_id, label)
+            counter = self._decision_metrics[label] = metrics.BatchedCounter(
+                metrics.BOT_DECISIONS.labels(self.spec.ladder_id, label))
         counter.inc()
         if outcome is None:
             now = time.monotonic()

@@ -6,6 +6,7 @@ Design: docs/metrics.md#one-directory-per-machine
 
 from __future__ import annotations
 
+import bisect
 import glob
 import os
 import time
@@ -102,6 +103,63 @@ BOTS_READY = Gauge("bots_ready", "Registered bots (not house bots) the scheduler
 LAST_DECISION = Gauge("last_decision_timestamp_seconds", "Unix time a ladder bot last answered a decision "
                       "in time with a legal move, by ladder (0: none since the machine started).", ["ladder"],
                       namespace=NAMESPACE, registry=OWN, multiprocess_mode="max")
+
+
+class BatchedCounter:
+    """Increments of one counter series (a ``labels()`` child) added up here and written by :meth:`flush`: in
+    multiprocess mode every increment is a locked write to the process's file, and a match counts at every
+    decision. Its owner flushes at most a second apart and at its end.
+
+    >>> registry = CollectorRegistry()
+    >>> counter = BatchedCounter(Counter("doc_batched", "d", registry=registry))
+    >>> counter.inc(); counter.inc(2)
+    >>> registry.get_sample_value("doc_batched_total")
+    0.0
+    >>> counter.flush(); registry.get_sample_value("doc_batched_total")
+    3.0
+    """
+
+    def __init__(self, series: Any) -> None:
+        self.series = series
+        self._pending = 0.0
+
+    def inc(self, amount: float = 1.0) -> None:
+        self._pending += amount
+
+    def flush(self) -> None:
+        if self._pending:
+            self.series.inc(self._pending)
+            self._pending = 0.0
+
+
+class BatchedHistogram:
+    """Observations of one histogram series (a ``labels()`` child) kept here as bucket counts and a sum, and
+    added to the series by :meth:`flush` (two locked file writes per observation otherwise): the same
+    buckets, count and sum as observing each at once, later by at most the owner's flush period."""
+
+    def __init__(self, series: Any) -> None:
+        self.series = series
+        # The series' own bounds (its last is +Inf): the bucket of an observation is found as observe() does.
+        self.bounds: list[float] = list(series._upper_bounds)
+        self._counts = [0] * len(self.bounds)
+        self._sum = 0.0
+        self._pending = False
+
+    def observe(self, amount: float) -> None:
+        self._sum += amount
+        self._counts[bisect.bisect_left(self.bounds, amount)] += 1
+        self._pending = True
+
+    def flush(self) -> None:
+        if not self._pending:
+            return
+        self.series._sum.inc(self._sum)
+        for index, count in enumerate(self._counts):
+            if count:
+                self.series._buckets[index].inc(count)
+                self._counts[index] = 0
+        self._sum = 0.0
+        self._pending = False
 
 
 def initialise(ladders: Iterable[str]) -> None:
