@@ -140,7 +140,7 @@ class BatchedHistogram:
     def __init__(self, series: Any) -> None:
         self.series = series
         # The series' own bounds (its last is +Inf): the bucket of an observation is found as observe() does.
-        self.bounds: list[float] = list(series._upper_bounds)
+        self.bounds: list[float] = series._upper_bounds  # shared, never changed: no copy per match
         self._counts = [0] * len(self.bounds)
         self._sum = 0.0
         self._pending = False
