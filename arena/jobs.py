@@ -139,7 +139,6 @@ def play_match(store: ArenaStore, match_id: str, worker: str | None = None,
         # that did, in one round trip a second (arena/leases.py).
         leases = keeper_for(store.prefix, store.refresh_leases)
         runner = MatchRunner(spec, drivers, heartbeat=lambda: leases.beat(match_id, worker, lease),
-                             heartbeat_every_s=0.0,
                              host_factory=table_hosts(store, spec, settings),
                              # A tournament's table shows no live view: its deals are in play at the others.
                              observer=None if spec.tournament else live_feed(store, spec),

@@ -44,10 +44,9 @@ class HostedGame(MatchGame, Protocol):
     def close(self) -> None: ...
 
 
-# The "last decision" gauge is for an alert on minutes without one: stamped at most this often per match.
-LAST_DECISION_EVERY_S = 1.0
-# A match's decision counts and latencies are kept in the match and written to the metrics this often (and at
-# its end): a write per decision was a few % of a worker's CPU.
+# A match's decision counts and latencies, and the "last decision" gauge (for an alert on minutes without
+# one), are kept in the match and written to the metrics this often and at its end: a write per decision was a
+# few % of a worker's CPU.
 METRICS_EVERY_S = 1.0
 
 # (game_no, seating, deal seed) -> the game to play: an API table for matches with a polling bot.
@@ -107,6 +106,8 @@ def call_per_host(items: Sequence[Item], host_of: Callable[[Item], object | None
     >>> call_per_host([1, 2, 3, 4], lambda n: n % 2, lambda n: n * 10)
     [10, 20, 30, 40]
     """
+    if len(items) == 1:  # most calls of a match (one seat's play): no grouping
+        return [call(items[0])]
     groups: dict[int, list[int]] = {}
     local: list[int] = []
     for index, item in enumerate(items):
@@ -156,7 +157,7 @@ class MatchAbandoned(Exception):
 
 class MatchRunner:
     def __init__(self, spec: MatchSpec, drivers: dict[str, SeatDriver],
-                 heartbeat: Callable[[], None] | None = None, heartbeat_every_s: float = 1.0,
+                 heartbeat: Callable[[], None] | None = None,
                  host_factory: HostFactory | None = None, observer: Observer | None = None,
                  stop_requested: Callable[[], bool] | None = None,
                  deal_seed: Callable[[int], int] | None = None) -> None:
@@ -168,10 +169,8 @@ class MatchRunner:
         self.drivers = drivers
         self.host_factory = host_factory
         self.observer = observer
-        self.heartbeat = heartbeat
-        self.heartbeat_every_s = heartbeat_every_s
+        self.heartbeat = heartbeat  # called after every decision (a lease keeper batches what it sends)
         self._call_s: float | None = None  # the last decision's bot call, s (None: no HTTP call)
-        self._last_beat = time.monotonic()
         # The ladder's metric series, looked up once: a decision costs the worker a few hundred µs, and a
         # labels() lookup per metric per decision was a noticeable part of it.
         self._latency_metric = metrics.BatchedHistogram(metrics.BOT_LATENCY.labels(spec.ladder_id))
@@ -179,7 +178,7 @@ class MatchRunner:
         self._decision_metrics: dict[str, metrics.BatchedCounter] = {}
         self._metrics_flushed = time.monotonic()
         self._last_decision_metric = metrics.LAST_DECISION.labels(spec.ladder_id)
-        self._last_decision_stamped = -LAST_DECISION_EVERY_S
+        self._answered = False  # a ladder bot answered in time since the last flush
         self.strike_counts: Counter[str] = Counter()
         self.forfeited: set[str] = set()
         self.strikes: list[Strike] = []
@@ -295,7 +294,8 @@ class MatchRunner:
                 self._decide(game, table_id, game_no, batch, seating)
                 if self.stop_requested():
                     raise MatchAbandoned(f"stopped at move {game.version} of game {game_no}")
-                self._beat()  # after every decision: a lease must outlive one slow bot, not a round
+                if self.heartbeat is not None:  # after every decision: a lease must outlive one slow bot
+                    self.heartbeat()
                 self._observe(game_no, game, bot_ids, False, api_table)
                 now = time.monotonic()
                 if self._call_s is not None:  # an HTTP bot's answer: what the worker added to it
@@ -325,21 +325,16 @@ class MatchRunner:
         self._arena_metric.flush()
         for counter in self._decision_metrics.values():
             counter.flush()
-
-    def _beat(self) -> None:
-        if self.heartbeat is not None and time.monotonic() - self._last_beat >= self.heartbeat_every_s:
-            self._last_beat = time.monotonic()
-            self.heartbeat()
+        if self._answered:
+            self._answered = False
+            self._last_decision_metric.set_to_current_time()
 
     def _decide(self, game: MatchGame, table_id: str, game_no: int, seats: list[int],
                 seating: list[Member]) -> None:
         """Ask `seats` (several: a choice they make at once, asked of every host at once) and apply their
         answers in seat order, or the fallback with a strike; `_call_s` is the longest bot call."""
-        if len(seats) == 1:
-            asked = [self._ask(game, table_id, game_no, seats[0], seating[seats[0]])]
-        else:
-            asked = call_per_host(seats, lambda seat: self._host_of(seating[seat]),
-                                  lambda seat: self._ask(game, table_id, game_no, seat, seating[seat]))
+        asked = call_per_host(seats, lambda seat: self._host_of(seating[seat]),
+                              lambda seat: self._ask(game, table_id, game_no, seat, seating[seat]))
         self._call_s = None
         for seat, question in zip(seats, asked, strict=True):
             self._settle(game, game_no, seat, seating[seat], question)
@@ -428,10 +423,7 @@ class MatchRunner:
                 metrics.BOT_DECISIONS.labels(self.spec.ladder_id, label))
         counter.inc()
         if outcome is None:
-            now = time.monotonic()
-            if now - self._last_decision_stamped >= LAST_DECISION_EVERY_S:
-                self._last_decision_stamped = now
-                self._last_decision_metric.set_to_current_time()
+            self._answered = True
 
     @staticmethod
     def _apply_fallback(game: MatchGame, seat: int, decision: Decision) -> bool:

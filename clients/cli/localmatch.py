@@ -122,7 +122,7 @@ def play_local_match(urls: list[str], game: str, games: int, seed: int, options:
                              deadline_ms=deadline_ms, strike_limit=strike_limit,
                              pre_ratings={m.bot_id: 1500.0 for m in members},
                              pre_matches={m.bot_id: 0 for m in members})
-            runner = MatchRunner(spec, drivers, heartbeat=on_move, heartbeat_every_s=0.0)
+            runner = MatchRunner(spec, drivers, heartbeat=on_move)
             result = runner.run()
             _tally(tallies, result)
             records.extend(result.records)
