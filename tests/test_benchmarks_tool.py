@@ -353,3 +353,18 @@ def test_inflight_rows(tool) -> None:
     assert ("| RSS above the idle process, per match in flight (KiB), by matches in flight in one worker "
             "process | 64: 127, 250: 115; k = -0.07; **failed** | k ≤ 0.1; ≤ 30 KiB at 250 |") in page
     assert "| plot | ![matches in flight, log-log](growth-inflight.png) | |" in page
+
+
+def test_match_floor_rows(tool) -> None:
+    parts = {"spec": 2.15, "game": 13.44, "connections": 8.68, "bookkeeping": 11.2, "job": 3.18,
+             "state": 29.72, "greenlet": 7.77, "thread": 9.79, "coroutine": 7.34, "rq-worker": 19.8}
+    runs = {"greenlet": 37.49, "thread": 39.51, "coroutine": 37.06, "rq-worker": 49.52}
+    out = {"depth": 25, "kib_per_match": parts, "state_kib": 29.72, "state_plus_runner_kib": runs}
+    page = table(tool.render({"match-floor": result("match-floor", [out])}), "match-floor")
+    assert "| a waiting match holds its MatchSpec | 2.1 KiB | |" in page
+    assert "| a waiting match holds a Spot Hearts game halfway through | 13.4 KiB (with its spec) | |" in page
+    assert "whatever runs it | 29.7 KiB | |" in page
+    assert "| run by an asyncio task, waiting 25 calls deep: the runner alone; state + runner | 7.3 KiB; " \
+           "37.1 KiB | |" in page
+    assert "(below RQ's own): the runner alone; state + runner | 19.8 KiB; 49.5 KiB | ≤ 30 KiB a match in " \
+           "flight |" in page

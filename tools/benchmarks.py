@@ -537,6 +537,33 @@ def inflight_rows(outputs: list[Any]) -> list[Row]:
     return [*rows, ("plot", "![matches in flight, log-log](growth-inflight.png)", "")]
 
 
+MATCH_FLOOR_PARTS = (
+    ("spec", "its MatchSpec"), ("game", "a Spot Hearts game halfway through"),
+    ("connections", "4 kept-alive bot connections"),
+    ("bookkeeping", "the match runner with its call and decision logs"), ("job", "the RQ job object"))
+MATCH_FLOOR_RUNNERS = (
+    ("greenlet", "a gevent greenlet"), ("thread", "a gevent-patched thread"),
+    ("coroutine", "an asyncio task"),
+    ("rq-worker", "an RQ worker of the pool, its thread and job (today's)"))
+
+
+def match_floor_rows(outputs: list[Any]) -> list[Row]:
+    out = outputs[0] if outputs else {}
+    parts, depth = dig(out, "kib_per_match", default={}) or {}, dig(out, "depth")
+    rows = [(f"a waiting match holds {what}", num(dig(parts, name), 1, "KiB")
+             + ("" if name == "spec" else " (with its spec)"), "") for name, what in MATCH_FLOOR_PARTS]
+    rows.append(("all of these at once: the state of a match in flight, whatever runs it",
+                 num(dig(out, "state_kib"), 1, "KiB"), ""))
+    for name, what in MATCH_FLOOR_RUNNERS:
+        below = " (below RQ's own)" if name == "rq-worker" else ""
+        rows.append((f"run by {what}, waiting {num(depth)} calls deep{below}: the runner alone; "
+                     "state + runner",
+                     f"{num(dig(parts, name), 1, 'KiB')}; "
+                     f"{num(dig(out, 'state_plus_runner_kib', name), 1, 'KiB')}",
+                     "≤ 30 KiB a match in flight" if name == "rq-worker" else ""))
+    return rows
+
+
 MEMORY_GAMES = (("spot-hearts", '{"target": 1}'), ("card-commons", '{"target": 1}'),
                 ("sore-spot", '{"rounds": 1}'), ("sloppy-seconds", '{"target": 1}'))
 
@@ -757,6 +784,11 @@ BENCHMARKS = (
               "and 2,500: the steady pace over 15 s after the ramp-up, from the worker's own metrics "
               "(docs/scaling.md, Growth).",
               ("python -m tools.growth --curves inflight --plot docs/growth-inflight.png",), inflight_rows),
+    Benchmark("match-floor", "What a match in flight holds",
+              "Built 1,000 times in a fresh process each, RSS before and after: what a waiting match holds "
+              "whatever runs it, and what each way of running it adds, each waiter 25 calls deep "
+              "(docs/arena.md, Memory per match in flight).",
+              ("python -m tools.match_floor",), match_floor_rows),
     Benchmark("redis", "The ceiling of one Redis",
               "Redis's own counters (INFO commandstats, stats, cpu) per rated match (house bots, real "
               "scheduler and RQ workers in 3 network namespaces) and per API move; the matches/s and bots "
