@@ -131,6 +131,10 @@ def play_match(store: ArenaStore, match_id: str, worker: str | None = None,
             store.abort_match(spec.ladder_id, match_id, reason)
         metrics.MATCHES_FINISHED.labels(spec.ladder_id, "aborted").inc()
         return {"match": match_id, "status": MatchStatus.ABORTED.value, "applied": False, "aborted": reason}
+    # The document the result is written over at the end: kept as its JSON while the match plays (with
+    # hundreds of matches in flight, a string each rather than the ~60 objects it decodes to).
+    kept_doc = json.dumps(doc, separators=(",", ":"))
+    del doc
     urls = [m.url for m in spec.entrants if m.kind is MemberKind.HTTP and m.url]
     in_flight = metrics.MATCHES_IN_FLIGHT.labels(spec.ladder_id)
     with CLIENTS.lease(urls, settings.allow_private_urls) as clients, in_flight.track_inprogress():
@@ -152,6 +156,7 @@ def play_match(store: ArenaStore, match_id: str, worker: str | None = None,
                     "stopped": str(stopped)}
         finally:
             leases.release(match_id)
+    doc = json.loads(kept_doc)
     if spec.challenge:  # stored unrated, on no ladder (core.arena.challenges)
         applied = ChallengeStore(store).finish(spec, result, doc)
         if applied:
