@@ -134,19 +134,14 @@ def runner_kib(part: str, matches: int, depth: int) -> float:
         import asyncio
 
         async def measure() -> float:
-            never = asyncio.get_running_loop().create_future()
-            tasks: list[asyncio.Task[Any]] = []
-
-            async def settle() -> None:
-                await asyncio.sleep(0.5)
-
             import gc
 
+            never = asyncio.get_running_loop().create_future()  # each task waits on it, as on a bot's answer
             gc.collect()
             base = resident_bytes()
             tasks = [asyncio.create_task(deep_async(depth, lambda: asyncio.shield(never)))
                      for _ in range(matches)]
-            await settle()
+            await asyncio.sleep(0.5)  # every task started and waiting
             gc.collect()
             added = resident_bytes() - base
             for task in tasks:
