@@ -143,15 +143,13 @@ class BatchedHistogram:
         self.bounds: list[float] = series._upper_bounds  # shared, never changed: no copy per match
         self._counts = [0] * len(self.bounds)
         self._sum = 0.0
-        self._pending = False
 
     def observe(self, amount: float) -> None:
         self._sum += amount
         self._counts[bisect.bisect_left(self.bounds, amount)] += 1
-        self._pending = True
 
     def flush(self) -> None:
-        if not self._pending:
+        if not any(self._counts):
             return
         self.series._sum.inc(self._sum)
         for index, count in enumerate(self._counts):
@@ -159,7 +157,6 @@ class BatchedHistogram:
                 self.series._buckets[index].inc(count)
                 self._counts[index] = 0
         self._sum = 0.0
-        self._pending = False
 
 
 def initialise(ladders: Iterable[str]) -> None:

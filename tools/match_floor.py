@@ -18,6 +18,10 @@ from typing import Any
 
 import click
 
+from engine import compiled
+
+compiled.activate()  # the compiled rules when built, as the arena's workers play them (arena/__main__.py)
+
 # What a match holds whatever runs it, built from the arena's own classes; "state" is all of them at once.
 STATE_PARTS = ("spec", "game", "connections", "bookkeeping", "job", "state")
 # What runs a match: each holds N waiters `depth` calls deep and nothing else.
@@ -27,6 +31,7 @@ GAME_SEED = 7
 
 
 def resident_bytes() -> int:
+    """arena.workers' reading, imported when first needed: a part that runs on gevent patches first."""
     from arena.workers import resident_bytes as rss
 
     return rss()
@@ -54,17 +59,19 @@ def half_played_game() -> Callable[[], Any]:
 
     import engine
     from engine.bots.base import choose_random
+    from tools.training_bench import play_random
 
-    def played(moves: int | None) -> tuple[Any, int]:
-        game, rng, made = engine.new_game(GAME, PLAYERS, OPTIONS, seed=GAME_SEED), random.Random(GAME_SEED), 0
-        while not game.over and (moves is None or made < moves):
-            seat = game.to_act()[0]
-            game.apply(seat, choose_random(rng, game.view(seat)["decision"]))
-            made += 1
-        return game, made
+    full = engine.new_game(GAME, PLAYERS, OPTIONS, seed=GAME_SEED)
+    play_random(full, random.Random(GAME_SEED))
 
-    _, total = played(None)
-    return lambda: played(total // 2)[0]
+    def halfway() -> Any:
+        game, rng = engine.new_game(GAME, PLAYERS, OPTIONS, seed=GAME_SEED), random.Random(GAME_SEED)
+        while game.version < full.version // 2:  # the same random moves as the full game's first half
+            for seat in game.to_act():
+                game.apply(seat, choose_random(rng, game.decision(seat)))
+        return game
+
+    return halfway
 
 
 def state_builder(part: str) -> Callable[[int], Any]:
@@ -133,23 +140,14 @@ def runner_kib(part: str, matches: int, depth: int) -> float:
     if part == "coroutine":
         import asyncio
 
-        async def measure() -> float:
-            import gc
-
-            never = asyncio.get_running_loop().create_future()  # each task waits on it, as on a bot's answer
-            gc.collect()
-            base = resident_bytes()
-            tasks = [asyncio.create_task(deep_async(depth, lambda: asyncio.shield(never)))
-                     for _ in range(matches)]
-            await asyncio.sleep(0.5)  # every task started and waiting
-            gc.collect()
-            added = resident_bytes() - base
-            for task in tasks:
-                task.cancel()
-            await asyncio.gather(*tasks, return_exceptions=True)
-            return round(added / matches / 1024, 2)
-
-        return asyncio.run(measure())
+        loop = asyncio.new_event_loop()
+        never = loop.create_future()  # each task waits on it, as on a bot's answer
+        kib = per_match_kib(lambda i: loop.create_task(deep_async(depth, lambda: asyncio.shield(never))),
+                            matches, lambda: loop.run_until_complete(asyncio.sleep(0.5)))
+        never.cancel()  # the tasks end before the loop closes
+        loop.run_until_complete(asyncio.gather(*asyncio.all_tasks(loop), return_exceptions=True))
+        loop.close()
+        return kib
     import gevent  # type: ignore[import-untyped]
     import gevent.event  # type: ignore[import-untyped]
 
